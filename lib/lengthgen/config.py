@@ -1,0 +1,57 @@
+"""The two global switches: the scale of every experiment, and the device.
+
+Both are read here and nowhere else, so a reader changes one environment variable
+(LENGTHGEN_SCALE, LENGTHGEN_DEVICE) and every chapter follows.
+"""
+import os
+
+import torch
+
+from lengthgen.errors import LengthgenError
+
+SCALE_ENV = "LENGTHGEN_SCALE"
+DEVICE_ENV = "LENGTHGEN_DEVICE"
+SCALES = ("test", "book", "paper")
+DEFAULT_SCALE = "book"
+
+
+def get_scale(scale: str | None = None) -> str:
+    """The scale to run at: the argument, else $LENGTHGEN_SCALE, else 'book'."""
+    value = scale if scale is not None else os.environ.get(SCALE_ENV, DEFAULT_SCALE)
+    value = value.strip().lower()
+    if value not in SCALES:
+        raise LengthgenError(
+            f"invalid scale {value!r} (from {'argument' if scale is not None else SCALE_ENV}); "
+            f"valid scales: {', '.join(SCALES)}"
+        )
+    return value
+
+
+def _mps_available() -> bool:
+    return hasattr(torch.backends, "mps") and torch.backends.mps.is_available()
+
+
+def get_device(device: str | None = None) -> torch.device:
+    """cuda, then mps, then cpu; the argument or $LENGTHGEN_DEVICE overrides.
+
+    Asking for a device that is not there is an error, never a silent fallback.
+    """
+    requested = device if device is not None else os.environ.get(DEVICE_ENV)
+    if requested is None or requested.strip() == "" or requested == "auto":
+        if torch.cuda.is_available():
+            return torch.device("cuda")
+        if _mps_available():
+            return torch.device("mps")
+        return torch.device("cpu")
+    requested = requested.strip().lower()
+    kind = requested.split(":")[0]
+    if kind == "cuda" and not torch.cuda.is_available():
+        raise LengthgenError(
+            f"device {requested!r} was asked for but no CUDA GPU is available here; "
+            f"use 'cpu' or unset {DEVICE_ENV}"
+        )
+    if kind == "mps" and not _mps_available():
+        raise LengthgenError(f"device {requested!r} was asked for but MPS is not available here")
+    if kind not in ("cuda", "mps", "cpu"):
+        raise LengthgenError(f"unknown device {requested!r}; valid: auto, cuda, mps, cpu")
+    return torch.device(requested)

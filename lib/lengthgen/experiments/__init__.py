@@ -1,0 +1,106 @@
+"""One module per figure id; this package finds them, runs them and shows their figures.
+
+An experiment module defines:
+    FIGURE_ID  the id from the book's figure list (e.g. "huang-fig5-6-positional")
+    TITLE      one line saying what the figure shows
+    CONFIGS    {"test": {...}, "book": {...}, "paper": {...}}, plain JSON-able dicts
+    runs(config) -> list[dict]        one dict of parameters per run; each has a unique
+                                      "name" and, where it trains, a "seed" (and a "task")
+    run_one(params, config, device) -> dict   the metrics of one run (JSON-able)
+    figure(records) -> matplotlib.figure.Figure
+"""
+import importlib
+import time
+from types import ModuleType
+
+from lengthgen.config import get_device, get_scale
+from lengthgen.errors import LengthgenError, unknown_name
+from lengthgen.results import load_records, provenance, record_path, write_record
+
+# figure id -> module name inside lengthgen.experiments (add a line per new experiment)
+EXPERIMENTS: dict[str, str] = {
+}
+
+SCALE_ORDER = ("paper", "book", "test")
+
+
+def experiment(figure_id: str) -> ModuleType:
+    """The module of one figure id; an unknown id names the closest valid ones."""
+    if figure_id not in EXPERIMENTS:
+        raise unknown_name("figure id", figure_id, EXPERIMENTS)
+    return importlib.import_module(f"lengthgen.experiments.{EXPERIMENTS[figure_id]}")
+
+
+def run_experiment(figure_id: str, scale: str | None = None, device=None, force: bool = False,
+                   root=None, progress: bool = False) -> list[dict]:
+    """Run every run of a figure at a scale and write one record per run.
+
+    Runs whose record already exists with the same parameters are skipped (resume after a
+    crash loses nothing); force=True re-runs them.
+    """
+    module = experiment(figure_id)
+    scale = get_scale(scale)
+    config = module.CONFIGS[scale]
+    device = get_device(device)
+    records = []
+    for params in module.runs(config):
+        path = record_path(figure_id, scale, params["name"], root)
+        if path.exists() and not force:
+            from lengthgen.results import load_record
+            old = load_record(path)
+            if old["params"] == params and old["config"] == config:
+                records.append(old)
+                continue
+        if progress:
+            print(f"[{figure_id}/{scale}] {params['name']}", flush=True)
+        start = time.perf_counter()
+        metrics = module.run_one(params, config, device)
+        record = {
+            "figure_id": figure_id, "run_name": params["name"], "task": params.get("task"),
+            "config": config, "params": params, "scale": scale, "seed": params.get("seed"),
+            "metrics": metrics,
+            **provenance(str(device), time.perf_counter() - start),
+        }
+        write_record(record, root)
+        records.append(record)
+    return records
+
+
+def committed_records(figure_id: str, root=None) -> tuple[str, list[dict]] | None:
+    """The records of the largest scale that has any (paper over book over test)."""
+    experiment(figure_id)
+    for scale in SCALE_ORDER:
+        records = load_records(figure_id, scale, root)
+        if records:
+            return scale, records
+    return None
+
+
+def caption(records: list[dict]) -> str:
+    """Which scale, device, commit and date produced a figure: printed under every figure."""
+    if not records:
+        raise LengthgenError("no records to describe")
+    scales = sorted({r["scale"] for r in records})
+    devices = sorted({r["device"] for r in records})
+    commits = sorted({r["git_commit"] for r in records})
+    dates = sorted(r["date"][:10] for r in records)
+    total = sum(r["wall_time_s"] for r in records)
+    span = dates[0] if dates[0] == dates[-1] else f"{dates[0]} to {dates[-1]}"
+    return (f"Scale: {', '.join(scales)} | device: {', '.join(devices)} | commit: "
+            f"{', '.join(commits)} | date: {span} | {len(records)} run(s), {total:.0f} s")
+
+
+def show(figure_id: str, scale: str | None = None, rerun: bool = False, root=None):
+    """The figure for a notebook cell, and its provenance caption.
+
+    Uses the largest committed results unless rerun=True or none exist; then runs at the
+    chosen scale (LENGTHGEN_SCALE). Returns (figure, caption).
+    """
+    module = experiment(figure_id)
+    found = None if rerun else committed_records(figure_id, root)
+    if found is None:
+        records = run_experiment(figure_id, scale, root=root)
+    else:
+        records = found[1]
+    fig = module.figure(records)
+    return fig, caption(records)
