@@ -1,0 +1,161 @@
+"""Accuracy per length bin, as the papers measure it.
+
+A sequence counts as correct only if the argmax prediction is right at every masked position
+(teacher forcing): for sequence-to-sequence tasks that is the whole answer, for languages it is
+the set of legal next symbols at every position. Free-running greedy generation (the model reads
+its own answer tokens) is measured separately by generation_accuracy.
+"""
+import contextlib
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from lengthgen.errors import LengthgenError
+from lengthgen.tasks.base import Batch, Task
+
+
+def bin_name(lo: int, hi: int) -> str:
+    return f"{lo}-{hi}"
+
+
+def autocast(device) -> contextlib.AbstractContextManager:
+    """bf16 autocast on CUDA (fast, and safe for these small models); full precision elsewhere."""
+    device = torch.device(device)
+    if device.type == "cuda":
+        return torch.autocast("cuda", dtype=torch.bfloat16)
+    return contextlib.nullcontext()
+
+
+def to_tensors(batch: Batch, device) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """(inputs, targets, loss_mask) on the device."""
+    return (torch.as_tensor(batch.inputs, dtype=torch.long).to(device, non_blocking=True),
+            torch.as_tensor(batch.targets, dtype=torch.long).to(device, non_blocking=True),
+            torch.as_tensor(batch.loss_mask, dtype=torch.bool).to(device, non_blocking=True))
+
+
+def masked_cross_entropy(logits: torch.Tensor, targets: torch.Tensor,
+                         mask: torch.Tensor) -> torch.Tensor:
+    """Per-position cross-entropy [B,T] in float32, zero where the mask is off."""
+    losses = F.cross_entropy(logits.float().transpose(1, 2), targets, reduction="none")
+    return losses * mask
+
+
+def bin_rng(seed: int, lo: int, hi: int) -> np.random.Generator:
+    """The same seed and bin always give the same test examples, whatever else is evaluated."""
+    return np.random.default_rng([seed, lo, hi])
+
+
+def _chunks(total: int, size: int):
+    for start in range(0, total, size):
+        yield min(size, total - start)
+
+
+def _check_bins(task: Task, bins, samples_per_bin: int):
+    bins = [tuple(int(v) for v in b) for b in (task.test_bins if bins is None else bins)]
+    for lo, hi in bins:
+        task.check_length_range(lo, hi)
+    if samples_per_bin < 1:
+        raise LengthgenError(f"samples_per_bin must be at least 1, got {samples_per_bin}")
+    return bins
+
+
+def _offsets(model, batch_size: int, offset: int, device):
+    if offset == 0 or model.cfg.pe != "ape":
+        return None
+    return torch.full((batch_size,), offset, dtype=torch.long, device=device)
+
+
+@torch.no_grad()
+def evaluate(model, task: Task, bins=None, samples_per_bin: int = 2000, seed: int = 0,
+             device="cpu", batch_size: int = 256, offset: int = 0) -> dict:
+    """{"lo-hi": {"accuracy", "loss", "n"}} for each bin (default: the task's test bins).
+
+    accuracy: fraction of sequences right at every masked position (teacher-forced argmax);
+    loss: mean cross-entropy over all masked positions of the bin. APE models see positions
+    from `offset` on (0 unless asked).
+    """
+    bins = _check_bins(task, bins, samples_per_bin)
+    was_training = model.training
+    model.eval()
+    results = {}
+    try:
+        for lo, hi in bins:
+            rng = bin_rng(seed, lo, hi)
+            correct = torch.zeros((), device=device)
+            loss_sum = torch.zeros((), device=device)
+            positions = torch.zeros((), device=device)
+            for size in _chunks(samples_per_bin, batch_size):
+                inputs, targets, mask = to_tensors(task.sample(rng, size, lo, hi), device)
+                with autocast(device):
+                    logits = model(inputs, _offsets(model, size, offset, device))
+                right = (logits.argmax(-1) == targets) | ~mask
+                correct += right.all(dim=1).sum()
+                loss_sum += masked_cross_entropy(logits, targets, mask).sum()
+                positions += mask.sum()
+            results[bin_name(lo, hi)] = {
+                "accuracy": correct.item() / samples_per_bin,
+                "loss": loss_sum.item() / max(positions.item(), 1.0),
+                "n": samples_per_bin,
+            }
+    finally:
+        model.train(was_training)
+    return results
+
+
+@torch.no_grad()
+def greedy_predictions(model, inputs: torch.Tensor, prompt_lengths: torch.Tensor,
+                       offsets: torch.Tensor | None = None) -> torch.Tensor:
+    """Free-running greedy decoding: the argmax prediction at every position [B,T], where each
+    sequence reads its own prompt and then its own earlier predictions (never the reference
+    answer). Runs one forward pass per generated position: slow, but exact and simple."""
+    b, t = inputs.shape
+    tokens = inputs.clone()
+    predictions = torch.zeros_like(inputs)
+    start = int(prompt_lengths.min()) - 1
+    if start < 0:
+        raise LengthgenError("every sequence needs a prompt of at least one token")
+    if start > 0:  # the prompt part of every sequence is read as given
+        with autocast(inputs.device):
+            predictions[:, :start] = model(tokens[:, :start], offsets).argmax(-1)
+    for p in range(start, t):
+        with autocast(inputs.device):
+            predicted = model(tokens[:, : p + 1], offsets)[:, p].argmax(-1)
+        predictions[:, p] = predicted
+        if p + 1 < t:
+            generating = p + 1 >= prompt_lengths
+            tokens[:, p + 1] = torch.where(generating, predicted, tokens[:, p + 1])
+    return predictions
+
+
+@torch.no_grad()
+def generation_accuracy(model, task: Task, bins=None, samples_per_bin: int = 2000,
+                        seed: int = 0, device="cpu", batch_size: int = 256,
+                        offset: int = 0) -> dict:
+    """{"lo-hi": {"accuracy", "n"}}: the fraction of sequences whose greedily generated answer
+    (after the prompt) matches the reference at every masked position. Same examples as
+    evaluate() for the same seed. Sequence-to-sequence tasks only."""
+    bins = _check_bins(task, bins, samples_per_bin)
+    was_training = model.training
+    model.eval()
+    results = {}
+    try:
+        for lo, hi in bins:
+            rng = bin_rng(seed, lo, hi)
+            correct = torch.zeros((), device=device)
+            for size in _chunks(samples_per_bin, batch_size):
+                batch = task.sample(rng, size, lo, hi)
+                if batch.prompt_lengths is None:
+                    raise LengthgenError(f"{task.id}: generation accuracy needs a "
+                                         f"sequence-to-sequence task (batches with prompts)")
+                inputs, targets, mask = to_tensors(batch, device)
+                prompts = torch.as_tensor(batch.prompt_lengths, dtype=torch.long).to(device)
+                offsets = _offsets(model, size, offset, device)
+                model.check_positions(inputs, offsets)
+                predicted = greedy_predictions(model, inputs, prompts, offsets)
+                correct += ((predicted == targets) | ~mask).all(dim=1).sum()
+            results[bin_name(lo, hi)] = {"accuracy": correct.item() / samples_per_bin,
+                                         "n": samples_per_bin}
+    finally:
+        model.train(was_training)
+    return results

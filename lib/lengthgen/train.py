@@ -1,0 +1,278 @@
+"""Training on fresh batches sampled online from a task, with the papers' protocol.
+
+No fixed training set: every step samples a new batch (Huang et al. 2025 App. E.3; Izzo et al.
+App. B). APE models see each sequence at a random offset, uniform in [0, n_positions - T], so
+every row of the position table gets trained. AdamW with weight decay, warmup then a constant,
+linear or cosine schedule, masked cross-entropy, periodic evaluation on a fixed in-distribution
+set, early stop once its accuracy reaches a threshold. Checkpoints hold model, optimizer, RNG
+states and step, so a killed run resumes to the same result (bit-identical on CPU).
+"""
+import math
+import os
+import tempfile
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from lengthgen.errors import LengthgenError
+from lengthgen.evaluate import (autocast, bin_name, evaluate, generation_accuracy,
+                                masked_cross_entropy, to_tensors)
+from lengthgen.models.decoder import Decoder, DecoderConfig
+from lengthgen.tasks.base import Task
+
+SCHEDULES = ("constant", "linear", "cosine")
+EVAL_SEED_OFFSET = 7919  # the in-distribution eval set is drawn from seed + this, apart from training data
+
+
+@dataclass
+class TrainConfig:
+    steps: int = 1000
+    batch_size: int = 64
+    lr: float = 1e-3
+    weight_decay: float = 0.01
+    warmup_steps: int = 0
+    schedule: str = "constant"      # after warmup: constant, linear to 0, or cosine to 0
+    min_len: int | None = None      # training lengths; default: the task's train_range
+    max_len: int | None = None
+    eval_every: int = 100
+    eval_samples: int = 512         # size of the fixed in-distribution evaluation set
+    stop_accuracy: float | None = 1.0  # stop once in-distribution accuracy reaches this
+    seed: int = 0
+    grad_clip: float | None = 1.0
+    checkpoint_path: str | None = None
+    checkpoint_every: int = 500
+
+    def __post_init__(self):
+        for name in ("steps", "batch_size", "eval_every", "eval_samples", "checkpoint_every"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or value < 1:
+                raise LengthgenError(f"train config: {name} must be a positive integer, "
+                                     f"got {value!r}")
+        if self.schedule not in SCHEDULES:
+            raise LengthgenError(f"train config: unknown schedule {self.schedule!r}; "
+                                 f"valid: {', '.join(SCHEDULES)}")
+        if self.lr <= 0 or self.weight_decay < 0 or self.warmup_steps < 0:
+            raise LengthgenError("train config: lr must be positive, weight_decay and "
+                                 "warmup_steps non-negative")
+        if self.grad_clip is not None and self.grad_clip <= 0:
+            raise LengthgenError(f"train config: grad_clip must be positive or None, "
+                                 f"got {self.grad_clip}")
+
+    def length_range(self, task: Task) -> tuple[int, int]:
+        lo = task.train_range[0] if self.min_len is None else self.min_len
+        hi = task.train_range[1] if self.max_len is None else self.max_len
+        task.check_length_range(lo, hi)
+        return lo, hi
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass
+class TrainResult:
+    steps: int                      # optimizer steps taken in total
+    stopped_early: bool             # reached stop_accuracy before cfg.steps
+    final_accuracy: float           # in-distribution accuracy at the last evaluation
+    wall_time_s: float              # training time, summed over resumed sessions
+    history: list[dict] = field(default_factory=list)  # {step, accuracy, loss, train_loss, lr}
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def learning_rate(cfg: TrainConfig, step: int) -> float:
+    """Linear warmup over warmup_steps, then the schedule's decay over the remaining steps."""
+    if step < cfg.warmup_steps:
+        return cfg.lr * (step + 1) / cfg.warmup_steps
+    if cfg.schedule == "constant":
+        return cfg.lr
+    progress = (step - cfg.warmup_steps) / max(1, cfg.steps - cfg.warmup_steps)
+    if cfg.schedule == "linear":
+        return cfg.lr * (1.0 - progress)
+    return cfg.lr * 0.5 * (1.0 + math.cos(math.pi * progress))
+
+
+def make_optimizer(model: torch.nn.Module, cfg: TrainConfig, device) -> torch.optim.AdamW:
+    """AdamW; weight decay on matrices and embeddings, not on biases and LayerNorm gains."""
+    params = [p for p in model.parameters() if p.requires_grad]
+    groups = [{"params": [p for p in params if p.dim() >= 2], "weight_decay": cfg.weight_decay},
+              {"params": [p for p in params if p.dim() < 2], "weight_decay": 0.0}]
+    return torch.optim.AdamW(groups, lr=cfg.lr, fused=_fused_supported(device))
+
+
+def _fused_supported(device) -> bool:
+    return torch.device(device).type in ("cuda", "cpu")
+
+
+def sample_offsets(rng: np.random.Generator, inputs: np.ndarray, n_positions: int) -> np.ndarray:
+    """Per sequence, an offset uniform in [0, n_positions - T] with T its real (non-PAD) length."""
+    real = (inputs != 0).sum(axis=1)
+    if real.max(initial=0) > n_positions:
+        raise LengthgenError(f"a training sequence of {real.max()} tokens does not fit the "
+                             f"position table of {n_positions}")
+    return rng.integers(0, n_positions - real + 1)
+
+
+# ---- checkpoints ---------------------------------------------------------------------------
+def save_checkpoint(path, state: dict) -> None:
+    """torch.save to a temp file in the same folder, then rename: never a half-written file."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".pt")
+    os.close(fd)
+    try:
+        torch.save(state, tmp)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def load_checkpoint(path) -> dict:
+    try:
+        return torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as e:  # a corrupt or foreign file: say which, never a pickle traceback
+        raise LengthgenError(f"{path}: cannot load checkpoint ({e.__class__.__name__}: "
+                             f"{str(e).splitlines()[0] if str(e) else ''})") from e
+
+
+def _rng_state(rng: np.random.Generator, device) -> dict:
+    state = {"numpy": rng.bit_generator.state, "torch": torch.get_rng_state()}
+    if torch.device(device).type == "cuda":
+        state["cuda"] = torch.cuda.get_rng_state(torch.device(device))
+    return state
+
+
+def _restore_rng(rng: np.random.Generator, state: dict, device) -> None:
+    rng.bit_generator.state = state["numpy"]
+    torch.set_rng_state(state["torch"])
+    if "cuda" in state and torch.device(device).type == "cuda":
+        torch.cuda.set_rng_state(state["cuda"], torch.device(device))
+
+
+# ---- the loop ------------------------------------------------------------------------------
+def train(model: Decoder, task: Task, cfg: TrainConfig, device="cpu",
+          progress: bool = False) -> TrainResult:
+    """Train in place; resume from cfg.checkpoint_path when it exists."""
+    from tqdm.auto import tqdm
+
+    device = torch.device(device)
+    lo, hi = cfg.length_range(task)
+    ape = model.cfg.pe == "ape"
+    if ape and task.max_tokens(hi) > model.cfg.n_positions:
+        raise LengthgenError(f"{task.id}: inputs of Len {hi} take {task.max_tokens(hi)} "
+                             f"positions but the model has n_positions={model.cfg.n_positions}")
+    model.to(device).train()
+    optimizer = make_optimizer(model, cfg, device)
+    rng = np.random.default_rng(cfg.seed)
+    torch.manual_seed(cfg.seed)
+    step, history, elapsed, stopped = 0, [], 0.0, False
+    checkpoint = Path(cfg.checkpoint_path) if cfg.checkpoint_path else None
+    if checkpoint is not None and checkpoint.exists():
+        state = load_checkpoint(checkpoint)
+        model.load_state_dict(state["model"])
+        optimizer.load_state_dict(state["optimizer"])
+        _restore_rng(rng, state["rng"], device)
+        step, history = state["step"], list(state["history"])
+        elapsed, stopped = state["elapsed"], state["stopped"]
+
+    def snapshot() -> dict:
+        return {"model": model.state_dict(), "optimizer": optimizer.state_dict(),
+                "rng": _rng_state(rng, device), "step": step, "history": history,
+                "elapsed": elapsed, "stopped": stopped}
+
+    def in_distribution() -> dict:
+        return evaluate(model, task, [(lo, hi)], cfg.eval_samples, cfg.seed + EVAL_SEED_OFFSET,
+                        device)[bin_name(lo, hi)]
+
+    bar = tqdm(total=cfg.steps, initial=step, disable=not progress, desc=task.id, leave=False)
+    start = time.perf_counter()
+    train_loss_sum = torch.zeros((), device=device)
+    losses_since_eval = 0
+    while step < cfg.steps and not stopped:
+        for group in optimizer.param_groups:
+            group["lr"] = learning_rate(cfg, step)
+        batch = task.sample(rng, cfg.batch_size, lo, hi)
+        offsets = None
+        if ape:
+            offsets = torch.as_tensor(sample_offsets(rng, batch.inputs, model.cfg.n_positions))
+            offsets = offsets.to(device, non_blocking=True)
+        inputs, targets, mask = to_tensors(batch, device)
+        with autocast(device):
+            logits = model(inputs, offsets, check=False)
+        loss = masked_cross_entropy(logits, targets, mask).sum() / mask.sum().clamp(min=1)
+        optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        if cfg.grad_clip is not None:
+            torch.nn.utils.clip_grad_norm_(model.parameters(), cfg.grad_clip)
+        optimizer.step()
+        train_loss_sum += loss.detach()
+        losses_since_eval += 1
+        step += 1
+        bar.update(1)
+        if step % cfg.eval_every == 0 or step == cfg.steps:
+            point = in_distribution()
+            history.append({"step": step, "accuracy": point["accuracy"], "loss": point["loss"],
+                            "train_loss": train_loss_sum.item() / losses_since_eval,
+                            "lr": learning_rate(cfg, step - 1)})
+            train_loss_sum.zero_()
+            losses_since_eval = 0
+            bar.set_postfix(acc=f"{point['accuracy']:.3f}", loss=f"{point['loss']:.3g}")
+            stopped = cfg.stop_accuracy is not None and point["accuracy"] >= cfg.stop_accuracy
+        if checkpoint is not None and (step % cfg.checkpoint_every == 0 or stopped
+                                       or step == cfg.steps):
+            elapsed_now = elapsed + time.perf_counter() - start
+            elapsed, start = elapsed_now, time.perf_counter()
+            save_checkpoint(checkpoint, snapshot())
+    bar.close()
+    elapsed += time.perf_counter() - start
+    if not history or history[-1]["step"] != step:  # e.g. resumed from a finished checkpoint
+        point = in_distribution()
+        history.append({"step": step, "accuracy": point["accuracy"], "loss": point["loss"],
+                        "train_loss": None, "lr": learning_rate(cfg, max(step - 1, 0))})
+    return TrainResult(steps=step, stopped_early=stopped and step < cfg.steps,
+                       final_accuracy=history[-1]["accuracy"], wall_time_s=elapsed,
+                       history=history)
+
+
+# ---- one call for experiment modules -------------------------------------------------------
+def decoder_for_task(task: Task, seed: int = 0, bins=None, **options) -> Decoder:
+    """A freshly initialized decoder (seeded) sized for the task: vocabulary, output classes,
+    and an APE table long enough for the longest test bin unless n_positions is given."""
+    bins = task.test_bins if bins is None else bins
+    longest = max([task.max_tokens(hi) for _, hi in bins] + [task.max_tokens(task.train_range[1])])
+    options.setdefault("n_positions", longest)
+    cfg = DecoderConfig(vocab_size=len(task.vocab), n_classes=task.n_classes, **options)
+    torch.manual_seed(seed)
+    return Decoder(cfg)
+
+
+def train_and_evaluate(task: Task, train_cfg: TrainConfig, device="cpu", *, bins=None,
+                       samples_per_bin: int = 2000, generation: bool = False,
+                       progress: bool = False, **model_options) -> dict:
+    """Build a decoder (model_options go to DecoderConfig), train it, evaluate on the test bins.
+
+    Returns a JSON-able metrics dict: per-bin accuracy/loss/n under "bins" (and free-running
+    generation accuracy under "generation" if asked), steps, early stop, final in-distribution
+    accuracy, train wall time, parameter count, the model config and the eval history.
+    """
+    model = decoder_for_task(task, seed=train_cfg.seed, bins=bins, **model_options)
+    result = train(model, task, train_cfg, device, progress=progress)
+    test_seed = train_cfg.seed + 2 * EVAL_SEED_OFFSET
+    metrics = {
+        "bins": evaluate(model, task, bins, samples_per_bin, test_seed, device),
+        "steps": result.steps,
+        "stopped_early": result.stopped_early,
+        "train_accuracy": result.final_accuracy,
+        "train_wall_time_s": round(result.wall_time_s, 3),
+        "n_params": model.num_parameters(),
+        "model": model.cfg.to_dict(),
+        "history": result.history,
+    }
+    if generation:
+        metrics["generation"] = generation_accuracy(model, task, bins, samples_per_bin,
+                                                    test_seed, device)
+    return metrics
