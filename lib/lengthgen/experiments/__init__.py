@@ -15,7 +15,7 @@ from types import ModuleType
 
 from lengthgen.config import get_device, get_scale
 from lengthgen.errors import LengthgenError, unknown_name
-from lengthgen.results import load_records, provenance, record_path, write_record
+from lengthgen.results import load_record, load_records, provenance, record_path, write_record
 
 # figure id -> module name inside lengthgen.experiments (add a line per new experiment)
 EXPERIMENTS: dict[str, str] = {
@@ -38,15 +38,14 @@ def run_experiment(figure_id: str, scale: str | None = None, device=None, force:
     Runs whose record already exists with the same parameters are skipped (resume after a
     crash loses nothing); force=True re-runs them.
     """
-    module = experiment(figure_id)
     scale = get_scale(scale)
+    module = experiment(figure_id)
     config = module.CONFIGS[scale]
     device = get_device(device)
     records = []
     for params in module.runs(config):
         path = record_path(figure_id, scale, params["name"], root)
         if path.exists() and not force:
-            from lengthgen.results import load_record
             old = load_record(path)
             if old["params"] == params and old["config"] == config:
                 records.append(old)

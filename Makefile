@@ -1,0 +1,26 @@
+# The two commands of the README: `make book` builds the site, `make test` runs every test.
+# Both create the virtual environment from requirements.txt first (once; again only when
+# requirements.txt or pyproject.toml change).
+VENV   ?= .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed
+SCALE  ?= book
+
+.PHONY: book test venv clean
+
+venv: $(STAMP)
+
+$(STAMP): requirements.txt pyproject.toml
+	python3 -m venv $(VENV)
+	$(PY) -m pip install -q --disable-pip-version-check -r requirements.txt
+	touch $(STAMP)
+
+book: $(STAMP)
+	LENGTHGEN_SCALE=$(SCALE) $(VENV)/bin/jupyter-book build . --keep-going -W -n
+	@echo "Site: $(CURDIR)/_build/html/index.html"
+
+test: $(STAMP)
+	LENGTHGEN_SCALE=test $(PY) -m pytest -q --nbmake --nbmake-timeout=600 tests book
+
+clean:
+	rm -rf _build

@@ -1,0 +1,51 @@
+"""Notebooks are stored clean and alike; the table of contents and the files agree."""
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOKS = sorted((ROOT / "book").glob("*.ipynb"))
+CONFIG = yaml.safe_load((ROOT / "_config.yml").read_text())
+TOC = yaml.safe_load((ROOT / "_toc.yml").read_text())
+
+
+def toc_files() -> list[str]:
+    return [TOC["root"]] + [entry["file"] for entry in TOC.get("chapters") or []]
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_notebook_has_no_outputs(path):
+    nb = json.loads(path.read_text())
+    for i, cell in enumerate(nb["cells"]):
+        if cell["cell_type"] == "code":
+            assert cell.get("outputs") == [], f"{path.name} cell {i} has stored outputs"
+            assert cell.get("execution_count") is None, f"{path.name} cell {i} has a count"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_notebook_uses_the_book_kernel(path):
+    spec = json.loads(path.read_text())["metadata"].get("kernelspec", {})
+    assert spec.get("name") == "python3", f"{path.name}: kernel {spec.get('name')!r}"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_notebook_starts_with_the_setup_pattern(path):
+    code = [c for c in json.loads(path.read_text())["cells"] if c["cell_type"] == "code"]
+    colab, setup = "".join(code[0]["source"]), "".join(code[1]["source"])
+    assert '"google.colab" in sys.modules' in colab, f"{path.name}: first cell is not the Colab guard"
+    assert CONFIG["repository"]["url"] in colab, f"{path.name}: Colab cell clones another URL"
+    assert "get_scale()" in setup and "get_device()" in setup, f"{path.name}: second cell is not setup"
+
+
+def test_every_toc_entry_exists_and_every_chapter_is_listed():
+    listed = set(toc_files())
+    for entry in listed:
+        assert list(ROOT.glob(entry + ".*")), f"_toc.yml lists {entry}, which does not exist"
+    for path in NOTEBOOKS:
+        assert f"book/{path.stem}" in listed, f"{path.name} is not in _toc.yml"
+
+
+def test_references_page_is_last():
+    assert toc_files()[-1] == "book/references"
