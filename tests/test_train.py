@@ -1,0 +1,175 @@
+"""The trainer: it learns, its APE offsets cover the table, it resumes exactly, it refuses bad
+settings; evaluation scores whole sequences."""
+import numpy as np
+import pytest
+import torch
+
+from lengthgen.errors import LengthgenError
+from lengthgen.evaluate import bin_rng, evaluate, generation_accuracy, greedy_predictions
+from lengthgen.tasks import get_task
+from lengthgen.train import (TrainConfig, decoder_for_task, learning_rate, load_checkpoint,
+                             sample_offsets, train, train_and_evaluate)
+
+SMALL = dict(n_layers=1, n_heads=1, d_model=16)
+
+
+@pytest.fixture(scope="module")
+def majority():
+    return get_task("binary_majority")
+
+
+@pytest.fixture(scope="module")
+def trained(majority):
+    """A 1-layer decoder trained on binary majority, lengths 1..20, until 100% in-distribution."""
+    cfg = TrainConfig(steps=1500, lr=1e-2, min_len=1, max_len=20, eval_every=50,
+                      eval_samples=256, seed=0)
+    model = decoder_for_task(majority, seed=0, bins=[(1, 20)], **SMALL)
+    result = train(model, majority, cfg)
+    return model, result
+
+
+def test_one_layer_decoder_learns_binary_majority(trained, majority):
+    model, result = trained
+    assert result.final_accuracy == 1.0 and result.stopped_early
+    assert result.history[-1]["step"] == result.steps < 1500
+    fresh = evaluate(model, majority, [(1, 20)], samples_per_bin=512, seed=123)
+    assert fresh["1-20"]["accuracy"] >= 0.99
+
+
+def test_evaluation_counts_a_sequence_only_if_every_masked_position_is_right(trained, majority):
+    model, _ = trained
+
+    class NeverEos(torch.nn.Module):  # the answer bit stays right, <eos> (id 3) never wins
+        def __init__(self):
+            super().__init__()
+            self.inner, self.cfg = model, model.cfg
+
+        def forward(self, inputs, offsets=None):
+            logits = self.inner(inputs, offsets).clone()
+            logits[..., 3] = -1e4
+            return logits
+
+    spoiled = NeverEos()
+    assert evaluate(model, majority, [(1, 20)], samples_per_bin=64, seed=5)["1-20"]["accuracy"] == 1
+    scores = evaluate(spoiled, majority, [(1, 20)], samples_per_bin=64, seed=5)
+    batch = majority.sample(bin_rng(5, 1, 20), 64, 1, 20)
+    with torch.no_grad():
+        predicted = spoiled(torch.as_tensor(batch.inputs)).argmax(-1).numpy()
+    rows = [all(predicted[b, p] == batch.targets[b, p]
+                for p in range(batch.inputs.shape[1]) if batch.loss_mask[b, p])
+            for b in range(64)]
+    answer_bit_right = [predicted[b, batch.prompt_lengths[b] - 1] == batch.targets[
+        b, batch.prompt_lengths[b] - 1] for b in range(64)]
+    assert all(answer_bit_right)
+    assert scores["1-20"]["accuracy"] == sum(rows) / 64 == 0.0
+
+
+def test_greedy_generation_feeds_back_its_own_predictions(trained, majority):
+    model, _ = trained
+    batch = majority.sample(np.random.default_rng(3), 4, 5, 9)
+    inputs = torch.as_tensor(batch.inputs)
+    prompts = torch.as_tensor(batch.prompt_lengths)
+    got = greedy_predictions(model, inputs, prompts)
+    for b in range(4):  # one sequence at a time, appending each argmax to the prompt
+        seq = inputs[b, : prompts[b]].tolist()
+        while len(seq) < inputs.shape[1] + 1:
+            nxt = int(model(torch.tensor([seq])).argmax(-1)[0, -1])
+            assert nxt == int(got[b, len(seq) - 1])
+            seq.append(nxt)
+    scores = generation_accuracy(model, majority, [(1, 20)], samples_per_bin=64, seed=5)
+    assert scores["1-20"]["accuracy"] >= 0.95
+
+
+def test_ape_offsets_cover_the_whole_position_table_and_never_overflow():
+    rng = np.random.default_rng(0)
+    n_positions, seen = 40, np.zeros(40, dtype=bool)
+    for _ in range(300):
+        lengths = rng.integers(1, 31, size=64)
+        inputs = (np.arange(30)[None, :] < lengths[:, None]).astype(np.int64)  # real then PAD
+        offsets = sample_offsets(rng, inputs, n_positions)
+        assert np.all(offsets >= 0) and np.all(offsets + lengths <= n_positions)
+        for o, n in zip(offsets, lengths):
+            seen[o: o + n] = True
+    assert seen.all()
+    assert sample_offsets(rng, np.ones((500, 40), dtype=np.int64), 40).max() == 0
+
+
+def test_resumed_run_ends_bit_identical_to_an_uninterrupted_one(tmp_path, majority):
+    cfg = dict(steps=30, lr=3e-3, min_len=1, max_len=10, eval_every=10, eval_samples=32,
+               stop_accuracy=None, seed=4, warmup_steps=5, schedule="cosine",
+               checkpoint_every=10)
+    whole = decoder_for_task(majority, seed=4, **SMALL)
+    reference = train(whole, majority, TrainConfig(**cfg))
+
+    class Killed(Exception):
+        pass
+
+    class DiesAtSample(type(majority)):
+        calls = 0
+
+        def sample(self, *args):
+            DiesAtSample.calls += 1
+            if DiesAtSample.calls == 25:  # mid-way, after the checkpoint at step 20
+                raise Killed
+            return super().sample(*args)
+
+    path = tmp_path / "run.pt"
+    with pytest.raises(Killed):
+        train(decoder_for_task(majority, seed=4, **SMALL), DiesAtSample(), TrainConfig(
+            **cfg, checkpoint_path=str(path)))
+    assert load_checkpoint(path)["step"] in (10, 20)
+    resumed_model = decoder_for_task(majority, seed=99, **SMALL)  # weights come from the file
+    resumed = train(resumed_model, majority, TrainConfig(**cfg, checkpoint_path=str(path)))
+    assert resumed.steps == reference.steps == 30
+    for name, value in whole.state_dict().items():
+        assert torch.equal(value, resumed_model.state_dict()[name]), name
+    assert resumed.history == reference.history
+    assert not list(tmp_path.glob(".tmp-*"))
+
+
+def test_same_seed_same_run_different_seed_different_run(majority):
+    def run(seed):
+        model = decoder_for_task(majority, seed=seed, **SMALL)
+        train(model, majority, TrainConfig(steps=5, min_len=1, max_len=8, eval_every=5,
+                                           eval_samples=8, seed=seed))
+        return model.unembed.weight.detach().clone()
+    assert torch.equal(run(1), run(1))
+    assert not torch.equal(run(1), run(2))
+
+
+def test_learning_rate_schedules():
+    cfg = dict(steps=110, lr=1.0, warmup_steps=10)
+    constant, linear, cosine = (TrainConfig(**cfg, schedule=s) for s in
+                                ("constant", "linear", "cosine"))
+    assert [learning_rate(constant, s) for s in (0, 4, 9, 50)] == [0.1, 0.5, 1.0, 1.0]
+    assert learning_rate(linear, 60) == pytest.approx(0.5)
+    assert learning_rate(cosine, 60) == pytest.approx(0.5)
+    assert learning_rate(cosine, 35) == pytest.approx(0.5 * (1 + np.cos(np.pi / 4)))
+    assert learning_rate(linear, 109) == pytest.approx(0.01)
+
+
+def test_bad_settings_are_refused_clearly(majority, tmp_path):
+    with pytest.raises(LengthgenError, match="unknown schedule 'cosin'"):
+        TrainConfig(schedule="cosin")
+    with pytest.raises(LengthgenError, match="steps must be a positive integer"):
+        TrainConfig(steps=0)
+    model = decoder_for_task(majority, n_positions=20, **SMALL)
+    with pytest.raises(LengthgenError, match="take 53 positions but the model has n_positions=20"):
+        train(model, majority, TrainConfig(steps=1))
+    with pytest.raises(LengthgenError, match="impossible length range"):
+        train(model, majority, TrainConfig(steps=1, min_len=9, max_len=3))
+    junk = tmp_path / "junk.pt"
+    junk.write_bytes(b"not a checkpoint")
+    with pytest.raises(LengthgenError, match="cannot load checkpoint"):
+        train(model, majority, TrainConfig(steps=1, max_len=5, checkpoint_path=str(junk)))
+
+
+def test_train_and_evaluate_returns_json_able_metrics(majority):
+    import json
+    metrics = train_and_evaluate(majority, TrainConfig(steps=3, eval_every=3, eval_samples=8),
+                                 bins=[(1, 5), (6, 9)], samples_per_bin=8, generation=True,
+                                 pe="nope", **SMALL)
+    json.dumps(metrics)
+    assert set(metrics["bins"]) == set(metrics["generation"]) == {"1-5", "6-9"}
+    assert metrics["steps"] == 3 and metrics["n_params"] > 0
+    assert metrics["model"]["pe"] == "nope"
