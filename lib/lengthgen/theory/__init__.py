@@ -1,0 +1,1 @@
+"""Checks of theorems by computation: quantities from the papers' proofs, measured."""
