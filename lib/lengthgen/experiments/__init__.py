@@ -19,6 +19,7 @@ from lengthgen.results import load_record, load_records, provenance, record_path
 
 # figure id -> module name inside lengthgen.experiments (add a line per new experiment)
 EXPERIMENTS: dict[str, str] = {
+    "huang-prop54-regularizer": "huang_prop54_regularizer",
 }
 
 SCALE_ORDER = ("paper", "book", "test")
