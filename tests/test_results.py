@@ -1,0 +1,76 @@
+"""The results store: sealed records round-trip; broken, incomplete or edited ones are refused."""
+import json
+
+import pytest
+
+from lengthgen.errors import LengthgenError
+from lengthgen.results import load_record, load_records, provenance, write_record
+
+
+def record(**changes):
+    base = {"figure_id": "train", "run_name": "majority/seed 0", "task": "binary_majority",
+            "config": {"steps": 10}, "params": {"seed": 0}, "scale": "test", "seed": 0,
+            "metrics": {"bins": {"1-50": {"accuracy": 1.0}}}, **provenance("cpu", 1.5)}
+    base.update(changes)
+    return base
+
+
+def test_written_record_loads_back_with_its_digest(tmp_path):
+    path = write_record(record(), tmp_path)
+    assert path == tmp_path / "train" / "test" / "majority_seed_0.json"
+    loaded = load_record(path)
+    assert loaded["metrics"] == {"bins": {"1-50": {"accuracy": 1.0}}}
+    assert len(loaded["digest"]) == 64
+    assert [r["run_name"] for r in load_records("train", "test", tmp_path)] == ["majority/seed 0"]
+    assert load_records("train", "book", tmp_path) == []
+
+
+def test_atomic_write_leaves_no_temporary_files(tmp_path):
+    for i in range(3):
+        write_record(record(run_name=f"run{i}"), tmp_path)
+    folder = tmp_path / "train" / "test"
+    assert sorted(p.name for p in folder.iterdir()) == ["run0.json", "run1.json", "run2.json"]
+
+
+def test_interrupted_write_leaves_neither_file_nor_temp(tmp_path, monkeypatch):
+    def crash(src, dst):
+        raise KeyboardInterrupt  # killed between writing the temp file and renaming it
+    monkeypatch.setattr("lengthgen.results.os.replace", crash)
+    with pytest.raises(KeyboardInterrupt):
+        write_record(record(), tmp_path)
+    assert list((tmp_path / "train" / "test").iterdir()) == []
+
+
+def test_malformed_json_is_a_clear_error(tmp_path):
+    path = tmp_path / "broken.json"
+    path.write_text('{"figure_id": "train",')
+    with pytest.raises(LengthgenError, match=r"broken\.json: malformed JSON results record"):
+        load_record(path)
+
+
+def test_missing_field_is_named(tmp_path):
+    path = write_record(record(), tmp_path)
+    data = json.loads(path.read_text())
+    del data["git_commit"]
+    path.write_text(json.dumps(data))
+    with pytest.raises(LengthgenError, match="missing the field 'git_commit'"):
+        load_record(path)
+
+
+def test_wrong_type_is_named(tmp_path):
+    with pytest.raises(LengthgenError, match="field 'seed' has the wrong type"):
+        write_record(record(seed="zero"), tmp_path)
+
+
+def test_edited_record_fails_its_digest(tmp_path):
+    path = write_record(record(), tmp_path)
+    data = json.loads(path.read_text())
+    data["metrics"]["bins"]["1-50"]["accuracy"] = 0.5
+    path.write_text(json.dumps(data))
+    with pytest.raises(LengthgenError, match="digest mismatch"):
+        load_record(path)
+
+
+def test_missing_file_is_a_clear_error(tmp_path):
+    with pytest.raises(LengthgenError, match="cannot read results record"):
+        load_record(tmp_path / "nowhere.json")
