@@ -11,6 +11,10 @@ from lengthgen.errors import LengthgenError
 # command -> module in lengthgen.cli exposing add_parser(subparsers) (add a line per group)
 COMMANDS = {
     "figure": "figure",
+    "train": "train",
+    "list": "train",
+    "language": "language",
+    "task": "task",
 }
 
 
