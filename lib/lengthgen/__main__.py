@@ -10,6 +10,7 @@ from lengthgen.errors import LengthgenError
 
 # command -> module in lengthgen.cli exposing add_parser(subparsers) (add a line per group)
 COMMANDS = {
+    "dyck": "dyck",
     "figure": "figure",
     "train": "train",
     "list": "train",

@@ -19,6 +19,8 @@ from lengthgen.results import load_record, load_records, provenance, record_path
 
 # figure id -> module name inside lengthgen.experiments (add a line per new experiment)
 EXPERIMENTS: dict[str, str] = {
+    "richard-fig2-closed-form-paths": "richard_fig2_closed_form_paths",
+    "richard-thm41-closed-form": "richard_thm41_closed_form",
     "huang-prop54-regularizer": "huang_prop54_regularizer",
 }
 

@@ -1,0 +1,59 @@
+"""Fig. 2 of Richard (2024): the closed-form head drawn as paths of cumulative sums.
+
+For one D_16 training word s: the Dyck path of s (cumulative token embeddings), the cumulative
+closed-form positional embeddings (gamma = -1/2, which run opposite to the path, shifted by
+gamma E_{s(r+1)}), and a deeper prefix with the completion the head generates: it descends
+until it meets the path of s, then follows it.
+"""
+import numpy as np
+
+from lengthgen.models.dyck import ClosedFormHead
+from lengthgen.tasks.dyck import is_balanced, path
+
+FIGURE_ID = "richard-fig2-closed-form-paths"
+TITLE = "Closed-form head: Dyck path of s, cumulative positional embeddings, a completed prefix"
+
+_EXAMPLE = {"train_word": "(()(()))()(()())", "prefix": "((((((", "gamma": -0.5, "seed": 0}
+CONFIGS = {"test": dict(_EXAMPLE), "book": dict(_EXAMPLE), "paper": dict(_EXAMPLE)}
+
+
+def runs(config):
+    return [{"name": "example", "seed": config["seed"]}]
+
+
+def run_one(params, config, device):
+    head = ClosedFormHead(config["train_word"], gamma=config["gamma"])
+    rng = np.random.default_rng(params["seed"])
+    (completion,), (probability,) = head.complete([config["prefix"]], rng)
+    word = config["prefix"] + completion
+    return {
+        "train_word": config["train_word"], "prefix": config["prefix"],
+        "completion": completion, "balanced": is_balanced(word, head.n),
+        "completion_probability": float(probability), "v": head.v, "n_weights": head.n_weights,
+        "train_path": path(config["train_word"]).tolist(),
+        "positional_cumsum": np.cumsum(head.positions[:, 0]).tolist(),
+        "completed_path": path(word).tolist(),
+    }
+
+
+def figure(records):
+    import matplotlib.pyplot as plt
+
+    m = records[0]["metrics"]
+    x = np.arange(1, len(m["train_path"]) + 1)
+    r = len(m["prefix"])
+    fig, ax = plt.subplots(figsize=(8, 4.2))
+    ax.plot(np.r_[0, x], np.r_[0, m["train_path"]], "s-", color="black",
+            label=f"training word s = {m['train_word']}")
+    ax.plot(np.r_[0, x], np.r_[0, m["positional_cumsum"]], "^-", color="red",
+            label="cumulative positional embeddings (gamma = -1/2)")
+    ax.plot(np.r_[0, x[:r]], np.r_[0, m["completed_path"][:r]], "o-", color="tab:blue",
+            label=f"prefix {m['prefix']}")
+    ax.plot(x[r - 1:], m["completed_path"][r - 1:], "*--", color="limegreen", markersize=10,
+            label=f"completion {m['completion']} ({'balanced' if m['balanced'] else 'unbalanced'})")
+    ax.axhline(0, color="grey", lw=0.5)
+    ax.set(xlabel="position r", ylabel="cumulative sum (stack size for brackets)",
+           title=f"Closed-form head with {m['n_weights']} weights, v = {m['v']:.0f}")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    return fig
