@@ -112,6 +112,12 @@ def accepts(program: ir.Program, text) -> bool:
     return bool(run_ids(program, encode(program, [text]))[program.output][0, -1])
 
 
+def accept_batch(program: ir.Program, ids: np.ndarray) -> np.ndarray:
+    """Verdicts on every prefix of every encoded input: bool [B, n + 1], column k = prefix of
+    length k."""
+    return run_ids(program, ids)[program.output]
+
+
 def next_token_sets(program: ir.Program, values: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     """For a next-token program: token -> bool array, true where that token may come next."""
     if not program.token_outputs:
