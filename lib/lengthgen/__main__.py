@@ -12,6 +12,7 @@ from lengthgen.errors import LengthgenError
 COMMANDS = {
     "dyck": "dyck",
     "figure": "figure",
+    "crasp": "crasp",
     "train": "train",
     "list": "train",
     "language": "language",

@@ -1,0 +1,95 @@
+"""`python -m lengthgen crasp run|check|list|show ...`: run C-RASP programs from the command line.
+
+A program is a .crasp file or the name of a library program (e.g. `majority_ab`). Errors in a
+program file print as `file:line:col: message` and exit 2; a failed check exits 1.
+Each subcommand is one `add_*` function below, listed in SUBCOMMANDS.
+"""
+import sys
+
+from lengthgen.crasp.check import check_language, check_next_reference, check_task
+from lengthgen.crasp.interpret import accepts
+from lengthgen.crasp.library import NEXT_REFERENCES, program_names, program_text, resolve
+from lengthgen.crasp.trace import trace_text
+from lengthgen.errors import LengthgenError
+
+
+def add_run(csub):
+    p = csub.add_parser("run", help="read strings on stdin, print 1 (accepted) or 0 per line")
+    p.add_argument("program", help="a .crasp file or a library program name")
+    p.add_argument("--trace", action="store_true",
+                   help="print the value of every operation at every position instead")
+    p.set_defaults(func=_run)
+
+
+def _run(args):
+    program = resolve(args.program)
+    for line in sys.stdin:
+        text = line.rstrip("\n")
+        if args.trace:
+            print(trace_text(program, text))
+        else:
+            print(1 if accepts(program, text) else 0, flush=True)
+
+
+def add_check(csub):
+    p = csub.add_parser("check", help="compare a program with a language's DFA or a task's "
+                                      "solver; exit 1 on any disagreement")
+    p.add_argument("program", help="a .crasp file or a library program name")
+    p.add_argument("--language", default=None,
+                   help="language or task id (default: the program's name)")
+    p.add_argument("--max-length", type=int, default=10,
+                   help="languages: check every string up to this length (default 10); "
+                        "tasks: the longest input")
+    p.add_argument("--random", type=int, default=2000, help="number of random strings")
+    p.add_argument("--random-length", type=int, default=300,
+                   help="longest random string (languages)")
+    p.set_defaults(func=_check)
+
+
+def _check(args):
+    program = resolve(args.program)
+    target = args.language or program.name
+    if args.max_length < 0 or args.random < 0:
+        raise LengthgenError("--max-length and --random must not be negative")
+    if target in NEXT_REFERENCES:
+        report = check_next_reference(program, target, args.max_length, args.random)
+    elif program.token_outputs:
+        report = check_task(program, target, args.random, max(1, args.max_length))
+    else:
+        report = check_language(program, target, args.max_length, args.random,
+                                args.random_length)
+    for line in report.disagreements:
+        print(f"disagree: {line}")
+    scope = (f"every string up to length {report.exhaustive_length} and random strings"
+             if report.exhaustive_length else "random instances")
+    verdict = "ok" if report.ok else f"FAILED: {report.n_disagreements} disagreement(s)"
+    print(f"{program.name} vs {target}: {verdict} ({report.checked} checked: {scope})")
+    return 0 if report.ok else 1
+
+
+def add_list(csub):
+    p = csub.add_parser("list", help="list the library's programs and their fragments")
+    p.set_defaults(func=_list)
+
+
+def _list(args):
+    for name in program_names():
+        program = resolve(name)
+        print(f"{name:28s} {program.fragment():24s} {len(program.ops):6d} operations")
+
+
+def add_show(csub):
+    p = csub.add_parser("show", help="print a library program's source")
+    p.add_argument("name")
+    p.set_defaults(func=lambda args: print(program_text(args.name), end=""))
+
+
+SUBCOMMANDS = [add_run, add_check, add_list, add_show]
+
+
+def add_parser(sub):
+    p = sub.add_parser("crasp", help="run, check and inspect C-RASP programs")
+    csub = p.add_subparsers(dest="crasp_command", required=True)
+    for add in SUBCOMMANDS:
+        add(csub)
+
