@@ -19,9 +19,14 @@ from lengthgen.results import load_record, load_records, provenance, record_path
 
 # figure id -> module name inside lengthgen.experiments (add a line per new experiment)
 EXPERIMENTS: dict[str, str] = {
+    "huang-fig5-6-positional": "huang_fig5_6_positional",
+    "crasp-compile-check": "crasp_compile_check",
     "richard-fig2-closed-form-paths": "richard_fig2_closed_form_paths",
     "richard-thm41-closed-form": "richard_thm41_closed_form",
     "huang-prop54-regularizer": "huang_prop54_regularizer",
+    "huang-table2-languages": "huang_table2_languages",
+    "huang-table3-algorithmic": "huang_table3_algorithmic",
+    "crasp-long-unary": "crasp_long_unary",
 }
 
 SCALE_ORDER = ("paper", "book", "test")
