@@ -1,0 +1,127 @@
+"""Fitting a positional product to a target function (Huang et al. 2025, App. G.2).
+
+Learn positional encodings p_0..p_{P-1} in R^d and matrices Q, K in R^{d x d} so that the product
+p_i^T Q^T K p_j matches a target phi(i, j) on windows of `train_length` positions placed at random
+offsets, then measure the error on longer windows. Only entries with i >= j count (causal
+attention). Targets that are local (nonzero only at small distances i - j) or periodic extrapolate;
+targets that are neither do not, because distances longer than the training windows never get a
+training signal and the products there stay at whatever the weight penalty leaves them.
+
+Each target is 0 where its condition is false and `value` where it is true; "combined" targets
+add a local and a periodic one.
+"""
+from contextlib import contextmanager
+
+import torch
+
+from lengthgen.errors import LengthgenError, unknown_name
+
+# name -> (kind, condition on query position i and key position j)
+TARGETS = {
+    "i-j=2": ("local", lambda i, j: i - j == 2),
+    "i-j<=3": ("local", lambda i, j: i - j <= 3),
+    "(i-j)%4=0": ("periodic", lambda i, j: (i - j) % 4 == 0),
+    "j%3=0": ("periodic", lambda i, j: j % 3 == 0),
+    "i-j>5": ("neither", lambda i, j: i - j > 5),
+    "i-j>=20": ("neither", lambda i, j: i - j >= 20),
+    "i-j=2 + (i-j)%4=0": ("combined", lambda i, j: (i - j == 2).double() + ((i - j) % 4 == 0).double()),
+}
+KINDS = ("local", "periodic", "neither", "combined")
+
+
+def target_matrix(name: str, n_positions: int, value: float = 1.0) -> torch.Tensor:
+    """phi(i, j) for all absolute positions, [query i, key j]."""
+    if name not in TARGETS:
+        raise unknown_name("positional target", name, TARGETS)
+    i, j = torch.meshgrid(torch.arange(n_positions), torch.arange(n_positions), indexing="ij")
+    return value * TARGETS[name][1](i, j).double()
+
+
+class PositionalProduct(torch.nn.Module):
+    """P positional encodings and one query/key pair; entries start i.i.d. N(0, 1/d)."""
+
+    def __init__(self, n_positions: int, width: int, generator: torch.Generator):
+        super().__init__()
+        std = width ** -0.5
+        draw = lambda *shape: torch.nn.Parameter(  # noqa: E731
+            torch.randn(*shape, generator=generator, dtype=torch.float64) * std)
+        self.positions, self.query, self.key = draw(n_positions, width), draw(width, width), draw(width, width)
+
+    def products(self) -> torch.Tensor:
+        """[i, j] = p_i^T Q^T K p_j for all positions (cheaper than per window: P is small)."""
+        p = self.positions
+        return (p @ self.query.T) @ (p @ self.key.T).T
+
+    def mean_squared_weights(self) -> torch.Tensor:
+        return sum((w ** 2).mean() for w in (self.positions, self.query, self.key))
+
+
+def causal_mse(predicted: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
+    """Mean squared error over the entries i >= j of a square matrix."""
+    mask = torch.ones_like(predicted).tril()
+    return (((predicted - target) ** 2) * mask).sum() / mask.sum()
+
+
+def window_weights(offsets: torch.Tensor, length: int, n_positions: int) -> torch.Tensor:
+    """W[i, j] = how many windows [o, o + length) of the batch hold both i and j, for i >= j.
+
+    The batch loss, the mean causal MSE over the windows, equals the W-weighted squared error of
+    the full product matrix: the same objective, computed once per step instead of per window.
+    """
+    counts = torch.bincount(offsets, minlength=n_positions).double()
+    started = torch.cumsum(counts, 0)  # windows with o <= j
+    ended = torch.cat([torch.zeros(length, dtype=torch.float64), started])[:n_positions]  # o <= i - length
+    weights = (started[None, :] - ended[:, None]).clamp(min=0)
+    return weights.tril()
+
+
+@contextmanager
+def one_thread():
+    """Run tiny tensor ops on one thread: on a shared CPU, thread spin-waiting costs 10x or more."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
+
+
+def fit(target: str, width: int, steps: int, seed: int, n_positions: int = 200,
+        train_length: int = 50, batch_size: int = 64, lr: float = 1e-3,
+        weight_penalty: float = 0.01, value: float = 1.0) -> PositionalProduct:
+    """Adam on the causal MSE at random offsets in [0, n_positions - train_length], plus the penalty."""
+    if train_length > n_positions:
+        raise LengthgenError(f"train_length {train_length} exceeds n_positions {n_positions}")
+    generator = torch.Generator().manual_seed(seed)
+    model = PositionalProduct(n_positions, width, generator)
+    phi = target_matrix(target, n_positions, value)
+    optimizer = torch.optim.Adam(model.parameters(), lr=lr)
+    with one_thread():
+        for _ in range(steps):
+            offsets = torch.randint(0, n_positions - train_length + 1, (batch_size,),
+                                    generator=generator)
+            weights = window_weights(offsets, train_length, n_positions)
+            fit_error = (weights * (model.products() - phi) ** 2).sum() / weights.sum()
+            loss = fit_error + weight_penalty * model.mean_squared_weights()
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+    return model
+
+
+@torch.no_grad()
+def extrapolation_errors(model: PositionalProduct, target: str, lengths: list[int],
+                         value: float = 1.0) -> dict[int, float]:
+    """Per test length n: the causal MSE averaged over every offset in [0, P - n]."""
+    n_positions = model.positions.shape[0]
+    phi = target_matrix(target, n_positions, value)
+    if max(lengths) > n_positions:
+        raise LengthgenError(f"test length {max(lengths)} exceeds the {n_positions} positions")
+    errors = {}
+    with one_thread():
+        full = model.products()
+        for n in lengths:
+            per_offset = [causal_mse(full[o:o + n, o:o + n], phi[o:o + n, o:o + n])
+                          for o in range(n_positions - n + 1)]
+            errors[n] = float(torch.stack(per_offset).mean())
+    return errors

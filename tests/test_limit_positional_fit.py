@@ -1,0 +1,42 @@
+"""Fitting positional products (App. G.2): the batched objective and the targets."""
+import pytest
+import torch
+
+from lengthgen.errors import LengthgenError
+from lengthgen.models.products import locality_distance, periodicity_distance
+from lengthgen.theory.positional_fit import (TARGETS, causal_mse, extrapolation_errors, fit,
+                                             target_matrix, window_weights)
+
+
+def test_window_weights_reproduce_the_mean_loss_over_windows():
+    g = torch.Generator().manual_seed(0)
+    predicted, target = torch.randn(30, 30, generator=g, dtype=torch.float64), torch.zeros(30, 30)
+    offsets = torch.tensor([0, 3, 3, 17, 20])
+    per_window = [causal_mse(predicted[o:o + 10, o:o + 10], target[o:o + 10, o:o + 10])
+                  for o in offsets.tolist()]
+    weights = window_weights(offsets, 10, 30)
+    weighted = (weights * (predicted - target) ** 2).sum() / weights.sum()
+    assert weighted == pytest.approx(float(torch.stack(per_window).mean()))
+    assert weights[12, 3] == 2 and weights[12, 2] == 0 and weights[3, 12] == 0
+
+
+def test_targets_have_their_declared_shape():
+    for name, (kind, _) in TARGETS.items():
+        phi = target_matrix(name, 40)
+        assert phi.max() > 0
+        if kind == "local":
+            assert locality_distance(phi, 3) < 1e-12
+        if kind == "periodic":
+            assert periodicity_distance(phi, 12) < 1e-12
+        if kind == "neither":
+            assert locality_distance(phi, 10) > 0.5 and periodicity_distance(phi, 12) > 0.1
+    with pytest.raises(LengthgenError, match="unknown positional target"):
+        target_matrix("i-j=3", 10)
+
+
+def test_fitting_reduces_the_error_at_the_training_length():
+    before = extrapolation_errors(fit("i-j=2", 8, 0, seed=0, n_positions=40, train_length=10),
+                                  "i-j=2", [10])[10]
+    after = extrapolation_errors(fit("i-j=2", 8, 150, seed=0, n_positions=40, train_length=10,
+                                     lr=1e-2), "i-j=2", [10])[10]
+    assert after < 0.5 * before
