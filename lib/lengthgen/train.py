@@ -153,6 +153,21 @@ def _restore_rng(rng: np.random.Generator, state: dict, device) -> None:
         torch.cuda.set_rng_state(state["cuda"], torch.device(device))
 
 
+# ---- one step ------------------------------------------------------------------------------
+def training_step(model, optimizer, inputs, targets, mask, offsets=None,
+                  grad_clip: float | None = None) -> torch.Tensor:
+    """One AdamW step on the mean masked cross-entropy; returns the detached loss (no sync)."""
+    with autocast(inputs.device):
+        logits = model(inputs, offsets, check=False)
+    loss = masked_cross_entropy(logits, targets, mask).sum() / mask.sum().clamp(min=1)
+    optimizer.zero_grad(set_to_none=True)
+    loss.backward()
+    if grad_clip is not None:
+        torch.nn.utils.clip_grad_norm_(model.parameters(), grad_clip)
+    optimizer.step()
+    return loss.detach()
+
+
 # ---- the loop ------------------------------------------------------------------------------
 def train(model: Decoder, task: Task, cfg: TrainConfig, device="cpu",
           progress: bool = False) -> TrainResult:
@@ -201,15 +216,8 @@ def train(model: Decoder, task: Task, cfg: TrainConfig, device="cpu",
             offsets = torch.as_tensor(sample_offsets(rng, batch.inputs, model.cfg.n_positions))
             offsets = offsets.to(device, non_blocking=True)
         inputs, targets, mask = to_tensors(batch, device)
-        with autocast(device):
-            logits = model(inputs, offsets, check=False)
-        loss = masked_cross_entropy(logits, targets, mask).sum() / mask.sum().clamp(min=1)
-        optimizer.zero_grad(set_to_none=True)
-        loss.backward()
-        if cfg.grad_clip is not None:
-            torch.nn.utils.clip_grad_norm_(model.parameters(), cfg.grad_clip)
-        optimizer.step()
-        train_loss_sum += loss.detach()
+        train_loss_sum += training_step(model, optimizer, inputs, targets, mask, offsets,
+                                        cfg.grad_clip)
         losses_since_eval += 1
         step += 1
         bar.update(1)

@@ -1,0 +1,146 @@
+"""Training speed and peak memory of our decoder against Hugging Face GPT-2 of the same shape.
+
+    .venv/bin/python benchmarks/bench_train.py [--seconds 5] [--device cpu]
+
+For each shape (layers, heads, width) it times full training steps (forward, backward, gradient
+clipping, AdamW) at batch 64 and length 100 on random tokens: ours through the trainer's own
+training_step, GPT-2 (transformers.GPT2LMHeadModel, SDPA attention, MLP 4d, no dropout) with
+torch's AdamW as the Hugging Face Trainer uses it. A third column times our whole trainer loop
+(sampling binary-majority batches of Len 90..100 online, APE offsets) to show the data cost.
+Each measurement runs in a fresh process, so peak memory (max RSS growth over the process's
+state just before training) is its own. The load average is printed: the numbers mean little
+on a busy machine.
+"""
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import time
+
+SHAPES = ((1, 1, 16), (2, 4, 64), (4, 4, 256))
+BATCH, LENGTH, VOCAB = 64, 100, 16
+
+
+def peak_rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # Linux reports KiB
+
+
+def timed(step, seconds: float, sync) -> float:
+    """Steps per second over at least `seconds`, after 3 warmup steps."""
+    for _ in range(3):
+        step()
+    sync()
+    n, start = 0, time.perf_counter()
+    while time.perf_counter() - start < seconds or n < 5:
+        step()
+        n += 1
+    sync()
+    return n / (time.perf_counter() - start)
+
+
+def measure(kind: str, layers: int, heads: int, width: int, seconds: float, device: str,
+            threads: int) -> dict:
+    import torch
+
+    torch.set_num_threads(threads)
+    torch.manual_seed(0)
+    sync = torch.cuda.synchronize if device == "cuda" else (lambda: None)
+    inputs = torch.randint(1, VOCAB, (BATCH, LENGTH), device=device)
+    targets = torch.randint(1, VOCAB, (BATCH, LENGTH), device=device)
+    mask = torch.ones(BATCH, LENGTH, dtype=torch.bool, device=device)
+    if kind == "hf":
+        from transformers import GPT2Config, GPT2LMHeadModel
+        from transformers.utils import logging
+        logging.set_verbosity_error()
+        config = GPT2Config(vocab_size=VOCAB, n_positions=128, n_embd=width, n_layer=layers,
+                            n_head=heads, resid_pdrop=0.0, embd_pdrop=0.0, attn_pdrop=0.0,
+                            tie_word_embeddings=False, attn_implementation="sdpa")
+        model = GPT2LMHeadModel(config).to(device).train()
+        optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3, weight_decay=0.01)
+
+        def step():
+            with torch.autocast("cuda", dtype=torch.bfloat16, enabled=device == "cuda"):
+                logits = model(input_ids=inputs).logits
+            loss = torch.nn.functional.cross_entropy(logits.float().flatten(0, 1),
+                                                     targets.flatten())
+            optimizer.zero_grad(set_to_none=True)
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            optimizer.step()
+    else:
+        from lengthgen.models import Decoder, DecoderConfig
+        from lengthgen.train import TrainConfig, make_optimizer, training_step
+        cfg = DecoderConfig(vocab_size=VOCAB, n_classes=VOCAB, n_layers=layers, n_heads=heads,
+                            d_model=width, n_positions=128)
+        model = Decoder(cfg).to(device).train()
+        optimizer = make_optimizer(model, TrainConfig(), device)
+        offsets = torch.zeros(BATCH, dtype=torch.long, device=device)
+        if kind == "ours":
+            def step():
+                training_step(model, optimizer, inputs, targets, mask, offsets, grad_clip=1.0)
+        else:  # the whole trainer loop, data sampling included
+            from lengthgen.tasks import get_task
+            from lengthgen.train import train
+            task = get_task("binary_majority")
+            model = Decoder(DecoderConfig(vocab_size=len(task.vocab), n_classes=task.n_classes,
+                                          n_layers=layers, n_heads=heads, d_model=width,
+                                          n_positions=task.max_tokens(100))).to(device)
+            steps = max(10, int(seconds * 4))
+            tcfg = TrainConfig(steps=steps, min_len=90, max_len=100, eval_every=10 ** 6,
+                               eval_samples=1, stop_accuracy=None)
+            before = peak_rss_mb()
+            start = time.perf_counter()
+            train(model, task, tcfg, device)
+            elapsed = time.perf_counter() - start
+            return {"steps_per_s": steps / elapsed, "peak_mb": peak_rss_mb() - before,
+                    "params": model.num_parameters()}
+    before = peak_rss_mb()
+    rate = timed(step, seconds, sync)
+    peak = (torch.cuda.max_memory_allocated() / 2 ** 20 if device == "cuda"
+            else peak_rss_mb() - before)
+    return {"steps_per_s": rate, "peak_mb": peak,
+            "params": sum(p.numel() for p in model.parameters())}
+
+
+def run_isolated(kind, shape, args) -> dict:
+    command = [sys.executable, __file__, "--one", kind, *map(str, shape), "--seconds",
+               str(args.seconds), "--device", args.device, "--threads", str(args.threads)]
+    out = subprocess.run(command, capture_output=True, text=True, check=True).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=5.0, help="timing window per cell")
+    parser.add_argument("--device", default="cpu")
+    parser.add_argument("--threads", type=int, default=1,
+                        help="torch CPU threads (1: on a shared machine more threads stall)")
+    parser.add_argument("--one", nargs=4, metavar=("KIND", "L", "H", "D"), help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.one:
+        kind, *shape = args.one
+        print(json.dumps(measure(kind, *map(int, shape), args.seconds, args.device, args.threads)))
+        return
+    import torch
+    print(f"torch {torch.__version__}, {args.threads} thread(s), {os.cpu_count()} cores,"
+          f" device {args.device}, batch {BATCH}, length {LENGTH}; "
+          f"load average before: {os.getloadavg()[0]:.2f}")
+    header = (f"{'L,H,d':>9s} {'params':>8s} | {'ours step/s':>11s} {'GPT-2 step/s':>12s} "
+              f"{'ratio':>6s} | {'ours MB':>8s} {'GPT-2 MB':>8s} | {'trainer step/s':>14s}")
+    print(header)
+    print("-" * len(header))
+    for shape in SHAPES:
+        ours = run_isolated("ours", shape, args)
+        hf = run_isolated("hf", shape, args)
+        loop = run_isolated("loop", shape, args)
+        print(f"{','.join(map(str, shape)):>9s} {ours['params']:>8d} | "
+              f"{ours['steps_per_s']:>11.2f} {hf['steps_per_s']:>12.2f} "
+              f"{ours['steps_per_s'] / hf['steps_per_s']:>6.2f} | {ours['peak_mb']:>8.0f} "
+              f"{hf['peak_mb']:>8.0f} | {loop['steps_per_s']:>14.2f}", flush=True)
+    print(f"load average after: {os.getloadavg()[0]:.2f}")
+
+
+if __name__ == "__main__":
+    main()
