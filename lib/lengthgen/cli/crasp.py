@@ -1,4 +1,4 @@
-"""`python -m lengthgen crasp run|check|list|show ...`: run C-RASP programs from the command line.
+"""`python -m lengthgen crasp run|check|list|show|compile ...`: run C-RASP programs from the command line.
 
 A program is a .crasp file or the name of a library program (e.g. `majority_ab`). Errors in a
 program file print as `file:line:col: message` and exit 2; a failed check exits 1.
@@ -7,6 +7,7 @@ Each subcommand is one `add_*` function below, listed in SUBCOMMANDS.
 import sys
 
 from lengthgen.crasp.check import check_language, check_next_reference, check_task
+from lengthgen.crasp.compile import MLP_MODES, compile_and_verify
 from lengthgen.crasp.interpret import accepts
 from lengthgen.crasp.library import NEXT_REFERENCES, program_names, program_text, resolve
 from lengthgen.crasp.trace import trace_text
@@ -84,7 +85,27 @@ def add_show(csub):
     p.set_defaults(func=lambda args: print(program_text(args.name), end=""))
 
 
-SUBCOMMANDS = [add_run, add_check, add_list, add_show]
+def add_compile(csub):
+    p = csub.add_parser("compile", help="compile a program into a Limit Transformer and check "
+                                        "it against the interpreter; exit 1 on any disagreement")
+    p.add_argument("program", help="a .crasp file or a library program name")
+    p.add_argument("--verify-up-to", type=int, required=True, metavar="N",
+                   help="compile for inputs up to length N, check random strings of lengths 1..N")
+    p.add_argument("--mlp", choices=MLP_MODES, default="heaviside",
+                   help="heaviside (exact at every length) or relu (exact up to N)")
+    p.add_argument("--samples", type=int, default=20, help="number of random strings")
+    p.add_argument("--seed", type=int, default=0)
+    p.set_defaults(func=_compile)
+
+
+def _compile(args):
+    report = compile_and_verify(resolve(args.program), args.verify_up_to, args.mlp,
+                                args.samples, args.seed)
+    print(report)
+    return 0 if report.ok else 1
+
+
+SUBCOMMANDS = [add_run, add_check, add_list, add_show, add_compile]
 
 
 def add_parser(sub):

@@ -547,8 +547,8 @@ class Verification:
     accept_mismatches: int = 0      # positions where the accept bit is wrong
     max_error: float = 0.0
     first_mismatch: str | None = None
-    by_length: dict = field(default_factory=dict)  # n -> [strings, accept-bit positions agreeing,
-    #                                                     positions, max_error]
+    by_length: dict = field(default_factory=dict)  # n -> {strings, positions, accept_agree,
+    #                                                     value_agree, max_error}
 
     @property
     def ok(self) -> bool:
@@ -608,11 +608,13 @@ def _compare_batch(program, compiled, batch, stream, got, want, report: Verifica
     report.value_mismatches += int(wrong.sum())
     report.accept_mismatches += int(accept_wrong.sum())
     report.max_error = max(report.max_error, error)
-    entry = report.by_length.setdefault(n, [0, 0, 0, 0.0])
-    entry[0] += len(batch)
-    entry[1] += int((~accept_wrong).sum())
-    entry[2] += accept_wrong.size
-    entry[3] = max(entry[3], error)
+    entry = report.by_length.setdefault(n, dict(strings=0, positions=0, accept_agree=0,
+                                                 value_agree=0, max_error=0.0))
+    entry["strings"] += len(batch)
+    entry["positions"] += wrong.size
+    entry["accept_agree"] += int((~accept_wrong).sum())
+    entry["value_agree"] += int((~wrong).sum())
+    entry["max_error"] = max(entry["max_error"], error)
 
 
 def verify_up_to(program: ir.Program, compiled: CompiledModel, n: int, samples: int = 20,
