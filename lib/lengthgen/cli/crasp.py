@@ -1,4 +1,4 @@
-"""`python -m lengthgen crasp run|check|list|show|compile ...`: run C-RASP programs from the command line.
+"""`python -m lengthgen crasp run|check|list|show|compile ...`: C-RASP programs on the command line.
 
 A program is a .crasp file or the name of a library program (e.g. `majority_ab`). Errors in a
 program file print as `file:line:col: message` and exit 2; a failed check exits 1.
