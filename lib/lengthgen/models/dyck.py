@@ -13,6 +13,7 @@ the first r rows of X, so with E = [1, -1] the head reads the stack size of the 
   fixed +-1 token embeddings, uniform or softmax attention), used in the ablation and Fig. 7.
 """
 import math
+from dataclasses import dataclass
 
 import numpy as np
 import torch
@@ -192,6 +193,14 @@ def theorem31_bound(n: int, t: int, d: int, v_gamma: float) -> float:
     return max(0.0, 1.0 - n * t * math.exp(-v_gamma / n + 2.0 * eps))
 
 
+@dataclass
+class HeadConfig:
+    """What the trainer reads from a model: its positional scheme and table size."""
+    d_model: int
+    n_positions: int
+    pe: str = "ape"
+
+
 class SelfAttentionHead(nn.Module):
     """Eq. (1) as a trainable module on the Dyck task's tokens (<pad>, <bos>, '(', ')').
 
@@ -204,6 +213,7 @@ class SelfAttentionHead(nn.Module):
                  vocab_size: int = 4):
         super().__init__()
         self.uniform = uniform
+        self.cfg = HeadConfig(d_model=d, n_positions=n_positions)
         self.tok = nn.Embedding(vocab_size, d)
         if fixed_tokens:
             with torch.no_grad():
@@ -217,9 +227,16 @@ class SelfAttentionHead(nn.Module):
             self.query = nn.Linear(d, d, bias=False)
             self.key = nn.Linear(d, d, bias=False)
 
-    def forward(self, ids: torch.Tensor) -> torch.Tensor:
+    def forward(self, ids: torch.Tensor, offsets: torch.Tensor | None = None,
+                check: bool = True) -> torch.Tensor:
+        """Logits [B, T, vocab]; offsets shift each sequence's positions (as in the decoder)."""
         t = ids.shape[1]
-        x = self.tok(ids) + self.pos[:t]
+        positions = torch.arange(t, device=ids.device)
+        if offsets is not None:
+            positions = (offsets[:, None] + positions).clamp(max=self.cfg.n_positions - 1)
+        if check and t > self.cfg.n_positions:
+            raise LengthgenError(f"{t} positions do not fit the table of {self.cfg.n_positions}")
+        x = self.tok(ids) + self.pos[positions]
         if self.uniform:
             mixed = torch.cumsum(x, dim=1) / torch.arange(1, t + 1, device=x.device)[None, :, None]
         else:
@@ -228,6 +245,9 @@ class SelfAttentionHead(nn.Module):
             mixed = torch.softmax(scores.masked_fill(~causal, float("-inf")), dim=-1) @ x
         return self.value(mixed) @ self.tok.weight.T
 
+    def num_parameters(self) -> int:
+        return sum(p.numel() for p in self.parameters() if p.requires_grad)
+
 
 @torch.no_grad()
 def complete_with_model(model: nn.Module, prefixes: list[str], n: int, rng: np.random.Generator,
@@ -235,23 +255,28 @@ def complete_with_model(model: nn.Module, prefixes: list[str], n: int, rng: np.r
     """Complete bracket prefixes with a trained next-token model on the Dyck task's vocabulary.
 
     The model sees <bos> + prefix and picks among '(' and ')' only (softmax over those two
-    logits), until the word has 2n brackets. Returns the completions (suffixes).
+    logits), until the word has 2n brackets. All prefixes share one buffer: at each position,
+    rows whose prefix is already used up take the model's sample, the others keep their own
+    bracket (a causal model's output at a position never depends on later tokens).
+    Returns the completions (suffixes).
     """
     model.eval()
-    out = [""] * len(prefixes)
-    groups: dict[int, list[int]] = {}
+    lengths = np.array([len(check_brackets(p)) for p in prefixes])
+    if len(prefixes) == 0:
+        return []
+    if lengths.min() < 1 or lengths.max() > 2 * n:
+        raise LengthgenError(f"prefixes must have 1 to {2 * n} brackets")
+    buffer = torch.full((len(prefixes), 2 * n + 1), TOKEN_ID[BOS], dtype=torch.long)
     for i, p in enumerate(prefixes):
-        groups.setdefault(len(check_brackets(p)), []).append(i)
-    ids_of = {OPEN: TOKEN_ID[OPEN], CLOSE: TOKEN_ID[CLOSE]}
-    for r, idx in groups.items():
-        ids = torch.tensor([[TOKEN_ID[BOS]] + [ids_of[c] for c in prefixes[i]] for i in idx],
-                           device=device)
-        for _ in range(2 * n - r):
-            logits = model(ids)[:, -1, list(BRACKET_IDS)].double().cpu().numpy()
-            p = softmax(logits)
-            pick = p.argmax(axis=1) if greedy else (rng.random(len(p)) >= p[:, 0]).astype(int)
-            nxt = torch.tensor([BRACKET_IDS[k] for k in pick], device=device)
-            ids = torch.cat([ids, nxt[:, None]], dim=1)
-        for j, i in enumerate(idx):
-            out[i] = "".join(OPEN if int(t) == TOKEN_ID[OPEN] else CLOSE for t in ids[j, r + 1:])
-    return out
+        buffer[i, 1: len(p) + 1] = torch.tensor([TOKEN_ID[c] for c in p])
+    buffer = buffer.to(device)
+    bracket_ids = torch.tensor(BRACKET_IDS, device=device)
+    for t in range(int(lengths.min()), 2 * n):
+        free = np.flatnonzero(lengths <= t)   # rows whose next bracket (position t + 1) is generated
+        logits = model(buffer[free, : t + 1])[:, -1, list(BRACKET_IDS)].double().cpu().numpy()
+        p = softmax(logits)
+        pick = p.argmax(axis=1) if greedy else (rng.random(len(p)) >= p[:, 0]).astype(int)
+        buffer[torch.as_tensor(free, device=device), t + 1] = bracket_ids[torch.as_tensor(pick, device=device)]
+    rows = buffer.cpu().numpy()
+    return ["".join(OPEN if tok == TOKEN_ID[OPEN] else CLOSE for tok in rows[i, lengths[i] + 1:])
+            for i in range(len(prefixes))]

@@ -1,0 +1,125 @@
+"""Shared by the trained-model Dyck figures of Richard (2024): models, training sets, scoring.
+
+Not a figure itself. Figures that study the same trained model (Fig. 4, Table 1 and Fig. 5 use
+one single-sequence and one many-sequence model; Fig. 7 reuses the largest-sample models of
+Fig. 6) ask trained_model() for the same spec: the first caller trains it and saves its
+weights in a cache folder keyed by the spec, the others load them.
+
+Model variants (the ablation of App. 5.3.4):
+  full          the decoder with learned absolute positions, softmax attention, MLP
+  nope          the same without positional embeddings
+  uniform-pm1   uniform attention (Q = 0) and frozen token embeddings '(' = +1, ')' = -1
+  uniform-pm1-v uniform-pm1, no MLP, value and output projections frozen to the identity
+  eq1           Eq. (1) itself: one uniform head, frozen +-1 tokens, learned B and V, tied
+                unembedding, no LayerNorm, no residual
+"""
+import hashlib
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from lengthgen.models.decoder import Decoder, DecoderConfig
+from lengthgen.models.dyck import SelfAttentionHead, complete_with_model
+from lengthgen.tasks.dyck import (CLOSE, OPEN, TOKEN_ID, VOCAB, DyckTask, deep_prefix,
+                                  distinct_words, is_balanced, sample_words)
+from lengthgen.train import TrainConfig, load_checkpoint, save_checkpoint, train
+
+VARIANTS = ("full", "nope", "uniform-pm1", "uniform-pm1-v", "eq1")
+CACHE_VERSION = 1
+
+
+def cache_dir() -> Path:
+    """Trained weights shared between figures (never committed)."""
+    root = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(root) / "lengthgen" / "richard-dyck"
+
+
+def _freeze_tokens(embedding: torch.nn.Embedding) -> None:
+    with torch.no_grad():
+        embedding.weight.zero_()
+        embedding.weight[TOKEN_ID[OPEN]] = 1.0
+        embedding.weight[TOKEN_ID[CLOSE]] = -1.0
+    embedding.weight.requires_grad_(False)
+
+
+def _freeze_identity(linear: torch.nn.Linear) -> None:
+    with torch.no_grad():
+        linear.weight.copy_(torch.eye(linear.weight.shape[0]))
+        linear.bias.zero_()
+    linear.weight.requires_grad_(False)
+    linear.bias.requires_grad_(False)
+
+
+def build_model(spec: dict) -> torch.nn.Module:
+    """A freshly initialized (seeded) model of one variant for D_2N with <bos>."""
+    torch.manual_seed(spec["seed"])
+    variant, n_positions = spec["variant"], 2 * spec["n"]
+    if variant == "eq1":
+        return SelfAttentionHead(spec["d"], n_positions, uniform=True, fixed_tokens=True)
+    uniform = variant.startswith("uniform")
+    cfg = DecoderConfig(vocab_size=len(VOCAB), n_classes=len(VOCAB), n_layers=spec["layers"],
+                        n_heads=spec["heads"], d_model=spec["d"], mlp_ratio=8,
+                        pe="nope" if variant == "nope" else "ape", n_positions=n_positions,
+                        dropout=spec.get("dropout", 0.0),
+                        attention="uniform" if uniform else "softmax",
+                        use_mlp=variant != "uniform-pm1-v")
+    model = Decoder(cfg)
+    if uniform:
+        _freeze_tokens(model.token_embeddings)
+    if variant == "uniform-pm1-v":
+        for block in model.blocks:
+            _freeze_identity(block.attn.in_proj)
+            _freeze_identity(block.attn.out_proj)
+    return model
+
+
+def training_words(spec: dict) -> list[str] | None:
+    """The finite training set (train_size distinct words of depth <= max_depth), or None for
+    fresh words at every step (the paper's 2.4e7 words are as good as unlimited here)."""
+    if spec.get("train_size") is None:
+        return None
+    rng = np.random.default_rng([spec["seed"], 1])
+    return distinct_words(rng, spec["n"], spec["train_size"], 0, spec.get("max_depth"))
+
+
+def trained_model(spec: dict, device) -> tuple[torch.nn.Module, list[str] | None]:
+    """Train (or load from the cache) the model of a spec; returns it and its training words."""
+    key = hashlib.sha256(json.dumps({**spec, "version": CACHE_VERSION},
+                                    sort_keys=True).encode()).hexdigest()[:16]
+    path = cache_dir() / f"{key}.pt"
+    model, words = build_model(spec), training_words(spec)
+    if path.exists():
+        model.load_state_dict(load_checkpoint(path))
+        return model.to(device), words
+    task = DyckTask(spec["n"], words=words, max_depth=spec.get("max_depth"))
+    cfg = TrainConfig(steps=spec["steps"], batch_size=spec["batch_size"], lr=spec["lr"],
+                      warmup_steps=min(100, spec["steps"] // 10), schedule="cosine",
+                      eval_every=spec["steps"], eval_samples=32, stop_accuracy=None,
+                      seed=spec["seed"])
+    train(model, task, cfg, device)
+    save_checkpoint(path, model.state_dict())
+    return model, words
+
+
+def deep_test_prefixes(n: int, count: int, min_depth: int, rng) -> list[str]:
+    """Prefixes that already reach min_depth (cut at a random later point)."""
+    return [deep_prefix(w, min_depth, rng) for w in sample_words(rng, n, count, min_depth)]
+
+
+def random_prefixes(words: list[str], count: int, rng) -> list[str]:
+    """Prefixes of the given words (drawn with replacement), cut at a random point."""
+    picks = rng.integers(0, len(words), count)
+    return [words[i][: int(rng.integers(1, len(words[i])))] for i in picks]
+
+
+def completion_rate(model, prefixes: list[str], n: int, rng, device) -> float:
+    """Fraction of sampled completions that make a balanced word of length 2n."""
+    completions = complete_with_model(model, prefixes, n, rng, device=device)
+    return float(np.mean([is_balanced(p + c, n) for p, c in zip(prefixes, completions)]))
+
+
+def trainable_parameters(model) -> int:
+    return sum(p.numel() for p in model.parameters() if p.requires_grad)
