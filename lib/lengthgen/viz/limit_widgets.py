@@ -1,0 +1,137 @@
+"""Sliders for period Delta, locality tau and logit precision p of a one-head Limit Transformer.
+
+The head's logit for query i and key j (i >= j) is
+    periodic part  p_i^T Q^T K p_j = cos(2 pi (i - j) / Delta)   (p_i on a circle, period Delta)
+  + local part     phi(i - j) = 1 if i - j <= tau else 0
+rounded to p fractional bits and scaled by log N. The largest logit, 2, sits at keys in the same
+phase as the query and at most tau positions back, so attention picks out those keys.
+`draw_limit_panel` draws one setting; `limit_widget` wires sliders to it; `draw_small_multiples`
+shows several settings at once for readers without a running kernel.
+"""
+import math
+
+import matplotlib.pyplot as plt
+import torch
+
+from lengthgen.errors import LengthgenError
+from lengthgen.models.limit import LimitHead, LimitLayer, LimitTransformer, round_to_bits
+
+DEFAULTS = {"delta": 4, "tau": 6, "precision": 2}
+LENGTH = 64  # positions drawn: far beyond the period and the locality window
+
+
+def _check(delta: int, tau: int, precision: int) -> None:
+    if delta < 1 or tau < 0 or precision < 0:
+        raise LengthgenError(f"need delta >= 1, tau >= 0, precision >= 0; got {delta}, {tau}, "
+                             f"{precision}")
+
+
+def example_model(delta: int, tau: int, precision: int) -> LimitTransformer:
+    """The one-head Limit Transformer described above (one token, width 2, value = identity)."""
+    _check(delta, tau, precision)
+    angles = 2 * math.pi * torch.arange(delta, dtype=torch.float64) / delta
+    positional = torch.stack([torch.cos(angles), torch.sin(angles)], dim=1)
+    eye = torch.eye(2, dtype=torch.float64)
+    head = LimitHead(eye, eye, eye, eye, local=torch.ones(tau + 1, dtype=torch.float64))
+    return LimitTransformer(torch.zeros(1, 2, dtype=torch.float64), positional,
+                            [LimitLayer([head])], period=delta, precision_bits=precision,
+                            round_softmax=True, check=True)
+
+
+def positional_logits(delta: int, tau: int, precision: int, length: int = LENGTH) -> torch.Tensor:
+    """The head's rounded logit a[i, j] before log N scaling (NaN above the diagonal)."""
+    model = example_model(delta, tau, precision)
+    stream = model.embed(torch.zeros(1, length, dtype=torch.long))
+    logits = model.layers[0].heads[0].logits(stream, precision)[0]
+    return logits.masked_fill(~torch.ones(length, length, dtype=torch.bool).tril(), float("nan"))
+
+
+def attention(delta: int, tau: int, precision: int, length: int = LENGTH) -> torch.Tensor:
+    """Attention weights [i, j] of the example model on an input of `length` positions."""
+    model = example_model(delta, tau, precision)
+    return model.attention_weights(torch.zeros(1, length, dtype=torch.long))[0][0, 0]
+
+
+def logit_margin(delta: int, tau: int, precision: int) -> float:
+    """The smallest gap between distinct achievable logits (Izzo et al. 2026, 3.2)."""
+    distances = torch.arange(max(delta, 1) + tau + 1, dtype=torch.float64)
+    values = torch.cos(2 * math.pi * distances / delta) + (distances <= tau).double()
+    values = torch.unique(round_to_bits(values, precision))
+    gaps = values[1:] - values[:-1]
+    return float(gaps.min()) if len(gaps) else math.inf
+
+
+def notes(delta: int, tau: int, precision: int, length: int = LENGTH) -> str:
+    """What to notice in the drawing for this setting."""
+    margin = logit_margin(delta, tau, precision)
+    threshold = 2 ** (precision / margin) if math.isfinite(margin) else 1.0
+    hard = "yes" if length >= threshold else "not yet"
+    return "\n".join([
+        f"Period Delta = {delta}: the stripes repeat every {delta} positions along both axes;",
+        "  a periodic encoding tells positions apart only modulo Delta.",
+        f"Locality tau = {tau}: the band next to the diagonal is {tau + 1} positions wide;",
+        "  further back only the periodic stripes remain, at every length.",
+        f"Precision p = {precision}: logits are multiples of 2^-{precision}; margin gamma = "
+        f"{margin:.3g}.",
+        f"  Softmax is exactly hardmax once N >= 2^(p/gamma) = {threshold:.3g}: at N = {length}, "
+        f"{hard}.",
+        "Both the logits and the attention look the same wherever you cut the input:",
+        "  that is what lets behaviour on short inputs decide behaviour on long ones.",
+    ])
+
+
+def _draw(ax_logits, ax_attention, delta: int, tau: int, precision: int) -> None:
+    logits = positional_logits(delta, tau, precision)
+    image = ax_logits.imshow(logits.numpy(), cmap="viridis", interpolation="nearest")
+    ax_logits.set_title(f"positional logit a(i, j)\nDelta={delta}, tau={tau}, p={precision}",
+                        fontsize=9)
+    ax_logits.set_xlabel("key position j")
+    ax_logits.set_ylabel("query position i")
+    plt.colorbar(image, ax=ax_logits, fraction=0.046)
+    weights = attention(delta, tau, precision)
+    ax_attention.imshow(weights.numpy(), cmap="magma", interpolation="nearest", vmin=0, vmax=1)
+    ax_attention.set_title(f"attention weights, N = {LENGTH}", fontsize=9)
+    ax_attention.set_xlabel("key position j")
+    ax_attention.set_ylabel("query position i")
+
+
+def draw_limit_panel(delta: int = DEFAULTS["delta"], tau: int = DEFAULTS["tau"],
+                     precision: int = DEFAULTS["precision"]):
+    """Three panels: (a) positional logits, (b) attention on a long input, (c) notes."""
+    _check(delta, tau, precision)
+    fig, axes = plt.subplots(1, 3, figsize=(13, 4.2), gridspec_kw={"width_ratios": [1, 1, 1.15]})
+    _draw(axes[0], axes[1], delta, tau, precision)
+    axes[2].axis("off")
+    axes[2].text(0, 0.5, notes(delta, tau, precision), va="center", fontsize=8.5, family="monospace",
+                 wrap=True)
+    axes[2].set_title("what to notice", fontsize=9)
+    fig.tight_layout()
+    return fig
+
+
+def draw_small_multiples(settings=((2, 0), (4, 0), (4, 6), (7, 12)),
+                         precision: int = DEFAULTS["precision"]):
+    """Logits (top row) and attention (bottom row) for several (Delta, tau): the static view."""
+    fig, axes = plt.subplots(2, len(settings), figsize=(3.3 * len(settings), 6.4), squeeze=False)
+    for column, (delta, tau) in enumerate(settings):
+        _draw(axes[0][column], axes[1][column], delta, tau, precision)
+    fig.tight_layout()
+    return fig
+
+
+def limit_widget():
+    """Sliders for Delta, tau and p, redrawing `draw_limit_panel` (needs a running kernel)."""
+    import ipywidgets as widgets
+    from IPython.display import display
+
+    def redraw(delta, tau, precision):
+        fig = draw_limit_panel(delta, tau, precision)
+        display(fig)
+        plt.close(fig)
+
+    return widgets.interactive(
+        redraw,
+        delta=widgets.IntSlider(value=DEFAULTS["delta"], min=1, max=12, description="period Δ"),
+        tau=widgets.IntSlider(value=DEFAULTS["tau"], min=0, max=20, description="locality τ"),
+        precision=widgets.IntSlider(value=DEFAULTS["precision"], min=0, max=6,
+                                    description="precision p"))
