@@ -17,7 +17,8 @@ from lengthgen.crasp.interpret import accept_batch, encode, run_ids
 from lengthgen.crasp.ir import Program
 from lengthgen.errors import LengthgenError
 
-MAX_EXHAUSTIVE_STRINGS = 300_000   # cap on |alphabet|^length for the exhaustive part
+MAX_EXHAUSTIVE_STRINGS = 300_000   # default cap on |alphabet|^length for the exhaustive part
+CHUNK = 200_000                    # strings per batch when enumerating
 MAX_SHOWN = 10
 
 
@@ -55,18 +56,20 @@ def _dfa_prefix_verdicts(dfa, codes: np.ndarray) -> np.ndarray:
     return np.stack(out, axis=1)
 
 
-def _exhaustive_length(n_symbols: int, max_length: int) -> int:
+def _exhaustive_length(n_symbols: int, max_length: int, cap: int | None) -> int:
     length = max_length
-    while length > 0 and n_symbols ** length > MAX_EXHAUSTIVE_STRINGS:
+    while cap is not None and length > 0 and n_symbols ** length > cap:
         length -= 1
     return length
 
 
-def _all_strings(n_symbols: int, length: int) -> np.ndarray:
-    if length == 0:
-        return np.zeros((1, 0), dtype=np.int64)
-    grid = np.indices((n_symbols,) * length).reshape(length, -1).T
-    return np.ascontiguousarray(grid, dtype=np.int64)
+def _all_strings(n_symbols: int, length: int):
+    """Every string of this length as symbol indices, in batches of at most CHUNK rows."""
+    total = n_symbols ** length
+    for start in range(0, total, CHUNK):
+        index = np.arange(start, min(total, start + CHUNK), dtype=np.int64)
+        powers = n_symbols ** np.arange(length - 1, -1, -1, dtype=np.int64)
+        yield (index[:, None] // powers[None, :]) % n_symbols
 
 
 def _random_strings(rng, language, alphabet_size: int, n_random: int, max_length: int):
@@ -91,9 +94,13 @@ def _random_strings(rng, language, alphabet_size: int, n_random: int, max_length
 
 
 def check_language(program: Program, language_id: str, max_length: int = 10,
-                   n_random: int = 2000, max_random_length: int = 300, seed: int = 0) -> Report:
+                   n_random: int = 2000, max_random_length: int = 300, seed: int = 0,
+                   exhaustive_cap: int | None = MAX_EXHAUSTIVE_STRINGS) -> Report:
     """Compare the program's verdict with the DFA of a language of lengthgen.tasks (or with a
-    reference function of the library) on every prefix of the strings described above."""
+    reference function of the library) on every prefix of the strings described above.
+
+    The exhaustive part stops at the longest length <= max_length with at most exhaustive_cap
+    strings (None: no cap; large alphabets then take a while)."""
     from lengthgen.crasp.library import REFERENCES
     rng = np.random.default_rng(seed)
     if language_id in REFERENCES:
@@ -109,12 +116,13 @@ def check_language(program: Program, language_id: str, max_length: int = 10,
                              f" but {language_id} has {' '.join(alphabet)}")
     to_program = np.array([program.alphabet.index(s) for s in alphabet])
     report = Report(program.name, language_id)
-    report.exhaustive_length = _exhaustive_length(len(alphabet), max_length)
+    report.exhaustive_length = _exhaustive_length(len(alphabet), max_length, exhaustive_cap)
+    longest = report.exhaustive_length
     if member is None:   # all prefixes of the longest strings cover every shorter string
-        groups = [(report.exhaustive_length,
-                   _all_strings(len(alphabet), report.exhaustive_length))]
+        groups = [(longest, codes) for codes in _all_strings(len(alphabet), longest)]
     else:                # a python reference is slow: each length on its own, final verdicts
-        groups = [(n, _all_strings(len(alphabet), n)) for n in range(report.exhaustive_length + 1)]
+        groups = [(n, codes) for n in range(longest + 1)
+                  for codes in _all_strings(len(alphabet), n)]
         n_random //= 10
     groups += list(_random_strings(rng, language, len(alphabet), n_random, max_random_length))
     for n, codes in groups:
@@ -195,7 +203,7 @@ def check_next_reference(program: Program, name: str, max_length: int = 8, n_ran
     letters, reference = NEXT_REFERENCES[name]
     rng = np.random.default_rng(seed)
     report = Report(program.name, name, exhaustive_length=max_length)
-    groups = [_all_strings(len(letters), n) for n in range(1, max_length + 1)]
+    groups = [codes for n in range(1, max_length + 1) for codes in _all_strings(len(letters), n)]
     groups += [rng.integers(0, len(letters), size=(n_random // 20, n))
                for n in rng.integers(1, max_random_length + 1, size=20).tolist()]
     tokens = list(program.token_outputs)

@@ -29,8 +29,7 @@ _COPY = Proof("Corollary 13 (Theorem 12); Lemma 35",
 NO_PROOFS: dict[tuple[str, str], Proof] = {
     ("tomita3", NOPE): Proof("App. E.1.2 (argument of Lemma 38)",
                              "on strings 1^k 0^m the verdicts become constant for large k, m, "
-                             "but membership alternates with the parities of k and m",
-                             "crasp-long-unary"),
+                             "but membership alternates with the parities of k and m"),
     ("tomita3", APE): Proof("App. E.1.2 (via Krebs 2008, Thm. 6.10 and 6.12)",
                             "folding positions mod the period and the blocks around each run "
                             "boundary into the alphabet reduces it to a substring test of the "

@@ -2,12 +2,13 @@
 lie in C-RASP[] and in C-RASP[periodic,local].
 
 Every "yes" is a program of the library, run and checked here against the language's DFA on
-every string up to a length and on random members and non-members; every "no" names the result
-that proves it (crasp.lemmas). Each cell is compared with the paper's entry (tasks.metadata) and
+every string up to length 10 (test scale: 6) and on random members and non-members; every "no"
+names the result that proves it (crasp.lemmas). Each cell is compared with the paper's entry (tasks.metadata) and
 a disagreement is flagged in the record and in red in the table.
 """
 import matplotlib.pyplot as plt
 
+from lengthgen.crasp.check import MAX_EXHAUSTIVE_STRINGS as MAX_EXHAUSTIVE
 from lengthgen.crasp.check import check_language, check_next_reference, check_task
 from lengthgen.crasp.lemmas import APE, COLUMNS, NOPE, claim
 from lengthgen.crasp.library import NEXT_REFERENCES, get_program
@@ -18,8 +19,9 @@ TITLE = "Table 2: C-RASP expressiveness of the regular languages, every yes chec
 
 CONFIGS = {
     "test": {"max_length": 6, "n_random": 60, "max_random_length": 40},
-    "book": {"max_length": 10, "n_random": 2000, "max_random_length": 300},
-    "paper": {"max_length": 12, "n_random": 20000, "max_random_length": 1000},
+    "book": {"max_length": 10, "n_random": 2000, "max_random_length": 300, "exhaustive_cap": None},
+    "paper": {"max_length": 12, "n_random": 20000, "max_random_length": 1000,
+              "exhaustive_cap": None},
 }
 
 
@@ -40,7 +42,8 @@ def verify_cell(task_id: str, column: str, config: dict) -> dict:
                                 config.get("n_lengths", 40))
         else:
             report = check_language(program, task_id, config["max_length"], config["n_random"],
-                                    config["max_random_length"])
+                                    config["max_random_length"],
+                                    exhaustive_cap=config.get("exhaustive_cap", MAX_EXHAUSTIVE))
         cell.update(program=backing, fragment=program.fragment(), operations=len(program.ops),
                     checked=report.checked, exhaustive_length=report.exhaustive_length,
                     disagreements=report.n_disagreements, examples=report.disagreements,
