@@ -20,7 +20,8 @@ def one_torch_thread():
 
 
 # Every operation kind and every comparison, with constants that make the conditional's bound
-# and the start-symbol mask matter (|C|/(i+1) up to 11 at the start symbol).
+# and the start-symbol mask matter (K is -4 at the start symbol, and #(K <= A) counts it
+# if the mask fails).
 EVERYTHING = parse_program("""
 alphabet a b c
 A := #Q(a)
@@ -29,7 +30,8 @@ D := (Q(c) ? A : B) - 2
 K := Q(b) ? 7 : 0 - 4
 L := #[i - j in {0, 2, 5}] (Q(a) or Q(c))
 E := i mod 3 in {0, 2}
-F := (D > L) or (A != B and not E) or (A >= 2 and L <= 1) or (K < A) or false
+G := #(K <= A)
+F := (D > L) or (A != B and not E) or (A >= 2 and L <= 1) or (G > A) or false
 accept F and (A = L or D < 7 or K >= 0) and E and true
 """, name="everything")
 

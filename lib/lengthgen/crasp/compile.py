@@ -116,7 +116,8 @@ def bool_const_embedding(op: ir.BoolConst, alphabet) -> dict:
 
 
 def boolean_op(name: str, op) -> Stage:
-    """not / and / or as a step of a linear form with margin 1/2, masked at the start symbol."""
+    """not / and / or as a step of a linear form with margin 1/2. `not` is masked at the start
+    symbol; `and` and `or` are 0 there because their inputs are."""
     if isinstance(op, ir.Not):
         w_in, bias, reads = {op.arg: -1.0, "@start": -1.0}, 0.5, [op.arg]
     elif isinstance(op, ir.And):
@@ -259,9 +260,9 @@ class _Schedule:
             self._layer(index).heads.append(stage)
             done = 2 * index + 1
         else:
-            index = max(0, time // 2)
-            while self._layer(index).activation not in (None, stage.needs) and stage.needs:
-                index += 1
+            index = time // 2
+            while stage.needs and self._layer(index).activation not in (None, stage.needs):
+                index += 1  # that layer's MLP already has the other activation
             layer = self._layer(index)
             layer.activation = layer.activation or stage.needs
             layer.stages.append(stage)
