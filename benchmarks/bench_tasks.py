@@ -1,0 +1,43 @@
+"""Time to sample one batch of 64 length-150 examples for every task and language (one core).
+
+Run: .venv/bin/python benchmarks/bench_tasks.py   (prints milliseconds per batch, best of 5)
+"""
+import time
+
+import numpy as np
+
+from lengthgen.tasks import get_task
+from lengthgen.tasks.metadata import algorithmic_ids, language_ids
+
+BATCH, LENGTH, REPEATS = 64, 150, 5
+
+
+def best_ms(task, length):
+    rng = np.random.default_rng(0)
+    task.sample(rng, BATCH, length, length)  # first call builds the counting tables
+    times = []
+    for _ in range(REPEATS):
+        start = time.perf_counter()
+        task.sample(rng, BATCH, length, length)
+        times.append(time.perf_counter() - start)
+    return 1000 * min(times)
+
+
+def main():
+    print(f"{'id':28s} {'Len':>4s} {'ms/batch of ' + str(BATCH):>16s}")
+    for task_id in algorithmic_ids() + language_ids():
+        task = get_task(task_id)
+        # the longest length <= 150 that has examples (e.g. (aaaa)* has none of length 150)
+        length = max(n for n in range(LENGTH - 5, LENGTH + 1)
+                     if _has_examples(task, n))
+        print(f"{task_id:28s} {length:4d} {best_ms(task, length):16.2f}")
+
+
+def _has_examples(task, length):
+    if hasattr(task, "count_members"):
+        return task.count_members(length) > 0
+    return task.feasible(length)
+
+
+if __name__ == "__main__":
+    main()
