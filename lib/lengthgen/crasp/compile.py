@@ -309,7 +309,7 @@ class CompiledModel:
                 f"max_length, or use mlp='heaviside', exact at every length)")
         batch = torch.stack([self.tokens(s) for s in strings])
         with torch.no_grad():
-            return self.model(batch).numpy()
+            return self.model(batch.to(self.model.token_embedding.device)).cpu().numpy()
 
     def decode(self, stream: np.ndarray) -> dict:
         """Per operation, its values at positions 1..n: Booleans thresholded at 1/2, counts

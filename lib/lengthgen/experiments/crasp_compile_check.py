@@ -7,7 +7,8 @@ lengthgen.tasks has one) far beyond the chapter's lengths:
   * ReLU-only, compiled for the longest length checked: exact within its range;
   * ReLU-only, compiled for a short max_length and run beyond it: where and how it breaks.
 Every operation is compared at every position; the figure shows the accept bit and the largest
-deviation of a stored value from its exact representation. Runs on CPU in float64 (device unused).
+deviation of a stored value from its exact representation. Runs in float64: on a CUDA device
+when given one, else on the CPU (MPS has no float64).
 """
 from contextlib import contextmanager
 
@@ -113,6 +114,7 @@ def run_one(params: dict, config: dict, device) -> dict:
                                                   ("relu_break", config["relu_max_length"],
                                                    beyond, True)):
             compiled = compile_program(program, max_length, mode.split("_")[0])
+            compiled.model.to(device if str(device).startswith("cuda") else "cpu")
             metrics[mode] = summarize(verify(program, compiled, checked, longer), compiled)
     return metrics
 
