@@ -34,7 +34,8 @@ def test_batch_is_the_formatted_sequence_with_answer_mask(task_id):
     for row in range(64):
         n = int((batch.inputs[row] != 0).sum())  # real positions (no token id 0 inside)
         assert not batch.inputs[row, n:].any() and not batch.loss_mask[row, n:].any()
-        seq = [task.vocab[i] for i in batch.inputs[row, :n]] + [task.vocab[batch.targets[row, n - 1]]]
+        last = task.vocab[batch.targets[row, n - 1]]
+        seq = [task.vocab[i] for i in batch.inputs[row, :n]] + [last]
         assert seq[0] == "<bos>" and seq[-1] == "<eos>"
         length, prompt = int(batch.lengths[row]), int(batch.prompt_lengths[row])
         assert lo <= length <= hi

@@ -87,6 +87,8 @@ class AlgorithmicTask(Task):
         """Len uniform over the feasible lengths in [min_len, max_len], then an input of that Len
         from the task's distribution (see the task's docstring)."""
         choices = self.feasible_lengths(min_len, max_len)
+        if batch_size < 1:
+            raise LengthgenError(f"{self.id}: batch_size must be >= 1, got {batch_size}")
         lengths = rng.choice(np.asarray(choices, dtype=np.int64), size=batch_size)
         sep = [self.index[self.sep]] if self.sep else []
         sequences: list = [None] * batch_size

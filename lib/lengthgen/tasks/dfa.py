@@ -12,6 +12,7 @@ number of accepted continuations of each length (for exact uniform sampling).
 """
 from collections import deque
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Callable, Hashable
 
 import numpy as np
@@ -105,7 +106,7 @@ class DFA:
         return bool(self.accepting[self.run(string)])
 
     # --- what can follow ----------------------------------------------------------------------
-    @property
+    @cached_property
     def live(self) -> np.ndarray:
         """bool [n_states]: states from which some accepting state can be reached."""
         live = self.accepting.copy()

@@ -164,6 +164,8 @@ class Language(Task):
         choices = self.member_lengths(min_len, max_len)
         if not choices:
             raise LengthgenError(f"{self.id} has no member with a length in [{min_len}, {max_len}]")
+        if batch_size < 1:
+            raise LengthgenError(f"{self.id}: batch_size must be >= 1, got {batch_size}")
         lengths = rng.choice(np.asarray(choices, dtype=np.int64), size=batch_size)
         width = int(lengths.max()) + 1
         inputs = np.zeros((batch_size, width), dtype=np.int64)
