@@ -97,6 +97,8 @@ def tokenize(text: str, errors: _Errors) -> list[Token]:
                 word = code[col:end]
                 tokens.append(Token("NAME", word, lineno, col + 1))
                 col = end
+                while word in ("Q", "next") and end < len(code) and code[end] == " ":
+                    end += 1
                 if word in ("Q", "next") and end < len(code) and code[end] == "(":
                     close = code.find(")", end + 1)
                     if close < 0:

@@ -56,7 +56,7 @@ def trace_figure(program: ir.Program, text, names=None, annotate: bool | None = 
     values = np.array(rows, dtype=float)
     span = values.max(axis=1, keepdims=True) - values.min(axis=1, keepdims=True)
     shade = (values - values.min(axis=1, keepdims=True)) / np.where(span == 0, 1, span)
-    fig, ax = plt.subplots(figsize=(min(16, 1.5 + 0.35 * len(header)), 0.8 + 0.3 * len(names)))
+    fig, ax = plt.subplots(figsize=(min(16, 3 + 0.4 * len(header)), 1 + 0.3 * len(names)))
     ax.imshow(shade, aspect="auto", cmap="Greens", vmin=0, vmax=1.4)
     ax.set_xticks(range(len(header)), header)
     ax.set_yticks(range(len(names)), names)
