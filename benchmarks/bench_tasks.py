@@ -27,16 +27,8 @@ def main():
     print(f"{'id':28s} {'Len':>4s} {'ms/batch of ' + str(BATCH):>16s}")
     for task_id in algorithmic_ids() + language_ids():
         task = get_task(task_id)
-        # the longest length <= 150 that has examples (e.g. (aaaa)* has none of length 150)
-        length = max(n for n in range(LENGTH - 5, LENGTH + 1)
-                     if _has_examples(task, n))
+        length = task.feasible_lengths(LENGTH - 5, LENGTH)[-1]  # (aaaa)* has no length 150
         print(f"{task_id:28s} {length:4d} {best_ms(task, length):16.2f}")
-
-
-def _has_examples(task, length):
-    if hasattr(task, "count_members"):
-        return task.count_members(length) > 0
-    return task.feasible(length)
 
 
 if __name__ == "__main__":

@@ -152,6 +152,14 @@ class Language(Task):
         return ["".join(self.alphabet[c] for c in row) for row in codes]
 
     # --- Task API -----------------------------------------------------------------------------
+    def feasible_lengths(self, min_len: int, max_len: int) -> list[int]:
+        """The lengths in the range that have members (an error if there are none)."""
+        self.check_length_range(min_len, max_len)
+        lengths = self.member_lengths(min_len, max_len)
+        if not lengths:
+            raise LengthgenError(f"{self.id} has no member with a length in [{min_len}, {max_len}]")
+        return lengths
+
     def max_tokens(self, length: int) -> int:
         return length + 1
 
@@ -160,10 +168,7 @@ class Language(Task):
         """Len uniform over the lengths in [min_len, max_len] that have members, then a member
         of that length uniform among all members (so each length, not each string, is equally
         likely). Sequences are padded to the longest in the batch."""
-        self.check_length_range(min_len, max_len)
-        choices = self.member_lengths(min_len, max_len)
-        if not choices:
-            raise LengthgenError(f"{self.id} has no member with a length in [{min_len}, {max_len}]")
+        choices = self.feasible_lengths(min_len, max_len)
         if batch_size < 1:
             raise LengthgenError(f"{self.id}: batch_size must be >= 1, got {batch_size}")
         lengths = rng.choice(np.asarray(choices, dtype=np.int64), size=batch_size)
