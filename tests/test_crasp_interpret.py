@@ -72,3 +72,14 @@ def test_unknown_symbol_is_a_clear_error():
 def test_long_inputs_are_fast_enough_to_run_in_a_test():
     values = run_program(PROGRAM, "ab" * 5000)
     assert values["Ca"][-1] == 5000 and values["D"][-1]
+
+
+def test_trace_text_lists_every_operation_with_its_values():
+    from lengthgen.crasp.trace import trace_html, trace_text
+    text = trace_text(PROGRAM, "ab")
+    lines = text.splitlines()
+    assert len(lines) == 1 + len(PROGRAM.ops)
+    assert lines[0].split() == ["^", "a", "b"]
+    assert next(line for line in lines if line.strip().startswith("Cb ")).split()[1:] == \
+        ["0", "0", "1"]
+    assert trace_html(PROGRAM, "ab").count("<tr>") == 1 + len(PROGRAM.ops)

@@ -1,0 +1,44 @@
+"""Speed of the C-RASP interpreter: one input of length 1000, a batch of 1000 such inputs, and
+the big generated programs (sort, copy) on a full-length instance.
+
+Run: .venv/bin/python benchmarks/bench_crasp.py   (prints milliseconds, best of 5)
+"""
+import time
+
+import numpy as np
+
+from lengthgen.crasp import run_batch, run_program
+from lengthgen.crasp.library import get_program
+
+REPEATS = 5
+
+
+def best_ms(fn):
+    times = []
+    for _ in range(REPEATS):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return 1000 * min(times)
+
+
+def main():
+    rng = np.random.default_rng(0)
+    print(f"{'program':28s} {'operations':>10s} {'input':>22s} {'ms':>8s}")
+    for name in ["majority_ab", "dyck1", "tomita4", "abcde_plus", "induction_head"]:
+        program = get_program(name)
+        one = list(rng.choice(program.alphabet, 1000))
+        batch = [list(rng.choice(program.alphabet, 1000)) for _ in range(1000)]
+        for label, fn in (("1 x length 1000", lambda: run_program(program, one)),
+                          ("1000 x length 1000", lambda: run_batch(program, batch))):
+            print(f"{name:28s} {len(program.ops):10d} {label:>22s} {best_ms(fn):8.1f}")
+    numbers = [str(k) for k in rng.permutation(150)]
+    for name, answer in (("sort", sorted(numbers, key=int)), ("copy_unique", numbers)):
+        program = get_program(name)
+        seq = numbers + ["<sep>"] + answer
+        ms = best_ms(lambda: run_program(program, seq))
+        print(f"{name:28s} {len(program.ops):10d} {'1 x length 301':>22s} {ms:8.1f}")
+
+
+if __name__ == "__main__":
+    main()
