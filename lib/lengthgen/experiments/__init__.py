@@ -19,6 +19,8 @@ from lengthgen.results import load_record, load_records, provenance, record_path
 
 # figure id -> module name inside lengthgen.experiments (add a line per new experiment)
 EXPERIMENTS: dict[str, str] = {
+    "richard-fig3-right-samples": "richard_fig3_right_samples",
+    "richard-fig3-left-capacity": "richard_fig3_left_capacity",
     "huang-fig5-6-positional": "huang_fig5_6_positional",
     "crasp-compile-check": "crasp_compile_check",
     "richard-fig2-closed-form-paths": "richard_fig2_closed_form_paths",

@@ -53,6 +53,17 @@ def _freeze_identity(linear: torch.nn.Linear) -> None:
     linear.bias.requires_grad_(False)
 
 
+def model_spec(config: dict, **settings) -> dict:
+    """The full training spec of one model: the figure config's shared settings (model size,
+    optimizer) plus what this run sets (variant, training set, seed). Two figures whose
+    specs are equal share one trained model."""
+    keys = ("n", "variant", "d", "layers", "heads", "steps", "batch_size", "lr", "dropout",
+            "train_size", "max_depth", "seed")
+    spec = {k: config[k] for k in keys if k in config}
+    spec.update(settings)
+    return spec
+
+
 def build_model(spec: dict) -> torch.nn.Module:
     """A freshly initialized (seeded) model of one variant for D_2N with <bos>."""
     torch.manual_seed(spec["seed"])

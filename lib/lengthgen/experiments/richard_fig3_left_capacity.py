@@ -1,0 +1,98 @@
+"""Fig. 3 (left) of Richard (2024): deep-prefix completion accuracy against model size.
+
+Decoders of several widths d, layers L and heads h are trained on D_32 words of depth <= 8
+and asked to complete prefixes of depth >= 9; a completion counts when the whole word is
+balanced. The closed-form head (d = L = h = 1, 35 weights) is scored on the same prefixes.
+"""
+import numpy as np
+
+from lengthgen.experiments.richard_dyck_training import (completion_rate, deep_test_prefixes,
+                                                         model_spec, trainable_parameters,
+                                                         trained_model)
+from lengthgen.models.dyck import ClosedFormHead
+from lengthgen.tasks.dyck import is_balanced, sample_words
+
+FIGURE_ID = "richard-fig3-left-capacity"
+TITLE = "Completion of deep D_32 prefixes vs parameter count; closed form as reference"
+
+_SHARED = {"n": 16, "variant": "full", "max_depth": 8, "test_depth": 9, "seed": 0}
+CONFIGS = {
+    "test": {**_SHARED, "dims": [2, 4], "layers_heads": [[1, 1]], "steps": 3, "batch_size": 4,
+             "lr": 3e-3, "test_prefixes": 8},
+    "book": {**_SHARED, "dims": [2, 8, 32], "layers_heads": [[1, 1], [2, 2]], "steps": 100,
+             "batch_size": 32, "lr": 3e-3, "test_prefixes": 128},
+    "paper": {**_SHARED, "dims": [2, 16, 128, 512, 1024],
+              "layers_heads": [[layers, heads] for layers in (1, 2, 4) for heads in (1, 2, 4)],
+              "steps": 10000, "batch_size": 8, "lr": 6e-5, "dropout": 0.1,
+              "test_prefixes": 1024},
+}
+
+
+def runs(config):
+    out = [{"name": "closed-form", "kind": "closed-form", "seed": config["seed"]}]
+    for d in config["dims"]:
+        for layers, heads in config["layers_heads"]:
+            if d % heads == 0:
+                out.append({"name": f"d{d:04d}-L{layers}-h{heads}", "kind": "trained", "d": d,
+                            "layers": layers, "heads": heads, "seed": config["seed"]})
+    return out
+
+
+def test_prefixes(config) -> list[str]:
+    rng = np.random.default_rng([config["seed"], 9])
+    return deep_test_prefixes(config["n"], config["test_prefixes"], config["test_depth"], rng)
+
+
+def run_one(params, config, device):
+    prefixes = test_prefixes(config)
+    rng = np.random.default_rng([params["seed"], 3])
+    if params["kind"] == "closed-form":
+        word = sample_words(rng, config["n"], 1, 0, config["max_depth"])[0]
+        head = ClosedFormHead(word)
+        completions, _ = head.complete(prefixes, rng)
+        accuracy = float(np.mean([is_balanced(p + c, config["n"])
+                                  for p, c in zip(prefixes, completions)]))
+        return {"accuracy": accuracy, "n_params": head.n_weights, "d": 1, "layers": 1,
+                "heads": 1, "train_word": word}
+    spec = model_spec(config, d=params["d"], layers=params["layers"], heads=params["heads"],
+                      seed=params["seed"])
+    model, _ = trained_model(spec, device)
+    return {"accuracy": completion_rate(model, prefixes, config["n"], rng, device),
+            "n_params": trainable_parameters(model), "d": params["d"],
+            "layers": params["layers"], "heads": params["heads"]}
+
+
+def figure(records):
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    trained = [r["metrics"] for r in records if r["params"]["kind"] == "trained"]
+    markers = {1: "o", 2: "s", 4: "^"}
+    dims = sorted({m["d"] for m in trained})
+    colors = plt.cm.viridis(np.linspace(0, 0.9, max(len(dims), 1)))
+    for m in trained:
+        ax.scatter(m["n_params"], m["accuracy"], marker=markers.get(m["layers"], "o"),
+                   color=colors[dims.index(m["d"])], s=20 + 15 * m["heads"])
+    single = sorted((m for m in trained if m["layers"] == 1 and m["heads"] == 1),
+                    key=lambda m: m["n_params"])
+    ax.plot([m["n_params"] for m in single], [m["accuracy"] for m in single], "k:", lw=1,
+            label="L = h = 1")
+    for d, c in zip(dims, colors):
+        ax.scatter([], [], color=c, label=f"d = {d}")
+    for layers, mk in markers.items():
+        if any(m["layers"] == layers for m in trained):
+            ax.scatter([], [], marker=mk, color="grey", label=f"L = {layers}")
+    for r in records:
+        if r["params"]["kind"] == "closed-form":
+            m = r["metrics"]
+            ax.scatter(m["n_params"], m["accuracy"], marker="D", s=90, color="limegreen",
+                       edgecolor="black", zorder=5, label=f"closed form ({m['n_params']} weights)")
+    cfg = records[0]["config"]
+    ax.set_xscale("log")
+    ax.set(xlabel="trainable parameters", ylim=(-0.05, 1.05),
+           ylabel=f"balanced completions, prefixes of depth >= {cfg['test_depth']}",
+           title=f"D_{2 * cfg['n']}: trained on depth <= {cfg['max_depth']}, "
+                 f"{cfg['steps']} steps")
+    ax.legend(fontsize=7, loc="lower right")
+    fig.tight_layout()
+    return fig

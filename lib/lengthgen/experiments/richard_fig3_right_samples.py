@@ -1,0 +1,96 @@
+"""Fig. 3 (right) of Richard (2024): in-sample vs deep out-of-sample completion against the
+number of distinct training words 10^k, for training depths q <= 4, 8, 12.
+
+In-sample: prefixes of the training words themselves. Out-of-sample: prefixes of D_32 words
+that already reach depth 13, deeper than any training word. The single-word model (k = 0,
+q <= 4) and the largest q <= 8 model are the two models that Fig. 4, Table 1 and Fig. 5 study:
+single_spec() and many_spec() below are how those figures ask for them.
+"""
+import numpy as np
+
+from lengthgen.experiments.richard_dyck_training import (completion_rate, deep_test_prefixes,
+                                                         model_spec, random_prefixes,
+                                                         trained_model)
+from lengthgen.models.dyck import ClosedFormHead
+from lengthgen.tasks.dyck import is_balanced, sample_words
+
+FIGURE_ID = "richard-fig3-right-samples"
+TITLE = "In-sample vs deep out-of-sample completion against the number of training words"
+
+_SHARED = {"n": 16, "variant": "full", "test_depth": 13, "seed": 0}
+CONFIGS = {
+    "test": {**_SHARED, "depths": [4, 8], "sizes": [1, 10], "d": 4, "layers": 1, "heads": 1,
+             "steps": 3, "batch_size": 4, "lr": 3e-3, "test_prefixes": 8},
+    "book": {**_SHARED, "depths": [4, 8, 12], "sizes": [1, 10, 1000], "d": 32, "layers": 2,
+             "heads": 2, "steps": 100, "batch_size": 32, "lr": 3e-3, "test_prefixes": 128},
+    "paper": {**_SHARED, "depths": [4, 8, 12], "sizes": [1, 10, 1000, 100000, 10000000],
+              "d": 1024, "layers": 4, "heads": 4, "steps": 10000, "batch_size": 8, "lr": 6e-5,
+              "dropout": 0.1, "test_prefixes": 1024},
+}
+
+
+def single_spec(config: dict) -> dict:
+    """The model trained on one word of depth <= 4 (Fig. 4 top row, Table 1, Fig. 5)."""
+    return model_spec(config, train_size=1, max_depth=min(config["depths"]))
+
+
+def many_spec(config: dict) -> dict:
+    """The model trained on the most words of depth <= 8 (Fig. 4 bottom row, Table 1, Fig. 5)."""
+    return model_spec(config, train_size=max(config["sizes"]), max_depth=8)
+
+
+def runs(config):
+    out = [{"name": "closed-form", "kind": "closed-form", "seed": config["seed"]}]
+    out += [{"name": f"q{q:02d}-size{size:08d}", "kind": "trained", "max_depth": q,
+             "train_size": size, "seed": config["seed"]}
+            for q in config["depths"] for size in config["sizes"]]
+    return out
+
+
+def run_one(params, config, device):
+    n = config["n"]
+    rng = np.random.default_rng([config["seed"], 13])
+    deep = deep_test_prefixes(n, config["test_prefixes"], config["test_depth"], rng)
+    if params["kind"] == "closed-form":
+        word = sample_words(rng, n, 1, 0, min(config["depths"]))[0]
+        completions, _ = ClosedFormHead(word).complete(deep, rng)
+        return {"out_of_sample": float(np.mean([is_balanced(p + c, n)
+                                                for p, c in zip(deep, completions)])),
+                "in_sample": 1.0, "train_size": 1, "train_word": word}
+    spec = model_spec(config, train_size=params["train_size"], max_depth=params["max_depth"],
+                      seed=params["seed"])
+    model, words = trained_model(spec, device)
+    own = random_prefixes(words, config["test_prefixes"], rng)
+    return {"out_of_sample": completion_rate(model, deep, n, rng, device),
+            "in_sample": completion_rate(model, own, n, rng, device),
+            "train_size": params["train_size"], "max_depth": params["max_depth"]}
+
+
+def figure(records):
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    trained = [r for r in records if r["params"]["kind"] == "trained"]
+    depths = sorted({r["params"]["max_depth"] for r in trained})
+    colors = plt.cm.plasma(np.linspace(0.1, 0.8, max(len(depths), 1)))
+    for q, c in zip(depths, colors):
+        rows = sorted((r["metrics"] for r in trained if r["params"]["max_depth"] == q),
+                      key=lambda m: m["train_size"])
+        sizes = [m["train_size"] for m in rows]
+        ax.plot(sizes, [m["out_of_sample"] for m in rows], "o-", color=c,
+                label=f"train depth <= {q}: deep test")
+        ax.plot(sizes, [m["in_sample"] for m in rows], "o--", color=c, alpha=0.6,
+                label=f"train depth <= {q}: in-sample")
+    for r in records:
+        if r["params"]["kind"] == "closed-form":
+            ax.scatter(1, r["metrics"]["out_of_sample"], marker="D", s=90, color="limegreen",
+                       edgecolor="black", zorder=5, label="closed form, one training word")
+    cfg = records[0]["config"]
+    ax.set_xscale("log")
+    ax.set(xlabel="distinct training words", ylim=(-0.05, 1.05),
+           ylabel="balanced completions",
+           title=f"Test prefixes of depth >= {cfg['test_depth']}; d={cfg['d']}, "
+                 f"L={cfg['layers']}, h={cfg['heads']}, {cfg['steps']} steps")
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    return fig
