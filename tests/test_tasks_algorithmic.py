@@ -7,6 +7,7 @@ import pytest
 from lengthgen.errors import LengthgenError
 from lengthgen.tasks import get_task, task_ids
 from lengthgen.tasks.algorithmic import TASKS, get_algorithmic
+from lengthgen.tasks.metadata import algorithmic_ids, info
 
 IDS = ["binary_majority", "binary_majority_interleave", "majority", "sort", "copy_unique",
        "copy_repeat", "parity_task", "addition"]
@@ -135,3 +136,12 @@ def test_bad_inputs_are_clear_errors():
         get_algorithmic("copy_repeat").format(["a", "c"])
     with pytest.raises(LengthgenError):
         get_task("binary_majority_interleave").sample(np.random.default_rng(0), 2, 4, 5)
+
+
+def test_metadata_rows_match_the_tasks():
+    assert algorithmic_ids() == IDS
+    for task_id in IDS:
+        row = info(task_id)
+        assert row.kind == "algorithmic"
+        assert set(row.alphabet) <= set(get_algorithmic(task_id).symbols)
+        assert row.crasp in ("yes", "no", "none found")
