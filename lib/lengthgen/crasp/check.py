@@ -198,10 +198,12 @@ def all_instances(symbols, solve_ok, max_length: int):
 def check_next_reference(program: Program, name: str, max_length: int = 8, n_random: int = 200,
                          max_random_length: int = 300, seed: int = 0) -> Report:
     """A next-symbol program with a reference function (the induction head): at every position
-    1..n exactly the reference symbol is predicted."""
+    1..n exactly the reference symbol is predicted. The reference is a slow python loop, so
+    the exhaustive part stops at the longest length with at most 20,000 strings."""
     from lengthgen.crasp.library import NEXT_REFERENCES
     letters, reference = NEXT_REFERENCES[name]
     rng = np.random.default_rng(seed)
+    max_length = _exhaustive_length(len(letters), max_length, 20_000)
     report = Report(program.name, name, exhaustive_length=max_length)
     groups = [codes for n in range(1, max_length + 1) for codes in _all_strings(len(letters), n)]
     groups += [rng.integers(0, len(letters), size=(n_random // 20, n))
