@@ -117,9 +117,3 @@ def accept_batch(program: ir.Program, ids: np.ndarray) -> np.ndarray:
     length k."""
     return run_ids(program, ids)[program.output]
 
-
-def next_token_sets(program: ir.Program, values: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
-    """For a next-token program: token -> bool array, true where that token may come next."""
-    if not program.token_outputs:
-        raise LengthgenError(f"program {program.name!r} has no next(...) outputs")
-    return {tok: values[name] for tok, name in program.token_outputs.items()}

@@ -9,9 +9,9 @@ a disagreement is flagged in the record and in red in the table.
 import matplotlib.pyplot as plt
 
 from lengthgen.crasp.check import MAX_EXHAUSTIVE_STRINGS as MAX_EXHAUSTIVE
-from lengthgen.crasp.check import check_language, check_next_reference, check_task
+from lengthgen.crasp.check import check_language, check_task
 from lengthgen.crasp.lemmas import APE, COLUMNS, NOPE, claim
-from lengthgen.crasp.library import NEXT_REFERENCES, get_program
+from lengthgen.crasp.library import get_program
 from lengthgen.tasks.metadata import info, language_ids
 
 FIGURE_ID = "huang-table2-languages"
@@ -35,9 +35,7 @@ def verify_cell(task_id: str, column: str, config: dict) -> dict:
     cell = {"entry": entry}
     if entry == "yes":
         program = get_program(backing)
-        if task_id in NEXT_REFERENCES:
-            report = check_next_reference(program, task_id, config["max_length"] // 2)
-        elif program.token_outputs:
+        if program.token_outputs:
             report = check_task(program, task_id, config["n_random"], config["max_random_length"],
                                 config.get("n_lengths", 40))
         else:
