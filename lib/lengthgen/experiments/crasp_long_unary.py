@@ -69,9 +69,9 @@ def figure(records):
     right.set_xlim(0.8, n * 1.5)
     right.axvline(n, color="k", lw=0.8, ls="--")
     right.set_yticks(range(len(records)), [])
-    right.invert_yaxis()
-    left.set_ylim(len(records) - 0.5, -0.5)
-    right.set_xlabel(f"last n <= {n} where any Boolean operation changes (log scale)")
+    for ax in (left, right):
+        ax.set_ylim(len(records) - 0.5, -0.5)
+    right.set_xlabel(f"last n <= {n} where some Boolean operation changes")
     right.set_title("blue: no periodic relation, settles; red: periodic, never settles",
                     fontsize=10)
     fig.tight_layout()

@@ -12,7 +12,7 @@ from lengthgen.crasp.check import MAX_EXHAUSTIVE_STRINGS as MAX_EXHAUSTIVE
 from lengthgen.crasp.check import check_language, check_task
 from lengthgen.crasp.lemmas import APE, COLUMNS, NOPE, claim
 from lengthgen.crasp.library import get_program
-from lengthgen.tasks.metadata import info, language_ids
+from lengthgen.tasks.metadata import algorithmic_ids, info, language_ids
 
 FIGURE_ID = "huang-table2-languages"
 TITLE = "Table 2: C-RASP expressiveness of the regular languages, every yes checked by running"
@@ -100,6 +100,12 @@ def rows_of(records: list[dict], extra_columns) -> tuple[list[str], list[list[st
     return header, rows, cells
 
 
+def in_order(records: list[dict]) -> list[dict]:
+    """Records in the paper's row order (Table 2, then Table 3)."""
+    ids = language_ids() + algorithmic_ids()
+    return sorted(records, key=lambda r: ids.index(r["run_name"]))
+
+
 def draw_table(records: list[dict], extra_columns, title: str):
     header, rows, cells = rows_of(records, extra_columns)
     fig, ax = plt.subplots(figsize=(11, 0.9 + 0.32 * len(rows)))
@@ -119,7 +125,7 @@ def draw_table(records: list[dict], extra_columns, title: str):
 
 def markdown_table(records: list[dict], extra_columns=None) -> str:
     """The same table as markdown, for a notebook cell."""
-    header, rows, _ = rows_of(records, EXTRA if extra_columns is None else extra_columns)
+    header, rows, _ = rows_of(in_order(records), EXTRA if extra_columns is None else extra_columns)
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     lines += ["| " + " | ".join(r) + " |" for r in rows]
     return "\n".join(lines)
@@ -131,6 +137,7 @@ EXTRA = [("star-free", lambda m: {True: "yes", False: "no"}[m["star_free"]]),
 
 
 def figure(records):
+    records = in_order(records)
     ok = sum(c["agrees"] for r in records for c in r["metrics"]["cells"].values())
     return draw_table(records, EXTRA, f"Table 2 regenerated: {ok} of {2 * len(records)} cells "
                                       "agree with Huang et al.; every yes is a program checked "

@@ -5,7 +5,7 @@ Every "yes" is a next-token program of the library checked against the task's so
 inputs at lengths up to the longest test length; every "no" names its proof. Cells are compared
 with the paper's entries (tasks.metadata).
 """
-from lengthgen.experiments.huang_table2_languages import cells_of, draw_table
+from lengthgen.experiments.huang_table2_languages import cells_of, draw_table, in_order
 from lengthgen.tasks.metadata import algorithmic_ids, info
 
 FIGURE_ID = "huang-table3-algorithmic"
@@ -31,6 +31,7 @@ EXTRA = [("AC0", lambda m: "yes" if m["ac0"] else "no")]
 
 
 def figure(records):
+    records = in_order(records)
     ok = sum(c["agrees"] for r in records for c in r["metrics"]["cells"].values())
     return draw_table(records, EXTRA, f"Table 3 regenerated: {ok} of {2 * len(records)} cells "
                                       "agree with Huang et al.; every yes is a program checked "
