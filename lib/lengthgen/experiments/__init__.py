@@ -19,6 +19,7 @@ from lengthgen.results import load_record, load_records, provenance, record_path
 
 # figure id -> module name inside lengthgen.experiments (add a line per new experiment)
 EXPERIMENTS: dict[str, str] = {
+    "limit-inference-procedure": "limit_inference_procedure",
     "richard-fig3-right-samples": "richard_fig3_right_samples",
     "richard-fig3-left-capacity": "richard_fig3_left_capacity",
     "huang-fig5-6-positional": "huang_fig5_6_positional",
