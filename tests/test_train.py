@@ -147,6 +147,9 @@ def test_resumed_run_ends_bit_identical_to_an_uninterrupted_one(tmp_path, majori
     assert not list(tmp_path.glob(".tmp-*"))
     again = train(resumed_model, majority, TrainConfig(**cfg, checkpoint_path=str(path)))
     assert again.history == reference.history  # a finished run resumes to its result
+    with pytest.raises(LengthgenError, match="belongs to a different run"):
+        train(resumed_model, majority, TrainConfig(**{**cfg, "lr": 1e-3},
+                                                   checkpoint_path=str(path)))
 
 
 def test_same_seed_same_run_different_seed_different_run(majority):

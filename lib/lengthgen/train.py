@@ -153,6 +153,13 @@ def _restore_rng(rng: np.random.Generator, state: dict, device) -> None:
         torch.cuda.set_rng_state(state["cuda"], torch.device(device))
 
 
+def _resumable_fields(cfg: TrainConfig) -> dict:
+    """The settings a checkpoint must share with the run resuming it (not where it is saved)."""
+    fields = cfg.to_dict()
+    del fields["checkpoint_path"], fields["checkpoint_every"]
+    return fields
+
+
 # ---- one step ------------------------------------------------------------------------------
 def training_step(model, optimizer, inputs, targets, mask, offsets=None,
                   grad_clip: float | None = None) -> torch.Tensor:
@@ -186,8 +193,13 @@ def train(model: Decoder, task: Task, cfg: TrainConfig, device="cpu",
     torch.manual_seed(cfg.seed)
     step, history, elapsed, stopped = 0, [], 0.0, False
     checkpoint = Path(cfg.checkpoint_path) if cfg.checkpoint_path else None
+    run = {"task": task.id, "model": model.cfg.to_dict(), "train": _resumable_fields(cfg)}
     if checkpoint is not None and checkpoint.exists():
         state = load_checkpoint(checkpoint)
+        if state.get("run") != run:
+            raise LengthgenError(f"{checkpoint}: this checkpoint belongs to a different run "
+                                 f"(task, model or training settings differ); delete it or "
+                                 f"choose another checkpoint_path")
         model.load_state_dict(state["model"])
         optimizer.load_state_dict(state["optimizer"])
         _restore_rng(rng, state["rng"], device)
@@ -195,7 +207,7 @@ def train(model: Decoder, task: Task, cfg: TrainConfig, device="cpu",
         elapsed, stopped = state["elapsed"], state["stopped"]
 
     def snapshot() -> dict:
-        return {"model": model.state_dict(), "optimizer": optimizer.state_dict(),
+        return {"run": run, "model": model.state_dict(), "optimizer": optimizer.state_dict(),
                 "rng": _rng_state(rng, device), "step": step, "history": history,
                 "elapsed": elapsed, "stopped": stopped}
 
