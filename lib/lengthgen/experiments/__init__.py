@@ -20,6 +20,11 @@ from lengthgen.results import load_record, load_records, provenance, record_path
 # figure id -> module name inside lengthgen.experiments (add a line per new experiment)
 EXPERIMENTS: dict[str, str] = {
     "limit-inference-procedure": "limit_inference_procedure",
+    "richard-fig7-learned-pe": "richard_fig7_learned_pe",
+    "richard-fig6-ablation": "richard_fig6_ablation",
+    "richard-fig5-spectrum": "richard_fig5_spectrum",
+    "richard-table1-deepest": "richard_table1_deepest",
+    "richard-fig4-completions": "richard_fig4_completions",
     "richard-fig3-right-samples": "richard_fig3_right_samples",
     "richard-fig3-left-capacity": "richard_fig3_left_capacity",
     "huang-fig5-6-positional": "huang_fig5_6_positional",

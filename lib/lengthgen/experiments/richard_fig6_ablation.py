@@ -1,0 +1,79 @@
+"""Fig. 6 of Richard (2024): which architectural choices matter, against training set size.
+
+Five variants (see richard_dyck_training.VARIANTS) are trained on 4^k distinct D_32 words and
+score completions of prefixes of their own training words (in-sample) and of fresh words
+(out-of-sample, any depth). The largest-set models of the three uniform-attention variants
+are the ones Fig. 7 opens up (ablation_spec below is how it asks for them).
+"""
+import numpy as np
+
+from lengthgen.experiments.richard_dyck_training import (VARIANTS, completion_rate, model_spec,
+                                                         random_prefixes, trainable_parameters,
+                                                         trained_model)
+from lengthgen.tasks.dyck import sample_words
+
+FIGURE_ID = "richard-fig6-ablation"
+TITLE = "Ablation: positions, uniform attention with +-1 tokens, fixed V, Eq. (1) vs data size"
+
+_SHARED = {"n": 16, "variants": list(VARIANTS), "seed": 0}
+CONFIGS = {
+    "test": {**_SHARED, "ks": [1], "d": 4, "layers": 1, "heads": 1, "steps": 3,
+             "batch_size": 4, "lr": 3e-3, "test_prefixes": 8},
+    "book": {**_SHARED, "ks": [1, 3, 5], "d": 32, "layers": 2, "heads": 2, "steps": 100,
+             "batch_size": 32, "lr": 3e-3, "test_prefixes": 128},
+    "paper": {**_SHARED, "ks": list(range(1, 13)), "d": 1024, "layers": 4, "heads": 4,
+              "steps": 10000, "batch_size": 8, "lr": 6e-5, "dropout": 0.1,
+              "test_prefixes": 1024},
+}
+
+
+def ablation_spec(config: dict, variant: str, k: int) -> dict:
+    return model_spec(config, variant=variant, train_size=4 ** k, max_depth=None)
+
+
+def runs(config):
+    return [{"name": f"{variant}-k{k:02d}", "variant": variant, "k": k, "seed": config["seed"]}
+            for variant in config["variants"] for k in config["ks"]]
+
+
+def run_one(params, config, device):
+    spec = ablation_spec(config, params["variant"], params["k"])
+    model, words = trained_model(spec, device)
+    rng = np.random.default_rng([params["seed"], 6])
+    seen = set(words)
+    fresh = [w for w in sample_words(rng, config["n"], 2 * config["test_prefixes"])
+             if w not in seen]
+    return {"variant": params["variant"], "train_size": len(words),
+            "trainable_parameters": trainable_parameters(model),
+            "in_sample": completion_rate(model, random_prefixes(words, config["test_prefixes"], rng),
+                                         config["n"], rng, device),
+            "out_of_sample": completion_rate(
+                model, random_prefixes(fresh, config["test_prefixes"], rng), config["n"], rng,
+                device)}
+
+
+COLORS = {"full": "red", "nope": "black", "uniform-pm1": "tab:blue", "uniform-pm1-v": "limegreen",
+          "eq1": "purple"}
+
+
+def figure(records):
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7.5, 4.5))
+    for variant in VARIANTS:
+        rows = sorted((r["metrics"] for r in records if r["params"]["variant"] == variant),
+                      key=lambda m: m["train_size"])
+        if not rows:
+            continue
+        sizes = [m["train_size"] for m in rows]
+        ax.plot(sizes, [m["out_of_sample"] for m in rows], "o-", color=COLORS[variant],
+                label=f"{variant} ({rows[-1]['trainable_parameters']} params)")
+        ax.plot(sizes, [m["in_sample"] for m in rows], "o--", color=COLORS[variant], alpha=0.5)
+    cfg = records[0]["config"]
+    ax.set_xscale("log", base=4)
+    ax.set(xlabel="distinct training words (4^k)", ylabel="balanced completions", ylim=(-0.05, 1.05),
+           title=f"D_{2 * cfg['n']}: out-of-sample (full) and in-sample (dashed); "
+                 f"d={cfg['d']}, {cfg['steps']} steps")
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    return fig
