@@ -59,3 +59,10 @@ def test_unknown_language_exit_2(monkeypatch, capsys):
     code, _, err = run(["crasp", "check", "tomita1", "--language", "tomita99"], "",
                        monkeypatch, capsys)
     assert code == 2 and "tomita1" in err
+
+
+def test_list_and_show(monkeypatch, capsys):
+    code, out, _ = run(["crasp", "list"], "", monkeypatch, capsys)
+    assert code == 0 and "tomita4" in out and "C-RASP[local]" in out
+    code, out, _ = run(["crasp", "show", "majority_ab"], "", monkeypatch, capsys)
+    assert code == 0 and out.startswith("//") and "alphabet a b" in out

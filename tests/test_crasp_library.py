@@ -84,3 +84,13 @@ def test_programs_without_positions_use_none():
         assert not p.uses_periodic() and not p.uses_local(), name
     assert get_program("tomita4").fragment() == "C-RASP[local]"
     assert get_program("aa_star").fragment() == "C-RASP[periodic]"
+
+
+def test_a_task_whose_input_ends_with_its_own_separator():
+    # addition: the prompt ends with "=", no <sep>; a program that always predicts <eos>
+    # right after "=" is right exactly when the answer is empty, i.e. never
+    program = parse_program("alphabet 0 1 + =\nnext(<eos>) := Q(=)\n", name="eos-only")
+    report = check_task(program, "addition", n_random=20, max_length=8, n_lengths=2)
+    assert report.checked > 0 and report.n_disagreements >= report.checked
+    first = report.disagreements[0]
+    assert first.split(":")[0].endswith("=") and "predicts {<eos>}" in first  # scored from "="

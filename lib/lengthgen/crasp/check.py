@@ -142,17 +142,18 @@ def check_language(program: Program, language_id: str, max_length: int = 10,
 
 
 # ----- next-token programs --------------------------------------------------------------------
-def check_instances(program: Program, instances: list[list[str]], solve, sep: str = "<sep>",
-                    eos: str = "<eos>", against: str = "") -> Report:
+def check_instances(program: Program, instances: list[list[str]], solve,
+                    sep: str | None = "<sep>", eos: str = "<eos>", against: str = "") -> Report:
     """Run the program on `input <sep> answer` for each instance (answer = solve(input)) and
-    require, from <sep> to the last answer token, that exactly the next token is predicted."""
+    require, from <sep> to the last answer token, that exactly the next token is predicted.
+    sep=None: the input ends with its own separator (addition's "=")."""
     report = Report(program.name, against)
     groups: dict[int, list] = {}
     for x in instances:
         groups.setdefault(len(x), []).append(list(x))
     tokens = list(program.token_outputs)
     for rows in groups.values():
-        seqs = [x + [sep] + list(solve(x)) for x in rows]
+        seqs = [x + ([sep] if sep else []) + list(solve(x)) for x in rows]
         if len({len(s) for s in seqs}) > 1:   # answers of different lengths: one at a time
             batches = [[s] for s in seqs]
         else:
@@ -160,7 +161,7 @@ def check_instances(program: Program, instances: list[list[str]], solve, sep: st
         for batch in batches:
             values = run_ids(program, encode(program, batch))
             pred = np.stack([values[program.token_outputs[t]] for t in tokens], axis=-1)
-            start = len(rows[0]) + 1                 # position of <sep>
+            start = len(rows[0]) + (1 if sep else 0)   # position of the last prompt token
             for r, seq in enumerate(batch):
                 targets = seq[start:] + [eos]
                 for k, target in enumerate(targets):
@@ -184,7 +185,7 @@ def check_task(program: Program, task_id: str, n_random: int = 2000, max_length:
     picks = sorted(set(picks) | {feasible[0], feasible[-1]})
     per_length = max(1, n_random // len(picks))
     instances = [x for n in picks for x in task.sample_instances(rng, n, per_length)]
-    return check_instances(program, instances, task.solve, against=task_id)
+    return check_instances(program, instances, task.solve, sep=task.sep, against=task_id)
 
 
 def all_instances(symbols, solve_ok, max_length: int):
