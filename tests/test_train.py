@@ -191,7 +191,7 @@ def test_bad_settings_are_refused_clearly(majority, tmp_path):
 
 def test_train_and_evaluate_returns_json_able_metrics(majority):
     import json
-    metrics = train_and_evaluate(majority, TrainConfig(steps=3, eval_every=3, eval_samples=8),
+    metrics = train_and_evaluate("binary_majority", TrainConfig(steps=3, eval_every=3, eval_samples=8),
                                  bins=[(1, 5), (6, 9)], samples_per_bin=8, generation=True,
                                  pe="nope", **SMALL)
     json.dumps(metrics)

@@ -21,10 +21,11 @@ from lengthgen.errors import LengthgenError
 from lengthgen.evaluate import (autocast, bin_name, evaluate, generation_accuracy,
                                 masked_cross_entropy, to_tensors)
 from lengthgen.models.decoder import Decoder, DecoderConfig
+from lengthgen.tasks import get_task
 from lengthgen.tasks.base import Task
 
 SCHEDULES = ("constant", "linear", "cosine")
-EVAL_SEED_OFFSET = 7919  # the in-distribution eval set is drawn from seed + this, apart from training data
+EVAL_SEED_OFFSET = 7919  # eval sets come from seed + this (test: + 2x), apart from training data
 
 
 @dataclass
@@ -270,15 +271,18 @@ def decoder_for_task(task: Task, seed: int = 0, bins=None, **options) -> Decoder
     return Decoder(cfg)
 
 
-def train_and_evaluate(task: Task, train_cfg: TrainConfig, device="cpu", *, bins=None,
+def train_and_evaluate(task: Task | str, train_cfg: TrainConfig, device="cpu", *, bins=None,
                        samples_per_bin: int = 2000, generation: bool = False,
                        progress: bool = False, **model_options) -> dict:
-    """Build a decoder (model_options go to DecoderConfig), train it, evaluate on the test bins.
+    """Build a decoder (model_options go to DecoderConfig), train it, evaluate on the test bins
+    (or `bins`). `task` is a Task or a task id.
 
     Returns a JSON-able metrics dict: per-bin accuracy/loss/n under "bins" (and free-running
     generation accuracy under "generation" if asked), steps, early stop, final in-distribution
     accuracy, train wall time, parameter count, the model config and the eval history.
     """
+    if isinstance(task, str):
+        task = get_task(task)
     model = decoder_for_task(task, seed=train_cfg.seed, bins=bins, **model_options)
     result = train(model, task, train_cfg, device, progress=progress)
     test_seed = train_cfg.seed + 2 * EVAL_SEED_OFFSET
