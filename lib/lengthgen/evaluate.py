@@ -4,6 +4,8 @@ A sequence counts as correct only if the argmax prediction is right at every mas
 (teacher forcing): for sequence-to-sequence tasks that is the whole answer, for languages it is
 the set of legal next symbols at every position. Free-running greedy generation (the model reads
 its own answer tokens) is measured separately by generation_accuracy.
+
+Models are Decoders or modules like them: `cfg.pe` and forward(inputs, offsets) -> logits.
 """
 import contextlib
 

@@ -179,7 +179,11 @@ def training_step(model, optimizer, inputs, targets, mask, offsets=None,
 # ---- the loop ------------------------------------------------------------------------------
 def train(model: Decoder, task: Task, cfg: TrainConfig, device="cpu",
           progress: bool = False) -> TrainResult:
-    """Train in place; resume from cfg.checkpoint_path when it exists."""
+    """Train in place; resume from cfg.checkpoint_path when it exists.
+
+    `model` is a Decoder or any module like it: a `cfg` with `pe` ("ape" or "nope") and
+    `n_positions`, and forward(inputs, offsets, check) -> logits [B,T,n_classes].
+    """
     from tqdm.auto import tqdm
 
     device = torch.device(device)
