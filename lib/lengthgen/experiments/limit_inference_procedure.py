@@ -6,16 +6,21 @@ the position decides the next symbol), so the theorem predicts success once n is
 PARITY has no such program, and nothing is guaranteed. Real training (AdamW, a few hundred steps)
 stands in for the idealized procedure (exact fit with a minimal regularizer), so this shows the
 predicted contrast, not the theorem itself.
+
+Each run also records how far the trained first-layer heads' positional products are from the
+shapes a Limit Transformer allows (lengthgen.models.products; period 2, locality 2).
 """
 import matplotlib.pyplot as plt
 
-from lengthgen.evaluate import bin_name
+from lengthgen.evaluate import bin_name, evaluate
+from lengthgen.models.products import product_report
 from lengthgen.tasks import get_task
-from lengthgen.train import TrainConfig, train_and_evaluate
+from lengthgen.train import EVAL_SEED_OFFSET, TrainConfig, decoder_for_task, train
 
 FIGURE_ID = "limit-inference-procedure"
 TITLE = "Accuracy at twice the training length: a C-RASP[periodic, local] language vs PARITY"
 
+PRODUCT_PERIOD, PRODUCT_TAU = 2, 2
 _MODEL = {"d_model": 64, "n_layers": 2, "n_heads": 2}
 CONFIGS = {
     "test": {"tasks": ["aa_star", "parity"], "train_lengths": [4], "seeds": [0], "steps": 20,
@@ -36,42 +41,58 @@ def runs(config: dict) -> list[dict]:
 
 
 def run_one(params: dict, config: dict, device) -> dict:
-    n = params["train_length"]
+    n, task = params["train_length"], get_task(params["task"])
+    bins = [(1, n), (n + 1, 2 * n)]
     train_cfg = TrainConfig(steps=config["steps"], batch_size=config["batch_size"],
                             lr=config["lr"], min_len=1, max_len=n, eval_every=100,
                             eval_samples=config["eval_samples"], seed=params["seed"])
-    metrics = train_and_evaluate(get_task(params["task"]), train_cfg, device,
-                                 bins=[(1, n), (n + 1, 2 * n)],
-                                 samples_per_bin=config["test_samples"], pe="ape",
-                                 **config["model"])
-    return {"in_distribution": metrics["bins"][bin_name(1, n)]["accuracy"],
-            "twice_length": metrics["bins"][bin_name(n + 1, 2 * n)]["accuracy"],
-            "steps": metrics["steps"], "n_params": metrics["n_params"]}
+    model = decoder_for_task(task, seed=params["seed"], bins=bins, pe="ape", **config["model"])
+    result = train(model, task, train_cfg, device)
+    accuracy = evaluate(model, task, bins, config["test_samples"],
+                        params["seed"] + 2 * EVAL_SEED_OFFSET, device)
+    products = product_report(model.cpu(), period=PRODUCT_PERIOD, tau=PRODUCT_TAU)
+    return {"in_distribution": accuracy[bin_name(1, n)]["accuracy"],
+            "twice_length": accuracy[bin_name(n + 1, 2 * n)]["accuracy"],
+            "steps": result.steps, "n_params": model.num_parameters(),
+            "products": [row for row in products if row["layer"] == 0]}
+
+
+def _mean_over_seeds(records, task, n, value):
+    rows = [value(r["metrics"]) for r in records
+            if r["params"]["task"] == task and r["params"]["train_length"] == n]
+    return sum(rows) / len(rows)
 
 
 def figure(records: list[dict]):
     config = records[0]["config"]
-    fig, ax = plt.subplots(figsize=(6, 4))
+    fig, (ax, ax_products) = plt.subplots(1, 2, figsize=(11, 4))
     labels = {"aa_star": "(aa)*: C-RASP[periodic, local]", "parity": "PARITY: no C-RASP program"}
+    lengths = sorted({r["params"]["train_length"] for r in records})
     for color, task in enumerate(config["tasks"]):
-        ns = sorted({r["params"]["train_length"] for r in records if r["params"]["task"] == task})
+        ns = [n for n in lengths if any(r["params"]["task"] == task
+                                        and r["params"]["train_length"] == n for r in records)]
+        name = labels.get(task, task)
         for key, style, what in (("twice_length", "o-", "lengths n+1..2n"),
                                  ("in_distribution", "x:", "lengths 1..n")):
-            means = []
-            for n in ns:
-                rows = [r["metrics"][key] for r in records
-                        if r["params"]["task"] == task and r["params"]["train_length"] == n]
-                means.append(sum(rows) / len(rows))
-            ax.plot(ns, means, style, color=f"C{color}",
-                    label=f"{labels.get(task, task)}, {what}")
-    ax.set_xlabel("training length n (train on 1..n)")
+            ax.plot(ns, [_mean_over_seeds(records, task, n, lambda m: m[key]) for n in ns],
+                    style, color=f"C{color}", label=f"{name}, {what}")
+        for key, style in (("limit", "o-"), ("translation", "s--")):
+            distance = [_mean_over_seeds(records, task, n, lambda m: sum(
+                h[key] for h in m["products"]) / len(m["products"])) for n in ns]
+            ax_products.plot(ns, distance, style, color=f"C{color}", label=f"{name}: {key}")
     ax.set_ylabel("sequence accuracy")
     ax.set_ylim(-0.03, 1.03)
-    ax.set_xscale("log", base=2)
-    ax.set_xticks(sorted({r["params"]["train_length"] for r in records}))
-    ax.get_xaxis().set_major_formatter(plt.ScalarFormatter())
-    ax.legend(fontsize=7)
     ax.set_title(f"APE decoders, {config['steps']} steps, {len(config['seeds'])} seed(s)",
                  fontsize=9)
+    ax_products.set_ylabel("relative distance of layer-1 positional products")
+    ax_products.set_ylim(0, 1.03)
+    ax_products.set_title(f"limit: from periodic(Delta={PRODUCT_PERIOD}) + "
+                          f"local(tau={PRODUCT_TAU}); translation: from any f(i - j)", fontsize=9)
+    for axis in (ax, ax_products):
+        axis.set_xlabel("training length n (train on 1..n)")
+        axis.set_xscale("log", base=2)
+        axis.set_xticks(lengths)
+        axis.get_xaxis().set_major_formatter(plt.ScalarFormatter())
+        axis.legend(fontsize=7)
     fig.tight_layout()
     return fig
