@@ -159,13 +159,12 @@ def figure(records: list[dict]):
             ax.plot(ns, agree, marker=".", label=record["params"]["program"])
     ax.axvline(limit, color="k", ls="--", lw=1)
     ax.set_ylim(-0.02, 1.02)
-    ax.set_xscale("log")
-    ax.set_xlabel("input length n")
+    ax.set_xlabel("input length n (dashed: max_length)")
     ax.set_ylabel("accept bits correct (fraction of positions)")
     ax.set_title(f"ReLU-only compiled for max_length {limit}")
     unaffected = len(records) - len(broken)
-    ax.legend(fontsize=7, title=f"accept bit breaks; {unaffected} others never did",
-              title_fontsize=7)
+    ax.legend(fontsize=6, ncol=2, loc="lower left",
+              title=f"accept bit breaks; {unaffected} others never did", title_fontsize=7)
 
     ax = axes[2]
     for record in records:
@@ -182,7 +181,7 @@ def figure(records: list[dict]):
     ax.set_ylabel("largest |stored value - exact representation|")
     ax.set_title("exactness of the residual stream")
     ax.legend(fontsize=7)
-    for ax in axes:
+    for ax in axes[::2]:
         ax.xaxis.set_major_formatter(ScalarFormatter())
         ax.xaxis.set_minor_formatter(NullFormatter())
     fig.tight_layout()
