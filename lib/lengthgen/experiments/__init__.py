@@ -19,6 +19,7 @@ from lengthgen.results import load_record, load_records, provenance, record_path
 
 # figure id -> module name inside lengthgen.experiments (add a line per new experiment)
 EXPERIMENTS: dict[str, str] = {
+    "richard-fig1-boolean": "richard_fig1_boolean",
     "limit-inference-procedure": "limit_inference_procedure",
     "richard-fig7-learned-pe": "richard_fig7_learned_pe",
     "richard-fig6-ablation": "richard_fig6_ablation",
