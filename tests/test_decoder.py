@@ -143,3 +143,12 @@ def test_positions_beyond_the_table_are_refused():
     model(x, torch.tensor([10]))
     with pytest.raises(LengthgenError, match="uniform attention has no query"):
         make(attention="uniform").query_key(0, 0)
+
+
+def test_uniform_running_mean_keeps_its_precision_in_bfloat16():
+    values = torch.full((1, 400, 1), 0.1, dtype=torch.bfloat16)
+    means = causal_mean(values)
+    assert means.dtype == torch.bfloat16
+    torch.testing.assert_close(means.float(), values.float(), atol=1e-3, rtol=0)
+    naive = values.cumsum(dim=1)[0, -1, 0] / 400  # a bf16 running sum stalls long before 40
+    assert abs(float(naive) - 0.1) > 0.01

@@ -88,10 +88,12 @@ def log_length_factors(t: int, device) -> torch.Tensor:
 
 
 def causal_mean(values: torch.Tensor) -> torch.Tensor:
-    """Uniform causal attention: position i gets the mean of values at positions 0..i (dim -2)."""
+    """Uniform causal attention: position i gets the mean of values at positions 0..i (dim -2).
+
+    Summed in float32 even under bf16 autocast: a long bf16 running sum loses the counts."""
     t = values.shape[-2]
-    counts = torch.arange(1, t + 1, device=values.device, dtype=values.dtype)
-    return values.cumsum(dim=-2) / counts[:, None]
+    counts = torch.arange(1, t + 1, device=values.device, dtype=torch.float32)
+    return (values.float().cumsum(dim=-2) / counts[:, None]).to(values.dtype)
 
 
 class CausalSelfAttention(nn.Module):
