@@ -13,7 +13,7 @@ the first r rows of X, so with E = [1, -1] the head reads the stack size of the 
   fixed +-1 token embeddings, uniform or softmax attention), used in the ablation and Fig. 7.
 """
 import math
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
 import numpy as np
 import torch
@@ -199,6 +199,9 @@ class HeadConfig:
     d_model: int
     n_positions: int
     pe: str = "ape"
+
+    def to_dict(self) -> dict:
+        return asdict(self)
 
 
 class SelfAttentionHead(nn.Module):
