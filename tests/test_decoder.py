@@ -146,9 +146,8 @@ def test_positions_beyond_the_table_are_refused():
 
 
 def test_uniform_running_mean_keeps_its_precision_in_bfloat16():
-    values = torch.full((1, 400, 1), 0.1, dtype=torch.bfloat16)
+    values = torch.ones(1, 300, 1, dtype=torch.bfloat16)
     means = causal_mean(values)
     assert means.dtype == torch.bfloat16
-    torch.testing.assert_close(means.float(), values.float(), atol=1e-3, rtol=0)
-    naive = values.cumsum(dim=1)[0, -1, 0] / 400  # a bf16 running sum stalls long before 40
-    assert abs(float(naive) - 0.1) > 0.01
+    assert torch.all(means == 1)  # a bf16 running sum cannot hold 257 (it rounds to 256)
+    assert values.cumsum(dim=1)[0, 256, 0] != 257
