@@ -65,7 +65,7 @@ def _mean_over_seeds(records, task, n, value):
 
 def figure(records: list[dict]):
     config = records[0]["config"]
-    fig, (ax, ax_products) = plt.subplots(1, 2, figsize=(11, 4))
+    fig, (ax, ax_products) = plt.subplots(1, 2, figsize=(12, 5))
     labels = {"aa_star": "(aa)*: C-RASP[periodic, local]", "parity": "PARITY: no C-RASP program"}
     lengths = sorted({r["params"]["train_length"] for r in records})
     for color, task in enumerate(config["tasks"]):
@@ -82,9 +82,9 @@ def figure(records: list[dict]):
             ax_products.plot(ns, distance, style, color=f"C{color}", label=f"{name}: {key}")
     ax.set_ylabel("sequence accuracy")
     ax.set_ylim(-0.03, 1.03)
-    ax.set_title(f"APE decoders, {config['steps']} steps, {len(config['seeds'])} seed(s)",
-                 fontsize=9)
-    ax_products.set_ylabel("relative distance of layer-1 positional products")
+    ax.set_title(f"APE decoders, up to {config['steps']} steps (stop at 100% in-distribution), "
+                 f"{len(config['seeds'])} seed(s)", fontsize=9)
+    ax_products.set_ylabel("distance of first-layer positional products")
     ax_products.set_ylim(0, 1.03)
     ax_products.set_title(f"limit: from periodic(Delta={PRODUCT_PERIOD}) + "
                           f"local(tau={PRODUCT_TAU}); translation: from any f(i - j)", fontsize=9)
@@ -93,6 +93,6 @@ def figure(records: list[dict]):
         axis.set_xscale("log", base=2)
         axis.set_xticks(lengths)
         axis.get_xaxis().set_major_formatter(plt.ScalarFormatter())
-        axis.legend(fontsize=7)
+        axis.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2)
     fig.tight_layout()
     return fig
