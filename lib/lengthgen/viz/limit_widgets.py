@@ -67,16 +67,16 @@ def notes(delta: int, tau: int, precision: int, length: int = LENGTH) -> str:
     threshold = 2 ** (precision / margin) if math.isfinite(margin) else 1.0
     hard = "yes" if length >= threshold else "not yet"
     return "\n".join([
-        f"Period Delta = {delta}: the stripes repeat every {delta} positions along both axes;",
-        "  a periodic encoding tells positions apart only modulo Delta.",
-        f"Locality tau = {tau}: the band next to the diagonal is {tau + 1} positions wide;",
-        "  further back only the periodic stripes remain, at every length.",
-        f"Precision p = {precision}: logits are multiples of 2^-{precision}; margin gamma = "
-        f"{margin:.3g}.",
-        f"  Softmax is exactly hardmax once N >= 2^(p/gamma) = {threshold:.3g}: at N = {length}, "
-        f"{hard}.",
-        "Both the logits and the attention look the same wherever you cut the input:",
-        "  that is what lets behaviour on short inputs decide behaviour on long ones.",
+        f"Period Delta = {delta}: stripes repeat every {delta}",
+        "  positions; p_i only knows i mod Delta.",
+        f"Locality tau = {tau}: the diagonal band is {tau + 1} wide;",
+        "  further back only the stripes remain.",
+        f"Precision p = {precision}: logits are multiples of",
+        f"  2^-{precision}; margin gamma = {margin:.3g}.",
+        "Hardmax on every input once N >= 2^(p/gamma)",
+        f"  = {threshold:.3g}: at N = {length}, {hard}.",
+        "Nothing changes with where the input is cut:",
+        "  short inputs pin down long ones.",
     ])
 
 
@@ -102,8 +102,7 @@ def draw_limit_panel(delta: int = DEFAULTS["delta"], tau: int = DEFAULTS["tau"],
     fig, axes = plt.subplots(1, 3, figsize=(13, 4.2), gridspec_kw={"width_ratios": [1, 1, 1.15]})
     _draw(axes[0], axes[1], delta, tau, precision)
     axes[2].axis("off")
-    axes[2].text(0, 0.5, notes(delta, tau, precision), va="center", fontsize=8.5, family="monospace",
-                 wrap=True)
+    axes[2].text(0, 0.5, notes(delta, tau, precision), va="center", fontsize=9, family="monospace")
     axes[2].set_title("what to notice", fontsize=9)
     fig.tight_layout()
     return fig
