@@ -25,7 +25,8 @@ CONFIGS = {
 
 def runs(config: dict) -> list[dict]:
     return [{"name": f"{target}-d{width}-s{seed}", "target": target, "width": width, "seed": seed}
-            for target in config["targets"] for width in config["widths"] for seed in config["seeds"]]
+            for target in config["targets"] for width in config["widths"]
+            for seed in config["seeds"]]
 
 
 def run_one(params: dict, config: dict, device) -> dict:

@@ -20,6 +20,8 @@ CONFIGS = {
               "fixed_width": 16, "heads": 1, "seeds": 100},
 }
 RULES = ("linear", "fixed")
+TITLES = {"first_position": r"$\sum_j (p_0^\top K^\top Q\, p_j)^2$",
+          "all_pairs": r"$\frac{1}{N}\sum_{j\leq i} (p_j^\top K^\top Q\, p_i)^2$"}
 
 
 def width(rule: str, n: int, config: dict) -> int:
@@ -61,8 +63,7 @@ def figure(records: list[dict]):
         ax.set_yscale("log")
         ax.set_xlabel("context length N")
         ax.set_ylabel("regularizer term")
-        ax.set_title({"first_position": r"$\sum_j (p_0^\top K^\top Q\, p_j)^2$",
-                      "all_pairs": r"$\frac{1}{N}\sum_{j\leq i} (p_j^\top K^\top Q\, p_i)^2$"}[variant])
+        ax.set_title(TITLES[variant])
     axes[0].legend(fontsize=7)
     fig.suptitle("Attention-product term at N(0, 1/d) initialization, "
                  f"{config['seeds']} seeds per point (mean ± sd)")

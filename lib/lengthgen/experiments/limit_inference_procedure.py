@@ -37,7 +37,8 @@ CONFIGS = {
 
 def runs(config: dict) -> list[dict]:
     return [{"name": f"{task}-n{n}-s{seed}", "task": task, "train_length": n, "seed": seed}
-            for task in config["tasks"] for n in config["train_lengths"] for seed in config["seeds"]]
+            for task in config["tasks"] for n in config["train_lengths"]
+            for seed in config["seeds"]]
 
 
 def run_one(params: dict, config: dict, device) -> dict:

@@ -49,7 +49,8 @@ class LimitHead(nn.Module):
         if key.shape != (d, k) or value.shape != (d, k) or output.shape != (k, d):
             raise LengthgenError(
                 f"head shapes disagree: query {tuple(query.shape)}, key {tuple(key.shape)}, "
-                f"value {tuple(value.shape)} must be [d, k] and output {tuple(output.shape)} [k, d]")
+                f"value {tuple(value.shape)} must be [d, k] and output {tuple(output.shape)} "
+                "[k, d]")
         if local is not None and phi is not None:
             raise LengthgenError("give a head either `local` (translation-invariant) or a general "
                                  "`phi` table, not both")
@@ -103,7 +104,8 @@ class LimitMLP(nn.Module):
                 f"MLP shapes disagree: w_in {tuple(w_in.shape)} [d, m], b_in {tuple(b_in.shape)} "
                 f"[m], w_out {tuple(w_out.shape)} [m, d], b_out {tuple(b_out.shape)} [d]")
         if activation not in ACTIVATIONS:
-            raise LengthgenError(f"unknown activation {activation!r}; valid: {', '.join(ACTIVATIONS)}")
+            raise LengthgenError(f"unknown activation {activation!r}; valid: "
+                                 f"{', '.join(ACTIVATIONS)}")
         self.w_in, self.b_in = _parameter(w_in), _parameter(b_in)
         self.w_out, self.b_out = _parameter(w_out), _parameter(b_out)
         self.activation = activation
@@ -146,7 +148,8 @@ class LimitTransformer(nn.Module):
                  round_softmax: bool = False, check: bool = False):
         super().__init__()
         if token_embedding.dim() != 2:
-            raise LengthgenError(f"token_embedding must be [V, d], got {tuple(token_embedding.shape)}")
+            raise LengthgenError(f"token_embedding must be [V, d], got "
+                                 f"{tuple(token_embedding.shape)}")
         d = token_embedding.shape[1]
         if positional is not None and (positional.dim() != 2 or positional.shape[1] != d):
             raise LengthgenError(f"positional must be [P, {d}], got {tuple(positional.shape)}")
@@ -156,8 +159,8 @@ class LimitTransformer(nn.Module):
             if positional is None:
                 raise LengthgenError("a period was given but no positional encodings")
             if positional.shape[0] != period:
-                raise LengthgenError(f"not periodic: a periodic model needs exactly period={period} "
-                                     f"positional rows, got {positional.shape[0]}")
+                raise LengthgenError(f"not periodic: a periodic model needs exactly "
+                                     f"period={period} positional rows, got {positional.shape[0]}")
         if precision_bits is not None and precision_bits < 0:
             raise LengthgenError(f"precision_bits must be >= 0, got {precision_bits}")
         if round_softmax and precision_bits is None:
@@ -165,7 +168,8 @@ class LimitTransformer(nn.Module):
         for number, layer in enumerate(layers):
             widths = [h.width for h in layer.heads] + ([layer.mlp.width] if layer.mlp else [])
             if any(w != d for w in widths):
-                raise LengthgenError(f"layer {number} has width(s) {widths}, the residual stream {d}")
+                raise LengthgenError(f"layer {number} has width(s) {widths}, the residual "
+                                     f"stream {d}")
         self.token_embedding = _parameter(token_embedding)
         self.positional = None if positional is None else _parameter(positional)
         self.layers = nn.ModuleList(layers)
@@ -264,13 +268,14 @@ class LimitTransformer(nn.Module):
                     far = torch.nonzero(by_distance[tau + 1:]).flatten()
                     if len(far):
                         raise LengthgenError(
-                            f"not local (phi nonzero at distance {int(far[0]) + tau + 1} > tau={tau} "
-                            f"in {where})")
+                            f"not local (phi nonzero at distance {int(far[0]) + tau + 1} > "
+                            f"tau={tau} in {where})")
 
     def summary(self) -> dict:
         """Sizes for reports and the compiler CLI."""
         heads = [len(layer.heads) for layer in self.layers]
-        taus = [len(h.local) - 1 for layer in self.layers for h in layer.heads if h.local is not None]
+        taus = [len(h.local) - 1 for layer in self.layers for h in layer.heads
+                if h.local is not None]
         return {
             "vocab": self.token_embedding.shape[0],
             "width": self.width,

@@ -24,7 +24,8 @@ TARGETS = {
     "j%3=0": ("periodic", lambda i, j: j % 3 == 0),
     "i-j>5": ("neither", lambda i, j: i - j > 5),
     "i-j>=20": ("neither", lambda i, j: i - j >= 20),
-    "i-j=2 + (i-j)%4=0": ("combined", lambda i, j: (i - j == 2).double() + ((i - j) % 4 == 0).double()),
+    "i-j=2 + (i-j)%4=0": ("combined",
+                          lambda i, j: (i - j == 2).double() + ((i - j) % 4 == 0).double()),
 }
 KINDS = ("local", "periodic", "neither", "combined")
 
@@ -45,7 +46,8 @@ class PositionalProduct(torch.nn.Module):
         std = width ** -0.5
         draw = lambda *shape: torch.nn.Parameter(  # noqa: E731
             torch.randn(*shape, generator=generator, dtype=torch.float64) * std)
-        self.positions, self.query, self.key = draw(n_positions, width), draw(width, width), draw(width, width)
+        self.positions = draw(n_positions, width)
+        self.query, self.key = draw(width, width), draw(width, width)
 
     def products(self) -> torch.Tensor:
         """[i, j] = p_i^T Q^T K p_j for all positions (cheaper than per window: P is small)."""
@@ -70,7 +72,8 @@ def window_weights(offsets: torch.Tensor, length: int, n_positions: int) -> torc
     """
     counts = torch.bincount(offsets, minlength=n_positions).double()
     started = torch.cumsum(counts, 0)  # windows with o <= j
-    ended = torch.cat([torch.zeros(length, dtype=torch.float64), started])[:n_positions]  # o <= i - length
+    # windows with o <= i - length
+    ended = torch.cat([torch.zeros(length, dtype=torch.float64), started])[:n_positions]
     weights = (started[None, :] - ended[:, None]).clamp(min=0)
     return weights.tril()
 
@@ -89,7 +92,7 @@ def one_thread():
 def fit(target: str, width: int, steps: int, seed: int, n_positions: int = 200,
         train_length: int = 50, batch_size: int = 64, lr: float = 1e-3,
         weight_penalty: float = 0.01, value: float = 1.0) -> PositionalProduct:
-    """Adam on the causal MSE at random offsets in [0, n_positions - train_length], plus the penalty."""
+    """Adam on the causal MSE of windows at random offsets, plus the mean-squared-weight penalty."""
     if train_length > n_positions:
         raise LengthgenError(f"train_length {train_length} exceeds n_positions {n_positions}")
     generator = torch.Generator().manual_seed(seed)

@@ -23,7 +23,8 @@ VARIANTS = ("first_position", "all_pairs")
 
 def _check(variant: str, n: int, d: int, k: int, heads: int) -> None:
     if variant not in VARIANTS:
-        raise LengthgenError(f"unknown regularizer variant {variant!r}; valid: {', '.join(VARIANTS)}")
+        raise LengthgenError(f"unknown regularizer variant {variant!r}; valid: "
+                             f"{', '.join(VARIANTS)}")
     if min(n, d, k, heads) < 1:
         raise LengthgenError(f"n, d, k and heads must be positive, got {n}, {d}, {k}, {heads}")
 
