@@ -20,7 +20,8 @@ def toeplitz(values: list[float], n: int = N) -> torch.Tensor:
 
 
 def doubly_periodic(period: int, n: int = N, seed: int = 0) -> torch.Tensor:
-    g = torch.randn(period, period, generator=torch.Generator().manual_seed(seed), dtype=torch.float64)
+    generator = torch.Generator().manual_seed(seed)
+    g = torch.randn(period, period, generator=generator, dtype=torch.float64)
     i, j = torch.meshgrid(torch.arange(n), torch.arange(n), indexing="ij")
     return g[i % period, j % period]
 

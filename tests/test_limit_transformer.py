@@ -76,7 +76,8 @@ def reference_forward(model_args, tokens, precision_bits=None, period=None):
                 top = max(logits)
                 w = [math.exp(s - top) for s in logits]
                 w = [e / sum(w) for e in w]
-                mixed = [sum(w[j] * proj(x[j], v)[c] for j in range(i + 1)) for c in range(len(v[0]))]
+                mixed = [sum(w[j] * proj(x[j], v)[c] for j in range(i + 1))
+                         for c in range(len(v[0]))]
                 for c, val in enumerate(proj(mixed, o)):
                     new[i][c] += val
         x = new
@@ -86,8 +87,8 @@ def reference_forward(model_args, tokens, precision_bits=None, period=None):
                 hidden = [max(0.0, h + b) for h, b in zip(
                     [sum(x[i][r] * w_in[r][c] for r in range(len(x[i]))) for c in range(len(b_in))],
                     b_in)]
-                x[i] = [x[i][c] + sum(hidden[m] * w_out[m][c] for m in range(len(hidden))) + b_out[c]
-                        for c in range(len(b_out))]
+                x[i] = [x[i][c] + sum(hidden[m] * w_out[m][c] for m in range(len(hidden)))
+                        + b_out[c] for c in range(len(b_out))]
     return x
 
 
@@ -167,7 +168,8 @@ def test_nope_model_has_no_positional_parameters():
     model = tiny_model()
     model.check_periodic_local(tau=0)
     assert model.summary()["positional_parameters"] == 0
-    assert not [name for name, _ in model.named_parameters() if "positional" in name or "local" in name]
+    assert not [name for name, _ in model.named_parameters()
+                if "positional" in name or "local" in name]
     assert model.summary()["parameters"] == 4 + 4 * 2  # embedding + query, key, value, output
 
 
