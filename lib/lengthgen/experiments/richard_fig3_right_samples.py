@@ -22,7 +22,7 @@ CONFIGS = {
     "test": {**_SHARED, "depths": [4, 8], "sizes": [1, 10], "d": 4, "layers": 1, "heads": 1,
              "steps": 3, "batch_size": 4, "lr": 3e-3, "test_prefixes": 8},
     "book": {**_SHARED, "depths": [4, 8, 12], "sizes": [1, 10, 1000], "d": 32, "layers": 2,
-             "heads": 2, "steps": 100, "batch_size": 32, "lr": 3e-3, "test_prefixes": 128},
+             "heads": 2, "steps": 400, "batch_size": 32, "lr": 3e-3, "test_prefixes": 128},
     "paper": {**_SHARED, "depths": [4, 8, 12], "sizes": [1, 10, 1000, 100000, 10000000],
               "d": 1024, "layers": 4, "heads": 4, "steps": 10000, "batch_size": 8, "lr": 6e-5,
               "dropout": 0.1, "test_prefixes": 1024},
