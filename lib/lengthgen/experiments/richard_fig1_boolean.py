@@ -88,10 +88,11 @@ def run_one(params, config, device):
         eval_samples=16, stop_accuracy=None, seed=params["seed"]), device)
     metrics = {"train_depth": params["train_depth"], "train_examples": len(train_pool),
                "n_params": model.num_parameters(), "held_out_answers": len(held_out)}
+    splits = {"in_sample": lambda a: a not in held_out, "out_of_sample": lambda a: a in held_out,
+              "in_sample_nonconstant": lambda a: a not in held_out and a not in CONSTANTS}
     for q, pool in pools.items():
-        for split in ("in_sample", "out_of_sample"):
-            chosen = [ex for ex in pool if (tuple(ex[1]) in held_out) == (split == "out_of_sample")]
-            chosen = chosen[: config["test_examples"]]
+        for split, keep in splits.items():
+            chosen = [ex for ex in pool if keep(tuple(ex[1]))][: config["test_examples"]]
             answers = generate_answers(model, chosen, config["answer_room"], device) if chosen else []
             right = [equivalent(a, e) for a, (e, _) in zip(answers, chosen)]
             metrics[f"{split}_depth{q}"] = float(np.mean(right)) if right else None
@@ -111,10 +112,13 @@ def figure(records):
     fig, axes = plt.subplots(1, len(cfg["test_depths"]), figsize=(5.5 * len(cfg["test_depths"]), 4),
                              squeeze=False)
     for ax, q in zip(axes[0], cfg["test_depths"]):
-        for split, color in (("in_sample", "tab:red"), ("out_of_sample", "tab:blue")):
+        for split, color, style in (("in_sample", "tab:red", "o-"),
+                                    ("in_sample_nonconstant", "tab:red", "s:"),
+                                    ("out_of_sample", "tab:blue", "o-")):
             values = [r["metrics"][f"{split}_depth{q}"] for r in records]
-            ax.plot(depths, [np.nan if v is None else v for v in values], "o-", color=color,
-                    label=split.replace("_", "-"))
+            ax.plot(depths, [np.nan if v is None else v for v in values], style, color=color,
+                    label=split.replace("_", "-").replace("-nonconstant", ", answers other "
+                                                          "than true/false"))
         if q == 3:
             ax.scatter([3], [PAPER["in_sample_depth3"]], marker="*", s=120, color="tab:red",
                        edgecolor="black", label="paper, in-sample (1e8 params)")
