@@ -7,6 +7,7 @@ def test_train_command_writes_one_record_and_prints_each_bin(tmp_path, capsys, m
     monkeypatch.setenv("LENGTHGEN_SCALE", "test")
     code = main(["train", "--task", "binary_majority", "--pe", "nope", "--dim", "16",
                  "--steps", "4", "--eval-every", "2", "--samples", "8", "--device", "cpu",
+                 "--max-len", "10", "--checkpoint", str(tmp_path / "ckpt.pt"),
                  "--out", str(tmp_path)])
     assert code == 0
     out = capsys.readouterr().out
@@ -15,6 +16,7 @@ def test_train_command_writes_one_record_and_prints_each_bin(tmp_path, capsys, m
     (record,) = load_records("train", "test", tmp_path)
     assert record["task"] == "binary_majority" and record["params"]["pe"] == "nope"
     assert record["metrics"]["steps"] == 4 and record["config"]["steps"] == 4
+    assert record["config"]["max_len"] == 10 and (tmp_path / "ckpt.pt").exists()
     assert set(record["metrics"]["bins"]) == {"1-50", "51-100", "101-150"}
 
 

@@ -27,6 +27,9 @@ def add_parser(sub):
     p.add_argument("--batch-size", type=int, default=64)
     p.add_argument("--warmup", type=int, default=0, help="warmup steps")
     p.add_argument("--schedule", default="constant", help="constant, linear or cosine")
+    p.add_argument("--min-len", type=int, default=None, help="shortest training Len "
+                   "(default: the task's training range)")
+    p.add_argument("--max-len", type=int, default=None, help="longest training Len")
     p.add_argument("--eval-every", type=int, default=100)
     p.add_argument("--samples", type=int, default=500, help="test examples per bin")
     p.add_argument("--generation", action="store_true",
@@ -34,6 +37,8 @@ def add_parser(sub):
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--device", default=None, help="cuda, mps or cpu (default: best available)")
     p.add_argument("--out", default="runs", help="folder for the record (default runs/)")
+    p.add_argument("--checkpoint", default=None,
+                   help="checkpoint file: saved as it trains, resumed from if it exists")
     p.add_argument("--progress", action="store_true", help="show a progress bar")
     p.set_defaults(func=_train)
     lst = sub.add_parser("list", help="list task, language and figure ids")
@@ -60,7 +65,9 @@ def _train(args):
     scale, device = get_scale(), get_device(args.device)
     train_cfg = TrainConfig(steps=args.steps, batch_size=args.batch_size, lr=args.lr,
                             warmup_steps=args.warmup, schedule=args.schedule,
-                            eval_every=args.eval_every, seed=args.seed)
+                            min_len=args.min_len, max_len=args.max_len,
+                            eval_every=args.eval_every, seed=args.seed,
+                            checkpoint_path=args.checkpoint)
     model = dict(pe=args.pe, n_layers=args.layers, n_heads=args.heads, d_model=args.dim,
                  mlp_ratio=args.mlp_ratio, log_length_scaling=args.log_length_scaling)
     start = time.perf_counter()
