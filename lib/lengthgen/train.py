@@ -6,6 +6,10 @@ every row of the position table gets trained. AdamW with weight decay, warmup th
 linear or cosine schedule, masked cross-entropy, periodic evaluation on a fixed in-distribution
 set, early stop once its accuracy reaches a threshold. Checkpoints hold model, optimizer, RNG
 states and step, so a killed run resumes to the same result (bit-identical on CPU).
+
+A seed fixes the data stream and (through torch's global generator, which train() seeds) any
+dropout. On CPU a run is deterministic for a given seed and number of torch threads; a
+different thread count changes float rounding, and so, eventually, the trajectory.
 """
 import math
 import os
