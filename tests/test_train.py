@@ -198,3 +198,12 @@ def test_train_and_evaluate_returns_json_able_metrics(majority):
     assert set(metrics["bins"]) == set(metrics["generation"]) == {"1-5", "6-9"}
     assert metrics["steps"] == 3 and metrics["n_params"] > 0
     assert metrics["model"]["pe"] == "nope"
+
+
+def test_training_is_quiet_unless_asked(majority, capfd):
+    model = decoder_for_task(majority, **SMALL)
+    cfg = TrainConfig(steps=2, min_len=1, max_len=5, eval_every=2, eval_samples=4)
+    train(model, majority, cfg)
+    assert capfd.readouterr() == ("", "")
+    train(model, majority, TrainConfig(**{**cfg.to_dict(), "steps": 4}), progress=True)
+    assert "binary_majority" in capfd.readouterr().err  # the bar names the task
