@@ -20,7 +20,7 @@ book: $(STAMP)
 	@echo "Site: $(CURDIR)/_build/html/index.html"
 
 test: $(STAMP)
-	LENGTHGEN_SCALE=test $(PY) -m pytest -q --nbmake --nbmake-timeout=600 tests book
+	LENGTHGEN_SCALE=test OMP_NUM_THREADS=1 $(PY) -m pytest -q --nbmake --nbmake-timeout=600 tests book
 
 clean:
 	rm -rf _build

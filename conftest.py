@@ -5,6 +5,9 @@ from nbclient import NotebookClient
 
 os.environ.setdefault("LENGTHGEN_SCALE", "test")
 os.environ.setdefault("MPLBACKEND", "Agg")
+# Tiny models on a shared 2-core machine run 10-30x faster on one thread than on two
+# (measured by benchmarks/bench_train.py); notebook kernels inherit this too.
+os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 # A first kernel start can take over a minute on a loaded 2-core machine, and nbmake has no
 # flag for nbclient's 60 s startup timeout: give every client 300 s unless told otherwise.

@@ -98,12 +98,15 @@ def caption(records: list[dict]) -> str:
         raise LengthgenError("no records to describe")
     scales = sorted({r["scale"] for r in records})
     devices = sorted({r["device"] for r in records})
-    commits = sorted({r["git_commit"] for r in records})
-    dates = sorted(r["date"][:10] for r in records)
+    by_date = sorted(records, key=lambda r: r["date"])
+    commits = list(dict.fromkeys(r["git_commit"] for r in by_date))
+    commit = commits[0] if len(commits) == 1 else \
+        f"{commits[0]} .. {commits[-1]} ({len(commits)} commits while the runs went on)"
+    first, last = by_date[0]["date"][:10], by_date[-1]["date"][:10]
+    span = first if first == last else f"{first} to {last}"
     total = sum(r["wall_time_s"] for r in records)
-    span = dates[0] if dates[0] == dates[-1] else f"{dates[0]} to {dates[-1]}"
-    return (f"Scale: {', '.join(scales)} | device: {', '.join(devices)} | commit: "
-            f"{', '.join(commits)} | date: {span} | {len(records)} run(s), {total:.0f} s")
+    return (f"Scale: {', '.join(scales)} | device: {', '.join(devices)} | commit: {commit} | "
+            f"date: {span} | {len(records)} run(s), {total:.0f} s")
 
 
 def show(figure_id: str, scale: str | None = None, rerun: bool = False, root=None):
