@@ -17,7 +17,8 @@ _SHARED = {"n_positions": 200, "train_length": 50, "batch_size": 64, "lr": 1e-3,
 CONFIGS = {
     "test": {**_SHARED, "targets": ["i-j=2", "i-j>5"], "widths": [8], "steps": 30, "seeds": [0],
              "test_lengths": [50, 100]},
-    "book": {**_SHARED, "targets": list(TARGETS), "widths": [16, 64], "steps": 3000, "seeds": [0]},
+    "book": {**_SHARED, "targets": list(TARGETS), "widths": [16, 64, 256], "steps": 3000,
+             "seeds": [0]},
     "paper": {**_SHARED, "targets": list(TARGETS), "widths": [16, 64, 256], "steps": 15000,
               "seeds": [0, 1, 2]},
 }
