@@ -8,7 +8,8 @@ weights in a cache folder keyed by the spec, the others load them.
 Model variants (the ablation of App. 5.3.4):
   full          the decoder with learned absolute positions, softmax attention, MLP
   nope          the same without positional embeddings
-  uniform-pm1   uniform attention (Q = 0) and frozen token embeddings '(' = +1, ')' = -1
+  uniform-pm1   uniform attention (Q = 0) and frozen token embeddings '(' = u, ')' = -u with
+                u = (+1, -1, +1, ...) (see token_signs)
   uniform-pm1-v uniform-pm1, no MLP, value and output projections frozen to the identity
   eq1           Eq. (1) itself: one uniform head, frozen +-1 tokens, learned B and V, tied
                 unembedding, no LayerNorm, no residual
@@ -28,7 +29,7 @@ from lengthgen.tasks.dyck import (CLOSE, OPEN, TOKEN_ID, VOCAB, DyckTask, deep_p
 from lengthgen.train import TrainConfig, load_checkpoint, save_checkpoint, train
 
 VARIANTS = ("full", "nope", "uniform-pm1", "uniform-pm1-v", "eq1")
-CACHE_VERSION = 1
+CACHE_VERSION = 2
 
 
 def cache_dir() -> Path:
@@ -37,11 +38,22 @@ def cache_dir() -> Path:
     return Path(root) / "lengthgen" / "richard-dyck"
 
 
+def token_signs(d: int) -> torch.Tensor:
+    """u = (+1, -1, +1, ...): the frozen embedding of '(' (and -u of ')') in the decoder.
+
+    The paper writes E('(') = (1, ..., 1), but the decoder's pre-LayerNorm subtracts the mean
+    over coordinates, which maps that vector (plus any position) to the position alone: the
+    model could not see its input. u has +-1 entries, zero mean, and keeps '(' = -')'.
+    """
+    return torch.tensor([1.0 if i % 2 == 0 else -1.0 for i in range(d)])
+
+
 def _freeze_tokens(embedding: torch.nn.Embedding) -> None:
+    u = token_signs(embedding.weight.shape[1])
     with torch.no_grad():
         embedding.weight.zero_()
-        embedding.weight[TOKEN_ID[OPEN]] = 1.0
-        embedding.weight[TOKEN_ID[CLOSE]] = -1.0
+        embedding.weight[TOKEN_ID[OPEN]] = u
+        embedding.weight[TOKEN_ID[CLOSE]] = -u
     embedding.weight.requires_grad_(False)
 
 

@@ -2,13 +2,15 @@
 
 For the three uniform-attention variants of Fig. 6 trained on its largest set (same specs,
 same weights: ablation_spec), each of the d coordinates of the learned positional table B
-gives one curve r -> sum_{i<=r} B_i; k-means (k = 8) groups the curves. The closed form has a
+gives one curve r -> sum_{i<=r} B_i (in the decoder variants, coordinate j is multiplied by
+the sign u_j of the frozen '(' embedding, so that up means "towards '('" in every curve);
+k-means (k = 8) groups the curves. The closed form has a
 single such curve (d = 1): minus the Dyck path of the training word, shifted by gamma E.
 """
 import numpy as np
 
 from lengthgen.experiments import richard_fig6_ablation as ablation
-from lengthgen.experiments.richard_dyck_training import trained_model
+from lengthgen.experiments.richard_dyck_training import token_signs, trained_model
 
 FIGURE_ID = "richard-fig7-learned-pe"
 TITLE = "Cumulative sums of learned positional embeddings, with k-means centroids"
@@ -41,7 +43,10 @@ def positional_table(model) -> np.ndarray:
 
 def run_one(params, config, device):
     model, _ = trained_model(config["models"][params["variant"]], device)
-    curves = np.cumsum(positional_table(model), axis=0).T          # [d, T]
+    table = positional_table(model)
+    if params["variant"] != "eq1":  # read each coordinate in the direction of '(' (u_j = +-1)
+        table = table * token_signs(table.shape[1]).double().numpy()
+    curves = np.cumsum(table, axis=0).T                            # [d, T]
     rng = np.random.default_rng([params["seed"], 7])
     centroids, labels = kmeans(curves, config["clusters"], rng)
     return {"variant": params["variant"], "curves": curves.tolist(),
