@@ -7,7 +7,7 @@ import pytest
 
 from lengthgen.errors import LengthgenError
 from lengthgen.tasks.dyck import (DyckTask, catalan, count_words, decode, deep_prefix, depth,
-                                  distinct_words, enumerate_words, is_balanced, is_prefix,
+                                  depth_split, distinct_words, enumerate_words, is_balanced, is_prefix,
                                   sample_words)
 
 
@@ -98,3 +98,11 @@ def test_task_batches_shift_words_by_one():
         task.sample(rng, 2, 9, 10)
     with pytest.raises(LengthgenError):
         DyckTask(2, words=["(()"])
+
+
+def test_depth_split_separates_by_depth():
+    rng = np.random.default_rng(6)
+    words = sample_words(rng, 16, 500)
+    train, test = depth_split(words, 8)
+    assert len(train) + len(test) == 500
+    assert max(map(depth, train)) <= 8 < min(map(depth, test))

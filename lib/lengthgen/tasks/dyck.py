@@ -149,6 +149,13 @@ def distinct_words(rng: np.random.Generator, n: int, count: int, min_depth: int 
     return list(chosen)
 
 
+def depth_split(words: list[str], train_max_depth: int) -> tuple[list[str], list[str]]:
+    """(train, test): words of depth <= train_max_depth, and the deeper rest (the paper's split)."""
+    train = [w for w in words if depth(w) <= train_max_depth]
+    test = [w for w in words if depth(w) > train_max_depth]
+    return train, test
+
+
 def deep_prefix(word: str, min_depth: int, rng: np.random.Generator) -> str:
     """A prefix of the word that already reached min_depth, cut at a random later point
     (before the last symbol), so that completing it needs depth >= min_depth."""
