@@ -31,8 +31,12 @@ def test_notebook_uses_the_book_kernel(path):
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
-def test_notebook_starts_with_the_setup_pattern(path):
-    code = [c for c in json.loads(path.read_text())["cells"] if c["cell_type"] == "code"]
+def test_notebook_starts_with_its_title_then_the_setup_pattern(path):
+    cells = json.loads(path.read_text())["cells"]
+    assert cells[0]["cell_type"] == "markdown" and "".join(cells[0]["source"]).startswith("# "), \
+        f"{path.name}: the first cell must be the chapter title"
+    code = [c for c in cells if c["cell_type"] == "code"]
+    assert "hide-cell" in code[0]["metadata"].get("tags", []), f"{path.name}: show the Colab cell folded"
     colab, setup = "".join(code[0]["source"]), "".join(code[1]["source"])
     assert '"google.colab" in sys.modules' in colab, f"{path.name}: first cell is not the Colab guard"
     assert CONFIG["repository"]["url"] in colab, f"{path.name}: Colab cell clones another URL"
