@@ -4,6 +4,7 @@ Both are read here and nowhere else, so a reader changes one environment variabl
 (LENGTHGEN_SCALE, LENGTHGEN_DEVICE) and every chapter follows.
 """
 import os
+from contextlib import contextmanager
 
 import torch
 
@@ -55,3 +56,15 @@ def get_device(device: str | None = None) -> torch.device:
     if kind not in ("cuda", "mps", "cpu"):
         raise LengthgenError(f"unknown device {requested!r}; valid: auto, cuda, mps, cpu")
     return torch.device(requested)
+
+
+@contextmanager
+def one_thread():
+    """Run tiny tensor work on one CPU thread: on a small shared machine, threads spinning on
+    each other make it 10x slower or worse (benchmarks/bench_train.py measures this)."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)

@@ -1,7 +1,6 @@
 """`python -m lengthgen train ...` trains one decoder on one task and writes one record;
 `python -m lengthgen list` shows the task, language and figure ids."""
 import time
-from dataclasses import fields
 from pathlib import Path
 
 from lengthgen.config import get_device, get_scale

@@ -10,13 +10,11 @@ Every operation is compared at every position; the figure shows the accept bit a
 deviation of a stored value from its exact representation. Runs in float64: on a CUDA device
 when given one, else on the CPU (MPS has no float64).
 """
-from contextlib import contextmanager
-
 import matplotlib.pyplot as plt
-from matplotlib.ticker import NullFormatter, ScalarFormatter
 import numpy as np
-import torch
+from matplotlib.ticker import NullFormatter, ScalarFormatter
 
+from lengthgen.config import one_thread
 from lengthgen.crasp import library
 from lengthgen.crasp.compile import compile_program, sample_strings, verify
 from lengthgen.crasp.syntax import parse_program
@@ -89,16 +87,6 @@ def summarize(report, compiled) -> dict:
             | {"heads": sum(size["heads_per_layer"])}}
 
 
-@contextmanager
-def _one_thread():
-    """Float64 attention on long inputs: one thread avoids contention on shared small machines."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(before)
-
 
 def run_one(params: dict, config: dict, device) -> dict:
     program = load(params["program"], config["vocab"])
@@ -108,7 +96,7 @@ def run_one(params: dict, config: dict, device) -> dict:
     beyond = check_strings(program, config["break_lengths"], config, rng)
     metrics = {"fragment": program.fragment(), "operations": len(program.ops),
                "alphabet": len(program.alphabet)}
-    with _one_thread():
+    with one_thread():
         for mode, max_length, checked, longer in (("heaviside", longest, strings, False),
                                                   ("relu", longest, strings, False),
                                                   ("relu_break", config["relu_max_length"],

@@ -10,10 +10,9 @@ training signal and the products there stay at whatever the weight penalty leave
 Each target is 0 where its condition is false and `value` where it is true; "combined" targets
 add a local and a periodic one.
 """
-from contextlib import contextmanager
-
 import torch
 
+from lengthgen.config import one_thread
 from lengthgen.errors import LengthgenError, unknown_name
 
 # name -> (kind, condition on query position i and key position j)
@@ -77,16 +76,6 @@ def window_weights(offsets: torch.Tensor, length: int, n_positions: int) -> torc
     weights = (started[None, :] - ended[:, None]).clamp(min=0)
     return weights.tril()
 
-
-@contextmanager
-def one_thread():
-    """Run tiny tensor ops on one thread: on a shared CPU, thread spin-waiting costs 10x or more."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(before)
 
 
 def fit(target: str, width: int, steps: int, seed: int, n_positions: int = 200,
