@@ -109,7 +109,7 @@ def validate_record(record, source: str) -> dict:
     for name, kind in REQUIRED_FIELDS.items():
         if name not in record:
             raise LengthgenError(f"{source}: results record is missing the field {name!r}")
-        if not isinstance(record[name], kind) or isinstance(record[name], bool) and kind is not bool:
+        if isinstance(record[name], bool) or not isinstance(record[name], kind):  # no field is a bool
             raise LengthgenError(f"{source}: field {name!r} has the wrong type "
                                  f"({type(record[name]).__name__})")
     if record["digest"] != _digest(record):

@@ -41,7 +41,7 @@ KEYWORDS = {"alphabet", "accept", "next", "not", "and", "or", "true", "false", "
             "in", "i", "j", "Q"}
 PUNCT = (":=", "<=", ">=", "!=", "<", ">", "=", "+", "-", "#", "(", ")", "[", "]", "{", "}",
          ",", "?", ":")
-CMP_TOKENS = ("<", "<=", "=", "!=", ">=", ">")
+CMP_TOKENS = ir.COMPARISONS
 
 
 @dataclass(frozen=True)

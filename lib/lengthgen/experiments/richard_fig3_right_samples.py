@@ -39,6 +39,19 @@ def many_spec(config: dict) -> dict:
     return model_spec(config, train_size=max(config["sizes"]), max_depth=8)
 
 
+def completion_configs(top: int) -> dict:
+    """CONFIGS of the figures that sample completions from this figure's two trained models
+    (Fig. 4 and Table 1): same models, so the weight cache trains them once."""
+    return {scale: {"models": {"single": single_spec(cfg), "many": many_spec(cfg)},
+                    "trials": {"test": 10, "book": 100, "paper": 100}[scale], "top": top,
+                    "seed": 0}
+            for scale, cfg in CONFIGS.items()}
+
+
+def one_run_per_model(config: dict) -> list[dict]:
+    return [{"name": name, "model": name, "seed": config["seed"]} for name in config["models"]]
+
+
 def runs(config):
     out = [{"name": "closed-form", "kind": "closed-form", "seed": config["seed"]}]
     out += [{"name": f"q{q:02d}-size{size:08d}", "kind": "trained", "max_depth": q,

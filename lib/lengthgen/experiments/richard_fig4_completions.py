@@ -17,16 +17,13 @@ from lengthgen.tasks.dyck import is_balanced
 FIGURE_ID = "richard-fig4-completions"
 TITLE = "Sampled completions of three contexts by a single-word and a many-word model"
 
-CONFIGS = {scale: {"models": {"single": samples_figure.single_spec(cfg),
-                              "many": samples_figure.many_spec(cfg)},
-                   "trials": {"test": 10, "book": 100, "paper": 100}[scale], "top": 8, "seed": 0}
-           for scale, cfg in samples_figure.CONFIGS.items()}
+CONFIGS = samples_figure.completion_configs(top=8)
 
 SHALLOW_CANDIDATES = ("()()()()", "()(())()", "(())(())")
 
 
 def runs(config):
-    return [{"name": name, "model": name, "seed": config["seed"]} for name in config["models"]]
+    return samples_figure.one_run_per_model(config)
 
 
 def contexts(single_word: str) -> dict[str, str]:

@@ -16,16 +16,13 @@ from lengthgen.tasks.dyck import is_balanced
 FIGURE_ID = "richard-table1-deepest"
 TITLE = "Completions of the deepest context (16 open brackets) over repeated trials"
 
-CONFIGS = {scale: {"models": {"single": samples_figure.single_spec(cfg),
-                              "many": samples_figure.many_spec(cfg)},
-                   "trials": {"test": 10, "book": 100, "paper": 100}[scale], "top": 6, "seed": 0}
-           for scale, cfg in samples_figure.CONFIGS.items()}
+CONFIGS = samples_figure.completion_configs(top=6)
 
 PAPER_BALANCED = {"single": 0, "many": 52}  # out of 100, Table 1 of the paper
 
 
 def runs(config):
-    return [{"name": name, "model": name, "seed": config["seed"]} for name in config["models"]]
+    return samples_figure.one_run_per_model(config)
 
 
 def run_one(params, config, device):

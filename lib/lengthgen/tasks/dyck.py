@@ -167,11 +167,6 @@ def deep_prefix(word: str, min_depth: int, rng: np.random.Generator) -> str:
     return word[:cut]
 
 
-def complete_word(prefix: str, completion: str, n: int) -> bool:
-    """The test of a completion: prefix + completion is a balanced word of length 2n."""
-    return is_balanced(prefix + completion, n)
-
-
 def encode(words: list[str]) -> np.ndarray:
     """Token ids [B, len+1]: <bos> then the brackets (all words of one length)."""
     return np.array([[TOKEN_ID[BOS]] + [TOKEN_ID[c] for c in w] for w in words], dtype=np.int64)
