@@ -1,0 +1,119 @@
+"""Sliders that work without a kernel: every setting is drawn in advance, the browser switches.
+
+A static site (the built book) has no Python behind it, so a slider there cannot re-run a
+drawing function. `FrameSlider` draws the figure once for every combination of slider values,
+stores each drawing as an inline image, and emits HTML whose range inputs show the matching
+image. The switching is a few lines of JavaScript in the inputs' `oninput` attributes (no
+<script> tag, no library, nothing fetched), so it works offline, in the built site, in Jupyter,
+Binder and Colab alike. In a kernel, the chapters can still offer the live ipywidgets version.
+
+    slider = FrameSlider(draw, {"delta": [2, 3, 4, 6], "tau": [0, 2, 4]}, initial={"delta": 4})
+    slider            # in a notebook cell: the figure and its sliders
+    slider.html       # the same HTML as a string
+
+`draw(**setting)` returns a matplotlib Figure (closed after rendering) or a PNG/SVG string.
+"""
+import base64
+import html
+import io
+import itertools
+import json
+import uuid
+from collections.abc import Callable, Sequence
+
+from lengthgen.errors import LengthgenError
+
+MAX_FRAMES = 400  # each frame is an inline image in the page: keep pages small
+
+
+def _render(obj, dpi: int) -> str:
+    """A data URI for one frame: a matplotlib Figure (closed afterwards) or PNG bytes."""
+    if isinstance(obj, (bytes, bytearray)):
+        png = bytes(obj)
+    else:
+        import matplotlib.pyplot as plt
+        buffer = io.BytesIO()
+        obj.savefig(buffer, format="png", dpi=dpi, bbox_inches="tight")
+        plt.close(obj)
+        png = buffer.getvalue()
+    return "data:image/png;base64," + base64.b64encode(png).decode("ascii")
+
+
+class FrameSlider:
+    """Precomputed frames of a figure, one per combination of slider values."""
+
+    def __init__(self, draw: Callable, sliders: dict[str, Sequence], *,
+                 initial: dict | None = None, labels: dict[str, str] | None = None,
+                 caption: str | None = None, dpi: int = 80):
+        if not sliders:
+            raise LengthgenError("a frame slider needs at least one slider")
+        self.names = list(sliders)
+        self.values = {name: list(values) for name, values in sliders.items()}
+        for name, values in self.values.items():
+            if not values:
+                raise LengthgenError(f"slider {name!r} has no values")
+            if len(set(map(repr, values))) != len(values):
+                raise LengthgenError(f"slider {name!r} repeats a value")
+        count = 1
+        for values in self.values.values():
+            count *= len(values)
+        if count > MAX_FRAMES:
+            raise LengthgenError(f"{count} frames requested (at most {MAX_FRAMES}): use fewer "
+                                 f"slider values")
+        initial = dict(initial or {})
+        for name, value in initial.items():
+            if name not in self.values or value not in self.values[name]:
+                raise LengthgenError(f"initial value {name}={value!r} is not one of the "
+                                     f"slider's values")
+        self.initial = {name: initial.get(name, values[0]) for name, values in self.values.items()}
+        self.labels = {name: (labels or {}).get(name, name) for name in self.names}
+        self.caption = caption
+        # Row-major order over the sliders: index = sum(position_k * stride_k).
+        self.settings = [dict(zip(self.names, combo))
+                         for combo in itertools.product(*self.values.values())]
+        self.frames = [_render(draw(**setting), dpi) for setting in self.settings]
+
+    def index(self, **setting) -> int:
+        """The frame shown for one combination of slider values."""
+        return self.settings.index({name: setting[name] for name in self.names})
+
+    @property
+    def html(self) -> str:
+        uid = "fs-" + uuid.uuid4().hex[:10]
+        strides, stride = [], 1
+        for name in reversed(self.names):
+            strides.append(stride)
+            stride *= len(self.values[name])
+        strides.reverse()
+        # The handler reads every slider in this block, finds the frame and shows it.
+        handler = html.escape(
+            "var b=document.getElementById('%s');var f=JSON.parse(b.dataset.frames);"
+            "var s=b.querySelectorAll('input[type=range]');var k=0;"
+            "for(var i=0;i<s.length;i++){k+=parseInt(s[i].value)*parseInt(s[i].dataset.stride);"
+            "s[i].nextElementSibling.textContent=JSON.parse(s[i].dataset.labels)[s[i].value];}"
+            "b.querySelector('img').src=f[k];b.dataset.shown=k;" % uid, quote=True)
+        rows = []
+        for name, step in zip(self.names, strides):
+            values = self.values[name]
+            start = values.index(self.initial[name])
+            shown = [str(v) for v in values]
+            rows.append(
+                f'<label style="display:flex;align-items:center;gap:0.6em;margin:0.2em 0">'
+                f'<span style="min-width:7em">{html.escape(self.labels[name])}</span>'
+                f'<input type="range" min="0" max="{len(values) - 1}" step="1" value="{start}" '
+                f'data-name="{html.escape(name)}" data-stride="{step}" '
+                f'data-labels="{html.escape(json.dumps(shown), quote=True)}" '
+                f'aria-label="{html.escape(self.labels[name])}" oninput="{handler}" '
+                f'style="flex:1;max-width:22em">'
+                f'<output>{html.escape(shown[start])}</output></label>')
+        first = self.index(**self.initial)
+        caption = (f'<div style="font-size:0.9em;margin-top:0.3em">{html.escape(self.caption)}'
+                   f'</div>' if self.caption else "")
+        return (f'<div id="{uid}" class="lengthgen-frame-slider" data-shown="{first}" '
+                f'data-frames="{html.escape(json.dumps(self.frames), quote=True)}">'
+                + "".join(rows) +
+                f'<img src="{self.frames[first]}" alt="figure frame" '
+                f'style="max-width:100%;height:auto;display:block">{caption}</div>')
+
+    def _repr_html_(self) -> str:
+        return self.html
