@@ -207,3 +207,80 @@ def test_training_is_quiet_unless_asked(majority, capfd):
     assert capfd.readouterr() == ("", "")
     train(model, majority, TrainConfig(**{**cfg.to_dict(), "steps": 4}), progress=True)
     assert "binary_majority" in capfd.readouterr().err  # the bar names the task
+
+
+def test_resume_between_evaluations_logs_the_same_train_loss(tmp_path, majority):
+    """Checkpoints every 5 steps, evaluations every 10: the running loss must be saved too."""
+    cfg = dict(steps=20, lr=3e-3, min_len=1, max_len=10, eval_every=10, eval_samples=16,
+               stop_accuracy=None, seed=2, checkpoint_every=5)
+    reference = train(decoder_for_task(majority, seed=2, **SMALL), majority, TrainConfig(**cfg))
+
+    class Killed(Exception):
+        pass
+
+    class DiesAtSample(type(majority)):
+        calls = 0
+
+        def sample(self, *args):
+            DiesAtSample.calls += 1
+            if DiesAtSample.calls == 17:  # after the checkpoint at step 15, before the eval at 20
+                raise Killed
+            return super().sample(*args)
+
+    path = tmp_path / "run.pt"
+    with pytest.raises(Killed):
+        train(decoder_for_task(majority, seed=2, **SMALL), DiesAtSample(),
+              TrainConfig(**cfg, checkpoint_path=str(path)))
+    resumed = train(decoder_for_task(majority, seed=2, **SMALL), majority,
+                    TrainConfig(**cfg, checkpoint_path=str(path)))
+    assert resumed.history == reference.history
+
+
+@pytest.mark.parametrize("task_id", ["binary_majority", "copy_repeat", "tomita4"])
+def test_length_chunks_give_the_same_gradient_with_less_padding(task_id):
+    """Sorted, trimmed chunks with accumulated gradients equal one padded batch's gradient."""
+    from lengthgen.evaluate import to_tensors
+    from lengthgen.train import length_chunks, make_optimizer, training_step
+    task = get_task(task_id)
+    rng = np.random.default_rng(0)
+    batch = task.sample(rng, 64, 1, 50)
+    inputs, targets, mask = to_tensors(batch, "cpu")
+    model = decoder_for_task(task, seed=0, n_layers=2, n_heads=2, d_model=32)
+    offsets = torch.as_tensor(sample_offsets(rng, batch.inputs, model.cfg.n_positions))
+    grads, losses = [], []
+    for chunks in (1, 4):
+        model.zero_grad()
+        copy = decoder_for_task(task, seed=0, n_layers=2, n_heads=2, d_model=32)
+        optimizer = make_optimizer(copy, TrainConfig(), "cpu")
+        losses.append(training_step(copy, optimizer, inputs, targets, mask, offsets,
+                                    chunks=chunks))
+        grads.append([p.grad.clone() for p in copy.parameters()])
+    assert torch.allclose(losses[0], losses[1], atol=1e-6)
+    for a, b in zip(*grads):
+        assert torch.allclose(a, b, atol=2e-6, rtol=1e-4)
+    parts = list(length_chunks(inputs, targets, mask, offsets, 4))
+    assert sum(len(p[0]) for p in parts) == 64
+    assert sum(p[0].numel() for p in parts) < inputs.numel()  # padding was cut
+    assert sum(int(p[2].sum()) for p in parts) == int(mask.sum())  # no masked position lost
+
+
+def test_non_finite_settings_and_divergence_are_clear_errors(majority, tmp_path):
+    for bad in (float("nan"), float("inf")):
+        with pytest.raises(LengthgenError, match="lr must be a finite number"):
+            TrainConfig(lr=bad)
+    model = decoder_for_task(majority, seed=0, **SMALL)
+    path = tmp_path / "run.pt"
+
+    class Poisoned(type(majority)):
+        calls = 0
+
+        def sample(self, *args):
+            Poisoned.calls += 1
+            if Poisoned.calls == 7:  # after the checkpoint at step 5: the loss becomes NaN
+                model.unembed.weight.data.fill_(float("nan"))
+            return super().sample(*args)
+
+    with pytest.raises(LengthgenError, match=r"loss became nan at step 7 .*last good checkpoint"):
+        train(model, Poisoned(), TrainConfig(steps=20, min_len=1, max_len=8, eval_every=10,
+                                             checkpoint_every=5, checkpoint_path=str(path)))
+    assert load_checkpoint(path)["step"] == 5
