@@ -41,36 +41,88 @@ REQUIRED_FIELDS = {
 }
 
 
+# Written by the runner since these fields were introduced; older records may lack them.
+OPTIONAL_FIELDS = {
+    "started": str,           # when the run began (date is when it ended)
+    "git_dirty_files": list,  # files under lib/ that differed from the commit at the start
+    "torch_threads": int,     # torch's intra-op thread count: float rounding depends on it
+    "workers": int,           # worker processes of the sweep (1 = in process)
+    "host": str,              # the machine that computed it
+}
+
+
 def results_dir() -> Path:
     """Where records live: $LENGTHGEN_RESULTS, else results/ at the repository root."""
-    return Path(os.environ.get(RESULTS_ENV, REPO_ROOT / "results"))
+    path = Path(os.environ.get(RESULTS_ENV) or REPO_ROOT / "results")
+    if path.exists() and not path.is_dir():
+        raise LengthgenError(f"{RESULTS_ENV}={path} is not a folder; point it at a folder for "
+                             f"results records (it is created if missing)")
+    return path
+
+
+def check_writable(folder: Path) -> None:
+    """Fail before hours of computing, not after: create the folder and a file in it."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        fd, probe = tempfile.mkstemp(dir=folder, prefix=".tmp-probe-")
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as e:
+        raise LengthgenError(f"cannot write results into {folder} "
+                             f"({e.strerror or e.__class__.__name__})") from None
+
+
+def _git(*args: str) -> str:
+    return subprocess.run(["git", *args], cwd=REPO_ROOT, capture_output=True, text=True,
+                          check=True).stdout
+
+
+def git_state() -> tuple[str, list[str]]:
+    """The commit of the code that runs, and the files under lib/ that differ from it (modified
+    or untracked). The commit is marked +dirty when that list is not empty."""
+    try:
+        head = _git("rev-parse", "--short=12", "HEAD").strip()
+        changed = sorted(line[3:] for line in _git("status", "--porcelain", "lib").splitlines()
+                         if line.strip())
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown", []
+    return head + ("+dirty" if changed else ""), changed
 
 
 def git_commit() -> str:
-    """The commit of the code that ran, marked +dirty when the tree had uncommitted changes."""
-    try:
-        head = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], cwd=REPO_ROOT,
-                              capture_output=True, text=True, check=True).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "lib"],
-                               cwd=REPO_ROOT, capture_output=True, text=True).stdout.strip()
-        return head + ("+dirty" if dirty else "")
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
+    """The commit of the code that ran, marked +dirty when lib/ had uncommitted changes."""
+    return git_state()[0]
 
 
-def provenance(device: str, wall_time_s: float) -> dict:
-    """Everything a reader needs to know about where and how a run happened."""
+def run_started(device: str, threads: int | None = None, workers: int = 1) -> dict:
+    """Provenance read when a run starts: the code's commit and state, the device, threads."""
     from lengthgen import __version__
+    commit, changed = git_state()
     return {
-        "git_commit": git_commit(),
+        "git_commit": commit,
+        "git_dirty_files": changed,
         "command": " ".join([Path(sys.argv[0]).name] + sys.argv[1:]) if sys.argv else "",
         "device": device,
+        "torch_threads": int(threads if threads is not None else torch.get_num_threads()),
+        "workers": int(workers),
+        "host": platform.node(),
         "torch_version": torch.__version__,
         "python_version": platform.python_version(),
         "lengthgen_version": __version__,
-        "wall_time_s": round(float(wall_time_s), 3),
-        "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "started": datetime.now(timezone.utc).isoformat(timespec="seconds"),
     }
+
+
+def run_finished(started: dict, wall_time_s: float) -> dict:
+    """The start provenance completed with the wall time and the end date."""
+    return {**started, "wall_time_s": round(float(wall_time_s), 3),
+            "date": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+
+
+def provenance(device: str, wall_time_s: float) -> dict:
+    """Everything a reader needs to know about where and how a run happened (read at the end;
+    the runner uses run_started/run_finished so that the commit is the one at the start)."""
+    return run_finished(run_started(device), wall_time_s)
 
 
 def _digest(record: dict) -> str:
@@ -112,6 +164,11 @@ def validate_record(record, source: str) -> dict:
         if isinstance(record[name], bool) or not isinstance(record[name], kind):  # no field is a bool
             raise LengthgenError(f"{source}: field {name!r} has the wrong type "
                                  f"({type(record[name]).__name__})")
+    for name, kind in OPTIONAL_FIELDS.items():
+        if name in record and (isinstance(record[name], bool)
+                               or not isinstance(record[name], kind)):
+            raise LengthgenError(f"{source}: field {name!r} has the wrong type "
+                                 f"({type(record[name]).__name__})")
     if record["digest"] != _digest(record):
         raise LengthgenError(f"{source}: digest mismatch: the record was edited after the runner "
                              f"wrote it; re-run the experiment instead of editing results")
@@ -121,12 +178,34 @@ def validate_record(record, source: str) -> dict:
 def load_record(path: Path) -> dict:
     path = Path(path)
     try:
-        record = json.loads(path.read_text())
+        record = json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as e:
         raise LengthgenError(f"{path}: malformed JSON results record ({e.msg} at line {e.lineno})")
+    except UnicodeDecodeError:
+        raise LengthgenError(f"{path}: not a results record (the file is not UTF-8 text)")
     except OSError as e:
         raise LengthgenError(f"{path}: cannot read results record ({e.strerror})")
-    return validate_record(record, source=str(path))
+    record = validate_record(record, source=str(path))
+    expected = record_path(record["figure_id"], record["scale"], record["run_name"], path.parents[2])
+    if expected.name != path.name or path.parent.name != record["scale"] \
+            or path.parents[1].name != record["figure_id"]:
+        raise LengthgenError(f"{path}: this file holds the record of "
+                             f"{record['figure_id']}/{record['scale']}/{record['run_name']}: a "
+                             f"copied or renamed record; delete it")
+    return record
+
+
+def record_files(folder: Path) -> list[Path]:
+    """The record files of a folder: *.json without the runner's temporary dot-files."""
+    return sorted(p for p in folder.glob("*.json") if not p.name.startswith("."))
+
+
+def remove_stale_temp_files(folder: Path) -> int:
+    """Delete temp files a killed writer left behind (call only while holding the lock)."""
+    stale = [p for p in folder.glob(".tmp-*") if p.is_file()]
+    for p in stale:
+        p.unlink(missing_ok=True)
+    return len(stale)
 
 
 def load_records(figure_id: str, scale: str, root: Path | None = None) -> list[dict]:
@@ -134,4 +213,4 @@ def load_records(figure_id: str, scale: str, root: Path | None = None) -> list[d
     folder = (root or results_dir()) / figure_id / scale
     if not folder.is_dir():
         return []
-    return [load_record(p) for p in sorted(folder.glob("*.json"))]
+    return [load_record(p) for p in record_files(folder)]

@@ -1,5 +1,8 @@
-"""`python -m lengthgen figure run|list ID`: run a figure's experiment at a scale."""
-from lengthgen.experiments import EXPERIMENTS, experiment, run_experiment
+"""`python -m lengthgen figure run|data|list ID`: run a figure's experiment, print its numbers."""
+import csv
+import sys
+
+from lengthgen.errors import LengthgenError
 
 
 def add_parser(sub):
@@ -10,16 +13,51 @@ def add_parser(sub):
     run.add_argument("--scale", default=None, help="test, book or paper (default $LENGTHGEN_SCALE)")
     run.add_argument("--device", default=None, help="cuda, mps or cpu (default: best available)")
     run.add_argument("--force", action="store_true", help="re-run runs that already have records")
+    run.add_argument("--workers", type=int, default=1,
+                     help="worker processes running runs in parallel (default 1: in process)")
+    run.add_argument("--threads", type=int, default=None,
+                     help="torch threads per run (default 1; recorded in every record)")
     run.set_defaults(func=_run)
+    data = fsub.add_parser("data", help="print the numbers behind a figure as CSV")
+    data.add_argument("figure_id")
+    data.add_argument("--scale", default=None,
+                      help="the scale to read (default: the largest with committed records)")
+    data.set_defaults(func=_data)
     lst = fsub.add_parser("list", help="list figure ids")
     lst.set_defaults(func=_list)
 
 
 def _run(args):
-    records = run_experiment(args.figure_id, args.scale, args.device, args.force, progress=True)
+    from lengthgen.experiments import run_experiment
+    records = run_experiment(args.figure_id, args.scale, args.device, args.force, progress=True,
+                             workers=args.workers, threads=args.threads)
     print(f"{args.figure_id}: {len(records)} record(s)")
 
 
+def _data(args):
+    from lengthgen.config import get_scale
+    from lengthgen.experiments import committed_records, figure_data, source_id
+    from lengthgen.results import load_records
+    if args.scale is None:
+        found = committed_records(args.figure_id)
+        if found is None:
+            raise LengthgenError(f"{args.figure_id}: no records at any scale; run `figure run "
+                                 f"{source_id(args.figure_id)}` first")
+        records = found[1]
+    else:
+        records = load_records(source_id(args.figure_id), get_scale(args.scale))
+        if not records:
+            raise LengthgenError(f"{args.figure_id}: no records at scale {args.scale}")
+    rows = figure_data(args.figure_id, records)
+    if not rows:
+        raise LengthgenError(f"{args.figure_id}: the records hold no numbers to print")
+    columns = list(dict.fromkeys(key for row in rows for key in row))
+    writer = csv.DictWriter(sys.stdout, fieldnames=columns, lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+
+
 def _list(args):
+    from lengthgen.experiments import EXPERIMENTS, experiment
     for figure_id in sorted(EXPERIMENTS):
         print(f"{figure_id:32s} {experiment(figure_id).TITLE}")

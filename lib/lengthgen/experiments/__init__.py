@@ -8,14 +8,24 @@ An experiment module defines:
                                       "name" and, where it trains, a "seed" (and a "task")
     run_one(params, config, device) -> dict   the metrics of one run (JSON-able)
     figure(records) -> matplotlib.figure.Figure
+and may define:
+    data(records) -> list[dict]       the numbers behind the figure, one row per plotted value
+                                      (`figure data ID` prints them as CSV; without it, every
+                                      scalar metric of every record is one row)
+    run_group(params_list, config, device) -> list[dict]
+                                      runs whose params share a "group" value are handed over
+                                      together (e.g. seeds trained as one batch on a GPU)
+    SOURCE     another figure id whose records this figure draws (no runs of its own)
+
+How runs are executed (in process, in worker processes, elsewhere) is the runner's business,
+described by `lengthgen.experiments.runner`; an experiment module never knows which.
 """
 import importlib
-import time
 from types import ModuleType
 
-from lengthgen.config import get_device, get_scale
+from lengthgen.config import get_scale
 from lengthgen.errors import LengthgenError, unknown_name
-from lengthgen.results import load_record, load_records, provenance, record_path, write_record
+from lengthgen.results import load_records
 
 # figure id -> module name inside lengthgen.experiments (add a line per new experiment)
 EXPERIMENTS: dict[str, str] = {
@@ -49,47 +59,39 @@ def experiment(figure_id: str) -> ModuleType:
 
 
 def run_experiment(figure_id: str, scale: str | None = None, device=None, force: bool = False,
-                   root=None, progress: bool = False) -> list[dict]:
-    """Run every run of a figure at a scale and write one record per run.
+                   root=None, progress: bool = False, workers: int = 1,
+                   threads: int | None = None) -> list[dict]:
+    """Run every run of a figure at a scale and write one record per run (see runner.run)."""
+    from lengthgen.experiments.runner import run
+    return run(figure_id, scale, device, force=force, root=root, progress=progress,
+               workers=workers, threads=threads)
 
-    Runs whose record already exists with the same parameters are skipped (resume after a
-    crash loses nothing); force=True re-runs them.
-    """
-    scale = get_scale(scale)
-    module = experiment(figure_id)
-    config = module.CONFIGS[scale]
-    device = get_device(device)
-    records = []
-    for params in module.runs(config):
-        path = record_path(figure_id, scale, params["name"], root)
-        if path.exists() and not force:
-            old = load_record(path)
-            if old["params"] == params and old["config"] == config:
-                records.append(old)
-                continue
-        if progress:
-            print(f"[{figure_id}/{scale}] {params['name']}", flush=True)
-        start = time.perf_counter()
-        metrics = module.run_one(params, config, device)
-        record = {
-            "figure_id": figure_id, "run_name": params["name"], "task": params.get("task"),
-            "config": config, "params": params, "scale": scale, "seed": params.get("seed"),
-            "metrics": metrics,
-            **provenance(str(device), time.perf_counter() - start),
-        }
-        write_record(record, root)
-        records.append(record)
-    return records
+
+def source_id(figure_id: str) -> str:
+    """The figure id whose records a figure draws: its own, or its module's SOURCE."""
+    return getattr(experiment(figure_id), "SOURCE", figure_id)
+
+
+def expected_runs(figure_id: str, scale: str) -> list[str]:
+    """The run names a complete set of records of a figure at a scale has."""
+    module = experiment(source_id(figure_id))
+    return [p["name"] for p in module.runs(module.CONFIGS[scale])]
 
 
 def committed_records(figure_id: str, root=None) -> tuple[str, list[dict]] | None:
     """The records of the largest scale that has any (paper over book over test)."""
-    experiment(figure_id)
+    source = source_id(figure_id)
     for scale in SCALE_ORDER:
-        records = load_records(figure_id, scale, root)
+        records = load_records(source, scale, root)
         if records:
             return scale, records
     return None
+
+
+def missing_runs(figure_id: str, scale: str, records: list[dict]) -> list[str]:
+    """Registered runs that have no record (a deleted record, an unfinished sweep)."""
+    have = {r["run_name"] for r in records}
+    return [name for name in expected_runs(figure_id, scale) if name not in have]
 
 
 def caption(records: list[dict]) -> str:
@@ -105,21 +107,55 @@ def caption(records: list[dict]) -> str:
     first, last = by_date[0]["date"][:10], by_date[-1]["date"][:10]
     span = first if first == last else f"{first} to {last}"
     total = sum(r["wall_time_s"] for r in records)
-    return (f"Scale: {', '.join(scales)} | device: {', '.join(devices)} | commit: {commit} | "
-            f"date: {span} | {len(records)} run(s), {total:.0f} s")
+    threads = sorted({r["torch_threads"] for r in records if "torch_threads" in r})
+    workers = sorted({r["workers"] for r in records if "workers" in r})
+    setup = ""
+    if threads:
+        setup += f" | torch threads: {', '.join(map(str, threads))}"
+    if workers and workers != [1]:
+        setup += f" | workers: {', '.join(map(str, workers))}"
+    return (f"Scale: {', '.join(scales)} | device: {', '.join(devices)}{setup} | commit: "
+            f"{commit} | date: {span} | {len(records)} run(s), {total:.0f} s")
 
 
 def show(figure_id: str, scale: str | None = None, rerun: bool = False, root=None):
     """The figure for a notebook cell, and its provenance caption.
 
     Uses the largest committed results unless rerun=True or none exist; then runs at the
-    chosen scale (LENGTHGEN_SCALE). Returns (figure, caption).
+    chosen scale (LENGTHGEN_SCALE). Returns (figure, caption). A figure drawn from an
+    incomplete set of records says so in its caption.
     """
     module = experiment(figure_id)
     found = None if rerun else committed_records(figure_id, root)
     if found is None:
-        records = run_experiment(figure_id, scale, root=root)
-    else:
-        records = found[1]
+        records = run_experiment(source_id(figure_id), scale, root=root)
+        if not records:
+            raise LengthgenError(f"{figure_id}: the experiment has no runs at this scale")
+        found = (records[0]["scale"], records)
+    scale_found, records = found
     fig = module.figure(records)
-    return fig, caption(records)
+    text = caption(records)
+    missing = missing_runs(figure_id, scale_found, records)
+    if missing:
+        text += f" | INCOMPLETE: {len(missing)} registered run(s) have no record"
+    return fig, text
+
+
+def figure_data(figure_id: str, records: list[dict]) -> list[dict]:
+    """The numbers behind a figure as tidy rows: the module's data(), else one row per scalar
+    metric of every record (nested keys joined by '.', lists left out)."""
+    module = experiment(figure_id)
+    if hasattr(module, "data"):
+        return module.data(records)
+    rows = []
+
+    def walk(run: str, prefix: str, value):
+        if isinstance(value, dict):
+            for key, inner in value.items():
+                walk(run, f"{prefix}.{key}" if prefix else str(key), inner)
+        elif isinstance(value, (int, float, str, bool)) or value is None:
+            rows.append({"figure_id": figure_id, "run": run, "metric": prefix, "value": value})
+
+    for record in records:
+        walk(record["run_name"], "", record["metrics"])
+    return rows

@@ -1,0 +1,276 @@
+"""How a figure's runs are executed: one description of a run, several ways to execute it.
+
+A `RunSpec` names everything a run needs (figure id, scale, the run's params, the figure's
+config, device, torch threads). `execute(unit)` computes one unit (a run, or the runs of one
+"group" trained together) and writes its records atomically, with provenance read at the start.
+Whoever calls `execute` (this process, a pool of worker processes, a cluster) produces the same
+records: only the provenance fields that say where it ran (host, workers, dates) can differ.
+
+The sweep as a whole (`run`):
+- holds a lock per figure and scale, so two sweeps of the same figure do not both do the work;
+- checks that the results folder is writable before computing anything;
+- skips runs whose record exists with the same params and config (a killed sweep resumes:
+  records are renamed into place whole, so nothing is half-written; stale temp files of a
+  killed writer are removed);
+- sets torch's thread count in every run (float rounding depends on it) and refuses to resume
+  a sweep whose records were computed with another thread count;
+- records a run that raises as a failure, goes on with the others, and reports every failure
+  with its run's name at the end.
+"""
+import fcntl
+import os
+import sys
+import time
+import traceback
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from lengthgen.config import get_device, get_scale
+from lengthgen.errors import LengthgenError
+
+DEFAULT_THREADS = 1  # tiny models: one thread per run, parallelism across runs (README)
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """One run, described completely enough to execute anywhere."""
+    figure_id: str
+    scale: str
+    params: dict
+    config: dict
+    device: str = "cpu"
+    threads: int = DEFAULT_THREADS
+    workers: int = 1
+    root: str | None = None  # results folder (None: the default results_dir())
+
+    @property
+    def name(self) -> str:
+        return self.params["name"]
+
+
+@dataclass
+class Outcome:
+    """What executing one unit gave: records written, or the error of each of its runs."""
+    records: list = field(default_factory=list)
+    errors: list = field(default_factory=list)  # (run name, one-line message)
+
+
+def plan(figure_id: str, scale: str, device: str = "cpu", threads: int = DEFAULT_THREADS,
+         workers: int = 1, root=None) -> list[RunSpec]:
+    """The runs of a figure at a scale, in the module's order."""
+    from lengthgen.experiments import experiment
+    module = experiment(figure_id)
+    config = module.CONFIGS[scale]
+    return [RunSpec(figure_id, scale, params, config, str(device), threads, workers,
+                    None if root is None else str(root)) for params in module.runs(config)]
+
+
+def units(specs: list[RunSpec]) -> list[list[RunSpec]]:
+    """Runs that share params["group"] form one unit (in first-seen order); others stand alone."""
+    grouped, order = {}, []
+    for spec in specs:
+        key = spec.params.get("group")
+        key = ("run", spec.name) if key is None else ("group", key)
+        if key not in grouped:
+            grouped[key] = []
+            order.append(key)
+        grouped[key].append(spec)
+    return [grouped[key] for key in order]
+
+
+@contextmanager
+def torch_threads(n: int):
+    import torch
+    before = torch.get_num_threads()
+    torch.set_num_threads(n)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
+
+
+def execute(unit: list[RunSpec]) -> Outcome:
+    """Compute one unit and write its records; errors are caught per unit, never raised."""
+    from lengthgen.experiments import experiment
+    from lengthgen.results import run_finished, run_started, write_record
+    first = unit[0]
+    module = experiment(first.figure_id)
+    root = None if first.root is None else Path(first.root)
+    outcome = Outcome()
+    try:
+        with torch_threads(first.threads):
+            started = run_started(first.device, first.threads, first.workers)
+            start = time.perf_counter()
+            if len(unit) > 1 and hasattr(module, "run_group"):
+                metrics = module.run_group([s.params for s in unit], first.config, first.device)
+                if len(metrics) != len(unit):
+                    raise LengthgenError(f"run_group returned {len(metrics)} results for "
+                                         f"{len(unit)} runs")
+            else:
+                metrics = []
+                for spec in unit:
+                    metrics.append(module.run_one(spec.params, spec.config, spec.device))
+            wall = (time.perf_counter() - start) / len(unit)
+        for spec, values in zip(unit, metrics):
+            record = {"figure_id": spec.figure_id, "run_name": spec.name,
+                      "task": spec.params.get("task"), "config": spec.config,
+                      "params": spec.params, "scale": spec.scale, "seed": spec.params.get("seed"),
+                      "metrics": values, **run_finished(started, wall)}
+            write_record(record, root)
+            outcome.records.append(record)
+    except Exception as e:  # one failing run must not sink the sweep: report it by name
+        message = str(e).splitlines()[0] if str(e) else ""
+        if not isinstance(e, LengthgenError):
+            message = f"{e.__class__.__name__}: {message}"
+            if os.environ.get("LENGTHGEN_DEBUG"):
+                traceback.print_exc()
+        outcome.errors.extend((spec.name, message) for spec in unit)
+    return outcome
+
+
+def _worker_init(threads: int) -> None:
+    os.environ["OMP_NUM_THREADS"] = str(threads)
+    import torch
+    torch.set_num_threads(threads)
+
+
+@contextmanager
+def sweep_lock(folder: Path):
+    """One sweep per figure and scale at a time: an exclusive lock on <folder>/.lock."""
+    folder.mkdir(parents=True, exist_ok=True)
+    handle = open(folder / ".lock", "a+")
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        handle.seek(0)
+        holder = handle.read().strip() or "another process"
+        handle.close()
+        raise LengthgenError(f"another sweep ({holder}) is running {folder.parent.name} at "
+                             f"scale {folder.name}; wait for it to finish") from None
+    try:
+        handle.seek(0)
+        handle.truncate()
+        handle.write(f"pid {os.getpid()}")
+        handle.flush()
+        yield
+    finally:
+        fcntl.flock(handle, fcntl.LOCK_UN)
+        handle.close()
+
+
+def _existing(spec: RunSpec, root):
+    """The record of a run if it exists and matches its params and config, else None."""
+    from lengthgen.results import load_record, record_path
+    path = record_path(spec.figure_id, spec.scale, spec.name, root)
+    if not path.exists():
+        return None
+    old = load_record(path)
+    if old["params"] == spec.params and old["config"] == spec.config:
+        return old
+    return None
+
+
+def _check_workers(workers) -> int:
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise LengthgenError(f"workers must be a positive integer, got {workers!r}")
+    return workers
+
+
+def run(figure_id: str, scale: str | None = None, device=None, *, force: bool = False,
+        root=None, progress: bool = False, workers: int = 1,
+        threads: int | None = None, backend=None) -> list[dict]:
+    """Run every run of a figure at a scale; return the records in the module's order.
+
+    Runs with a matching record are skipped unless force=True. workers > 1 executes units in
+    that many worker processes (CPU: each with `threads` torch threads). `backend` is a
+    callable(list of units, progress) -> iterator of Outcomes, for executors other than the
+    built-in ones (e.g. a cluster).
+    """
+    from lengthgen.experiments import experiment
+    from lengthgen.results import check_writable, remove_stale_temp_files, results_dir
+    scale = get_scale(scale)
+    workers = _check_workers(workers)
+    threads = DEFAULT_THREADS if threads is None else threads
+    if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
+        raise LengthgenError(f"threads must be a positive integer, got {threads!r}")
+    module = experiment(figure_id)
+    if getattr(module, "SOURCE", figure_id) != figure_id:
+        raise LengthgenError(f"{figure_id} draws the records of {module.SOURCE}: run that "
+                             f"figure id instead")
+    device = str(get_device(device))
+    base = Path(root) if root is not None else results_dir()
+    folder = base / figure_id / scale
+    check_writable(folder)
+    specs = plan(figure_id, scale, device, threads, workers, root)
+    with sweep_lock(folder):
+        remove_stale_temp_files(folder)
+        done, todo = {}, []
+        for spec in specs:
+            old = None if force else _existing(spec, root)
+            if old is not None:
+                done[spec.name] = old
+            else:
+                todo.append(spec)
+        if todo:
+            used = {r.get("torch_threads") for r in done.values()} - {None}
+            if used and used != {threads}:
+                raise LengthgenError(
+                    f"the existing records of {figure_id}/{scale} were computed with "
+                    f"{', '.join(map(str, sorted(used)))} torch thread(s), this sweep would use "
+                    f"{threads}; float rounding depends on it: resume with --threads "
+                    f"{min(used)} (or --force to re-run everything)")
+        failures = []
+        start = time.perf_counter()
+        for outcome in _execute_all(units(todo), workers, progress, backend, figure_id, scale):
+            for record in outcome.records:
+                done[record["run_name"]] = record
+            failures.extend(outcome.errors)
+        if progress:
+            print(f"{figure_id}/{scale}: {len(specs)} runs, {len(specs) - len(todo)} already "
+                  f"recorded, {len(todo) - len(failures)} computed, {len(failures)} failed, "
+                  f"{time.perf_counter() - start:.0f} s with {workers} worker(s) x {threads} "
+                  f"thread(s)", file=sys.stderr, flush=True)
+    if failures:
+        listed = "; ".join(f"{name}: {message}" for name, message in failures[:5])
+        more = f" (and {len(failures) - 5} more)" if len(failures) > 5 else ""
+        raise LengthgenError(f"{len(failures)} of {len(specs)} runs of {figure_id}/{scale} "
+                             f"failed, the others are recorded: {listed}{more}")
+    return [done[spec.name] for spec in specs]
+
+
+def _execute_all(all_units, workers, progress, backend, figure_id, scale):
+    from tqdm.auto import tqdm
+    bar = tqdm(total=sum(len(u) for u in all_units), disable=not progress or not all_units,
+               desc=f"{figure_id}/{scale}", unit="run", file=sys.stderr)
+    try:
+        if backend is not None:
+            outcomes = backend(all_units)
+        elif workers == 1 or len(all_units) <= 1:
+            outcomes = (execute(unit) for unit in all_units)
+        else:
+            outcomes = _pool(all_units, workers)
+        for outcome in outcomes:
+            bar.update(len(outcome.records) + len(outcome.errors))
+            for name, message in outcome.errors:
+                bar.write(f"failed: {name}: {message}", file=sys.stderr)
+            yield outcome
+    finally:
+        bar.close()
+
+
+def _pool(all_units, workers):
+    """Worker processes (spawned: a fresh interpreter each, safe with torch's threads)."""
+    import multiprocessing
+    threads = all_units[0][0].threads
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=min(workers, len(all_units)), mp_context=context,
+                             initializer=_worker_init, initargs=(threads,)) as pool:
+        futures = {pool.submit(execute, unit): unit for unit in all_units}
+        for future in as_completed(futures):
+            try:
+                yield future.result()
+            except Exception as e:  # a worker died (killed, out of memory): say which runs
+                reason = f"worker process lost ({e.__class__.__name__})"
+                yield Outcome(errors=[(spec.name, reason) for spec in futures[future]])
