@@ -46,6 +46,8 @@ EXPERIMENTS: dict[str, str] = {
     "huang-table2-languages": "huang_table2_languages",
     "huang-table3-algorithmic": "huang_table3_algorithmic",
     "crasp-long-unary": "crasp_long_unary",
+    "huang-fig1-algorithmic": "huang_fig1_algorithmic",
+    "huang-fig1-languages": "huang_fig1_languages",
 }
 
 SCALE_ORDER = ("paper", "book", "test")

@@ -1,0 +1,71 @@
+"""Throughput of the APE vs NoPE sweep engine: steps/s per shape, padded vs length-trimmed
+batches, and runs/hour serial vs parallel workers. Prints numbers; not a test.
+
+    .venv/bin/python benchmarks/bench_sweep.py            # about 2 minutes on 2 cores
+"""
+import os
+import sys
+import tempfile
+import time
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+
+from lengthgen.evaluate import to_tensors  # noqa: E402
+from lengthgen.tasks import get_task  # noqa: E402
+from lengthgen.train import (TrainConfig, decoder_for_task, make_optimizer,  # noqa: E402
+                             sample_offsets, training_step)
+
+SHAPES = [(1, 1, 16), (1, 2, 64), (2, 2, 64), (2, 4, 64)]
+SECONDS = 3.0
+
+
+def steps_per_second(task_id: str, shape, chunks: int) -> float:
+    torch.set_num_threads(1)
+    task = get_task(task_id)
+    model = decoder_for_task(task, seed=0, n_layers=shape[0], n_heads=shape[1], d_model=shape[2])
+    optimizer = make_optimizer(model, TrainConfig(), "cpu")
+    rng = np.random.default_rng(0)
+    batches = []
+    for _ in range(16):
+        batch = task.sample(rng, 64, *task.train_range)
+        offsets = torch.as_tensor(sample_offsets(rng, batch.inputs, model.cfg.n_positions))
+        batches.append((*to_tensors(batch, "cpu"), offsets))
+    steps, start = 0, time.perf_counter()
+    while time.perf_counter() - start < SECONDS:
+        for inputs, targets, mask, offsets in batches:
+            training_step(model, optimizer, inputs, targets, mask, offsets, 1.0, chunks)
+            steps += 1
+    return steps / (time.perf_counter() - start)
+
+
+def sweep_runs_per_hour(workers: int) -> float:
+    from lengthgen.experiments import run_experiment
+    with tempfile.TemporaryDirectory() as root:
+        start = time.perf_counter()
+        records = run_experiment("huang-fig1-languages", "test", "cpu", root=root,
+                                 workers=workers)
+        return len(records) / (time.perf_counter() - start) * 3600
+
+
+def main():
+    load = os.getloadavg()[0]
+    print(f"torch {torch.__version__}, 1 thread per run, batch 64, training lengths of each "
+          f"task; load average {load:.1f} before")
+    print("task, shape (layers, heads, d): steps/s padded | trimmed (4 chunks) | ratio")
+    for task_id in ("tomita4", "sort"):
+        for shape in SHAPES:
+            padded = steps_per_second(task_id, shape, 1)
+            trimmed = steps_per_second(task_id, shape, 4)
+            print(f"{task_id:8s} {shape}: {padded:7.1f} | {trimmed:7.1f} | "
+                  f"{trimmed / padded:.2f}x", flush=True)
+    for workers in (1, 2):
+        print(f"test-scale huang-fig1-languages sweep, {workers} worker(s): "
+              f"{sweep_runs_per_hour(workers):.0f} runs/hour", flush=True)
+    print(f"load average {os.getloadavg()[0]:.1f} after")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,49 @@
+"""The random baseline of Huang et al. (2025), Fig. 1: a 2-layer MLP over the current token.
+
+It sees one token and nothing else (no position, no context), so what it learns is the best
+guess from the current symbol alone. Whatever accuracy it reaches is the floor against which a
+transformer's success must be judged. It meets the trainer's model interface (`cfg.pe`,
+`cfg.n_positions`, `cfg.to_dict()`, `forward(inputs, offsets, check)`, `num_parameters()`), so
+it is trained by the same loop as the transformers.
+"""
+from dataclasses import asdict, dataclass
+
+import torch
+from torch import nn
+
+from lengthgen.errors import LengthgenError
+
+
+@dataclass
+class TokenMLPConfig:
+    vocab_size: int
+    n_classes: int
+    d_model: int = 64
+    hidden: int = 256
+    pe: str = "nope"          # no positions at all: the trainer draws no offsets
+    n_positions: int = 1 << 30  # any length fits
+
+    def __post_init__(self):
+        for name in ("vocab_size", "n_classes", "d_model", "hidden"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+                raise LengthgenError(f"token MLP config: {name} must be a positive integer, "
+                                     f"got {value!r}")
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+class TokenMLP(nn.Module):
+    def __init__(self, cfg: TokenMLPConfig):
+        super().__init__()
+        self.cfg = cfg
+        self.embed = nn.Embedding(cfg.vocab_size, cfg.d_model)
+        self.mlp = nn.Sequential(nn.Linear(cfg.d_model, cfg.hidden), nn.ReLU(),
+                                 nn.Linear(cfg.hidden, cfg.n_classes))
+
+    def forward(self, inputs: torch.Tensor, offsets=None, check: bool = True) -> torch.Tensor:
+        return self.mlp(self.embed(inputs))
+
+    def num_parameters(self) -> int:
+        return sum(p.numel() for p in self.parameters())
