@@ -5,8 +5,9 @@ import pytest
 from matplotlib.figure import Figure
 
 from lengthgen.errors import LengthgenError
-from lengthgen.experiments import EXPERIMENTS, caption, experiment, run_experiment, show
-from lengthgen.results import load_records, results_dir
+from lengthgen.experiments import (EXPERIMENTS, SCALE_ORDER, caption, expected_runs, experiment,
+                                   figure_data, run_experiment, show, source_ids)
+from lengthgen.results import load_records, record_files, results_dir
 
 matplotlib.use("Agg")
 FIGURE_IDS = sorted(EXPERIMENTS)
@@ -23,15 +24,38 @@ def test_module_declares_the_interface(figure_id):
 
 @pytest.mark.parametrize("figure_id", FIGURE_IDS)
 def test_runs_at_test_scale_and_draws(figure_id, tmp_path):
-    records = run_experiment(figure_id, "test", "cpu", root=tmp_path)
-    assert records and all(r["figure_id"] == figure_id and r["scale"] == "test" for r in records)
-    assert len(load_records(figure_id, "test", tmp_path)) == len(records)
-    again = run_experiment(figure_id, "test", "cpu", root=tmp_path)  # resumes: nothing re-run
-    assert [r["date"] for r in again] == [r["date"] for r in records]
+    sources = source_ids(figure_id)
+    if sources != (figure_id,):  # drawn from other figures' records: run those
+        with pytest.raises(LengthgenError, match="draws the records of"):
+            run_experiment(figure_id, "test", "cpu", root=tmp_path)
+    for source in sources:
+        records = run_experiment(source, "test", "cpu", root=tmp_path)
+        assert records and all(r["figure_id"] == source and r["scale"] == "test"
+                               for r in records)
+        assert len(load_records(source, "test", tmp_path)) == len(records)
+        again = run_experiment(source, "test", "cpu", root=tmp_path)  # resumes: nothing re-run
+        assert [r["date"] for r in again] == [r["date"] for r in records]
     fig, cap = show(figure_id, root=tmp_path)
     assert isinstance(fig, Figure) and fig.axes
-    assert "Scale: test" in cap and "device: cpu" in cap
+    assert "Scale: test" in cap and "device: cpu" in cap and "INCOMPLETE" not in cap
+    rows = figure_data(figure_id, [r for s in sources for r in load_records(s, "test", tmp_path)])
+    assert rows and all(set(row) == set(rows[0]) for row in rows), "tidy rows, same columns"
     matplotlib.pyplot.close("all")
+
+
+@pytest.mark.parametrize("figure_id", FIGURE_IDS)
+def test_committed_scales_have_exactly_one_record_per_registered_run(figure_id):
+    """A deleted, duplicated or renamed record file fails here (load_record checks names)."""
+    for scale in SCALE_ORDER:
+        if scale == "test" or source_ids(figure_id) != (figure_id,):
+            continue
+        folder = results_dir() / figure_id / scale
+        if not folder.is_dir() or not record_files(folder):
+            continue
+        names = [r["run_name"] for r in load_records(figure_id, scale, results_dir())]
+        assert len(names) == len(set(names))
+        assert sorted(names) == sorted(expected_runs(figure_id, scale)), \
+            f"{figure_id}/{scale}: records do not match the registered runs one to one"
 
 
 @pytest.mark.parametrize("figure_id", FIGURE_IDS)

@@ -36,16 +36,17 @@ def _run(args):
 
 def _data(args):
     from lengthgen.config import get_scale
-    from lengthgen.experiments import committed_records, figure_data, source_id
+    from lengthgen.experiments import committed_records, figure_data, source_ids
     from lengthgen.results import load_records
     if args.scale is None:
         found = committed_records(args.figure_id)
         if found is None:
             raise LengthgenError(f"{args.figure_id}: no records at any scale; run `figure run "
-                                 f"{source_id(args.figure_id)}` first")
+                                 f"{' / '.join(source_ids(args.figure_id))}` first")
         records = found[1]
     else:
-        records = load_records(source_id(args.figure_id), get_scale(args.scale))
+        records = [r for source in source_ids(args.figure_id)
+                   for r in load_records(source, get_scale(args.scale))]
         if not records:
             raise LengthgenError(f"{args.figure_id}: no records at scale {args.scale}")
     rows = figure_data(args.figure_id, records)

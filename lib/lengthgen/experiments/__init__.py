@@ -48,6 +48,9 @@ EXPERIMENTS: dict[str, str] = {
     "crasp-long-unary": "crasp_long_unary",
     "huang-fig1-algorithmic": "huang_fig1_algorithmic",
     "huang-fig1-languages": "huang_fig1_languages",
+    "huang-fig2-dotdepth": "huang_fig2_dotdepth",
+    "huang-fig4-starfree": "huang_fig4_starfree",
+    "huang-table6-7-hparams": "huang_table6_7_hparams",
 }
 
 SCALE_ORDER = ("paper", "book", "test")
@@ -69,22 +72,32 @@ def run_experiment(figure_id: str, scale: str | None = None, device=None, force:
                workers=workers, threads=threads)
 
 
+def source_ids(figure_id: str) -> tuple[str, ...]:
+    """The figure ids whose records a figure draws: its own, or its module's SOURCE (one id or
+    a tuple of ids)."""
+    source = getattr(experiment(figure_id), "SOURCE", figure_id)
+    return (source,) if isinstance(source, str) else tuple(source)
+
+
 def source_id(figure_id: str) -> str:
-    """The figure id whose records a figure draws: its own, or its module's SOURCE."""
-    return getattr(experiment(figure_id), "SOURCE", figure_id)
+    """The first (for most figures the only) figure id whose records a figure draws."""
+    return source_ids(figure_id)[0]
 
 
 def expected_runs(figure_id: str, scale: str) -> list[str]:
     """The run names a complete set of records of a figure at a scale has."""
-    module = experiment(source_id(figure_id))
-    return [p["name"] for p in module.runs(module.CONFIGS[scale])]
+    names = []
+    for source in source_ids(figure_id):
+        module = experiment(source)
+        names += [p["name"] for p in module.runs(module.CONFIGS[scale])]
+    return names
 
 
 def committed_records(figure_id: str, root=None) -> tuple[str, list[dict]] | None:
     """The records of the largest scale that has any (paper over book over test)."""
-    source = source_id(figure_id)
     for scale in SCALE_ORDER:
-        records = load_records(source, scale, root)
+        records = [r for source in source_ids(figure_id)
+                   for r in load_records(source, scale, root)]
         if records:
             return scale, records
     return None
@@ -92,7 +105,7 @@ def committed_records(figure_id: str, root=None) -> tuple[str, list[dict]] | Non
 
 def missing_runs(figure_id: str, scale: str, records: list[dict]) -> list[str]:
     """Registered runs that have no record (a deleted record, an unfinished sweep)."""
-    have = {r["run_name"] for r in records}
+    have = {r["run_name"] for r in records if r["scale"] == scale}
     return [name for name in expected_runs(figure_id, scale) if name not in have]
 
 
@@ -130,7 +143,8 @@ def show(figure_id: str, scale: str | None = None, rerun: bool = False, root=Non
     module = experiment(figure_id)
     found = None if rerun else committed_records(figure_id, root)
     if found is None:
-        records = run_experiment(source_id(figure_id), scale, root=root)
+        records = [r for source in source_ids(figure_id)
+                   for r in run_experiment(source, scale, root=root)]
         if not records:
             raise LengthgenError(f"{figure_id}: the experiment has no runs at this scale")
         found = (records[0]["scale"], records)

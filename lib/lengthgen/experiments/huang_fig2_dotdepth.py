@@ -1,0 +1,58 @@
+"""Huang et al. (2025), Fig. 2: accuracy on the longest bin against dot-depth.
+
+Dot-depth measures how complex a star-free language is (Table 2's column). If complexity in
+that sense decided length generalization, accuracy would fall with dot-depth. It does not:
+D_12 has dot-depth 12 and generalizes, {0,1,2}*02* has dot-depth 2 and does not. Drawn from
+the huang-fig1-languages records (no training of its own).
+"""
+from lengthgen.experiments import huang_sweep as sweep
+from lengthgen.tasks.metadata import info
+
+FIGURE_ID = "huang-fig2-dotdepth"
+TITLE = "Longest-bin accuracy against dot-depth for the star-free languages"
+SOURCE = "huang-fig1-languages"
+CONFIGS = {"test": {}, "book": {}, "paper": {}}
+
+
+def runs(config):
+    return []
+
+
+def run_one(params, config, device):  # pragma: no cover - no runs of its own
+    raise NotImplementedError
+
+
+def data(records):
+    points = sweep.longest_bin_points(sweep.table(records))
+    return [{**p, "dot_depth": info(p["task"]).dot_depth} for p in points
+            if info(p["task"]).star_free]
+
+
+def figure(records):
+    import matplotlib.pyplot as plt
+    points = data(records)
+    fig, axes = plt.subplots(1, 2, figsize=(8.4, 3.4), sharey=True)
+    depths = sorted({p["dot_depth"] for p in points})
+    position = {d: i for i, d in enumerate(depths)}
+    for ax, encoding in zip(axes, sweep.ENCODINGS):
+        for source, marker, offset in (("ours", "o", -0.12), ("paper", "s", 0.12)):
+            chosen = [p for p in points if p["encoding"] == encoding and p["source"] == source]
+            ax.scatter([position[p["dot_depth"]] + offset for p in chosen],
+                       [100 * p["accuracy"] for p in chosen], marker=marker, s=36,
+                       facecolors="#08306b" if source == "ours" else "none",
+                       edgecolors="#08306b", label="this book" if source == "ours" else "paper")
+        for p in points:
+            if p["encoding"] == encoding and p["source"] == "ours":
+                ax.annotate(info(p["task"]).name, (position[p["dot_depth"]] - 0.12,
+                                                   100 * p["accuracy"]),
+                            fontsize=6.5, xytext=(4, -3), textcoords="offset points")
+        ax.set_xticks(range(len(depths)))
+        ax.set_xticklabels([str(d) for d in depths])
+        ax.set_xlabel("dot-depth")
+        ax.set_title(encoding.upper(), fontsize=10)
+        ax.set_ylim(-5, 105)
+        ax.grid(alpha=0.3)
+    axes[0].set_ylabel("accuracy % on Len 101-150")
+    axes[1].legend(fontsize=8, loc="lower right")
+    fig.tight_layout()
+    return fig

@@ -1,0 +1,60 @@
+"""Huang et al. (2025), Fig. 4: star-free against non-star-free languages.
+
+Star-freeness is the classical dividing line of regular languages (no counting modulo a
+number). It does not separate the languages transformers length-generalize on: (aa)* is not
+star-free and APE succeeds; {0,1,2}*02* is star-free and both fail. Drawn from the
+huang-fig1-languages records (no training of its own).
+"""
+from lengthgen.experiments import huang_sweep as sweep
+from lengthgen.tasks.metadata import info
+
+FIGURE_ID = "huang-fig4-starfree"
+TITLE = "Longest-bin accuracy of star-free and non-star-free languages"
+SOURCE = "huang-fig1-languages"
+CONFIGS = {"test": {}, "book": {}, "paper": {}}
+GROUPS = ("star-free", "not star-free")
+
+
+def runs(config):
+    return []
+
+
+def run_one(params, config, device):  # pragma: no cover - no runs of its own
+    raise NotImplementedError
+
+
+def data(records):
+    return [{**p, "group": GROUPS[0] if info(p["task"]).star_free else GROUPS[1]}
+            for p in sweep.longest_bin_points(sweep.table(records))]
+
+
+def figure(records):
+    import matplotlib.pyplot as plt
+    import numpy as np
+    points = data(records)
+    fig, axes = plt.subplots(1, 2, figsize=(8.4, 3.4), sharey=True)
+    rng = np.random.default_rng(0)  # horizontal jitter only, so overlapping points show
+    for ax, encoding in zip(axes, sweep.ENCODINGS):
+        for g, group in enumerate(GROUPS):
+            for source, marker, offset in (("ours", "o", -0.15), ("paper", "s", 0.15)):
+                chosen = [p for p in points if p["encoding"] == encoding
+                          and p["source"] == source and p["group"] == group]
+                x = g + offset + rng.uniform(-0.06, 0.06, len(chosen))
+                ax.scatter(x, [100 * p["accuracy"] for p in chosen], marker=marker, s=30,
+                           facecolors="#08306b" if source == "ours" else "none",
+                           edgecolors="#08306b",
+                           label=("this book" if source == "ours" else "paper") if g == 0
+                           else None)
+                if chosen:
+                    mean = 100 * sum(p["accuracy"] for p in chosen) / len(chosen)
+                    ax.plot([g + offset - 0.1, g + offset + 0.1], [mean, mean], color="#d73027")
+        ax.set_xticks(range(len(GROUPS)))
+        ax.set_xticklabels(GROUPS)
+        ax.set_xlim(-0.6, 1.6)
+        ax.set_ylim(-5, 105)
+        ax.set_title(f"{encoding.upper()} (red: group mean)", fontsize=10)
+        ax.grid(axis="y", alpha=0.3)
+    axes[0].set_ylabel("accuracy % on Len 101-150")
+    axes[1].legend(fontsize=8, loc="center right")
+    fig.tight_layout()
+    return fig

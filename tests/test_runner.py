@@ -1,0 +1,145 @@
+"""The sweep runner: parallel workers give the serial records, a killed sweep resumes to the
+same records, a lock keeps two sweeps apart, failures are reported by name, stale temp files
+and copied records are caught."""
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from lengthgen.errors import LengthgenError
+from lengthgen.experiments import experiment, run_experiment, show
+from lengthgen.experiments.runner import sweep_lock
+from lengthgen.results import load_record, load_records, write_record
+
+FIGURE = "huang-fig1-languages"  # trains tiny decoders at test scale: a real sweep
+WHERE = ("host", "workers", "date", "started", "wall_time_s", "digest", "command")
+
+
+def comparable(record: dict) -> dict:
+    """A record without the fields that say where and when it ran."""
+    return {k: v for k, v in record.items() if k not in WHERE}
+
+
+def strip_timing(metrics):
+    """Training wall times differ from run to run; everything else must not."""
+    if isinstance(metrics, dict):
+        return {k: strip_timing(v) for k, v in metrics.items() if "wall_time" not in k}
+    if isinstance(metrics, list):
+        return [strip_timing(v) for v in metrics]
+    return metrics
+
+
+def same(a: list[dict], b: list[dict]) -> None:
+    assert [r["run_name"] for r in a] == [r["run_name"] for r in b]
+    for x, y in zip(a, b):
+        x, y = comparable(x), comparable(y)
+        assert strip_timing(x.pop("metrics")) == strip_timing(y.pop("metrics")), x["run_name"]
+        assert x == y
+
+
+def test_two_workers_write_the_records_of_one(tmp_path):
+    serial = run_experiment(FIGURE, "test", "cpu", root=tmp_path / "serial")
+    parallel = run_experiment(FIGURE, "test", "cpu", root=tmp_path / "parallel", workers=2)
+    same(serial, parallel)
+    assert {r["workers"] for r in parallel} == {2} and {r["torch_threads"] for r in parallel} == {1}
+    assert all(r["started"] <= r["date"] for r in parallel)
+
+
+def test_sigkill_mid_sweep_then_resume_gives_the_uninterrupted_records(tmp_path):
+    reference = run_experiment(FIGURE, "test", "cpu", root=tmp_path / "whole")
+    root = tmp_path / "killed"
+    env = {**os.environ, "LENGTHGEN_RESULTS": str(root), "OMP_NUM_THREADS": "1"}
+    proc = subprocess.Popen([sys.executable, "-m", "lengthgen", "figure", "run", FIGURE,
+                             "--scale", "test", "--device", "cpu"], env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    folder = root / FIGURE / "test"
+    deadline = time.time() + 120
+    while time.time() < deadline and len(list(folder.glob("*.json"))) < 2:
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    (folder / ".tmp-leftover.json").write_text('{"half": ')  # as if killed mid-write
+    written = {p.name for p in folder.glob("[!.]*.json")}
+    assert 0 < len(written) < len(reference)
+    assert len(load_records(FIGURE, "test", root)) == len(written)  # temp file ignored
+    resumed = run_experiment(FIGURE, "test", "cpu", root=root)
+    same(reference, resumed)
+    assert not list(folder.glob(".tmp-*")), "stale temp files are cleaned under the lock"
+
+
+def test_a_held_lock_is_a_clear_error(tmp_path):
+    folder = tmp_path / FIGURE / "test"
+    with sweep_lock(folder):
+        with pytest.raises(LengthgenError, match="another sweep .*pid"):
+            run_experiment(FIGURE, "test", "cpu", root=tmp_path)
+
+
+def test_a_failing_run_is_named_and_the_others_are_recorded(tmp_path, monkeypatch):
+    module = experiment(FIGURE)
+    real = module.run_one
+
+    def flaky(params, config, device):
+        if params["name"] == "aa_star/nope":
+            raise ValueError("boom")
+        return real(params, config, device)
+
+    monkeypatch.setattr(module, "run_one", flaky)
+    with pytest.raises(LengthgenError, match=r"1 of 6 runs .* failed.*aa_star/nope: ValueError: boom"):
+        run_experiment(FIGURE, "test", "cpu", root=tmp_path)
+    assert len(load_records(FIGURE, "test", tmp_path)) == 5
+    fig, cap = show(FIGURE, root=tmp_path)
+    assert "INCOMPLETE: 1 registered run(s) have no record" in cap
+
+
+def test_resuming_with_another_thread_count_is_refused(tmp_path, monkeypatch):
+    run_experiment(FIGURE, "test", "cpu", root=tmp_path)
+    Path(tmp_path / FIGURE / "test" / "tomita2_ape.json").unlink()
+    with pytest.raises(LengthgenError, match="computed with 1 torch thread.*--threads 1"):
+        run_experiment(FIGURE, "test", "cpu", root=tmp_path, threads=2)
+
+
+def test_copied_record_and_unwritable_folder_are_clear_errors(tmp_path):
+    records = run_experiment(FIGURE, "test", "cpu", root=tmp_path)
+    folder = tmp_path / FIGURE / "test"
+    (folder / "copy.json").write_text((folder / "tomita2_ape.json").read_text())
+    with pytest.raises(LengthgenError, match="copied or renamed record"):
+        load_records(FIGURE, "test", tmp_path)
+    (folder / "copy.json").unlink()
+    garbage = folder / "garbage.json"
+    garbage.write_bytes(b"\xff\xfe\x00binary")
+    with pytest.raises(LengthgenError, match="not UTF-8"):
+        load_record(garbage)
+    garbage.unlink()
+    if os.geteuid() != 0:  # root ignores permissions
+        readonly = tmp_path / "ro"
+        readonly.mkdir()
+        readonly.chmod(0o500)
+        with pytest.raises(LengthgenError, match="cannot write results"):
+            run_experiment(FIGURE, "test", "cpu", root=readonly)
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    with pytest.raises(LengthgenError, match="cannot write results"):
+        run_experiment(FIGURE, "test", "cpu", root=blocker)
+    assert json.loads((folder / "tomita2_ape.json").read_text())["git_commit"] == \
+        records[0]["git_commit"]
+
+
+def test_bad_worker_counts_are_refused(tmp_path):
+    for bad in (0, -1, 1.5):
+        with pytest.raises(LengthgenError, match="workers must be a positive integer"):
+            run_experiment(FIGURE, "test", "cpu", root=tmp_path, workers=bad)
+
+
+def test_results_env_pointing_at_a_file_is_one_line(tmp_path, monkeypatch, capsys):
+    from lengthgen.__main__ import main
+    target = tmp_path / "not-a-folder"
+    target.write_text("")
+    monkeypatch.setenv("LENGTHGEN_RESULTS", str(target))
+    assert main(["figure", "run", FIGURE, "--scale", "test", "--device", "cpu"]) == 2
+    err = capsys.readouterr().err
+    assert "is not a folder" in err and "Traceback" not in err and err.count("\n") == 1
