@@ -133,6 +133,21 @@ def caption(records: list[dict]) -> str:
             f"{commit} | date: {span} | {len(records)} run(s), {total:.0f} s")
 
 
+def records_for(figure_id: str, scale: str | None = None, rerun: bool = False,
+                root=None) -> tuple[str, list[dict]]:
+    """(scale, records) a figure is drawn from: the largest committed scale, or (rerun=True or
+    nothing committed) a run at the chosen scale (LENGTHGEN_SCALE)."""
+    experiment(figure_id)
+    found = None if rerun else committed_records(figure_id, root)
+    if found is None:
+        records = [r for source in source_ids(figure_id)
+                   for r in run_experiment(source, scale, root=root)]
+        if not records:
+            raise LengthgenError(f"{figure_id}: the experiment has no runs at this scale")
+        found = (records[0]["scale"], records)
+    return found
+
+
 def show(figure_id: str, scale: str | None = None, rerun: bool = False, root=None):
     """The figure for a notebook cell, and its provenance caption.
 
@@ -141,14 +156,7 @@ def show(figure_id: str, scale: str | None = None, rerun: bool = False, root=Non
     incomplete set of records says so in its caption.
     """
     module = experiment(figure_id)
-    found = None if rerun else committed_records(figure_id, root)
-    if found is None:
-        records = [r for source in source_ids(figure_id)
-                   for r in run_experiment(source, scale, root=root)]
-        if not records:
-            raise LengthgenError(f"{figure_id}: the experiment has no runs at this scale")
-        found = (records[0]["scale"], records)
-    scale_found, records = found
+    scale_found, records = records_for(figure_id, scale, rerun, root)
     fig = module.figure(records)
     text = caption(records)
     missing = missing_runs(figure_id, scale_found, records)

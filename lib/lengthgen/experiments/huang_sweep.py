@@ -229,6 +229,7 @@ def table(records: list[dict]) -> list[dict]:
             row = {"task": task_id, "encoding": encoding, "predicted": prediction,
                    "fit": cell["fit"], "selected": cell["selected"],
                    "n_used": cell["n_used"], "n_successful": cell["n_successful"],
+                   "n_seeds": len(cell["seeds"]),
                    "accuracy": cell["accuracy"], "baseline": baseline,
                    "ours_success": succeeded(ours_long, base_long),
                    "paper": paper}
@@ -326,3 +327,67 @@ def longest_bin_points(rows: list[dict]) -> list[dict]:
             points.append({"task": row["task"], "encoding": row["encoding"],
                            "source": "paper", "accuracy": row["paper"]["bins"][-1]})
     return points
+
+
+# ---- for the chapter -----------------------------------------------------------------------
+def pct(value) -> str:
+    return "" if value is None else f"{100 * value:.1f}"
+
+
+def protocol_rows(book: dict, paper: dict) -> list[list[str]]:
+    """The paper's protocol beside this book's, setting by setting."""
+    def shapes(config):
+        grid = config["search"]
+        if len(grid) > 6:
+            return f"{len(grid)} settings: layers {{1,2,4}} x heads {{1,2,4}} x d {{16,64,256}} " \
+                   f"x lr {{1e-3,1e-4}}"
+        return "; ".join(f"{s[0]}L {s[1]}H d={s[2]} lr {s[3]:g}" for s in grid)
+    rule = {"best_heldout": "train all; best on Len 51-100 among those that fit",
+            "first_fit": "in order; stop at the first that fits"}
+    return [
+        ["settings searched", shapes(paper), shapes(book)],
+        ["selection", rule[paper["selection"]], rule[book["selection"]]],
+        ["steps (at most)", f"{paper['steps']:,}", f"{book['steps']:,}"],
+        ["early stop", "100% on the in-distribution set", "100% on the in-distribution set"],
+        ["optimizer", f"AdamW, wd {paper['weight_decay']}, {paper['schedule']} decay, batch "
+                      f"{paper['batch_size']}", f"AdamW, wd {book['weight_decay']}, "
+                      f"{book['schedule']} decay, batch {book['batch_size']}"],
+        ["seeds averaged", f"{paper['seeds']} successful", f"successful among "
+                                                           f"{book['max_seed_attempts']}"],
+        ["nothing fits", "extra 12L 12H d=768, 60k steps", "shown as it is (hatched)"],
+        ["test samples per bin", f"{paper['samples_per_bin']:,}", f"{book['samples_per_bin']:,}"],
+        ["baseline MLP steps", f"{paper['baseline']['steps']:,}",
+         f"{book['baseline']['steps']:,}"],
+    ]
+
+
+def cell_rows(rows: list[dict]) -> list[list[str]]:
+    """Per cell: prediction, ours per bin, the paper's per bin, baseline, outcome by the rule."""
+    out = []
+    for r in rows:
+        ours = " / ".join(pct(v) for v in r["accuracy"].values())
+        paper = "" if r["paper"] is None else " / ".join(pct(v) for v in r["paper"]["bins"])
+        verdict = "agrees" if (r["predicted"] == YES) == r["ours_success"] else "DISAGREES"
+        out.append([info(r["task"]).name, r["encoding"].upper(), r["predicted"], ours, paper,
+                    pct(r["baseline"].get(LONGEST_BIN)),
+                    f"{r['n_successful']} of {r['n_seeds']}" if r["fit"] else "never fit",
+                    verdict])
+    return out
+
+
+CELL_HEADER = ["task", "PE", "C-RASP predicts", "ours % (3 bins)", "paper % (3 bins)",
+               "baseline % (101-150)", "seeds fit", "ours vs prediction"]
+
+
+def differences(rows: list[dict], threshold: float = 0.2) -> list[dict]:
+    """Cells where our longest-bin accuracy differs from the paper's by more than threshold."""
+    out = []
+    for r in rows:
+        if r["paper"] is None:
+            continue
+        delta = r["accuracy"][LONGEST_BIN] - r["paper"]["bins"][-1]
+        if abs(delta) > threshold:
+            out.append({"task": r["task"], "encoding": r["encoding"],
+                        "ours": r["accuracy"][LONGEST_BIN], "paper": r["paper"]["bins"][-1],
+                        "fit": r["fit"], "selected": r["selected"]})
+    return out

@@ -1,0 +1,28 @@
+"""Tables as real HTML (searchable, copyable, readable on a phone), for notebook cells.
+
+`HTMLTable(header, rows, caption)` displays as a table in Jupyter and on the built site; cells
+are escaped text. Wide tables scroll sideways inside their own box instead of the page.
+"""
+import html
+
+
+class HTMLTable:
+    def __init__(self, header: list[str], rows: list[list], caption: str | None = None):
+        self.header, self.rows, self.caption = list(header), [list(r) for r in rows], caption
+
+    @property
+    def html(self) -> str:
+        def cell(tag, value):
+            return f"<{tag}>{html.escape(str(value))}</{tag}>"
+        head = "".join(cell("th", h) for h in self.header)
+        body = "".join("<tr>" + "".join(cell("td", v) for v in row) + "</tr>" for row in self.rows)
+        caption = f"<caption>{html.escape(self.caption)}</caption>" if self.caption else ""
+        return (f'<div style="overflow-x:auto"><table class="lengthgen-table">{caption}'
+                f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>")
+
+    def _repr_html_(self) -> str:
+        return self.html
+
+    def __str__(self) -> str:  # a plain-text fallback, e.g. in a terminal
+        lines = [" | ".join(self.header)] + [" | ".join(map(str, r)) for r in self.rows]
+        return "\n".join(lines)
