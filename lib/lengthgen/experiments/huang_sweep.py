@@ -31,6 +31,7 @@ ENCODINGS = ("ape", "nope")
 DATA = Path(__file__).resolve().parents[1] / "data"
 SUCCESS_ACCURACY = 0.8    # a cell length-generalizes if its [101,150] accuracy is at least this
 SUCCESS_MARGIN = 0.2      # ... and this far above the random baseline
+PERFECT = 0.99            # ... or this accurate (see succeeded())
 LONGEST_BIN = "101-150"
 
 
@@ -199,9 +200,12 @@ def predicted(task_id: str, encoding: str) -> str:
 
 
 def succeeded(accuracy: float, baseline: float) -> bool:
-    """The rule the headline count uses: accuracy on [101,150] at least 80% and at least 20
-    points above the random baseline."""
-    return accuracy >= SUCCESS_ACCURACY and accuracy - baseline >= SUCCESS_MARGIN
+    """The rule the headline count uses: accuracy on [101,150] at least 80%, and either at
+    least 20 points above the random baseline or essentially perfect (99%). The second clause
+    matters where the current token alone determines the answer (Tomita 1 and 2: the baseline
+    MLP is perfect too); the first keeps a 50% chance level from passing for success."""
+    return accuracy >= SUCCESS_ACCURACY and (accuracy - baseline >= SUCCESS_MARGIN
+                                             or accuracy >= PERFECT)
 
 
 def table(records: list[dict]) -> list[dict]:
