@@ -36,6 +36,7 @@ EXPERIMENTS: dict[str, str] = {
     "huang-table2-languages": "huang_table2_languages",
     "huang-table3-algorithmic": "huang_table3_algorithmic",
     "crasp-long-unary": "crasp_long_unary",
+    "comm-protocol-bits": "comm_protocol_bits",
 }
 
 SCALE_ORDER = ("paper", "book", "test")
