@@ -147,8 +147,8 @@ def test_truncated_or_padded_message_is_refused():
 
 
 def test_not_periodic_is_refused_naming_the_property():
-    model = LimitTransformer(torch.eye(3, dtype=torch.float64), torch.zeros(50, 3, dtype=torch.float64),
-                             [])
+    eye = torch.eye(3, dtype=torch.float64)
+    model = LimitTransformer(eye, torch.zeros(50, 3, dtype=torch.float64), [])
     with pytest.raises(LengthgenError, match="Periodic and Local.*not periodic"):
         run_protocol(model, torch.tensor([0, 1, 2, 1]), 2)
 

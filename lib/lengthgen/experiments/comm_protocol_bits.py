@@ -11,6 +11,7 @@ compared with the model's forward pass wherever that fits in memory. Each progra
 fitted by a + b log2 N; where that line meets N/2 is the length from which the model provably
 cannot copy (its message is too short to carry Alice's half).
 """
+import io
 import math
 
 import matplotlib.pyplot as plt
@@ -21,7 +22,7 @@ from lengthgen.crasp import library
 from lengthgen.crasp.compile import compile_program, sample_strings
 from lengthgen.errors import LengthgenError
 from lengthgen.experiments.crasp_compile_check import VOCAB, load as load_program
-from lengthgen.theory.protocol import alice, bob, compare
+from lengthgen.theory.protocol import alice, bob, compare, run_protocol
 
 FIGURE_ID = "comm-protocol-bits"
 TITLE = ("Alice's message in the protocol of Theorem 12 grows like log N for every compiled "
@@ -172,50 +173,111 @@ def figure(records: list[dict]):
 
 
 # ----------------------------------------------------------------------------- the slider
+class _MessageFigure:
+    """The message of one program at one N: bits per layer split by part (left) and the
+    program's bits against N/2 with the chosen N marked (right). Built once per program and
+    updated per N, because a slider draws many frames."""
+
+    def __init__(self, records: list[dict], program: str):
+        record = next((r for r in records if r["params"]["program"] == program), None)
+        if record is None:
+            raise LengthgenError(f"no record for program {program!r}")
+        self.program, self.rows = program, record["metrics"]["by_n"]
+        self.layers = record["metrics"]["layers"]
+        tallest = max(sum(b for key, b in r["parts"].items() if key.split("/")[0] == str(layer))
+                      for r in self.rows for layer in range(self.layers))
+        self.fig, (ax, bx) = plt.subplots(1, 2, figsize=(10, 3.6),
+                                          gridspec_kw={"width_ratios": [1.4, 1]})
+        self.fig.subplots_adjust(left=0.07, right=0.98, bottom=0.15, top=0.9, wspace=0.25)
+        self.bars = {part: ax.bar(range(self.layers), np.zeros(self.layers), label=part)
+                     for part in PARTS}
+        ax.set_xticks(range(self.layers))
+        ax.set_ylim(0, tallest * 1.1)    # fixed across N, so the slider shows the growth
+        ax.set_xlabel("layer")
+        ax.set_ylabel("bits")
+        ax.legend(fontsize=7, loc="upper right")
+        self.ax = ax
+        ns = np.array([r["n"] for r in self.rows], dtype=float)
+        bx.plot(ns, [r["max_bits"] for r in self.rows], "o-", ms=3, label="message (measured)")
+        bx.plot(ns, ns / 2, "k-", label="N/2")
+        (self.marker,) = bx.plot([], [], "o", ms=9, mfc="none", mec="tab:red")
+        bx.set_xscale("log")
+        bx.set_yscale("log")
+        bx.set_xlabel("N")
+        bx.set_title("message vs equality")
+        bx.legend(fontsize=7, loc="upper left")
+
+    def show(self, n: int):
+        row = next((r for r in self.rows if r["n"] == n), None)
+        if row is None:
+            raise LengthgenError(f"program {self.program!r} was not measured at N = {n}")
+        bottom = np.zeros(self.layers)
+        for part, bars in self.bars.items():
+            for layer, bar in enumerate(bars):
+                height = row["parts"].get(f"{layer}/{part}", 0)
+                bar.set_y(bottom[layer])
+                bar.set_height(height)
+                bottom[layer] += height
+        self.ax.set_title(f"{self.program}, N = {n:,}: {row['max_bits']} bits in all")
+        self.marker.set_data([n], [row["max_bits"]])
+        return self.fig
+
+
 def message_frame(records: list[dict], program: str, n: int):
-    """The worst input's message at one N for one program: bits per layer, split by part."""
-    record = next((r for r in records if r["params"]["program"] == program), None)
-    if record is None:
-        raise LengthgenError(f"no record for program {program!r}")
-    row = next((r for r in record["metrics"]["by_n"] if r["n"] == n), None)
-    if row is None:
-        raise LengthgenError(f"program {program!r} was not measured at N = {n}")
-    layers = record["metrics"]["layers"]
-    everything = record["metrics"]["by_n"]
-    tallest = max(sum(b for key, b in r["parts"].items() if key.split("/")[0] == str(layer))
-                  for r in everything for layer in range(layers))
-    fig, (ax, bx) = plt.subplots(1, 2, figsize=(10, 3.6), gridspec_kw={"width_ratios": [1.4, 1]})
-    bottom = np.zeros(layers)
-    for part in PARTS:
-        heights = np.array([row["parts"].get(f"{layer}/{part}", 0) for layer in range(layers)])
-        ax.bar(range(layers), heights, bottom=bottom, label=part)
-        bottom += heights
-    ax.set_xticks(range(layers))
-    ax.set_ylim(0, tallest * 1.1)    # fixed across N, so the slider shows the growth
-    ax.set_xlabel("layer")
-    ax.set_ylabel("bits")
-    ax.set_title(f"{program}, N = {n:,}: {row['max_bits']} bits in all")
-    ax.legend(fontsize=7)
-    bx.plot([r["n"] for r in everything], [r["max_bits"] for r in everything], "o-", ms=3,
-            label="message (measured)")
-    grid = np.array([r["n"] for r in everything], dtype=float)
-    bx.plot(grid, grid / 2, "k-", label="N/2")
-    bx.plot([n], [row["max_bits"]], "o", ms=9, mfc="none", mec="tab:red")
-    bx.set_xscale("log")
-    bx.set_yscale("log")
-    bx.set_xlabel("N")
-    bx.set_title("message vs equality")
-    bx.legend(fontsize=7)
-    fig.tight_layout()
-    return fig
+    """The worst input's message at one N for one program, as a Figure."""
+    return _MessageFigure(records, program).show(n)
 
 
-def slider(records: list[dict], programs: list[str], ns: list[int] | None = None):
-    """A kernel-free slider over N and program (frames drawn now, switched in the browser)."""
+def agreement(programs: list[str], ns: list[int], inputs: int = 3, seed: int = 0) -> list[dict]:
+    """Bob against the forward pass: per program, how many (input, cut) pairs were played at
+    the lengths ns (cut at 1, the middle and the end) and the largest error at any activation."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for name in programs:
+        compiled = load(name)
+        played, error = 0, 0.0
+        for n in ns:
+            for string in sample_strings(compiled.program.alphabet, [n] * inputs, rng):
+                tokens = compiled.tokens(string)
+                for cut in sorted({1, 1 + n // 2, n}):
+                    error = max(error, run_protocol(compiled.model, tokens, cut).max_error)
+                    played += 1
+        rows.append({"program": name, "fragment": compiled.program.fragment(),
+                     "runs": played, "lengths": f"{min(ns)}..{max(ns)}",
+                     "max |Bob - forward|": f"{error:.1e}"})
+    return rows
+
+
+def slider(records: list[dict], programs: list[str], ns: list[int] | None = None,
+           max_ns: int = 6, dpi: int = 60):
+    """A kernel-free slider over N and program (frames drawn now, switched in the browser).
+
+    Programs without a record are left out; without ns, up to max_ns measured lengths spread
+    over the range."""
     from lengthgen.viz.frames import FrameSlider
-    ns = ns or sorted({r["n"] for rec in records for r in rec["metrics"]["by_n"]})
-    return FrameSlider(lambda program, n: message_frame(records, program, n),
-                       {"program": programs, "n": ns}, initial={"program": programs[0]},
-                       labels={"program": "program", "n": "N"},
-                       caption="Alice's message for the input of each length that needed the "
-                               "most bits, split by layer and by what it carries.")
+    have = {r["params"]["program"] for r in records}
+    programs = [p for p in programs if p in have]
+    if not programs:
+        raise LengthgenError(f"none of the programs has a record (have: {', '.join(sorted(have))})")
+    if ns is None:
+        measured = sorted({r["n"] for rec in records for r in rec["metrics"]["by_n"]})
+        picks = np.linspace(0, len(measured) - 1, min(max_ns, len(measured))).round()
+        ns = [measured[int(k)] for k in sorted(set(picks))]
+    current = {}
+
+    def draw(program, n):   # frames come program by program: reuse one figure per program
+        if current.get("program") != program:
+            if current:
+                plt.close(current["figure"].fig)
+            current.update(program=program, figure=_MessageFigure(records, program))
+        buffer = io.BytesIO()
+        current["figure"].show(n).savefig(buffer, format="png", dpi=dpi)
+        return buffer.getvalue()
+
+    slider = FrameSlider(draw, {"program": programs, "n": ns},
+                         initial={"program": programs[0], "n": ns[len(ns) // 2]},
+                         labels={"program": "program", "n": "N"},
+                         caption="Alice's message for the input of each length that needed "
+                                 "the most bits, split by layer and by what it carries.")
+    plt.close(current["figure"].fig)
+    return slider

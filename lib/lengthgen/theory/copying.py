@@ -42,8 +42,9 @@ def copy_steps(compiled: CompiledModel, input_tokens: list[str]) -> list[Step]:
     tokens = [str(t) for t in input_tokens]
     bad = [t for t in tokens if t not in compiled.program.alphabet or t == SEP]
     if bad:
+        numbers = " ".join(a for a in compiled.program.alphabet if a != SEP)
         raise LengthgenError(f"token {bad[0]!r} is not an input number of this copy model "
-                             f"(numbers: {' '.join(a for a in compiled.program.alphabet if a != SEP)})")
+                             f"(numbers: {numbers})")
     sequence = tokens + [SEP] + tokens
     values = compiled.run(sequence)
     outputs = compiled.program.token_outputs

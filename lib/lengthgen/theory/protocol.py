@@ -572,3 +572,13 @@ def replay(model: LimitTransformer, tokens, cut: int, bits: str) -> float:
             raise
         return math.inf
     return max(compare(model, tokens, cut, activations))
+
+
+def count_messages(compiled, parts: list, n: int) -> int:
+    """How many different messages Alice sends over her possible parts (strings of the
+    compiled program's alphabet, all of one length m; the input length n is public). If this is
+    below the number of distinct rows of a problem, the model cannot solve it at length n."""
+    lengths = {len(compiled.tokens(p)) for p in parts}
+    if len(lengths) != 1:
+        raise LengthgenError("Alice's parts must all have one length")
+    return len({alice(compiled.model, compiled.tokens(p), n).bits for p in parts})
