@@ -180,3 +180,13 @@ def test_too_long_is_refused_before_allocating(monkeypatch):
                                                                                     limit + 1)
     with pytest.raises(LengthgenError, match="forward pass"):
         run_protocol(c.model, c.tokens("a" * (limit + 5)), 3)
+
+
+def test_message_parts_add_up_to_its_length():
+    c = compiled("tomita4")
+    message = alice(c.model, c.tokens("0110" * 10)[:21], 41)
+    assert len(message.by_layer()) == len(c.model.layers)
+    assert sum(message.by_layer()) == sum(message.by_part().values()) == len(message)
+    # tau = 2: the local part carries Alice's last two positions in the layer with local heads
+    assert [p["positions"] for p in message.parts if p["part"] == "local positions"
+            and p["bits"]] == [2]

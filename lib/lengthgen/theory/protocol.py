@@ -252,6 +252,7 @@ def _attend(model: LimitTransformer, layer: _Layer, x: torch.Tensor, lo: int, n:
     near = torch.arange(lo, hi)[:, None] - torch.arange(layer.tau + 1)[None, :] - e0  # [Q, T]
     valid = near >= 0
     near = near.clamp(min=0)
+    done = max(0, min(m, hi - layer.window - e0))   # positions far for every later query
     update = torch.zeros_like(x)
     new_sums = []
     offset = 0
@@ -279,8 +280,7 @@ def _attend(model: LimitTransformer, layer: _Layer, x: torch.Tensor, lo: int, n:
             (near_terms[:, :, None] * values[h][near]).sum(1)
         denominator = (far_terms * counts.to(dtype)).sum(1) + near_terms.sum(1)
         update = update + (numerator / denominator[:, None]) @ head.output
-        new_sums.append(sums0 + cum_sums[max(0, min(m, hi - layer.window - e0))])
-    done = max(0, min(m, hi - layer.window - e0))       # positions now far for every later query
+        new_sums.append(sums0 + cum_sums[done])
     counts_end = counts0 + cum_counts[done]
     keep = counts_end > 0
     offsets = [0]
@@ -328,13 +328,15 @@ class Message:
     bits: str
     n: int
     cut: int
+    layers: int
     parts: list = field(default_factory=list)   # dicts: layer, part, bits, (classes | positions)
 
     def __len__(self) -> int:
         return len(self.bits)
 
     def by_layer(self) -> list[int]:
-        out = [0] * (max((p["layer"] for p in self.parts), default=-1) + 1)
+        """Bits per layer (0 for a layer without attention heads)."""
+        out = [0] * self.layers
         for p in self.parts:
             out[p["layer"]] += p["bits"]
         return out
@@ -428,7 +430,7 @@ def alice(model: LimitTransformer, tokens, n: int) -> Message:
                 for x in keys[r].tolist() + values[r].tolist():
                     writer.float(x)
         part(number, "local positions", start, positions=state.buffered)
-    return Message(writer.bits, n, cut, parts)
+    return Message(writer.bits, n, cut, len(layers), parts)
 
 
 def decode(model: LimitTransformer, bits: str, n: int, cut: int) -> list[_State]:
