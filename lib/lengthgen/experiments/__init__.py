@@ -51,6 +51,7 @@ EXPERIMENTS: dict[str, str] = {
     "huang-fig2-dotdepth": "huang_fig2_dotdepth",
     "huang-fig4-starfree": "huang_fig4_starfree",
     "huang-table6-7-hparams": "huang_table6_7_hparams",
+    "comm-protocol-bits": "comm_protocol_bits",
 }
 
 SCALE_ORDER = ("paper", "book", "test")

@@ -1,19 +1,37 @@
 """Tables as real HTML (searchable, copyable, readable on a phone), for notebook cells.
 
 `HTMLTable(header, rows, caption)` displays as a table in Jupyter and on the built site; cells
-are escaped text. Wide tables scroll sideways inside their own box instead of the page.
+are escaped text. `HTMLTable.from_dicts(rows)` takes one dict per row (the keys of the first are
+the columns). Wide tables scroll sideways inside their own box instead of the page. (Markdown
+printed by display(Markdown(...)) is not rendered as a table on the built site: raw pipes.)
 """
 import html
+
+from lengthgen.errors import LengthgenError
+
+
+def _text(value) -> str:
+    if isinstance(value, float):
+        return f"{value:.3g}"
+    return str(value)
 
 
 class HTMLTable:
     def __init__(self, header: list[str], rows: list[list], caption: str | None = None):
         self.header, self.rows, self.caption = list(header), [list(r) for r in rows], caption
 
+    @classmethod
+    def from_dicts(cls, rows: list[dict], caption: str | None = None) -> "HTMLTable":
+        """One table row per dict; the columns are the keys of the first dict, in order."""
+        if not rows:
+            raise LengthgenError("no rows to show")
+        columns = list(rows[0])
+        return cls(columns, [[row.get(c, "") for c in columns] for row in rows], caption)
+
     @property
     def html(self) -> str:
         def cell(tag, value):
-            return f"<{tag}>{html.escape(str(value))}</{tag}>"
+            return f"<{tag}>{html.escape(_text(value))}</{tag}>"
         head = "".join(cell("th", h) for h in self.header)
         body = "".join("<tr>" + "".join(cell("td", v) for v in row) + "</tr>" for row in self.rows)
         caption = f"<caption>{html.escape(self.caption)}</caption>" if self.caption else ""
@@ -24,5 +42,5 @@ class HTMLTable:
         return self.html
 
     def __str__(self) -> str:  # a plain-text fallback, e.g. in a terminal
-        lines = [" | ".join(self.header)] + [" | ".join(map(str, r)) for r in self.rows]
+        lines = [" | ".join(self.header)] + [" | ".join(map(_text, r)) for r in self.rows]
         return "\n".join(lines)

@@ -1,0 +1,283 @@
+"""Measured message length of the Theorem 12 protocol against the N/2 bits that copying needs.
+
+Huang et al. (2025, Thm. 12) show that when the input of a Periodic and Local Limit Transformer
+is split in two, Alice can tell Bob everything he needs about her half in O(log N) bits; copying
+a string with repeats needs N/2 bits (string equality), so no such model copies at every length
+(Cor. 13). Here every program of the C-RASP library is compiled into a Limit Transformer and the
+protocol of lengthgen.theory.protocol is played on inputs of length N: Alice holds the start
+symbol and the first floor(N/2) symbols. The bits are counted in the message Alice actually
+writes (the maximum over a few inputs of different kinds per N), and Bob's activations are
+compared with the model's forward pass wherever that fits in memory. Each program's bits are
+fitted by a + b log2 N; where that line meets N/2 is the length from which the model provably
+cannot copy (its message is too short to carry Alice's half).
+"""
+import io
+import math
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+from lengthgen.config import one_thread
+from lengthgen.crasp import library
+from lengthgen.crasp.compile import compile_program, sample_strings
+from lengthgen.errors import LengthgenError
+from lengthgen.experiments.crasp_compile_check import VOCAB, load as load_program
+from lengthgen.theory.protocol import alice, bob, compare, run_protocol
+
+FIGURE_ID = "comm-protocol-bits"
+TITLE = ("Alice's message in the protocol of Theorem 12 grows like log N for every compiled "
+         "C-RASP program, far below the N/2 bits that copying needs")
+
+_BOOK_NS = [10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000]
+CONFIGS = {
+    "test": {"programs": ["majority_ab", "dyck1", "tomita4", "binary_majority_interleave"],
+             "ns": [8, 32, 128, 512], "inputs": 2, "check_up_to": 128, "vocab": VOCAB,
+             "seed": 0},
+    "book": {"programs": "all", "ns": _BOOK_NS, "inputs": 5, "check_up_to": 1000,
+             "vocab": VOCAB, "seed": 0},
+    "paper": {"programs": "all", "ns": _BOOK_NS + [50000], "inputs": 10, "check_up_to": 2000,
+              "vocab": VOCAB, "seed": 0},
+}
+PARTS = ("header", "class keys", "counts", "value sums", "local positions")
+
+
+def runs(config: dict) -> list[dict]:
+    names = library.program_names() if config["programs"] == "all" else config["programs"]
+    return [{"name": name, "program": name, "seed": config["seed"]} for name in names]
+
+
+def load(name: str, vocab: dict = VOCAB, max_length: int = 1000):
+    """A library program compiled with Heaviside MLPs (exact at every length, so max_length is
+    only the declared range); generated programs over their first vocab[name] symbols. An
+    unknown name is a LengthgenError naming the closest ones."""
+    if name not in library.program_names():
+        library.get_program(name)   # raises: unknown C-RASP program, with the closest names
+    return compile_program(load_program(name, vocab), max_length=max_length)
+
+
+def measure(compiled, n: int, strings: list, check: bool) -> dict:
+    """Play the protocol on strings of length n (cut after floor(n/2) symbols): bits per
+    input, the worst input's bits by layer and part, its classes, and Bob's largest error."""
+    cut = 1 + n // 2
+    bits, worst, error = [], None, 0.0 if check else None
+    for string in strings:
+        tokens = compiled.tokens(string)
+        message = alice(compiled.model, tokens[:cut], n + 1)
+        bits.append(len(message))
+        if check:
+            activations = bob(compiled.model, tokens[cut:], n + 1, message.bits)
+            error = max(error, max(compare(compiled.model, tokens, cut, activations)))
+        if worst is None or len(message) > len(worst):
+            worst = message
+    parts = {}
+    for p in worst.parts:
+        key = f"{p['layer']}/{p['part']}"
+        parts[key] = parts.get(key, 0) + p["bits"]
+    classes = [p["classes"] for p in worst.parts if p["part"] == "header"]
+    return {"n": n, "bits": bits, "max_bits": max(bits), "parts": parts,
+            "classes": max(classes, default=0), "max_error": error}
+
+
+def run_one(params: dict, config: dict, device) -> dict:
+    compiled = load(params["program"], config["vocab"], max(config["ns"]))
+    rng = np.random.default_rng(params["seed"])
+    rows = []
+    with one_thread():
+        for n in config["ns"]:
+            strings = sample_strings(compiled.program.alphabet, [n] * config["inputs"], rng)
+            rows.append(measure(compiled, n, strings, n <= config["check_up_to"]))
+    size = compiled.size()
+    return {"fragment": compiled.program.fragment(), "layers": size["layers"],
+            "heads": sum(size["heads_per_layer"]), "width": size["width"],
+            "period": size["period"], "tau": size["tau"], "by_n": rows}
+
+
+# ----------------------------------------------------------------------------- analysis
+def fit_log(ns, bits) -> tuple[float, float]:
+    """Least squares bits ~ a + b log2 N."""
+    x = np.log2(np.asarray(ns, dtype=float))
+    b, a = np.polyfit(x, np.asarray(bits, dtype=float), 1)
+    return float(a), float(b)
+
+
+def crossing(a: float, b: float) -> float:
+    """The length N* beyond which N/2 > a + b log2 N: the largest root, by the fixed-point
+    iteration N = 2 (a + b log2 N), which contracts there."""
+    n = max(4.0, 2 * (a + b * 60))
+    for _ in range(200):
+        n = max(2.0, 2 * (a + b * math.log2(n)))
+    return n
+
+
+def data(records: list[dict]) -> list[dict]:
+    """Tidy rows: one per program and N, with the measured bits and the program's fit."""
+    out = []
+    for record in sorted(records, key=lambda r: r["params"]["program"]):
+        rows = record["metrics"]["by_n"]
+        a, b = fit_log([r["n"] for r in rows], [r["max_bits"] for r in rows])
+        for r in rows:
+            out.append({"program": record["params"]["program"], "n": r["n"],
+                        "bits": r["max_bits"], "bits_min": min(r["bits"]),
+                        "equality_bits": r["n"] // 2, "classes": r["classes"],
+                        "bob_max_error": r["max_error"], "fit_a": round(a, 3),
+                        "fit_b": round(b, 3), "crossing_n": round(crossing(a, b))})
+    return out
+
+
+def table(records: list[dict]) -> list[dict]:
+    """One row per program: its fit, the bits at the largest N and the crossing point."""
+    rows = {}
+    for row in data(records):
+        rows[row["program"]] = row    # the last row has the largest N
+    return [{"program": p, "fit": f"{r['fit_a']:.1f} + {r['fit_b']:.2f} log2 N",
+             f"bits at N={r['n']}": r["bits"], "N/2": r["equality_bits"],
+             "crossing N*": r["crossing_n"]} for p, r in rows.items()]
+
+
+def figure(records: list[dict]):
+    rows = data(records)
+    programs = sorted({r["program"] for r in rows})
+    ns = sorted({r["n"] for r in rows})
+    fig, (ax, bx) = plt.subplots(1, 2, figsize=(13, 5.2), gridspec_kw={"width_ratios": [1.5, 1]})
+    cmap = plt.get_cmap("tab20", max(len(programs), 2))
+    grid = np.geomspace(min(ns), max(ns) * 4, 200)
+    for k, program in enumerate(programs):
+        mine = [r for r in rows if r["program"] == program]
+        color = cmap(k)
+        ax.plot([r["n"] for r in mine], [r["bits"] for r in mine], "o", ms=3, color=color,
+                label=program)
+        ax.plot(grid, mine[0]["fit_a"] + mine[0]["fit_b"] * np.log2(grid), "-", lw=0.8,
+                color=color, alpha=0.7)
+    ax.plot(grid, grid / 2, "k-", lw=2, label="N/2: equality (copying) needs this")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("input length N (Alice holds the first N/2 symbols)")
+    ax.set_ylabel("bits Alice sends (max over the inputs tried)")
+    ax.set_title("measured message length; lines: a + b log2 N")
+    ax.legend(fontsize=6, ncol=2, loc="upper left")
+    summary = sorted(((r["crossing_n"], r["fit_b"], r["program"]) for r in
+                      {r["program"]: r for r in rows}.values()))
+    y = np.arange(len(summary))
+    bx.scatter([s[0] for s in summary], y, color=[cmap(programs.index(s[2])) for s in summary],
+               zorder=3)
+    for yy, (cross, slope, program) in zip(y, summary):
+        bx.text(cross * 1.15, yy, f"{cross:,}  (b = {slope:.1f})", va="center", fontsize=6)
+    bx.set_yticks(y, [s[2] for s in summary], fontsize=7)
+    bx.set_xscale("log")
+    bx.set_xlim(min(s[0] for s in summary) / 2, max(s[0] for s in summary) * 10)
+    bx.grid(axis="x", which="major", alpha=0.3)
+    bx.set_xlabel("N* where the fit meets N/2: no copying for N > N*")
+    bx.set_title("from which length on each model cannot copy")
+    fig.tight_layout()
+    return fig
+
+
+# ----------------------------------------------------------------------------- the slider
+class _MessageFigure:
+    """The message of one program at one N: bits per layer split by part (left) and the
+    program's bits against N/2 with the chosen N marked (right). Built once per program and
+    updated per N, because a slider draws many frames."""
+
+    def __init__(self, records: list[dict], program: str):
+        record = next((r for r in records if r["params"]["program"] == program), None)
+        if record is None:
+            raise LengthgenError(f"no record for program {program!r}")
+        self.program, self.rows = program, record["metrics"]["by_n"]
+        self.layers = record["metrics"]["layers"]
+        tallest = max(sum(b for key, b in r["parts"].items() if key.split("/")[0] == str(layer))
+                      for r in self.rows for layer in range(self.layers))
+        self.fig, (ax, bx) = plt.subplots(1, 2, figsize=(10, 3.6),
+                                          gridspec_kw={"width_ratios": [1.4, 1]})
+        self.fig.subplots_adjust(left=0.07, right=0.98, bottom=0.15, top=0.9, wspace=0.25)
+        self.bars = {part: ax.bar(range(self.layers), np.zeros(self.layers), label=part)
+                     for part in PARTS}
+        ax.set_xticks(range(self.layers))
+        ax.set_ylim(0, tallest * 1.1)    # fixed across N, so the slider shows the growth
+        ax.set_xlabel("layer")
+        ax.set_ylabel("bits")
+        ax.legend(fontsize=7, loc="upper right")
+        self.ax = ax
+        ns = np.array([r["n"] for r in self.rows], dtype=float)
+        bx.plot(ns, [r["max_bits"] for r in self.rows], "o-", ms=3, label="message (measured)")
+        bx.plot(ns, ns / 2, "k-", label="N/2")
+        (self.marker,) = bx.plot([], [], "o", ms=9, mfc="none", mec="tab:red")
+        bx.set_xscale("log")
+        bx.set_yscale("log")
+        bx.set_xlabel("N")
+        bx.set_title("message vs equality")
+        bx.legend(fontsize=7, loc="upper left")
+
+    def show(self, n: int):
+        row = next((r for r in self.rows if r["n"] == n), None)
+        if row is None:
+            raise LengthgenError(f"program {self.program!r} was not measured at N = {n}")
+        bottom = np.zeros(self.layers)
+        for part, bars in self.bars.items():
+            for layer, bar in enumerate(bars):
+                height = row["parts"].get(f"{layer}/{part}", 0)
+                bar.set_y(bottom[layer])
+                bar.set_height(height)
+                bottom[layer] += height
+        self.ax.set_title(f"{self.program}, N = {n:,}: {row['max_bits']} bits in all")
+        self.marker.set_data([n], [row["max_bits"]])
+        return self.fig
+
+
+def message_frame(records: list[dict], program: str, n: int):
+    """The worst input's message at one N for one program, as a Figure."""
+    return _MessageFigure(records, program).show(n)
+
+
+def agreement(programs: list[str], ns: list[int], inputs: int = 3, seed: int = 0) -> list[dict]:
+    """Bob against the forward pass: per program, how many (input, cut) pairs were played at
+    the lengths ns (cut at 1, the middle and the end) and the largest error at any activation."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for name in programs:
+        compiled = load(name)
+        played, error = 0, 0.0
+        for n in ns:
+            for string in sample_strings(compiled.program.alphabet, [n] * inputs, rng):
+                tokens = compiled.tokens(string)
+                for cut in sorted({1, 1 + n // 2, n}):
+                    error = max(error, run_protocol(compiled.model, tokens, cut).max_error)
+                    played += 1
+        rows.append({"program": name, "fragment": compiled.program.fragment(),
+                     "runs": played, "lengths": f"{min(ns)}..{max(ns)}",
+                     "max |Bob - forward|": f"{error:.1e}"})
+    return rows
+
+
+def slider(records: list[dict], programs: list[str], ns: list[int] | None = None,
+           max_ns: int = 6, dpi: int = 60):
+    """A kernel-free slider over N and program (frames drawn now, switched in the browser).
+
+    Programs without a record are left out; without ns, up to max_ns measured lengths spread
+    over the range."""
+    from lengthgen.viz.frames import FrameSlider
+    have = {r["params"]["program"] for r in records}
+    programs = [p for p in programs if p in have]
+    if not programs:
+        raise LengthgenError(f"none of the programs has a record (have: {', '.join(sorted(have))})")
+    if ns is None:
+        measured = sorted({r["n"] for rec in records for r in rec["metrics"]["by_n"]})
+        picks = np.linspace(0, len(measured) - 1, min(max_ns, len(measured))).round()
+        ns = [measured[int(k)] for k in sorted(set(picks))]
+    current = {}
+
+    def draw(program, n):   # frames come program by program: reuse one figure per program
+        if current.get("program") != program:
+            if current:
+                plt.close(current["figure"].fig)
+            current.update(program=program, figure=_MessageFigure(records, program))
+        buffer = io.BytesIO()
+        current["figure"].show(n).savefig(buffer, format="png", dpi=dpi)
+        return buffer.getvalue()
+
+    slider = FrameSlider(draw, {"program": programs, "n": ns},
+                         initial={"program": programs[0], "n": ns[len(ns) // 2]},
+                         labels={"program": "program", "n": "N"},
+                         caption="Alice's message for the input of each length that needed "
+                                 "the most bits, split by layer and by what it carries.")
+    plt.close(current["figure"].fig)
+    return slider

@@ -1,0 +1,50 @@
+"""The comm-protocol-bits experiment: measured bits, the log fit, the crossing, tidy data."""
+import math
+
+import pytest
+
+from lengthgen.errors import LengthgenError
+from lengthgen.experiments import comm_protocol_bits as exp
+
+
+def test_crossing_solves_the_fit_against_n_over_2():
+    a, b = 20.0, 6.0
+    n = exp.crossing(a, b)
+    assert n / 2 == pytest.approx(a + b * math.log2(n), rel=1e-9)
+    assert all(m / 2 > a + b * math.log2(m) for m in (n * 1.01, n * 10, n * 1000))
+
+
+def test_fit_recovers_a_log_law():
+    ns = [10, 100, 1000, 10000]
+    assert exp.fit_log(ns, [3 + 2 * math.log2(n) for n in ns]) == pytest.approx((3, 2))
+
+
+def test_data_rows_are_measured_bits_with_their_program_fit():
+    config = dict(exp.CONFIGS["test"], programs=["majority_ab"], ns=[8, 64, 512])
+    params = exp.runs(config)[0]
+    record = {"params": params, "metrics": exp.run_one(params, config, "cpu")}
+    rows = exp.data([record])
+    assert [r["n"] for r in rows] == [8, 64, 512]
+    assert set(rows[0]) == {"program", "n", "bits", "bits_min", "equality_bits", "classes",
+                            "bob_max_error", "fit_a", "fit_b", "crossing_n"}
+    assert all(r["bits"] >= r["bits_min"] > 0 for r in rows)
+    assert rows[0]["bits"] < rows[1]["bits"] < rows[2]["bits"] < 512 // 2
+    assert rows[0]["bob_max_error"] < 1e-9 and rows[2]["bob_max_error"] is None  # 512 > check
+    assert len({(r["fit_a"], r["fit_b"]) for r in rows}) == 1
+
+
+def test_unknown_program_is_one_clear_error():
+    with pytest.raises(LengthgenError, match="unknown C-RASP program 'dyk1'.*dyck1"):
+        exp.load("dyk1")
+
+
+def test_slider_frame_refuses_what_was_not_measured():
+    config = dict(exp.CONFIGS["test"], programs=["dyck1"], ns=[8, 16])
+    params = exp.runs(config)[0]
+    records = [{"params": params, "metrics": exp.run_one(params, config, "cpu")}]
+    with pytest.raises(LengthgenError, match="not measured at N = 9"):
+        exp.message_frame(records, "dyck1", 9)
+    with pytest.raises(LengthgenError, match="no record"):
+        exp.message_frame(records, "tomita4", 8)
+    slider = exp.slider(records, ["dyck1"])
+    assert len(slider.frames) == 2 and slider.frames[0] != slider.frames[1]
