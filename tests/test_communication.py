@@ -62,9 +62,11 @@ def test_distinct_messages_counts_what_alice_can_say():
     assert cc.distinct_messages(lambda x: x.count("1"), cc.strings("01", 4)) == 5
 
 
-def test_markdown_rows_keeps_order_and_escapes_bars():
-    from lengthgen.viz.tables import markdown_rows
-    text = markdown_rows([{"a": 1, "b": "x|y"}, {"a": 0.123456, "b": None}])
-    assert text.splitlines() == ["| a | b |", "|---|---|", "| 1 | x\\|y |", "| 0.123 | None |"]
+def test_html_table_from_dicts_keeps_order_and_escapes():
+    from lengthgen.viz.tables import HTMLTable
+    table = HTMLTable.from_dicts([{"a": 1, "b": "x<y"}, {"a": 0.123456, "b": None}])
+    assert table.header == ["a", "b"]
+    assert "<td>x&lt;y</td>" in table.html and "<td>0.123</td>" in table.html
+    assert str(table).splitlines() == ["a | b", "1 | x<y", "0.123 | None"]
     with pytest.raises(LengthgenError):
-        markdown_rows([])
+        HTMLTable.from_dicts([])
