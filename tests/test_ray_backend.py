@@ -2,8 +2,9 @@
 driver resumes to them, failures on workers (raised, or a worker that dies) are named while the
 other runs are recorded, and bad input is one line in seconds.
 
-Tests marked `ray` need Ray (`pip install -r requirements-cluster.txt`; `.ci/run` installs it
-after `make test` and runs them); without it they are skipped. The others need no Ray.
+Tests marked `ray` need Ray (`pip install -r requirements-cluster.txt`) and run only when asked
+for: `pytest -m ray tests/test_ray_backend.py`, as `.ci/run` does after `make test` (without Ray
+they are skipped). The others need no Ray and run with every test.
 """
 import os
 import signal

@@ -236,7 +236,8 @@ def run(figure_id: str, scale: str | None = None, device=None, *, force: bool = 
     if getattr(module, "SOURCE", figure_id) != figure_id:
         raise LengthgenError(f"{figure_id} draws the records of {module.SOURCE}: run that "
                              f"figure id instead")
-    base = Path(root) if root is not None else results_dir()
+    root = None if root is None else Path(root)  # a str root is fine too
+    base = root if root is not None else results_dir()
     folder = base / figure_id / scale
     check_writable(folder)
     with ExitStack() as stack:
