@@ -27,10 +27,11 @@ FIGURE = "huang-fig1-languages"  # six tiny trainings at test scale: a real swee
 
 @pytest.fixture(scope="module")
 def ray_address():
-    """A Ray of 2 CPUs on this machine for the whole module; its head's address."""
+    """A Ray of 2 CPUs on this machine for the whole module; its head's address. (Ray turns
+    127.0.0.1 into this machine's address, so it is not bound to loopback; since Ray 2.59 a
+    local Ray asks for a token it generated itself.)"""
     ray = pytest.importorskip("ray")
-    ray.init(num_cpus=2, include_dashboard=False, configure_logging=False,
-             _node_ip_address="127.0.0.1")
+    ray.init(num_cpus=2, include_dashboard=False, configure_logging=False)
     try:
         yield ray.get_runtime_context().gcs_address
     finally:
