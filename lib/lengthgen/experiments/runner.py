@@ -245,10 +245,11 @@ def run(figure_id: str, scale: str | None = None, device=None, *, force: bool = 
             from lengthgen.experiments.ray_backend import ray_cluster
             cluster = stack.enter_context(ray_cluster(address, device, threads))
             device, workers, backend = cluster.device, cluster.slots, cluster
-        else:
-            device = str(get_device(device))
-            backend = None if backend == "local" else backend
-            workers = getattr(backend, "slots", workers)  # a Cluster made by the caller
+        elif backend == "local":
+            device, backend = str(get_device(device)), None
+        else:  # a callable; a ray_backend.Cluster made by the caller says its device and size
+            device = getattr(backend, "device", None) or str(get_device(device))
+            workers = getattr(backend, "slots", workers)
         return _sweep(figure_id, scale, device, force, root, progress, workers, threads,
                       backend, folder)
 
