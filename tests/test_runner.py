@@ -15,31 +15,9 @@ from lengthgen.errors import LengthgenError
 from lengthgen.experiments import experiment, run_experiment, show
 from lengthgen.experiments.runner import sweep_lock
 from lengthgen.results import load_record, load_records, write_record
+from records_compare import same  # tests/records_compare.py, shared with test_ray_backend
 
 FIGURE = "huang-fig1-languages"  # trains tiny decoders at test scale: a real sweep
-WHERE = ("host", "workers", "date", "started", "wall_time_s", "digest", "command")
-
-
-def comparable(record: dict) -> dict:
-    """A record without the fields that say where and when it ran."""
-    return {k: v for k, v in record.items() if k not in WHERE}
-
-
-def strip_timing(metrics):
-    """Training wall times differ from run to run; everything else must not."""
-    if isinstance(metrics, dict):
-        return {k: strip_timing(v) for k, v in metrics.items() if "wall_time" not in k}
-    if isinstance(metrics, list):
-        return [strip_timing(v) for v in metrics]
-    return metrics
-
-
-def same(a: list[dict], b: list[dict]) -> None:
-    assert [r["run_name"] for r in a] == [r["run_name"] for r in b]
-    for x, y in zip(a, b):
-        x, y = comparable(x), comparable(y)
-        assert strip_timing(x.pop("metrics")) == strip_timing(y.pop("metrics")), x["run_name"]
-        assert x == y
 
 
 def test_two_workers_write_the_records_of_one(tmp_path):

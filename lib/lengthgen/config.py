@@ -32,19 +32,31 @@ def _mps_available() -> bool:
     return hasattr(torch.backends, "mps") and torch.backends.mps.is_available()
 
 
+def requested_device(device: str | None = None) -> str | None:
+    """The device asked for (the argument, else $LENGTHGEN_DEVICE), checked by name only, or None
+    for "choose the best available". A cluster's driver checks the name here and lets the
+    cluster say whether it has the device (get_device checks this machine)."""
+    requested = device if device is not None else os.environ.get(DEVICE_ENV)
+    if requested is None or requested.strip() == "" or requested.strip().lower() == "auto":
+        return None
+    requested = requested.strip().lower()
+    if requested.split(":")[0] not in ("cuda", "mps", "cpu"):
+        raise LengthgenError(f"unknown device {requested!r}; valid: auto, cuda, mps, cpu")
+    return requested
+
+
 def get_device(device: str | None = None) -> torch.device:
     """cuda, then mps, then cpu; the argument or $LENGTHGEN_DEVICE overrides.
 
     Asking for a device that is not there is an error, never a silent fallback.
     """
-    requested = device if device is not None else os.environ.get(DEVICE_ENV)
-    if requested is None or requested.strip() == "" or requested == "auto":
+    requested = requested_device(device)
+    if requested is None:
         if torch.cuda.is_available():
             return torch.device("cuda")
         if _mps_available():
             return torch.device("mps")
         return torch.device("cpu")
-    requested = requested.strip().lower()
     kind = requested.split(":")[0]
     if kind == "cuda" and not torch.cuda.is_available():
         raise LengthgenError(
@@ -53,8 +65,6 @@ def get_device(device: str | None = None) -> torch.device:
         )
     if kind == "mps" and not _mps_available():
         raise LengthgenError(f"device {requested!r} was asked for but MPS is not available here")
-    if kind not in ("cuda", "mps", "cpu"):
-        raise LengthgenError(f"unknown device {requested!r}; valid: auto, cuda, mps, cpu")
     return torch.device(requested)
 
 

@@ -17,6 +17,13 @@ def add_parser(sub):
                      help="worker processes running runs in parallel (default 1: in process)")
     run.add_argument("--threads", type=int, default=None,
                      help="torch threads per run (default 1; recorded in every record)")
+    run.add_argument("--backend", default="local",
+                     help="local (this machine, default) or ray (a Ray cluster; needs "
+                          "pip install 'lengthgen[cluster]')")
+    run.add_argument("--address", default=None,
+                     help="with --backend ray: the head's HOST:PORT, or auto (the cluster "
+                          "started on this machine); default: $RAY_ADDRESS, else a Ray "
+                          "started here for this sweep")
     run.set_defaults(func=_run)
     data = fsub.add_parser("data", help="print the numbers behind a figure as CSV")
     data.add_argument("figure_id")
@@ -30,7 +37,8 @@ def add_parser(sub):
 def _run(args):
     from lengthgen.experiments import run_experiment
     records = run_experiment(args.figure_id, args.scale, args.device, args.force, progress=True,
-                             workers=args.workers, threads=args.threads)
+                             workers=args.workers, threads=args.threads,
+                             backend=args.backend, address=args.address)
     print(f"{args.figure_id}: {len(records)} record(s)")
 
 

@@ -66,11 +66,12 @@ def experiment(figure_id: str) -> ModuleType:
 
 def run_experiment(figure_id: str, scale: str | None = None, device=None, force: bool = False,
                    root=None, progress: bool = False, workers: int = 1,
-                   threads: int | None = None) -> list[dict]:
+                   threads: int | None = None, backend="local",
+                   address: str | None = None) -> list[dict]:
     """Run every run of a figure at a scale and write one record per run (see runner.run)."""
     from lengthgen.experiments.runner import run
     return run(figure_id, scale, device, force=force, root=root, progress=progress,
-               workers=workers, threads=threads)
+               workers=workers, threads=threads, backend=backend, address=address)
 
 
 def source_ids(figure_id: str) -> tuple[str, ...]:

@@ -23,7 +23,7 @@ import sys
 import time
 import traceback
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -91,8 +91,12 @@ def torch_threads(n: int):
         torch.set_num_threads(before)
 
 
-def execute(unit: list[RunSpec]) -> Outcome:
-    """Compute one unit and write its records; errors are caught per unit, never raised."""
+def execute(unit: list[RunSpec], write: bool = True) -> Outcome:
+    """Compute one unit and write its records; errors are caught per unit, never raised.
+
+    write=False returns the records unwritten, for an executor whose workers cannot see the
+    results folder (a cluster): the caller then writes them with `save`.
+    """
     from lengthgen.experiments import experiment
     from lengthgen.results import run_finished, run_started, write_record
     first = unit[0]
@@ -118,7 +122,8 @@ def execute(unit: list[RunSpec]) -> Outcome:
                       "task": spec.params.get("task"), "config": spec.config,
                       "params": spec.params, "scale": spec.scale, "seed": spec.params.get("seed"),
                       "metrics": values, **run_finished(started, wall)}
-            write_record(record, root)
+            if write:
+                write_record(record, root)
             outcome.records.append(record)
     except Exception as e:  # one failing run must not sink the sweep: report it by name
         message = str(e).splitlines()[0] if str(e) else ""
@@ -128,6 +133,21 @@ def execute(unit: list[RunSpec]) -> Outcome:
                 traceback.print_exc()
         outcome.errors.extend((spec.name, message) for spec in unit)
     return outcome
+
+
+def save(outcome: Outcome, unit: list[RunSpec]) -> Outcome:
+    """Write the records an `execute(unit, write=False)` returned, as execute would have: a
+    record that cannot be written becomes an error of its run."""
+    from lengthgen.results import write_record
+    root = None if unit[0].root is None else Path(unit[0].root)
+    saved = Outcome(errors=list(outcome.errors))
+    for record in outcome.records:
+        try:
+            write_record(record, root)
+            saved.records.append(record)
+        except (OSError, LengthgenError) as e:
+            saved.errors.append((record["run_name"], f"record not written: {e}"))
+    return saved
 
 
 def _worker_init(threads: int) -> None:
@@ -178,31 +198,64 @@ def _check_workers(workers) -> int:
     return workers
 
 
+BACKENDS = ("local", "ray")  # local: in process or --workers processes; ray: a Ray cluster
+
+
+def _check_backend(backend, address, workers) -> None:
+    if callable(backend):
+        return
+    if backend not in BACKENDS:
+        raise LengthgenError(f"unknown backend {backend!r}; valid: {', '.join(BACKENDS)}")
+    if backend != "ray" and address is not None:
+        raise LengthgenError("an address is for --backend ray (a Ray cluster's HOST:PORT or auto)")
+    if backend == "ray" and workers != 1:
+        raise LengthgenError("--workers is for the local backend; on Ray, the cluster's CPUs "
+                             "(or GPUs) set how many runs go at once")
+
+
 def run(figure_id: str, scale: str | None = None, device=None, *, force: bool = False,
         root=None, progress: bool = False, workers: int = 1,
-        threads: int | None = None, backend=None) -> list[dict]:
+        threads: int | None = None, backend="local", address: str | None = None) -> list[dict]:
     """Run every run of a figure at a scale; return the records in the module's order.
 
     Runs with a matching record are skipped unless force=True. workers > 1 executes units in
-    that many worker processes (CPU: each with `threads` torch threads). `backend` is a
-    callable(list of units, progress) -> iterator of Outcomes, for executors other than the
-    built-in ones (e.g. a cluster).
+    that many worker processes (CPU: each with `threads` torch threads). backend="ray" hands
+    the units to a Ray cluster (`address`: HOST:PORT, "auto", or None for a Ray started on
+    this machine; see ray_backend). `backend` may also be a callable(list of units) ->
+    iterator of Outcomes whose records are written, for other executors.
     """
     from lengthgen.experiments import experiment
-    from lengthgen.results import check_writable, remove_stale_temp_files, results_dir
+    from lengthgen.results import check_writable, results_dir
     scale = get_scale(scale)
     workers = _check_workers(workers)
     threads = DEFAULT_THREADS if threads is None else threads
     if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
         raise LengthgenError(f"threads must be a positive integer, got {threads!r}")
+    _check_backend(backend, address, workers)
     module = experiment(figure_id)
     if getattr(module, "SOURCE", figure_id) != figure_id:
         raise LengthgenError(f"{figure_id} draws the records of {module.SOURCE}: run that "
                              f"figure id instead")
-    device = str(get_device(device))
-    base = Path(root) if root is not None else results_dir()
+    root = None if root is None else Path(root)  # a str root is fine too
+    base = root if root is not None else results_dir()
     folder = base / figure_id / scale
     check_writable(folder)
+    with ExitStack() as stack:
+        if backend == "ray":  # the cluster, not this machine, says which device there is
+            from lengthgen.experiments.ray_backend import ray_cluster
+            cluster = stack.enter_context(ray_cluster(address, device, threads))
+            device, workers, backend = cluster.device, cluster.slots, cluster
+        elif backend == "local":
+            device, backend = str(get_device(device)), None
+        else:  # a callable; a ray_backend.Cluster made by the caller says its device and size
+            device = getattr(backend, "device", None) or str(get_device(device))
+            workers = getattr(backend, "slots", workers)
+        return _sweep(figure_id, scale, device, force, root, progress, workers, threads,
+                      backend, folder)
+
+
+def _sweep(figure_id, scale, device, force, root, progress, workers, threads, backend, folder):
+    from lengthgen.results import remove_stale_temp_files
     specs = plan(figure_id, scale, device, threads, workers, root)
     with sweep_lock(folder):
         remove_stale_temp_files(folder)
@@ -230,7 +283,8 @@ def run(figure_id: str, scale: str | None = None, device=None, *, force: bool = 
         if progress:
             print(f"{figure_id}/{scale}: {len(specs)} runs, {len(specs) - len(todo)} already "
                   f"recorded, {len(todo) - len(failures)} computed, {len(failures)} failed, "
-                  f"{time.perf_counter() - start:.0f} s with {workers} worker(s) x {threads} "
+                  f"{time.perf_counter() - start:.0f} s with {workers} "
+                  f"{'worker' if backend is None else 'cluster slot'}(s) x {threads} "
                   f"thread(s)", file=sys.stderr, flush=True)
     if failures:
         listed = "; ".join(f"{name}: {message}" for name, message in failures[:5])
