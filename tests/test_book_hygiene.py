@@ -41,6 +41,10 @@ def test_notebook_starts_with_its_title_then_the_setup_pattern(path):
     colab, setup = "".join(code[0]["source"]), "".join(code[1]["source"])
     assert '"google.colab" in sys.modules' in colab, f"{path.name}: first cell is not the Colab guard"
     assert CONFIG["repository"]["url"] in colab, f"{path.name}: Colab cell clones another URL"
+    # pip install -e inside a running kernel is not importable until a restart: the cell must
+    # also put the clone's library on sys.path (checked from a clean Python, see the README).
+    assert 'sys.path.insert(0, "/content/book/lib")' in colab, \
+        f"{path.name}: the Colab cell must put /content/book/lib on sys.path"
     assert "get_scale()" in setup and "get_device()" in setup, f"{path.name}: second cell is not setup"
 
 
