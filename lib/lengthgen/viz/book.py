@@ -40,7 +40,16 @@ def _glue(key: str, obj) -> None:
     from IPython.core.formatters import format_display_data
     from IPython.display import display
 
-    bundle, metadata = format_display_data(obj)
+    if hasattr(obj, "savefig"):  # a matplotlib Figure: PNG whatever the backend or shell
+        import base64
+        import io
+        buffer = io.BytesIO()
+        obj.savefig(buffer, format="png", bbox_inches="tight")
+        bundle = {"image/png": base64.b64encode(buffer.getvalue()).decode("ascii"),
+                  "text/plain": repr(obj)}
+        metadata = {}
+    else:
+        bundle, metadata = format_display_data(obj)
     metadata["scrapbook"] = {"name": key, "mime_prefix": ""}
     display(bundle, raw=True, metadata=metadata)
 
