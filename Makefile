@@ -15,8 +15,9 @@ $(STAMP): requirements.txt pyproject.toml
 	$(PY) -m pip install -q --disable-pip-version-check -r requirements.txt
 	touch $(STAMP)
 
+# One torch thread per process: on a small shared machine more threads wait for each other.
 book: $(STAMP)
-	LENGTHGEN_SCALE=$(SCALE) $(VENV)/bin/jupyter-book build . --keep-going -W -n
+	LENGTHGEN_SCALE=$(SCALE) OMP_NUM_THREADS=1 $(VENV)/bin/jupyter-book build . --keep-going -W -n
 	@echo "Site: $(CURDIR)/_build/html/index.html"
 
 test: $(STAMP)

@@ -6,6 +6,8 @@ every string up to length 10 (test scale: 6) and on random members and non-membe
 names the result that proves it (crasp.lemmas). Each cell is compared with the paper's entry (tasks.metadata) and
 a disagreement is flagged in the record and in red in the table.
 """
+import re
+
 import matplotlib.pyplot as plt
 
 from lengthgen.crasp.check import MAX_EXHAUSTIVE_STRINGS as MAX_EXHAUSTIVE
@@ -123,11 +125,25 @@ def draw_table(records: list[dict], extra_columns, title: str):
     return fig
 
 
+def _md(text: str) -> str:
+    """A Markdown table cell: pipes, asterisks, underscores and brackets stay literal."""
+    return re.sub(r"([\\|*_`\[\]<>])", r"\\\1", str(text))
+
+
 def markdown_table(records: list[dict], extra_columns=None) -> str:
-    """The same table as markdown, for a notebook cell."""
-    header, rows, _ = rows_of(in_order(records), EXTRA if extra_columns is None else extra_columns)
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(r) + " |" for r in rows]
+    """The same table as Markdown (for the book's HTML tables): each verdict cell is wrapped in
+    a span of class lengthgen-yes / -no / -none-found / -missing, or lengthgen-differs where it
+    disagrees with the paper, so that the page can colour it like the figure."""
+    ordered = in_order(records)
+    header, rows, cells = rows_of(ordered, EXTRA if extra_columns is None else extra_columns)
+    lines = ["| " + " | ".join(_md(h) for h in header) + " |", "|" + "---|" * len(header)]
+    for row, row_cells in zip(rows, cells):
+        out = [_md(row[0])]
+        for text, cell in zip(row[1:], row_cells):
+            kind = cell["entry"].replace(" ", "-") if cell["agrees"] else "differs"
+            out.append(f'<span class="lengthgen-{kind}">{_md(text)}</span>')
+        out += [_md(t) for t in row[1 + len(row_cells):]]
+        lines.append("| " + " | ".join(out) + " |")
     return "\n".join(lines)
 
 

@@ -5,6 +5,7 @@ Every "yes" is a next-token program of the library checked against the task's so
 inputs at lengths up to the longest test length; every "no" names its proof. Cells are compared
 with the paper's entries (tasks.metadata).
 """
+from lengthgen.experiments import huang_table2_languages
 from lengthgen.experiments.huang_table2_languages import cells_of, draw_table, in_order
 from lengthgen.tasks.metadata import algorithmic_ids, info
 
@@ -36,3 +37,8 @@ def figure(records):
     return draw_table(records, EXTRA, f"Table 3 regenerated: {ok} of {2 * len(records)} cells "
                                       "agree with Huang et al.; every yes is a program checked "
                                       "against the task's solver")
+
+
+def markdown_table(records: list[dict]) -> str:
+    """The table as Markdown, for the book's HTML table."""
+    return huang_table2_languages.markdown_table(records, EXTRA)

@@ -5,8 +5,9 @@ The head's logit for query i and key j (i >= j) is
   + local part     phi(i - j) = 1 if i - j <= tau else 0
 rounded to p fractional bits and scaled by log N. The largest logit, 2, sits at keys in the same
 phase as the query and at most tau positions back, so attention picks out those keys.
-`draw_limit_panel` draws one setting; `limit_widget` wires sliders to it; `draw_small_multiples`
-shows several settings at once for readers without a running kernel.
+`draw_limit_panel` draws one setting; `limit_widget` wires live sliders to it (needs a kernel);
+`limit_frame_slider` draws every setting of a grid in advance (`draw_limit_frame`) so that the
+sliders work on the static site too; `draw_small_multiples` shows several settings at once.
 """
 import math
 
@@ -116,6 +117,66 @@ def draw_small_multiples(settings=((2, 0), (4, 0), (4, 6), (7, 12)),
         _draw(axes[0][column], axes[1][column], delta, tau, precision)
     fig.tight_layout()
     return fig
+
+
+SLIDER_DELTAS = (1, 2, 3, 4, 5, 6, 7, 8)
+SLIDER_TAUS = (0, 1, 2, 3, 4, 6, 8, 12)
+
+
+def draw_limit_frame(delta: int, tau: int, precision: int = DEFAULTS["precision"]):
+    """Two panels, (a) positional logits and (b) attention, compact enough for a phone."""
+    _check(delta, tau, precision)
+    fig, axes = plt.subplots(1, 2, figsize=(8, 3.6))
+    _draw(axes[0], axes[1], delta, tau, precision)
+    fig.tight_layout()
+    return fig
+
+
+class _FrameDrawer:
+    """`draw_limit_frame` as PNG bytes, fast: one figure whose images are updated per frame
+    (a fresh figure per frame spends most of its time in matplotlib's layout)."""
+
+    def __init__(self, precision: int):
+        import io
+        self.io, self.precision = io, precision
+        self.fig, axes = plt.subplots(1, 2, figsize=(8, 3.6))
+        blank = torch.zeros(LENGTH, LENGTH).numpy()
+        # Logits of this head lie in [-1, 2] (cosine plus the 0/1 local term), so one colour
+        # scale serves every frame and frames can be compared by eye.
+        self.logits = axes[0].imshow(blank, cmap="viridis", interpolation="nearest", vmin=-1,
+                                     vmax=2)
+        self.weights = axes[1].imshow(blank, cmap="magma", interpolation="nearest", vmin=0,
+                                      vmax=1)
+        plt.colorbar(self.logits, ax=axes[0], fraction=0.046)
+        for ax in axes:
+            ax.set_xlabel("key position j")
+            ax.set_ylabel("query position i")
+        axes[1].set_title(f"attention weights, N = {LENGTH}", fontsize=9)
+        # Two lines, as every frame's title has, so that the layout leaves room for them.
+        self.title = axes[0].set_title("positional logit a(i, j)\n", fontsize=9)
+        self.fig.tight_layout()
+        plt.close(self.fig)  # drawn only into PNGs, never shown by the notebook
+
+    def __call__(self, delta: int, tau: int) -> bytes:
+        _check(delta, tau, self.precision)
+        self.logits.set_data(positional_logits(delta, tau, self.precision).numpy())
+        self.weights.set_data(attention(delta, tau, self.precision).numpy())
+        self.title.set_text(f"positional logit a(i, j)\nDelta={delta}, tau={tau}, "
+                            f"p={self.precision}")
+        buffer = self.io.BytesIO()
+        self.fig.savefig(buffer, format="png", dpi=72)
+        return buffer.getvalue()
+
+
+def limit_frame_slider(deltas=SLIDER_DELTAS, taus=SLIDER_TAUS,
+                       precision: int = DEFAULTS["precision"]):
+    """Period and locality sliders that work without a kernel (every frame drawn in advance)."""
+    from lengthgen.viz.frames import FrameSlider
+
+    initial = {"delta": DEFAULTS["delta"] if DEFAULTS["delta"] in deltas else deltas[0],
+               "tau": DEFAULTS["tau"] if DEFAULTS["tau"] in taus else taus[0]}
+    return FrameSlider(_FrameDrawer(precision), {"delta": list(deltas), "tau": list(taus)},
+                       initial=initial, labels={"delta": "period Δ", "tau": "locality τ"})
 
 
 def limit_widget():
