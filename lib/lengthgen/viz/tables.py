@@ -6,8 +6,17 @@ the columns). Wide tables scroll sideways inside their own box instead of the pa
 printed by display(Markdown(...)) is not rendered as a table on the built site: raw pipes.)
 """
 import html
+import string
 
 from lengthgen.errors import LengthgenError
+
+_PUNCTUATION = set(string.punctuation)
+
+
+def _escape_markdown(text: str) -> str:
+    """Backslash before every ASCII punctuation mark: a cell shows as written (no italics from
+    *, no column break from |), which CommonMark allows for any punctuation."""
+    return "".join("\\" + c if c in _PUNCTUATION else c for c in text).replace("\n", " ")
 
 
 def _text(value) -> str:
@@ -37,6 +46,15 @@ class HTMLTable:
         caption = f"<caption>{html.escape(self.caption)}</caption>" if self.caption else ""
         return (f'<div style="overflow-x:auto"><table class="lengthgen-table">{caption}'
                 f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>")
+
+    @property
+    def markdown(self) -> str:
+        """The same table in Markdown, for `lengthgen.viz.book.book_table` (numbered tables on
+        the site); the caption goes into the table directive instead."""
+        def row(values):
+            return "| " + " | ".join(_escape_markdown(_text(v)) for v in values) + " |"
+        return "\n".join([row(self.header), "|" + "---|" * len(self.header)]
+                         + [row(r) for r in self.rows])
 
     def _repr_html_(self) -> str:
         return self.html
