@@ -12,6 +12,7 @@ import numpy as np
 from lengthgen.crasp import ir
 from lengthgen.errors import LengthgenError
 
+INT64_SAFE = 2 ** 62   # counts stay below this in absolute value (no int64 overflow)
 _COMPARE = {"<": np.less, "<=": np.less_equal, "=": np.equal, "!=": np.not_equal,
             ">=": np.greater_equal, ">": np.greater}
 
@@ -45,6 +46,7 @@ def run_ids(program: ir.Program, ids: np.ndarray) -> dict[str, np.ndarray]:
     (bool for Boolean operations, int64 for counts); column 0 is the start position."""
     ids = np.asarray(ids, dtype=np.int64)
     batch, n = ids.shape
+    _check_range(program, n)
     sym = np.concatenate([np.full((batch, 1), -1, dtype=np.int64), ids], axis=1)
     positions = np.arange(n + 1)
     index = {s: k for k, s in enumerate(program.alphabet)}
@@ -79,6 +81,19 @@ def run_ids(program: ir.Program, ids: np.ndarray) -> dict[str, np.ndarray]:
             raise LengthgenError(f"unknown operation {op!r} in {name!r}")
         v[name] = val
     return v
+
+
+def _check_range(program: ir.Program, n: int) -> None:
+    """Refuse inputs on which a count could leave int64 (|C(i)| <= M(C) (i+1), ir.count_bound),
+    instead of wrapping around silently."""
+    bounds = ir.count_bounds(program)
+    if not bounds:
+        return
+    name = max(bounds, key=bounds.get)
+    if bounds[name] * (n + 1) >= INT64_SAFE:
+        raise LengthgenError(f"count {name!r} may exceed the 64-bit integers of the interpreter "
+                             f"on inputs of length {n} (it is bounded only by "
+                             f"{bounds[name]:.3g} x (length + 1))")
 
 
 def _count(pred: np.ndarray, offsets) -> np.ndarray:
