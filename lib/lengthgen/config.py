@@ -45,17 +45,26 @@ def get_device(device: str | None = None) -> torch.device:
             return torch.device("mps")
         return torch.device("cpu")
     requested = requested.strip().lower()
-    kind = requested.split(":")[0]
+    kind, colon, index = requested.partition(":")
+    if kind not in ("cuda", "mps", "cpu"):
+        raise LengthgenError(f"unknown device {requested!r}; valid: auto, cuda, mps, cpu")
+    if colon and not (index.isascii() and index.isdigit()):
+        raise LengthgenError(f"device {requested!r}: after ':' comes a device number, "
+                             f"e.g. cuda:0")
     if kind == "cuda" and not torch.cuda.is_available():
         raise LengthgenError(
             f"device {requested!r} was asked for but no CUDA GPU is available here; "
             f"use 'cpu' or unset {DEVICE_ENV}"
         )
+    if kind == "cuda" and index and int(index) >= torch.cuda.device_count():
+        raise LengthgenError(f"device {requested!r} was asked for but this machine has "
+                             f"{torch.cuda.device_count()} CUDA device(s)")
     if kind == "mps" and not _mps_available():
         raise LengthgenError(f"device {requested!r} was asked for but MPS is not available here")
-    if kind not in ("cuda", "mps", "cpu"):
-        raise LengthgenError(f"unknown device {requested!r}; valid: auto, cuda, mps, cpu")
-    return torch.device(requested)
+    try:
+        return torch.device(requested)
+    except RuntimeError as e:   # a form torch refuses that the checks above let through
+        raise LengthgenError(f"invalid device {requested!r}: {e}") from None
 
 
 @contextmanager
