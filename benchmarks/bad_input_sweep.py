@@ -1,13 +1,14 @@
 """Bad input on the command line, tried as a careful user would: prints what happened.
 
-Each case runs `python -m lengthgen ...` in a subprocess (stdin given, a time limit and an
-address-space limit) and is classified:
+Each case runs what `python -m lengthgen ...` runs (lengthgen.__main__.main) in a forked child
+of this process, with its stdin, environment, and limits on CPU time, address space and output,
+and is classified:
   clean      a non-zero exit whose stderr has no traceback (a one-line `error: ...`, an argparse
              usage error, or exit 1 of a failed check), or exit 0 where a result is correct
   traceback  "Traceback" on stderr
   silent     exit 0 where the input is wrong (the case expects an error)
-  hang       still running at the time limit
-  long       stderr ran over one line of `error: ...` without a traceback (reported, not failed)
+  hang       still running after CPU_LIMIT seconds of CPU time (or the wall-clock backstop)
+  long       stderr has lines other than `error: ...` but no traceback (reported, not failed)
 
 Usage: PYTHONPATH=$PWD/lib OMP_NUM_THREADS=1 .venv/bin/python benchmarks/bad_input_sweep.py
        [--only SUBSTRING] [--timeout SECONDS] [--verbose]
@@ -15,10 +16,11 @@ Usage: PYTHONPATH=$PWD/lib OMP_NUM_THREADS=1 .venv/bin/python benchmarks/bad_inp
 import argparse
 import os
 import resource
-import subprocess
+import signal
 import sys
 import tempfile
 import time
+import traceback
 from collections import Counter
 from pathlib import Path
 
@@ -27,6 +29,9 @@ HEAD = "head"   # a huge output: read one line, then close the pipe as `| head -
 HUGE = "100000000"
 BIG = str(10 ** 30)
 MEMORY_LIMIT = 8 * 2 ** 30   # bytes of address space per case
+CPU_LIMIT = 20               # CPU seconds per case: more is a hang (CPU time, not wall time, so
+#                              that a loaded machine does not turn slow cases into hangs)
+OUTPUT_LIMIT = 200 * 2 ** 20  # bytes of output per case: more is unbounded output, like a hang
 
 
 def cases(tmp: Path) -> list[tuple[list[str], bytes, str]]:
@@ -82,8 +87,9 @@ def cases(tmp: Path) -> list[tuple[list[str], bytes, str]]:
     lang = ["language", "sample", "d4"]
     for value in ("-1", HUGE, BIG, "abc", "1.5", "nan"):
         add(lang + ["--length", value])
-    for value in ("-1", BIG, "abc", "nan"):
+    for value in ("-1", "abc", "nan"):
         add(lang + ["--length", "6", "--count", value])
+    add(lang + ["--length", "6", "--count", BIG], HEAD)   # a valid count: it must stream
     for value in ("-1", BIG, "abc"):
         add(lang + ["--length", "6", "--seed", value])
     add(["language", "sample", "nope", "--length", "3"])
@@ -99,8 +105,9 @@ def cases(tmp: Path) -> list[tuple[list[str], bytes, str]]:
     task = ["task", "sample", "addition"]
     for value in ("-1", "0", HUGE, BIG, "abc", "nan"):
         add(task + ["--length", value])
-    for value in ("-1", BIG, "abc"):
+    for value in ("-1", "abc"):
         add(task + ["--length", "5", "--count", value])
+    add(task + ["--length", "5", "--count", BIG], HEAD)
     for value in ("-1", BIG, "abc"):
         add(task + ["--length", "5", "--seed", value])
     add(["task", "sample", "nope", "--length", "5"])
@@ -178,36 +185,82 @@ def cases(tmp: Path) -> list[tuple[list[str], bytes, str]]:
     return c
 
 
-def _limit_memory():
+def _limits():
     resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
+    resource.setrlimit(resource.RLIMIT_CPU, (CPU_LIMIT, CPU_LIMIT + 5))
+    resource.setrlimit(resource.RLIMIT_FSIZE, (OUTPUT_LIMIT, OUTPUT_LIMIT))
+
+
+def _child(argv, env) -> int:
+    """What `python -m lengthgen ARGV` does, in a forked copy of this process (the imports are
+    already done, so a case costs its own work, not 2 s of starting Python and torch)."""
+    from lengthgen.__main__ import main
+    _limits()
+    os.environ.clear()
+    os.environ.update(env)
+    try:
+        code = main(argv)
+    except SystemExit as e:
+        code = e.code if isinstance(e.code, int) else 1
+    except BaseException:       # what the interpreter does with an uncaught exception
+        traceback.print_exc()
+        code = 1
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:     # as the interpreter reports a failed flush at exit
+        print("Exception ignored on flushing sys.stdout: BrokenPipeError", file=sys.stderr)
+        code = 120
+    sys.stderr.flush()
+    return code if isinstance(code, int) else 1
+
+
+def _wait(pid, timeout):
+    """Exit code (negative: killed by that signal) or None after `timeout` wall seconds."""
+    deadline = time.monotonic() + timeout
+    while True:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            return os.waitstatus_to_exitcode(status)
+        if time.monotonic() > deadline:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+            return None
+        time.sleep(0.02)
 
 
 def run_case(argv, stdin, timeout, env, head=False):
-    """(hang or None, exit code, stderr, seconds); head: read one line of stdout, then close it."""
+    """(hang or None, exit code, stderr, seconds); head: read one line of stdout, then close
+    it, as `| head -1` does."""
     start = time.perf_counter()
-    command = [sys.executable, "-m", "lengthgen", *argv]
-    if head:
-        with tempfile.TemporaryFile() as err_file:
-            proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                    stderr=err_file, env=env, preexec_fn=_limit_memory)
-            proc.stdout.readline()
-            proc.stdout.close()
+    with tempfile.TemporaryFile() as inp, tempfile.TemporaryFile() as out, \
+            tempfile.TemporaryFile() as err:
+        inp.write(stdin)
+        inp.seek(0)
+        read_end, write_end = os.pipe() if head else (None, None)
+        sys.stdout.flush()
+        sys.stderr.flush()
+        pid = os.fork()
+        if pid == 0:   # the child: never returns
             try:
-                code = proc.wait(timeout=timeout)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
-                return "hang", None, "", time.perf_counter() - start
-            err_file.seek(0)
-            return None, code, err_file.read().decode("utf-8", "replace"), \
-                time.perf_counter() - start
-    try:
-        proc = subprocess.run(command, input=stdin, capture_output=True, timeout=timeout, env=env,
-                              preexec_fn=_limit_memory)
-    except subprocess.TimeoutExpired:
-        return "hang", None, "", time.perf_counter() - start
-    err = proc.stderr.decode("utf-8", "replace")
-    return None, proc.returncode, err, time.perf_counter() - start
+                os.dup2(inp.fileno(), 0)
+                os.dup2(write_end if head else out.fileno(), 1)
+                os.dup2(err.fileno(), 2)
+                if head:
+                    os.close(read_end)
+                    os.close(write_end)
+                code = _child(argv, env)
+            finally:
+                os._exit(locals().get("code", 1))
+        if head:
+            os.close(write_end)
+            with os.fdopen(read_end, "rb") as reader:
+                reader.readline()
+        code = _wait(pid, timeout)
+        err.seek(0)
+        text = err.read().decode("utf-8", "replace")
+    seconds = time.perf_counter() - start
+    hung = code is None or code in (-signal.SIGXCPU, -signal.SIGKILL, -signal.SIGXFSZ)
+    return "hang" if hung else None, code, text, seconds
 
 
 def classify(expect, rc, err) -> str:
@@ -222,16 +275,25 @@ def classify(expect, rc, err) -> str:
     lines = [line for line in err.splitlines() if line.strip()]
     if rc == 2 and lines and lines[0].startswith("usage:"):
         return "clean"      # argparse: usage line and one error line
-    return "clean" if len(lines) == 1 else "long"
+    # one line, or one `error: line N: ...` per bad line of stdin
+    return "clean" if lines and all(line.startswith("error:") for line in lines) else "long"
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", default=None, help="run only cases whose argv contains this")
-    parser.add_argument("--timeout", type=float, default=20.0)
+    parser.add_argument("--timeout", type=float, default=180.0,
+                        help="wall-clock seconds per case (a backstop; hangs are found by CPU "
+                             "time, CPU_LIMIT)")
     parser.add_argument("--verbose", action="store_true")
     args = parser.parse_args()
     env = {**os.environ, "OMP_NUM_THREADS": "1", "LENGTHGEN_SCALE": "test"}
+    # import once here, so that every forked case starts warm (the CLI imports some lazily)
+    import lengthgen.experiments  # noqa: F401
+    import lengthgen.train  # noqa: F401
+    from lengthgen.__main__ import build_parser
+    build_parser()
+    start = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp:
         env["LENGTHGEN_RESULTS"] = str(Path(tmp) / "results")
         all_cases = cases(Path(tmp))
@@ -256,7 +318,7 @@ def main():
     tried = sum(counts.values())
     print(f"tried {tried}: clean {counts['clean']}, traceback {counts['traceback']}, "
           f"silent {counts['silent']}, hang {counts['hang']}, long {counts['long']}, "
-          f"failed {counts['failed']}")
+          f"failed {counts['failed']} ({time.perf_counter() - start:.0f} s)")
 
 
 if __name__ == "__main__":

@@ -10,8 +10,8 @@ import sys
 
 from lengthgen.errors import LengthgenError
 
-MAX_SEED = 2 ** 63 - 1   # numpy and torch both take seeds in 0..2^63-1
-CHUNK = 1_000            # samples generated and printed at a time (so `| head` returns at once)
+MAX_SEED = 2 ** 32 - 1   # seeds are offset for evaluation streams; torch takes < 2^64
+CHUNK_SYMBOLS = 100_000  # symbols generated and printed at a time (so `| head` returns at once)
 
 
 def _integer(text: str) -> int:
@@ -24,7 +24,7 @@ def _integer(text: str) -> int:
 def seed(text: str) -> int:
     value = _integer(text)
     if not 0 <= value <= MAX_SEED:
-        raise argparse.ArgumentTypeError(f"a seed must be in 0..2^63-1, got {text}")
+        raise argparse.ArgumentTypeError(f"a seed must be in 0..{MAX_SEED}, got {text}")
     return value
 
 
@@ -74,10 +74,12 @@ def print_chunks(samples, to_line) -> None:
         sys.stdout.flush()
 
 
-def chunked(total: int, draw):
-    """draw(k) for k = CHUNK, CHUNK, ..., the rest: `total` samples in pieces."""
-    for start in range(0, total, CHUNK):
-        yield draw(min(CHUNK, total - start))
+def chunked(total: int, length: int, draw):
+    """draw(k) for pieces k of `total` samples of `length` symbols, each piece about
+    CHUNK_SYMBOLS symbols (at least one sample)."""
+    size = max(1, CHUNK_SYMBOLS // max(1, length))
+    for start in range(0, total, size):
+        yield draw(min(size, total - start))
 
 
 def stdin_lines():

@@ -8,7 +8,9 @@ from lengthgen.errors import LengthgenError
 from lengthgen.models.dyck import ClosedFormHead
 from lengthgen.tasks.dyck import check_brackets, is_balanced, is_prefix
 
-MAX_BRACKETS = 10_000_000   # brackets generated in all (the completions are held in memory)
+# samples x (2N)^2: the head reads the whole prefix at each of the 2N steps of a completion,
+# and the completions are held in memory to be counted (the limit is ~10 s on one core)
+MAX_WORK = 250_000_000
 
 
 def add_parser(sub):
@@ -23,8 +25,8 @@ def add_parser(sub):
     c.add_argument("--v", type=finite, default=None,
                    help="value scale (default: -(2N^2+1) for gamma < 0, (N^2+1)/gamma else)")
     c.add_argument("--samples", type=positive, default=1,
-                   help="number of sampled completions (times the training word's length: at "
-                        f"most {MAX_BRACKETS:,})")
+                   help="number of sampled completions (times the square of the training "
+                        f"word's length: at most {MAX_WORK:,})")
     c.add_argument("--seed", type=seed, default=0)
     c.set_defaults(func=_complete)
 
@@ -43,10 +45,10 @@ def _complete(args):
     if not is_prefix(prefix, head.n):
         raise LengthgenError(f"{prefix!r} is not a prefix of any balanced word of length "
                              f"{len(word)} (a ')' without its '(' or too many open brackets)")
-    if args.samples * len(word) > MAX_BRACKETS:
-        raise LengthgenError(f"--samples x the training word's length must be at most "
-                             f"{MAX_BRACKETS:,} (the completions are counted, not streamed), "
-                             f"got {args.samples:,} x {len(word):,}")
+    if args.samples * len(word) ** 2 > MAX_WORK:
+        raise LengthgenError(f"--samples x (the training word's length)^2 must be at most "
+                             f"{MAX_WORK:,} (each completion rereads its prefix at every "
+                             f"step), got {args.samples:,} x {len(word):,}^2")
     rng = np.random.default_rng(args.seed)
     completions, _ = head.complete([prefix] * args.samples, rng)
     print(f"closed-form head: N={head.n}, {head.n_weights} weights, gamma={head.gamma:g}, "

@@ -35,8 +35,8 @@ def _sample(args):
     language = get_language(args.language_id)
     check_length(args.length, MAX_SAMPLE_LENGTH)
     rng = np.random.default_rng(args.seed)
-    print_chunks(chunked(args.count, lambda k: language.sample_members(rng, args.length, k)),
-                 str)
+    draw = lambda k: language.sample_members(rng, args.length, k)  # noqa: E731
+    print_chunks(chunked(args.count, args.length, draw), str)
 
 
 def _accepts(args):

@@ -25,5 +25,5 @@ def _sample(args):
     check_length(args.length, MAX_SAMPLE_LENGTH)
     task.feasible_lengths(args.length, args.length)   # an error naming the task's own range
     rng = np.random.default_rng(args.seed)
-    print_chunks(chunked(args.count, lambda k: task.sample_instances(rng, args.length, k)),
-                 lambda x: " ".join(task.format(x)))
+    draw = lambda k: task.sample_instances(rng, args.length, k)  # noqa: E731
+    print_chunks(chunked(args.count, args.length, draw), lambda x: " ".join(task.format(x)))

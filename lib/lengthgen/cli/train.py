@@ -4,10 +4,11 @@ import os
 import time
 from pathlib import Path
 
-from lengthgen.cli.args import count, positive, positive_finite, seed
+from lengthgen.cli.args import check_length, count, positive, positive_finite, seed
 from lengthgen.config import get_device, get_scale
 from lengthgen.errors import LengthgenError, unknown_name
 from lengthgen.results import provenance, record_path, results_dir, write_record
+from lengthgen.tasks.base import MAX_SAMPLE_LENGTH
 
 LISTS = ("tasks", "figures")
 
@@ -28,9 +29,10 @@ def add_parser(sub):
     p.add_argument("--batch-size", type=positive, default=64)
     p.add_argument("--warmup", type=count, default=0, help="warmup steps")
     p.add_argument("--schedule", default="constant", help="constant, linear or cosine")
-    p.add_argument("--min-len", type=int, default=None, help="shortest training Len "
+    p.add_argument("--min-len", type=count, default=None, help="shortest training Len "
                    "(default: the task's training range)")
-    p.add_argument("--max-len", type=int, default=None, help="longest training Len")
+    p.add_argument("--max-len", type=count, default=None,
+                   help=f"longest training Len (at most {MAX_SAMPLE_LENGTH})")
     p.add_argument("--eval-every", type=positive, default=100)
     p.add_argument("--samples", type=positive, default=500, help="test examples per bin")
     p.add_argument("--generation", action="store_true",
@@ -83,6 +85,9 @@ def _train(args):
     from lengthgen.train import TrainConfig, train_and_evaluate
 
     task = get_task(args.task)
+    for option, value in (("--min-len", args.min_len), ("--max-len", args.max_len)):
+        if value is not None:
+            check_length(value, MAX_SAMPLE_LENGTH, option)
     scale, device = get_scale(), get_device(args.device)
     out = _out_dir(args.out, scale)
     _check_checkpoint(args.checkpoint)

@@ -29,6 +29,7 @@ ATTENTION_KINDS = ("softmax", "uniform")
 
 # The largest decoder a config may ask for (4 GB of float32 weights, before optimizer state).
 MAX_DECODER_PARAMETERS = 1_000_000_000
+MAX_DECODER_LAYERS = 1_000
 
 
 @dataclass
@@ -77,6 +78,9 @@ class DecoderConfig:
                 round(self.mlp_ratio * self.d_model) < 1:
             raise LengthgenError(f"decoder config: mlp_ratio must be a positive number, "
                                  f"got {self.mlp_ratio}")
+        if self.n_layers > MAX_DECODER_LAYERS:
+            raise LengthgenError(f"decoder config: at most {MAX_DECODER_LAYERS} layers, "
+                                 f"got {self.n_layers}")
         size = self.approximate_parameters()
         if size > MAX_DECODER_PARAMETERS:
             raise LengthgenError(f"decoder config: about {size:.3g} parameters, over the limit of "

@@ -113,10 +113,13 @@ class OneDimensionalHead:
 
 
 def check_finite_logits(gamma: float, v: float) -> None:
-    """Refuse gamma and v for which the head's logits are not finite numbers: NaN or infinity,
-    or so large that v times a mean of embeddings (at most 2 + 2|gamma| in size) overflows."""
+    """Refuse gamma and v for which the head's logits are not finite numbers (NaN or infinity,
+    or so large that v times a mean of embeddings, at most 2 + 2|gamma| in size, overflows), or
+    are all zero (v = 0)."""
     if not (math.isfinite(gamma) and math.isfinite(v)):
         raise LengthgenError(f"gamma and v must be finite numbers, got gamma={gamma}, v={v}")
+    if v == 0:
+        raise LengthgenError("v = 0 makes every logit 0: the head would ignore its input")
     if not math.isfinite(abs(v) * (2.0 + 2.0 * abs(gamma))):
         raise LengthgenError(f"gamma={gamma:g} and v={v:g} overflow the head's logits; choose "
                              f"smaller values")

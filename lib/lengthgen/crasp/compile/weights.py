@@ -15,8 +15,9 @@ from lengthgen.crasp.compile.schedule import Schedule
 from lengthgen.errors import LengthgenError
 from lengthgen.models.limit import LimitHead, LimitLayer, LimitMLP, LimitTransformer
 
-# The largest compiled model, in float64 numbers (8 bytes each): 400 MB.
-MAX_PARAMETERS = 50_000_000
+# The largest compiled model, in float64 numbers (8 bytes each): 2 GB (copy_unique over 150
+# numbers, the largest library program, takes 187 million).
+MAX_PARAMETERS = 250_000_000
 
 
 def built_layers(plan: Schedule) -> list[tuple[str, list[Head], list[Unit]]]:
