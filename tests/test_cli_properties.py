@@ -79,7 +79,10 @@ def drive(argv, stdin: bytes = b"", env: dict | None = None, allowed=(0, 2)) -> 
     start = _cpu_seconds()
     try:
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            code = main(list(argv))
+            try:
+                code = main(list(argv))
+            except SystemExit as e:   # argparse's way out: fine, with its exit code
+                code = e.code
     finally:
         sys.stdin = saved_stdin
         for k, v in saved_env.items():
