@@ -300,31 +300,22 @@ def _run_head(argv, env) -> tuple[int, bytes, str]:
         return code, first, err.read().decode("utf-8", "replace")
 
 
-@settings_for(3)
-@given(argv=st.sampled_from([
-    ["language", "sample", "d4", "--length", "6", "--count", "100000000"],
-    ["task", "sample", "addition", "--length", "5", "--count", "100000000"],
+@pytest.mark.parametrize("argv", [
     ["language", "sample", "d4", "--length", "10000", "--count", "100000000"],
-]))
+    ["task", "sample", "addition", "--length", "5", "--count", "100000000"],
+])
 def test_huge_outputs_stream_and_stop_with_the_reader(argv):
-    env = {**os.environ, "OMP_NUM_THREADS": "1"}
-    code, first, err = _run_head(argv, env)
+    code, first, err = _run_head(argv, {**os.environ, "OMP_NUM_THREADS": "1"})
     assert code == 0 and first.strip(), (code, err)
     assert err == "", err   # no traceback, no "Exception ignored ... BrokenPipeError"
 
 
-def test_real_stdin_bytes_and_device_variable():
-    """sys.stdin of a real process (bytes through its buffer), and LENGTHGEN_DEVICE."""
-    env = {**os.environ, "OMP_NUM_THREADS": "1"}
+def test_real_stdin_bytes():
+    """sys.stdin of a real process: bytes through its buffer, a bad line in the middle."""
     result = subprocess.run([sys.executable, "-m", "lengthgen", "crasp", "run", "tomita1"],
-                            input=b"11\n\xff\xfe\n1x1\n1\n", capture_output=True, env=env,
-                            timeout=120)
+                            input=b"11\n\xff\xfe\n1x1\n1\n", capture_output=True,
+                            env={**os.environ, "OMP_NUM_THREADS": "1"}, timeout=120)
     err = result.stderr.decode()
     assert result.returncode == 2 and result.stdout == b"1\n\n\n1\n", (result, err)
     assert err.splitlines()[0].startswith("error: line 2: not UTF-8")
     assert err.splitlines()[1].startswith("error: line 3: ") and "Traceback" not in err
-    result = subprocess.run([sys.executable, "-m", "lengthgen", "train", "--task",
-                             "binary_majority", "--steps", "1"], capture_output=True, text=True,
-                            env={**env, "LENGTHGEN_DEVICE": "cpu:abc"}, timeout=120)
-    assert result.returncode == 2 and result.stderr.count("\n") == 1
-    assert result.stderr.startswith("error: device 'cpu:abc'")
