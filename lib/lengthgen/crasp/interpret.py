@@ -27,6 +27,12 @@ def tokens_of(program: ir.Program, text) -> list[str]:
     return list(text)
 
 
+def shown_alphabet(alphabet, most: int = 12) -> str:
+    """The alphabet for a message: its first symbols only when it is long."""
+    more = f" ... ({len(alphabet)} symbols)" if len(alphabet) > most else ""
+    return " ".join(alphabet[:most]) + more
+
+
 def encode(program: ir.Program, inputs: list) -> np.ndarray:
     """A batch of inputs of one length as alphabet indices, int64 [B, n]."""
     index = {s: k for k, s in enumerate(program.alphabet)}
@@ -37,7 +43,7 @@ def encode(program: ir.Program, inputs: list) -> np.ndarray:
         ids = [[index[s] for s in r] for r in rows]
     except KeyError as e:
         raise LengthgenError(f"symbol {e.args[0]!r} is not in the program's alphabet "
-                             f"{' '.join(program.alphabet)}") from None
+                             f"{shown_alphabet(program.alphabet)}") from None
     return np.array(ids, dtype=np.int64).reshape(len(rows), -1)
 
 

@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lengthgen.crasp import ir
+from lengthgen.crasp.interpret import shown_alphabet
 from lengthgen.errors import LengthgenError
 
 KEYWORDS = {"alphabet", "accept", "next", "not", "and", "or", "true", "false", "exists", "mod",
@@ -566,7 +567,7 @@ class _Lowering:
         if k == "sym":
             if self.alphabet is not None and a[0] not in self.alphabet:
                 raise self.err.at(node.line, node.col,
-                                  f"symbol {a[0]!r} is not in the alphabet {' '.join(self.alphabet)}")
+                                  f"symbol {a[0]!r} is not in the alphabet {shown_alphabet(self.alphabet)}")
             return self.emit(name, f"Q({a[0]})", ir.Initial(a[0]), node)
         if k == "bool":
             return self.emit(name, "true" if a[0] else "false", ir.BoolConst(a[0]), node)

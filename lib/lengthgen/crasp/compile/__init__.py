@@ -29,6 +29,7 @@ from lengthgen.crasp.compile.verify import (MAX_VERIFY_LENGTH, MAX_VERIFY_SAMPLE
                                             check_verify_range, sample_strings, verify,
                                             verify_up_to)
 from lengthgen.crasp.compile.weights import MAX_PARAMETERS, check_size, materialize
+from lengthgen.crasp.interpret import shown_alphabet
 from lengthgen.errors import LengthgenError
 
 MLP_MODES = ("heaviside", "relu")
@@ -56,7 +57,7 @@ def check_program(program: ir.Program) -> None:
         if isinstance(op, ir.Initial) and op.symbol not in program.alphabet:
             raise LengthgenError(
                 f"operation {name!r} tests symbol {op.symbol!r}, which is not in the alphabet "
-                f"{{{', '.join(program.alphabet)}}} of program {program.name!r}")
+                f"{shown_alphabet(program.alphabet)} of program {program.name!r}")
         if isinstance(op, ir.Count) and op.offsets is not None and (
                 not op.offsets or min(op.offsets) < 0):
             raise LengthgenError(f"local count {name!r} needs a non-empty set of distances >= 0")

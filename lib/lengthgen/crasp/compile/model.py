@@ -10,7 +10,7 @@ import torch
 
 from lengthgen.crasp import ir
 from lengthgen.crasp.compile.blocks import START_TOKEN
-from lengthgen.crasp.interpret import tokens_of
+from lengthgen.crasp.interpret import shown_alphabet, tokens_of
 from lengthgen.errors import LengthgenError
 from lengthgen.models.limit import LimitTransformer
 
@@ -35,7 +35,7 @@ class CompiledModel:
         bad = sorted({s for s in string if s not in alphabet})
         if bad:
             raise LengthgenError(f"symbol(s) {', '.join(map(repr, bad))} not in the alphabet "
-                                 f"{{{', '.join(alphabet)}}} of program {self.program.name!r}")
+                                 f"{shown_alphabet(alphabet)} of program {self.program.name!r}")
         return torch.tensor([START_TOKEN] + [1 + alphabet.index(s) for s in string])
 
     def residual(self, strings, allow_longer: bool = False) -> np.ndarray:
