@@ -102,6 +102,9 @@ def check_language(program: Program, language_id: str, max_length: int = 10,
     The exhaustive part stops at the longest length <= max_length with at most exhaustive_cap
     strings (None: no cap; large alphabets then take a while)."""
     from lengthgen.crasp.library import REFERENCES
+    if max_length < 0 or n_random < 0 or max_random_length < 1:
+        raise LengthgenError(f"need max_length >= 0, n_random >= 0 and max_random_length >= 1, "
+                             f"got {max_length}, {n_random}, {max_random_length}")
     rng = np.random.default_rng(seed)
     if language_id in REFERENCES:
         letters, member = REFERENCES[language_id]

@@ -162,8 +162,10 @@ def _raw_symbol(word: str, code: str, paren: int, lineno: int, errors: _Errors) 
     symbol = code[start:close].rstrip() if close >= 0 else ""
     if close < 0 and (start >= len(code) or code[start] != ")"):
         raise errors.at(lineno, paren + 1, f"'{word}(' is not closed by ')'")
-    if not symbol or any(c.isspace() for c in symbol):
+    if not code.startswith("))", start) and (start >= len(code) or code[start] == ")"):
         raise errors.at(lineno, paren + 2, f"missing symbol in '{word}()'")
+    if any(c.isspace() for c in symbol):
+        raise errors.at(lineno, start + 1, f"{word}({symbol}): a symbol holds no spaces")
     return [Token("(", "(", lineno, paren + 1), Token("SYM", symbol, lineno, start + 1),
             Token(")", ")", lineno, close + 1)]
 
