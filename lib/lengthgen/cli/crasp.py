@@ -9,7 +9,7 @@ from lengthgen.cli.args import count, each_line, positive, seed
 from lengthgen.crasp.check import check_language, check_next_reference, check_task
 from lengthgen.crasp.compile import (MAX_VERIFY_LENGTH, MAX_VERIFY_SAMPLES, MLP_MODES,
                                      compile_and_verify)
-from lengthgen.crasp.interpret import accepts
+from lengthgen.crasp.interpret import accepts, tokens_of
 from lengthgen.crasp.library import NEXT_REFERENCES, program_names, program_text, resolve
 from lengthgen.crasp.trace import trace_text
 from lengthgen.errors import LengthgenError
@@ -17,21 +17,31 @@ from lengthgen.errors import LengthgenError
 # check: the random part costs about --random x --random-length symbols through the interpreter
 MAX_RANDOM_SYMBOLS = 20_000_000
 MAX_CHECK_LENGTH = 1_000   # the exhaustive part is capped by count anyway; tasks: input length
+MAX_TRACE_LENGTH = 1_000   # run --trace: a table meant for reading
 
 
 def add_run(csub):
     p = csub.add_parser("run", help="read strings on stdin, print 1 (accepted) or 0 per line")
     p.add_argument("program", help="a .crasp file or a library program name")
     p.add_argument("--trace", action="store_true",
-                   help="print the value of every operation at every position instead")
+                   help="print the value of every operation at every position instead (inputs "
+                        f"of at most {MAX_TRACE_LENGTH} symbols)")
     p.set_defaults(func=_run)
 
 
 def _run(args):
     program = resolve(args.program)
     if args.trace:
-        return each_line(lambda text: trace_text(program, text))
+        return each_line(lambda text: _trace(program, text))
     return each_line(lambda text: "1" if accepts(program, text) else "0")
+
+
+def _trace(program, text):
+    n = len(tokens_of(program, text))
+    if n > MAX_TRACE_LENGTH:
+        raise LengthgenError(f"--trace shows inputs of at most {MAX_TRACE_LENGTH} symbols (a "
+                             f"row per operation, a column per position), got {n}")
+    return trace_text(program, text)
 
 
 def add_check(csub):
