@@ -118,6 +118,11 @@ def add_compile(csub):
 
 
 def _compile(args):
+    if not 1 <= args.verify_up_to <= MAX_VERIFY_LENGTH:
+        raise LengthgenError(f"--verify-up-to (the compile's max_length) must be in "
+                             f"1..{MAX_VERIFY_LENGTH}, got {args.verify_up_to}")
+    if not 1 <= args.samples <= MAX_VERIFY_SAMPLES:
+        raise LengthgenError(f"--samples must be in 1..{MAX_VERIFY_SAMPLES}, got {args.samples}")
     report = compile_and_verify(resolve(args.program), args.verify_up_to, args.mlp,
                                 args.samples, args.seed)
     print(report)
