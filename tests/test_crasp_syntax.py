@@ -74,7 +74,7 @@ def test_next_token_outputs():
     ("alphabet a\nP := Q(b)\n", "2:6", "not in the alphabet"),
     ("alphabet a\nP := i mod 2 = 2\n", "2:6", "residues"),
     ("P := true\n", "1:1", "no 'alphabet'"),
-    ("alphabet a\nP := (Q(a)\n", "3:1", "expected ')'"),
+    ("alphabet a\nP := (Q(a)\n", "2:6", "'(' is not closed"),
     ("alphabet a\nP := Q(a) $ Q(a)\n", "2:11", "unexpected character"),
     ("alphabet a\nand := Q(a)\n", "2:1", "keyword"),
     ("alphabet a\nC := #Q(a)\n", "1:1", "no Boolean operation"),

@@ -60,5 +60,5 @@ def test_errors_are_one_line_with_exit_2(argv, stdin, monkeypatch, capsys):
 def test_no_traceback_from_the_real_command():
     result = subprocess.run([sys.executable, "-m", "lengthgen", "language", "accepts", "d2"],
                             input="ab\nabc\n", capture_output=True, text=True)
-    assert result.returncode == 2 and result.stdout == "1\n"
+    assert result.returncode == 2 and result.stdout == "1\n\n"   # the bad line: empty
     assert result.stderr.startswith("error: line 2:") and "Traceback" not in result.stderr

@@ -1,9 +1,12 @@
 """`python -m lengthgen COMMAND ...`: one entry point, one module per command group.
 
-Errors meant for the user (LengthgenError) print one line on stderr and exit 2.
+Every user error prints one line on stderr and exits 2: a bad option (argparse, after the
+usage of the command is checked) as well as a LengthgenError raised by the library. Output cut
+short by the reader (`| head`) ends quietly.
 """
 import argparse
 import importlib
+import os
 import sys
 
 from lengthgen.errors import LengthgenError
@@ -20,10 +23,21 @@ COMMANDS = {
 }
 
 
+PROG = "python -m lengthgen"
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """An argparse parser whose errors are one line, like every other user error."""
+
+    def error(self, message):
+        command = self.prog.removeprefix(PROG).strip()
+        self.exit(2, f"error: {command + ': ' if command else ''}{message} (see --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m lengthgen",
-                                     description="Length generalization in transformers: "
-                                                 "tasks, models, C-RASP, experiments.")
+    parser = OneLineParser(prog=PROG,
+                           description="Length generalization in transformers: "
+                                       "tasks, models, C-RASP, experiments.")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for module in COMMANDS.values():
         importlib.import_module(f"lengthgen.cli.{module}").add_parser(sub)
@@ -32,13 +46,30 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv=None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as e:   # --help (0) or a usage error (2), already printed
+        return e.code if isinstance(e.code, int) else 2
     try:
         return args.func(args) or 0
     except LengthgenError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
+    except MemoryError:
+        print("error: out of memory; ask for fewer or shorter samples, or a smaller model",
+              file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
     except BrokenPipeError:
+        # the reader stopped reading (`| head`): point stdout at /dev/null so that the final
+        # flush at exit does not fail again
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except (OSError, ValueError):   # stdout is not a file (a test's buffer): nothing to do
+            pass
         return 0
 
 

@@ -40,8 +40,12 @@ def requested_device(device: str | None = None) -> str | None:
     if requested is None or requested.strip() == "" or requested.strip().lower() == "auto":
         return None
     requested = requested.strip().lower()
-    if requested.split(":")[0] not in ("cuda", "mps", "cpu"):
+    kind, colon, index = requested.partition(":")
+    if kind not in ("cuda", "mps", "cpu"):
         raise LengthgenError(f"unknown device {requested!r}; valid: auto, cuda, mps, cpu")
+    if colon and not (index.isascii() and index.isdigit()):
+        raise LengthgenError(f"device {requested!r}: after ':' comes a device number, "
+                             f"e.g. cuda:0")
     return requested
 
 
@@ -57,15 +61,21 @@ def get_device(device: str | None = None) -> torch.device:
         if _mps_available():
             return torch.device("mps")
         return torch.device("cpu")
-    kind = requested.split(":")[0]
+    kind, _, index = requested.partition(":")
     if kind == "cuda" and not torch.cuda.is_available():
         raise LengthgenError(
             f"device {requested!r} was asked for but no CUDA GPU is available here; "
             f"use 'cpu' or unset {DEVICE_ENV}"
         )
+    if kind == "cuda" and index and int(index) >= torch.cuda.device_count():
+        raise LengthgenError(f"device {requested!r} was asked for but this machine has "
+                             f"{torch.cuda.device_count()} CUDA device(s)")
     if kind == "mps" and not _mps_available():
         raise LengthgenError(f"device {requested!r} was asked for but MPS is not available here")
-    return torch.device(requested)
+    try:
+        return torch.device(requested)
+    except RuntimeError as e:   # a form torch refuses that the checks above let through
+        raise LengthgenError(f"invalid device {requested!r}: {e}") from None
 
 
 @contextmanager

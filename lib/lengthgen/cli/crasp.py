@@ -1,35 +1,47 @@
 """`python -m lengthgen crasp run|check|list|show|compile ...`: C-RASP programs on the command line.
 
 A program is a .crasp file or the name of a library program (e.g. `majority_ab`). Errors in a
-program file print as `file:line:col: message` and exit 2; a failed check exits 1.
-Each subcommand is one `add_*` function below, listed in SUBCOMMANDS.
+program file print as `file:line:col: message` and exit 2; a failed check exits 1. `run` reads
+one input per line; a bad line gets `error: line N: ...` and an empty output line, and the rest
+goes on (exit 2 at the end). Each subcommand is one `add_*` function below, in SUBCOMMANDS.
 """
-import sys
-
+from lengthgen.cli.args import count, each_line, positive, seed
 from lengthgen.crasp.check import check_language, check_next_reference, check_task
-from lengthgen.crasp.compile import MLP_MODES, compile_and_verify
-from lengthgen.crasp.interpret import accepts
+from lengthgen.crasp.compile import (MAX_VERIFY_LENGTH, MAX_VERIFY_SAMPLES, MLP_MODES,
+                                     compile_and_verify)
+from lengthgen.crasp.interpret import accepts, tokens_of
 from lengthgen.crasp.library import NEXT_REFERENCES, program_names, program_text, resolve
 from lengthgen.crasp.trace import trace_text
 from lengthgen.errors import LengthgenError
+
+# check: the random part costs about --random x --random-length symbols through the interpreter
+MAX_RANDOM_SYMBOLS = 20_000_000
+MAX_CHECK_LENGTH = 1_000   # the exhaustive part is capped by count anyway; tasks: input length
+MAX_TRACE_LENGTH = 1_000   # run --trace: a table meant for reading
 
 
 def add_run(csub):
     p = csub.add_parser("run", help="read strings on stdin, print 1 (accepted) or 0 per line")
     p.add_argument("program", help="a .crasp file or a library program name")
     p.add_argument("--trace", action="store_true",
-                   help="print the value of every operation at every position instead")
+                   help="print the value of every operation at every position instead (inputs "
+                        f"of at most {MAX_TRACE_LENGTH} symbols)")
     p.set_defaults(func=_run)
 
 
 def _run(args):
     program = resolve(args.program)
-    for line in sys.stdin:
-        text = line.rstrip("\n")
-        if args.trace:
-            print(trace_text(program, text))
-        else:
-            print(1 if accepts(program, text) else 0, flush=True)
+    if args.trace:
+        return each_line(lambda text: _trace(program, text))
+    return each_line(lambda text: "1" if accepts(program, text) else "0")
+
+
+def _trace(program, text):
+    n = len(tokens_of(program, text))
+    if n > MAX_TRACE_LENGTH:
+        raise LengthgenError(f"--trace shows inputs of at most {MAX_TRACE_LENGTH} symbols (a "
+                             f"row per operation, a column per position), got {n}")
+    return trace_text(program, text)
 
 
 def add_check(csub):
@@ -38,20 +50,25 @@ def add_check(csub):
     p.add_argument("program", help="a .crasp file or a library program name")
     p.add_argument("--language", default=None,
                    help="language or task id (default: the program's name)")
-    p.add_argument("--max-length", type=int, default=10,
-                   help="languages: check every string up to this length (default 10); "
-                        "tasks: the longest input")
-    p.add_argument("--random", type=int, default=2000, help="number of random strings")
-    p.add_argument("--random-length", type=int, default=300,
-                   help="longest random string (languages)")
+    p.add_argument("--max-length", type=count, default=10,
+                   help="languages: check every string up to this length (default 10; the "
+                        "exhaustive part stops at 300,000 strings); tasks: the longest input")
+    p.add_argument("--random", type=count, default=2000, help="number of random strings")
+    p.add_argument("--random-length", type=positive, default=300,
+                   help="longest random string (languages); --random times the longer of "
+                        f"the two lengths is at most {MAX_RANDOM_SYMBOLS:,}")
     p.set_defaults(func=_check)
 
 
 def _check(args):
     program = resolve(args.program)
     target = args.language or program.name
-    if args.max_length < 0 or args.random < 0:
-        raise LengthgenError("--max-length and --random must not be negative")
+    symbols = args.random * max(args.random_length, args.max_length)
+    if symbols > MAX_RANDOM_SYMBOLS:
+        raise LengthgenError(f"--random x the longest length (--random-length, --max-length) "
+                             f"must be at most {MAX_RANDOM_SYMBOLS:,}, got {symbols:,}")
+    if args.max_length > MAX_CHECK_LENGTH:
+        raise LengthgenError(f"--max-length must be at most {MAX_CHECK_LENGTH}")
     if target in NEXT_REFERENCES:
         report = check_next_reference(program, target, args.max_length, args.random)
     elif program.token_outputs:
@@ -90,15 +107,22 @@ def add_compile(csub):
                                         "it against the interpreter; exit 1 on any disagreement")
     p.add_argument("program", help="a .crasp file or a library program name")
     p.add_argument("--verify-up-to", type=int, required=True, metavar="N",
-                   help="compile for inputs up to length N, check random strings of lengths 1..N")
+                   help="compile for inputs up to length N, check random strings of lengths "
+                        f"1..N (N at most {MAX_VERIFY_LENGTH})")
     p.add_argument("--mlp", choices=MLP_MODES, default="heaviside",
                    help="heaviside (exact at every length) or relu (exact up to N)")
-    p.add_argument("--samples", type=int, default=20, help="number of random strings")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--samples", type=int, default=20,
+                   help=f"number of random strings (at most {MAX_VERIFY_SAMPLES})")
+    p.add_argument("--seed", type=seed, default=0)
     p.set_defaults(func=_compile)
 
 
 def _compile(args):
+    if not 1 <= args.verify_up_to <= MAX_VERIFY_LENGTH:
+        raise LengthgenError(f"--verify-up-to (the compile's max_length) must be in "
+                             f"1..{MAX_VERIFY_LENGTH}, got {args.verify_up_to}")
+    if not 1 <= args.samples <= MAX_VERIFY_SAMPLES:
+        raise LengthgenError(f"--samples must be in 1..{MAX_VERIFY_SAMPLES}, got {args.samples}")
     report = compile_and_verify(resolve(args.program), args.verify_up_to, args.mlp,
                                 args.samples, args.seed)
     print(report)

@@ -3,9 +3,14 @@ from collections import Counter
 
 import numpy as np
 
+from lengthgen.cli.args import finite, positive, seed
 from lengthgen.errors import LengthgenError
 from lengthgen.models.dyck import ClosedFormHead
 from lengthgen.tasks.dyck import check_brackets, is_balanced, is_prefix
+
+# samples x (2N)^2: the head reads the whole prefix at each of the 2N steps of a completion,
+# and the completions are held in memory to be counted (the limit is ~10 s on one core)
+MAX_WORK = 250_000_000
 
 
 def add_parser(sub):
@@ -15,12 +20,14 @@ def add_parser(sub):
                                          "built from one training word")
     c.add_argument("prefix", help="a prefix such as '((((' (quote it in the shell)")
     c.add_argument("--train-word", required=True, help="a balanced word s, e.g. '(()())()'")
-    c.add_argument("--gamma", type=float, default=-0.5,
+    c.add_argument("--gamma", type=finite, default=-0.5,
                    help="free parameter of Eq. (4); -1/2 attracts, > 0 repels (default -0.5)")
-    c.add_argument("--v", type=float, default=None,
+    c.add_argument("--v", type=finite, default=None,
                    help="value scale (default: -(2N^2+1) for gamma < 0, (N^2+1)/gamma else)")
-    c.add_argument("--samples", type=int, default=1, help="number of sampled completions")
-    c.add_argument("--seed", type=int, default=0)
+    c.add_argument("--samples", type=positive, default=1,
+                   help="number of sampled completions (times the square of the training "
+                        f"word's length: at most {MAX_WORK:,})")
+    c.add_argument("--seed", type=seed, default=0)
     c.set_defaults(func=_complete)
 
 
@@ -38,8 +45,10 @@ def _complete(args):
     if not is_prefix(prefix, head.n):
         raise LengthgenError(f"{prefix!r} is not a prefix of any balanced word of length "
                              f"{len(word)} (a ')' without its '(' or too many open brackets)")
-    if args.samples < 1:
-        raise LengthgenError(f"--samples must be at least 1, got {args.samples}")
+    if args.samples * len(word) ** 2 > MAX_WORK:
+        raise LengthgenError(f"--samples x (the training word's length)^2 must be at most "
+                             f"{MAX_WORK:,} (each completion rereads its prefix at every "
+                             f"step), got {args.samples:,} x {len(word):,}^2")
     rng = np.random.default_rng(args.seed)
     completions, _ = head.complete([prefix] * args.samples, rng)
     print(f"closed-form head: N={head.n}, {head.n_weights} weights, gamma={head.gamma:g}, "

@@ -1,16 +1,15 @@
 """`python -m lengthgen language sample|accepts|next ID`: the regular languages from the shell.
 
-accepts and next read one string per line from stdin (an empty line is the empty string).
+accepts and next read one string per line from stdin (an empty line is the empty string); a bad
+line gets `error: line N: ...` on stderr and an empty output line, and the rest goes on.
+sample prints as it draws, so `| head` returns at once whatever the count.
 """
-import sys
-
 import numpy as np
 
-from lengthgen.errors import LengthgenError
+from lengthgen.cli.args import check_length, chunked, count, each_line, print_chunks, seed
+from lengthgen.tasks.base import MAX_SAMPLE_LENGTH
 from lengthgen.tasks.dfa import END
 from lengthgen.tasks.languages import get_language
-
-MAX_CLI_LENGTH = 10_000  # counting members costs time and memory that grow with the length
 
 
 def add_parser(sub):
@@ -18,9 +17,10 @@ def add_parser(sub):
     lsub = p.add_subparsers(dest="language_command", required=True)
     sample = lsub.add_parser("sample", help="print K members of length N (uniform), one per line")
     sample.add_argument("language_id")
-    sample.add_argument("--length", type=int, required=True)
-    sample.add_argument("--count", type=int, default=1)
-    sample.add_argument("--seed", type=int, default=0)
+    sample.add_argument("--length", type=count, required=True,
+                        help=f"N, at most {MAX_SAMPLE_LENGTH}")
+    sample.add_argument("--count", type=count, default=1)
+    sample.add_argument("--seed", type=seed, default=0)
     sample.set_defaults(func=_sample)
     accepts = lsub.add_parser("accepts", help="read strings from stdin, print 1 (member) or 0")
     accepts.add_argument("language_id")
@@ -33,34 +33,22 @@ def add_parser(sub):
 
 def _sample(args):
     language = get_language(args.language_id)
-    if not 0 <= args.length <= MAX_CLI_LENGTH or args.count < 0:
-        raise LengthgenError(f"--length must be in [0, {MAX_CLI_LENGTH}] and --count >= 0")
-    for member in language.sample_members(np.random.default_rng(args.seed), args.length,
-                                          args.count):
-        print(member)
+    check_length(args.length, MAX_SAMPLE_LENGTH)
+    rng = np.random.default_rng(args.seed)
+    draw = lambda k: language.sample_members(rng, args.length, k)  # noqa: E731
+    print_chunks(chunked(args.count, args.length, draw), str)
 
 
 def _accepts(args):
     language = get_language(args.language_id)
-    for line_number, string in _stdin_strings():
-        print(int(_on_line(line_number, language.accepts, string)))
+    return each_line(lambda string: str(int(language.accepts(string))))
 
 
 def _next(args):
     language = get_language(args.language_id)
     order = language.alphabet + (END,)
-    for line_number, prefix in _stdin_strings():
-        legal = _on_line(line_number, language.legal_next, prefix)
-        print(" ".join(s for s in order if s in legal))
 
-
-def _stdin_strings():
-    for line_number, line in enumerate(sys.stdin, start=1):
-        yield line_number, line.rstrip("\n").rstrip("\r")
-
-
-def _on_line(line_number, function, string):
-    try:
-        return function(string)
-    except LengthgenError as e:
-        raise LengthgenError(f"line {line_number}: {e}") from None
+    def legal(prefix):
+        found = language.legal_next(prefix)
+        return " ".join(s for s in order if s in found)
+    return each_line(legal)

@@ -1,8 +1,10 @@
-"""`python -m lengthgen task sample ID`: full sequences of an algorithmic task, one per line."""
+"""`python -m lengthgen task sample ID`: full sequences of an algorithmic task, one per line,
+printed as they are drawn (so `| head` returns at once whatever the count)."""
 import numpy as np
 
-from lengthgen.errors import LengthgenError
+from lengthgen.cli.args import check_length, chunked, count, print_chunks, seed
 from lengthgen.tasks.algorithmic import get_algorithmic
+from lengthgen.tasks.base import MAX_SAMPLE_LENGTH
 
 
 def add_parser(sub):
@@ -11,15 +13,17 @@ def add_parser(sub):
     sample = tsub.add_parser("sample", help="print K sequences <bos> input <sep> answer <eos> "
                                             "with input length N, tokens separated by spaces")
     sample.add_argument("task_id")
-    sample.add_argument("--length", type=int, required=True)
-    sample.add_argument("--count", type=int, default=1)
-    sample.add_argument("--seed", type=int, default=0)
+    sample.add_argument("--length", type=count, required=True,
+                        help=f"N, at most {MAX_SAMPLE_LENGTH}")
+    sample.add_argument("--count", type=count, default=1)
+    sample.add_argument("--seed", type=seed, default=0)
     sample.set_defaults(func=_sample)
 
 
 def _sample(args):
     task = get_algorithmic(args.task_id)
-    if args.count < 0:
-        raise LengthgenError("--count must be >= 0")
-    for x in task.sample_instances(np.random.default_rng(args.seed), args.length, args.count):
-        print(" ".join(task.format(x)))
+    check_length(args.length, MAX_SAMPLE_LENGTH)
+    task.feasible_lengths(args.length, args.length)   # an error naming the task's own range
+    rng = np.random.default_rng(args.seed)
+    draw = lambda k: task.sample_instances(rng, args.length, k)  # noqa: E731
+    print_chunks(chunked(args.count, args.length, draw), lambda x: " ".join(task.format(x)))

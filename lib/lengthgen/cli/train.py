@@ -1,11 +1,14 @@
 """`python -m lengthgen train ...` trains one decoder on one task and writes one record;
 `python -m lengthgen list` shows the task, language and figure ids."""
+import os
 import time
 from pathlib import Path
 
+from lengthgen.cli.args import check_length, count, positive, positive_finite, seed
 from lengthgen.config import get_device, get_scale
 from lengthgen.errors import LengthgenError, unknown_name
-from lengthgen.results import provenance, results_dir, write_record
+from lengthgen.results import provenance, record_path, results_dir, write_record
+from lengthgen.tasks.base import MAX_SAMPLE_LENGTH
 
 LISTS = ("tasks", "figures")
 
@@ -16,24 +19,25 @@ def add_parser(sub):
     p = sub.add_parser("train", help="train a decoder on a task, evaluate on its test bins")
     p.add_argument("--task", required=True, help="task or language id (see `list`)")
     p.add_argument("--pe", choices=("ape", "nope"), default="ape", help="positional scheme")
-    p.add_argument("--layers", type=int, default=1)
-    p.add_argument("--heads", type=int, default=1)
-    p.add_argument("--dim", type=int, default=64, help="model width d_model")
-    p.add_argument("--mlp-ratio", type=float, default=4.0)
+    p.add_argument("--layers", type=positive, default=1)
+    p.add_argument("--heads", type=positive, default=1)
+    p.add_argument("--dim", type=positive, default=64, help="model width d_model")
+    p.add_argument("--mlp-ratio", type=positive_finite, default=4.0)
     p.add_argument("--log-length-scaling", action="store_true")
-    p.add_argument("--steps", type=int, default=1000, help="most optimizer steps")
-    p.add_argument("--lr", type=float, default=1e-3)
-    p.add_argument("--batch-size", type=int, default=64)
-    p.add_argument("--warmup", type=int, default=0, help="warmup steps")
+    p.add_argument("--steps", type=positive, default=1000, help="most optimizer steps")
+    p.add_argument("--lr", type=positive_finite, default=1e-3)
+    p.add_argument("--batch-size", type=positive, default=64)
+    p.add_argument("--warmup", type=count, default=0, help="warmup steps")
     p.add_argument("--schedule", default="constant", help="constant, linear or cosine")
-    p.add_argument("--min-len", type=int, default=None, help="shortest training Len "
+    p.add_argument("--min-len", type=count, default=None, help="shortest training Len "
                    "(default: the task's training range)")
-    p.add_argument("--max-len", type=int, default=None, help="longest training Len")
-    p.add_argument("--eval-every", type=int, default=100)
-    p.add_argument("--samples", type=int, default=500, help="test examples per bin")
+    p.add_argument("--max-len", type=count, default=None,
+                   help=f"longest training Len (at most {MAX_SAMPLE_LENGTH})")
+    p.add_argument("--eval-every", type=positive, default=100)
+    p.add_argument("--samples", type=positive, default=500, help="test examples per bin")
     p.add_argument("--generation", action="store_true",
                    help="also score free-running greedy generation (seq2seq tasks)")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=seed, default=0)
     p.add_argument("--device", default=None, help="cuda, mps or cpu (default: best available)")
     p.add_argument("--out", default="runs", help="folder for the record (default runs/)")
     p.add_argument("--checkpoint", default=None,
@@ -45,14 +49,35 @@ def add_parser(sub):
     lst.set_defaults(func=_list)
 
 
-def _out_dir(out: str) -> Path:
-    """The record folder; results/ belongs to the figure runner alone."""
+def _out_dir(out: str, scale: str) -> Path:
+    """The record folder, created and checked before training (not after an hour of it);
+    results/ belongs to the figure runner alone."""
     path = Path(out).resolve()
     protected = results_dir().resolve()
     if path == protected or protected in path.parents:
         raise LengthgenError(f"--out {out!r} is inside {protected}: results/ holds only records "
                              f"written by `figure run`; choose another folder (default runs/)")
+    _writable_folder(record_path("train", scale, "run", path).parent, f"--out {out!r}")
     return path
+
+
+def _writable_folder(folder: Path, what: str) -> None:
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise LengthgenError(f"{what}: cannot create the folder {folder} "
+                             f"({e.strerror or e.__class__.__name__})") from None
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise LengthgenError(f"{what}: the folder {folder} is not writable")
+
+
+def _check_checkpoint(checkpoint: str | None) -> None:
+    if checkpoint is None:
+        return
+    path = Path(checkpoint)
+    if path.is_dir():
+        raise LengthgenError(f"--checkpoint {checkpoint!r} is a folder; give a file name")
+    _writable_folder(path.parent.resolve(), f"--checkpoint {checkpoint!r}")
 
 
 def _train(args):
@@ -60,8 +85,12 @@ def _train(args):
     from lengthgen.train import TrainConfig, train_and_evaluate
 
     task = get_task(args.task)
-    out = _out_dir(args.out)
+    for option, value in (("--min-len", args.min_len), ("--max-len", args.max_len)):
+        if value is not None:
+            check_length(value, MAX_SAMPLE_LENGTH, option)
     scale, device = get_scale(), get_device(args.device)
+    out = _out_dir(args.out, scale)
+    _check_checkpoint(args.checkpoint)
     train_cfg = TrainConfig(steps=args.steps, batch_size=args.batch_size, lr=args.lr,
                             warmup_steps=args.warmup, schedule=args.schedule,
                             min_len=args.min_len, max_len=args.max_len,

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from lengthgen.crasp.interpret import accept_batch, encode, run_ids
+from lengthgen.crasp.interpret import accept_batch, encode, run_ids, shown_alphabet
 from lengthgen.crasp.ir import Program
 from lengthgen.errors import LengthgenError
 
@@ -102,6 +102,9 @@ def check_language(program: Program, language_id: str, max_length: int = 10,
     The exhaustive part stops at the longest length <= max_length with at most exhaustive_cap
     strings (None: no cap; large alphabets then take a while)."""
     from lengthgen.crasp.library import REFERENCES
+    if max_length < 0 or n_random < 0 or max_random_length < 1:
+        raise LengthgenError(f"need max_length >= 0, n_random >= 0 and max_random_length >= 1, "
+                             f"got {max_length}, {n_random}, {max_random_length}")
     rng = np.random.default_rng(seed)
     if language_id in REFERENCES:
         letters, member = REFERENCES[language_id]
@@ -112,8 +115,9 @@ def check_language(program: Program, language_id: str, max_length: int = 10,
         alphabet, member = tuple(language.alphabet), None
         truth = lambda codes: _dfa_prefix_verdicts(language.dfa, codes)  # noqa: E731
     if set(program.alphabet) != set(alphabet):
-        raise LengthgenError(f"program {program.name!r} has alphabet {' '.join(program.alphabet)}"
-                             f" but {language_id} has {' '.join(alphabet)}")
+        raise LengthgenError(f"program {program.name!r} has alphabet "
+                             f"{shown_alphabet(program.alphabet)} but {language_id} has "
+                             f"{shown_alphabet(alphabet)}")
     to_program = np.array([program.alphabet.index(s) for s in alphabet])
     report = Report(program.name, language_id)
     report.exhaustive_length = _exhaustive_length(len(alphabet), max_length, exhaustive_cap)

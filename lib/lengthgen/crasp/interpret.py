@@ -12,6 +12,7 @@ import numpy as np
 from lengthgen.crasp import ir
 from lengthgen.errors import LengthgenError
 
+INT64_SAFE = 2 ** 62   # counts stay below this in absolute value (no int64 overflow)
 _COMPARE = {"<": np.less, "<=": np.less_equal, "=": np.equal, "!=": np.not_equal,
             ">=": np.greater_equal, ">": np.greater}
 
@@ -26,6 +27,12 @@ def tokens_of(program: ir.Program, text) -> list[str]:
     return list(text)
 
 
+def shown_alphabet(alphabet, most: int = 12) -> str:
+    """The alphabet for a message: its first symbols only when it is long."""
+    more = f" ... ({len(alphabet)} symbols)" if len(alphabet) > most else ""
+    return " ".join(alphabet[:most]) + more
+
+
 def encode(program: ir.Program, inputs: list) -> np.ndarray:
     """A batch of inputs of one length as alphabet indices, int64 [B, n]."""
     index = {s: k for k, s in enumerate(program.alphabet)}
@@ -36,7 +43,7 @@ def encode(program: ir.Program, inputs: list) -> np.ndarray:
         ids = [[index[s] for s in r] for r in rows]
     except KeyError as e:
         raise LengthgenError(f"symbol {e.args[0]!r} is not in the program's alphabet "
-                             f"{' '.join(program.alphabet)}") from None
+                             f"{shown_alphabet(program.alphabet)}") from None
     return np.array(ids, dtype=np.int64).reshape(len(rows), -1)
 
 
@@ -45,6 +52,7 @@ def run_ids(program: ir.Program, ids: np.ndarray) -> dict[str, np.ndarray]:
     (bool for Boolean operations, int64 for counts); column 0 is the start position."""
     ids = np.asarray(ids, dtype=np.int64)
     batch, n = ids.shape
+    _check_range(program, n)
     sym = np.concatenate([np.full((batch, 1), -1, dtype=np.int64), ids], axis=1)
     positions = np.arange(n + 1)
     index = {s: k for k, s in enumerate(program.alphabet)}
@@ -79,6 +87,19 @@ def run_ids(program: ir.Program, ids: np.ndarray) -> dict[str, np.ndarray]:
             raise LengthgenError(f"unknown operation {op!r} in {name!r}")
         v[name] = val
     return v
+
+
+def _check_range(program: ir.Program, n: int) -> None:
+    """Refuse inputs on which a count could leave int64 (|C(i)| <= M(C) (i+1), ir.count_bound),
+    instead of wrapping around silently."""
+    bounds = ir.count_bounds(program)
+    if not bounds:
+        return
+    name = max(bounds, key=bounds.get)
+    if bounds[name] * (n + 1) >= INT64_SAFE:
+        raise LengthgenError(f"count {name!r} may exceed the 64-bit integers of the interpreter "
+                             f"on inputs of length {n} (it is bounded only by "
+                             f"{bounds[name]:.3g} x (length + 1))")
 
 
 def _count(pred: np.ndarray, offsets) -> np.ndarray:

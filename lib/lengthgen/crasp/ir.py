@@ -149,3 +149,25 @@ class Program:
         parts = [p for p, used in (("periodic", self.uses_periodic()),
                                    ("local", self.uses_local())) if used]
         return f"C-RASP[{','.join(parts)}]"
+
+
+def count_bound(op, bounds: dict) -> float:
+    """M(op): a bound on |C(i)|/(i+1) over all positions i (the start position included), from
+    the bounds of its operands: 1 for a count, |c| for a constant c, M1 + M2 for a sum or
+    difference, max(M1, M2) for a conditional. So |C(i)| <= M(C) (n+1) on inputs of length n."""
+    if isinstance(op, Count):
+        return 1.0
+    if isinstance(op, CountConst):
+        return float(abs(op.value))
+    if isinstance(op, (Add, Sub)):
+        return bounds[op.left] + bounds[op.right]
+    return max(bounds[op.then], bounds[op.otherwise])
+
+
+def count_bounds(program: Program) -> dict[str, float]:
+    """M(C) of every count operation of a program (see count_bound)."""
+    bounds: dict[str, float] = {}
+    for name, op in program.ops.items():
+        if sort_of(op) is Sort.COUNT:
+            bounds[name] = count_bound(op, bounds)
+    return bounds

@@ -199,6 +199,8 @@ def resolve(name_or_path: str) -> Program:
     """A program from a file path, or else a library name."""
     from pathlib import Path
     path = Path(name_or_path)
+    if path.is_dir():
+        raise LengthgenError(f"{path} is a folder; give a .crasp file or a library program name")
     if path.suffix == ".crasp" or path.is_file():
         if not path.is_file():
             raise LengthgenError(f"no such program file: {path}")

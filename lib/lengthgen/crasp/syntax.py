@@ -9,7 +9,7 @@ comment. Example, MAJORITY over {a, b}:
     M  := Cb <= Ca               // the last Boolean definition decides acceptance
 
 Statements
-    alphabet SYM SYM ...         the input symbols (any text without spaces, commas or brackets)
+    alphabet SYM SYM ...         the input symbols (any text without spaces or commas)
     NAME := EXPR                 a named operation; names may be used before their definition
     accept EXPR                  the output (default: the last Boolean definition in the text)
     next(SYM) := EXPR            next-token programs: true where SYM may come next
@@ -24,17 +24,20 @@ Expressions (loosest first)
                                  j = i, j = i - K, i - j = K, i - j <= K, i - j in {K, ...}
                                  (the last five are local relations of C-RASP[., local])
     exists P                     sugar for #P >= 1 (also exists[...] P)
-    Q(SYM)                       the symbol at i is SYM
+    Q(SYM)                       the symbol at i is SYM (Q()) tests the symbol ')')
     i mod K = R, i mod K in {R, ...}, i mod K != R     periodic relations (C-RASP[periodic, .])
     true, false, NAME, (EXPR)
 
 Every sub-expression becomes an operation of the ir named by its own text (e.g. "#Q(a)"), and
 equal sub-expressions are shared. Errors (LengthgenError) read `file:line:col: message`.
 """
+import hashlib
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 from lengthgen.crasp import ir
+from lengthgen.crasp.interpret import shown_alphabet
 from lengthgen.errors import LengthgenError
 
 KEYWORDS = {"alphabet", "accept", "next", "not", "and", "or", "true", "false", "exists", "mod",
@@ -42,6 +45,14 @@ KEYWORDS = {"alphabet", "accept", "next", "not", "and", "or", "true", "false", "
 PUNCT = (":=", "<=", ">=", "!=", "<", ">", "=", "+", "-", "#", "(", ")", "[", "]", "{", "}",
          ",", "?", ":")
 CMP_TOKENS = ir.COMPARISONS
+
+# Limits that keep a program's cost in proportion to its text (each refused with its value):
+MAX_INT = 2 ** 53               # integer literals (exact in float64, the compiler's numbers)
+MAX_PERIOD = 1_000_000          # K of `i mod K` (`i mod K != R` lists K - 1 residues)
+MAX_LOCAL_DISTANCE = 1_000_000  # K of `i - j <= K` and friends (one offset per distance)
+MAX_NESTING = 300               # brackets, `not` and `#` inside each other
+MAX_NAME = 100                  # a generated operation name longer than this is abbreviated
+RECURSION_ROOM = 12 * MAX_NESTING + 2_000   # Python frames that parse_program makes room for
 
 
 @dataclass(frozen=True)
@@ -66,8 +77,9 @@ class _Errors:
 def tokenize(text: str, errors: _Errors) -> list[Token]:
     """Tokens of a program; symbols after `alphabet`, `Q(` and `next(` are read raw."""
     tokens: list[Token] = []
-    depth = 0
-    for lineno, line in enumerate(text.splitlines(), start=1):
+    open_brackets: list[Token] = []   # unclosed (, [, { so far: a line continues while any is
+    lines = text.splitlines()
+    for lineno, line in enumerate(lines, start=1):
         code = line.split("//", 1)[0]
         col = 0
         stripped = code.lstrip()
@@ -82,6 +94,9 @@ def tokenize(text: str, errors: _Errors) -> list[Token]:
                 end = col
                 while end < len(code) and not code[end].isspace():
                     end += 1
+                if "," in code[col:end]:
+                    raise errors.at(lineno, col + 1, f"symbol {code[col:end]!r} holds a comma; "
+                                                     "separate symbols with spaces: 'alphabet a b'")
                 tokens.append(Token("SYM", code[col:end], lineno, col + 1))
                 col = end
             tokens.append(Token("NEWLINE", "", lineno, len(code) + 1))
@@ -100,39 +115,59 @@ def tokenize(text: str, errors: _Errors) -> list[Token]:
                 while word in ("Q", "next") and end < len(code) and code[end] == " ":
                     end += 1
                 if word in ("Q", "next") and end < len(code) and code[end] == "(":
-                    close = code.find(")", end + 1)
-                    if close < 0:
-                        raise errors.at(lineno, end + 1, f"'{word}(' is not closed by ')'")
-                    symbol = code[end + 1:close].strip()
-                    if not symbol:
-                        raise errors.at(lineno, end + 2, f"missing symbol in '{word}()'")
-                    tokens.append(Token("(", "(", lineno, end + 1))
-                    tokens.append(Token("SYM", symbol, lineno, end + 2))
-                    tokens.append(Token(")", ")", lineno, close + 1))
-                    col = close + 1
+                    tokens += _raw_symbol(word, code, end, lineno, errors)
+                    col = tokens[-1].col
             elif ch.isdigit():
                 end = col
                 while end < len(code) and code[end].isdigit():
                     end += 1
+                if end - col > len(str(MAX_INT)) or int(code[col:end]) > MAX_INT:
+                    raise errors.at(lineno, col + 1, f"integer {code[col:end][:30]}"
+                                                     f"{'...' if end - col > 30 else ''} is "
+                                                     f"larger than {MAX_INT} (2^53)")
                 tokens.append(Token("INT", code[col:end], lineno, col + 1))
                 col = end
             else:
                 for p in PUNCT:
                     if code.startswith(p, col):
-                        tokens.append(Token(p, p, lineno, col + 1))
-                        depth += p in "([{"
-                        depth -= p in ")]}"
+                        tok = Token(p, p, lineno, col + 1)
+                        tokens.append(tok)
+                        if p in "([{":
+                            open_brackets.append(tok)
+                        elif p in ")]}" and open_brackets:
+                            open_brackets.pop()
                         col += len(p)
                         break
                 else:
                     raise errors.at(lineno, col + 1, f"unexpected character {ch!r}")
-        if depth <= 0:
-            depth = 0
+        if not open_brackets:
             tokens.append(Token("NEWLINE", "", lineno, len(code) + 1))
-    last = len(text.splitlines())
-    tokens.append(Token("NEWLINE", "", last + 1, 1))
-    tokens.append(Token("EOF", "", last + 1, 1))
+    if open_brackets:   # report the bracket, not the end of the file where it was missed
+        tok = open_brackets[-1]
+        raise errors.at(tok.line, tok.col, f"'{tok.text}' is not closed")
+    tokens.append(Token("NEWLINE", "", len(lines) + 1, 1))
+    tokens.append(Token("EOF", "", len(lines) + 1, 1))
     return tokens
+
+
+def _raw_symbol(word: str, code: str, paren: int, lineno: int, errors: _Errors) -> list[Token]:
+    """The tokens `( SYM )` of Q(SYM) or next(SYM), with code[paren] == '('.
+
+    A symbol is at least one character, so the closing bracket is the first ')' after the
+    symbol's first character: Q()) tests the symbol ')', Q(() the symbol '('."""
+    start = paren + 1
+    while start < len(code) and code[start] == " ":
+        start += 1
+    close = code.find(")", start + 1)
+    symbol = code[start:close].rstrip() if close >= 0 else ""
+    if close < 0 and (start >= len(code) or code[start] != ")"):
+        raise errors.at(lineno, paren + 1, f"'{word}(' is not closed by ')'")
+    if not code.startswith("))", start) and (start >= len(code) or code[start] == ")"):
+        raise errors.at(lineno, paren + 2, f"missing symbol in '{word}()'")
+    if any(c.isspace() for c in symbol):
+        raise errors.at(lineno, start + 1, f"{word}({symbol}): a symbol holds no spaces")
+    return [Token("(", "(", lineno, paren + 1), Token("SYM", symbol, lineno, start + 1),
+            Token(")", ")", lineno, close + 1)]
 
 
 # ----- syntax tree ----------------------------------------------------------------------------
@@ -158,6 +193,7 @@ class _Parser:
         self.tokens = tokens
         self.pos = 0
         self.err = errors
+        self.depth = 0   # expressions open inside each other (recursion of the parser)
 
     # --- helpers
     @property
@@ -183,6 +219,17 @@ class _Parser:
 
     def expect_int(self, what: str) -> int:
         return int(self.expect("INT", what).text)
+
+    def nested(self, tok: Token, parse):
+        """parse() one level deeper, refusing more than MAX_NESTING levels."""
+        if self.depth >= MAX_NESTING:
+            raise self.err.at(tok.line, tok.col, f"expressions nest more than {MAX_NESTING} "
+                                                 "deep; name some parts with ':='")
+        self.depth += 1
+        try:
+            return parse()
+        finally:
+            self.depth -= 1
 
     # --- statements
     def program(self):
@@ -261,7 +308,7 @@ class _Parser:
     def negation(self) -> Node:
         if self.is_word("not"):
             op = self.advance()
-            return Node("not", (self.negation(),), op.line, op.col)
+            return Node("not", (self.nested(op, self.negation),), op.line, op.col)
         return self.comparison()
 
     def comparison(self) -> Node:
@@ -289,9 +336,9 @@ class _Parser:
             offsets, strict = self.relations() if self.tok.kind == "[" else (None, False)
             if self.is_word("not"):  # #not P counts where P is false
                 neg = self.advance()
-                arg = Node("not", (self.unary(),), neg.line, neg.col)
+                arg = Node("not", (self.nested(neg, self.unary),), neg.line, neg.col)
             else:
-                arg = self.unary()
+                arg = self.nested(tok, self.unary)
             node = Node("count", (arg, offsets, strict), tok.line, tok.col)
             if tok.kind == "#":
                 return node
@@ -336,6 +383,9 @@ class _Parser:
         text = " ".join(t.text for t in words)
         kinds = [t.kind if t.kind in ("INT",) else t.text for t in words]
         ints = [int(t.text) for t in words if t.kind == "INT"]
+        if any(k > MAX_LOCAL_DISTANCE for k in ints):
+            raise self.err.at(start.line, start.col, f"a local relation reaches distances up to "
+                                                     f"{MAX_LOCAL_DISTANCE}, not {max(ints)}")
         shapes = {
             ("j", "<=", "i"): lambda: None,
             ("j", "<", "i"): lambda: "strict",
@@ -360,7 +410,7 @@ class _Parser:
             return Node("int", (int(tok.text),), tok.line, tok.col)
         if tok.kind == "(":
             self.advance()
-            node = self.expr()
+            node = self.nested(tok, self.expr)
             self.expect(")", "')'")
             return node
         if tok.kind == "NAME":
@@ -388,8 +438,8 @@ class _Parser:
                               "and inside #[...]")
         self.advance()
         period = self.expect_int("a period after 'mod'")
-        if period < 1:
-            raise self.err.at(tok.line, tok.col, "the period must be at least 1")
+        if not 1 <= period <= MAX_PERIOD:
+            raise self.err.at(tok.line, tok.col, f"the period must be in 1..{MAX_PERIOD}")
         op = self.tok
         if op.kind in ("=", "!="):
             self.advance()
@@ -413,6 +463,9 @@ class _Parser:
 
 # ----- from syntax tree to ir -----------------------------------------------------------------
 SORT_WORD = {ir.Sort.BOOL: "Boolean", ir.Sort.COUNT: "Count"}
+# binary node kind -> the sort of its operands, its word, its operation
+BINARY = {"and": (ir.Sort.BOOL, "and", ir.And), "or": (ir.Sort.BOOL, "or", ir.Or),
+          "add": (ir.Sort.COUNT, "+", ir.Add), "sub": (ir.Sort.COUNT, "-", ir.Sub)}
 
 
 class _Lowering:
@@ -424,29 +477,58 @@ class _Lowering:
         self.err = errors
         self.ops: dict[str, object] = {}
         self.where: dict[str, ir.Where] = {}
-        self.state: dict[str, str] = {}   # name -> "visiting" | "done"
-        self.stack: list[str] = []
+        self.done: set[str] = set()   # definitions emitted
+
+    def order(self) -> list[str]:
+        """Every definition after the definitions it reads (a depth-first search with an
+        explicit stack, so a long chain of definitions written in reverse needs no recursion)."""
+        done, order = set(), []
+        for root in self.defs:
+            if root in done:
+                continue
+            path, on_path = [(root, iter(self.references(root)))], {root}
+            while path:
+                name, todo = path[-1]
+                ref = next(todo, None)
+                if ref is None:
+                    path.pop()
+                    on_path.discard(name)
+                    done.add(name)
+                    order.append(name)
+                elif ref in on_path:
+                    names = [n for n, _ in path]
+                    cycle = names[names.index(ref):] + [ref]
+                    d = self.defs[cycle[0]]
+                    raise self.err.at(d.line, d.col, f"cyclic definition: {' -> '.join(cycle)}")
+                elif ref not in done:
+                    path.append((ref, iter(self.references(ref))))
+                    on_path.add(ref)
+        return order
+
+    def references(self, name: str) -> list[str]:
+        """The defined names that a definition reads, in the order they appear."""
+        refs, stack = [], [self.defs[name].expr]
+        while stack:
+            node = stack.pop()
+            if node.kind == "name" and node.args[0] in self.defs:
+                refs.append(node.args[0])
+            stack += reversed([a for a in node.args if isinstance(a, Node)])
+        return refs
 
     def define(self, name: str) -> ir.Sort:
-        """Emit a named definition (after everything it reads) and return its sort."""
-        if self.state.get(name) == "done":
-            return ir.sort_of(self.ops[name])
-        if self.state.get(name) == "visiting":
-            cycle = self.stack[self.stack.index(name):] + [name]
-            d = self.defs[cycle[0]]
-            raise self.err.at(d.line, d.col, f"cyclic definition: {' -> '.join(cycle)}")
-        self.state[name] = "visiting"
-        self.stack.append(name)
-        d = self.defs[name]
-        self.lower(d.expr, name)
-        self.stack.pop()
-        self.state[name] = "done"
-        self.where[name] = ir.Where(d.line, d.col)
+        """Emit a named definition and return its sort; the definitions it reads come first
+        (parse_program defines names in the order of order())."""
+        if name not in self.done:
+            d = self.defs[name]
+            self.lower(d.expr, name)
+            self.done.add(name)
+            self.where[name] = ir.Where(d.line, d.col)
         return ir.sort_of(self.ops[name])
 
-    def operand(self, node: Node, sort: ir.Sort, role: str) -> str:
-        """The name of the op computing node, checked to have the sort the context needs."""
-        name = self.lower(node)
+    def operand(self, node: Node, sort: ir.Sort, role: str, name: str | None = None) -> str:
+        """The name of the op computing node (lowered here unless `name` is given), checked to
+        have the sort the context needs."""
+        name = name or self.lower(node)
         got = ir.sort_of(self.ops[name])
         if got != sort:
             raise self.err.at(node.line, node.col,
@@ -454,12 +536,20 @@ class _Lowering:
         return name
 
     def emit(self, name: str | None, text: str, op, node: Node) -> str:
-        name = name or text
+        name = name or _abbreviate(text)
         if name in self.ops and name not in self.defs:
             return name  # an equal sub-expression was emitted before: share it
         self.ops[name] = op
         self.where.setdefault(name, ir.Where(node.line, node.col))
         return name
+
+    def binary(self, node: Node, name: str | None, left: str | None) -> str:
+        """and, or, +, -: `left` is the already lowered left operand (None: lower it here)."""
+        k, a = node.kind, node.args
+        sort, word, cls = BINARY[k]
+        x = self.operand(a[0], sort, f"the left operand of '{word}'", left)
+        y = self.operand(a[1], sort, f"the right operand of '{word}'")
+        return self.emit(name, f"{_wrap(x)} {word} {_wrap(y)}", cls(x, y), node)
 
     def lower(self, node: Node, name: str | None = None) -> str:
         """Emit the ops of an expression; the top one is called `name` (else its own text)."""
@@ -479,7 +569,7 @@ class _Lowering:
         if k == "sym":
             if self.alphabet is not None and a[0] not in self.alphabet:
                 raise self.err.at(node.line, node.col,
-                                  f"symbol {a[0]!r} is not in the alphabet {' '.join(self.alphabet)}")
+                                  f"symbol {a[0]!r} is not in the alphabet {shown_alphabet(self.alphabet)}")
             return self.emit(name, f"Q({a[0]})", ir.Initial(a[0]), node)
         if k == "bool":
             return self.emit(name, "true" if a[0] else "false", ir.BoolConst(a[0]), node)
@@ -492,21 +582,20 @@ class _Lowering:
         if k == "not":
             x = self.operand(a[0], ir.Sort.BOOL, "the operand of 'not'")
             return self.emit(name, f"not {_wrap(x)}", ir.Not(x), node)
-        if k in ("and", "or"):
-            x = self.operand(a[0], ir.Sort.BOOL, f"the left operand of '{k}'")
-            y = self.operand(a[1], ir.Sort.BOOL, f"the right operand of '{k}'")
-            cls = ir.And if k == "and" else ir.Or
-            return self.emit(name, f"{_wrap(x)} {k} {_wrap(y)}", cls(x, y), node)
+        if k in BINARY and a[0].kind in BINARY:   # a long sum: lower its left spine in a loop
+            spine = [node]
+            while spine[-1].args[0].kind in BINARY:
+                spine.append(spine[-1].args[0])
+            left = None
+            for part in reversed(spine):
+                left = self.binary(part, name if part is node else None, left)
+            return left
+        if k in BINARY:
+            return self.binary(node, name, None)
         if k == "cmp":
             x = self.operand(a[0], ir.Sort.COUNT, f"the left side of '{a[1]}'")
             y = self.operand(a[2], ir.Sort.COUNT, f"the right side of '{a[1]}'")
             return self.emit(name, f"{_wrap(x)} {a[1]} {_wrap(y)}", ir.Compare(x, a[1], y), node)
-        if k in ("add", "sub"):
-            sign = "+" if k == "add" else "-"
-            x = self.operand(a[0], ir.Sort.COUNT, f"the left operand of '{sign}'")
-            y = self.operand(a[1], ir.Sort.COUNT, f"the right operand of '{sign}'")
-            cls = ir.Add if k == "add" else ir.Sub
-            return self.emit(name, f"{_wrap(x)} {sign} {_wrap(y)}", cls(x, y), node)
         if k == "cond":
             c = self.operand(a[0], ir.Sort.BOOL, "the condition of '?'")
             t = self.operand(a[1], ir.Sort.COUNT, "the first branch of '?'")
@@ -529,6 +618,15 @@ class _Lowering:
         raise AssertionError(f"unknown node kind {k}")
 
 
+def _abbreviate(text: str) -> str:
+    """A generated name: the expression's text, shortened with a digest of the whole beyond
+    MAX_NAME characters (so names, and the texts built from them, stay short)."""
+    if len(text) <= MAX_NAME:
+        return text
+    digest = hashlib.blake2b(text.encode(), digest_size=6).hexdigest()
+    return f"{text[:MAX_NAME - 16]}...#{digest}"
+
+
 def _wrap(name: str) -> str:
     """Parenthesize a generated name inside a bigger expression's text."""
     simple = name.isidentifier() or name.lstrip("-").isdigit() or name.startswith("Q(")
@@ -538,6 +636,17 @@ def _wrap(name: str) -> str:
 # ----- entry points ---------------------------------------------------------------------------
 def parse_program(text: str, filename: str = "<string>", name: str = "") -> ir.Program:
     """Parse program text into an ir.Program; errors read `filename:line:col: message`."""
+    # The parser recurses once per nesting level (about 8 frames each, MAX_NESTING levels at
+    # most) and the lowering a few frames per level: give both room whatever the caller's depth.
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, RECURSION_ROOM))
+    try:
+        return _parse(text, filename, name)
+    finally:
+        sys.setrecursionlimit(limit)
+
+
+def _parse(text: str, filename: str, name: str) -> ir.Program:
     errors = _Errors(filename)
     alphabet, alphabet_at, defs, accept, nexts = _Parser(tokenize(text, errors), errors).program()
     if alphabet is None:
@@ -551,8 +660,8 @@ def parse_program(text: str, filename: str = "<string>", name: str = "") -> ir.P
                                            f"(first defined at {first.line}:{first.col})")
         table[d.name] = d
     low = _Lowering(table, alphabet, errors)
-    for d in table.values():
-        low.define(d.name)
+    for definition in low.order():
+        low.define(definition)
     for symbol, d in nexts.items():
         if ir.sort_of(low.ops[d.name]) != ir.Sort.BOOL:
             raise errors.at(d.line, d.col, f"next({symbol}) must be Boolean, not a Count")
@@ -576,7 +685,14 @@ def load_program(path) -> ir.Program:
     """Parse a .crasp file; the program is named after the file."""
     path = Path(path)
     try:
-        text = path.read_text()
+        data = path.read_bytes()
     except OSError as e:
         raise LengthgenError(f"cannot read program {path}: {e.strerror}") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data.count(b"\n", 0, e.start) + 1
+        col = e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1
+        raise LengthgenError(f"{path}:{line}:{col}: not UTF-8 text (byte "
+                             f"0x{data[e.start]:02x}); save the program as UTF-8") from None
     return parse_program(text, filename=str(path), name=path.stem)

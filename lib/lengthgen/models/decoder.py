@@ -27,6 +27,11 @@ POSITIONAL_SCHEMES = ("ape", "nope")
 ATTENTION_KINDS = ("softmax", "uniform")
 
 
+# The largest decoder a config may ask for (4 GB of float32 weights, before optimizer state).
+MAX_DECODER_PARAMETERS = 1_000_000_000
+MAX_DECODER_LAYERS = 1_000
+
+
 @dataclass
 class DecoderConfig:
     vocab_size: int
@@ -42,6 +47,12 @@ class DecoderConfig:
     tied_embeddings: bool = False
     attention: str = "softmax"
     use_mlp: bool = True
+
+    def approximate_parameters(self) -> float:
+        """Weights of the model, within a few percent (float: the sizes may be absurd)."""
+        d, hidden = float(self.d_model), self.mlp_ratio * self.d_model
+        per_layer = 4 * d * d + (2 * d * hidden if self.use_mlp else 0)
+        return self.n_layers * per_layer + (self.vocab_size + self.n_classes + self.n_positions) * d
 
     def __post_init__(self):
         for name in ("vocab_size", "n_classes", "n_layers", "n_heads", "d_model", "n_positions"):
@@ -63,9 +74,18 @@ class DecoderConfig:
                                  f"(got {self.n_classes} and {self.vocab_size})")
         if not 0.0 <= self.dropout < 1.0:
             raise LengthgenError(f"decoder config: dropout must be in [0, 1), got {self.dropout}")
-        if self.mlp_ratio <= 0 or round(self.mlp_ratio * self.d_model) < 1:
-            raise LengthgenError(f"decoder config: mlp_ratio must be positive, "
+        if not (math.isfinite(self.mlp_ratio) and self.mlp_ratio > 0) or \
+                round(self.mlp_ratio * self.d_model) < 1:
+            raise LengthgenError(f"decoder config: mlp_ratio must be a positive number, "
                                  f"got {self.mlp_ratio}")
+        if self.n_layers > MAX_DECODER_LAYERS:
+            raise LengthgenError(f"decoder config: at most {MAX_DECODER_LAYERS} layers, "
+                                 f"got {self.n_layers}")
+        size = self.approximate_parameters()
+        if size > MAX_DECODER_PARAMETERS:
+            raise LengthgenError(f"decoder config: about {size:.3g} parameters, over the limit of "
+                                 f"{MAX_DECODER_PARAMETERS:.0e}; use a smaller width, depth or "
+                                 f"mlp_ratio")
         if self.log_length_scaling and self.attention == "uniform":
             raise LengthgenError("decoder config: log-length scaling needs softmax attention "
                                  "(uniform attention has no logits)")

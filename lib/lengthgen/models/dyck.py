@@ -112,6 +112,19 @@ class OneDimensionalHead:
         return completions, probs
 
 
+def check_finite_logits(gamma: float, v: float) -> None:
+    """Refuse gamma and v for which the head's logits are not finite numbers (NaN or infinity,
+    or so large that v times a mean of embeddings, at most 2 + 2|gamma| in size, overflows), or
+    are all zero (v = 0)."""
+    if not (math.isfinite(gamma) and math.isfinite(v)):
+        raise LengthgenError(f"gamma and v must be finite numbers, got gamma={gamma}, v={v}")
+    if v == 0:
+        raise LengthgenError("v = 0 makes every logit 0: the head would ignore its input")
+    if not math.isfinite(abs(v) * (2.0 + 2.0 * abs(gamma))):
+        raise LengthgenError(f"gamma={gamma:g} and v={v:g} overflow the head's logits; choose "
+                             f"smaller values")
+
+
 class ClosedFormHead(OneDimensionalHead):
     """Theorem 4.1: the head built from one training word s of D_2N (2N + 3 weights).
 
@@ -129,6 +142,7 @@ class ClosedFormHead(OneDimensionalHead):
                 raise LengthgenError("gamma = 0 needs an explicit v (the head would be constant)")
             v = -(2 * self.n ** 2 + 1) if gamma < 0 else (self.n ** 2 + 1) / gamma
         self.v = float(v)
+        check_finite_logits(self.gamma, self.v)
         self.embedding = np.array([[1.0], [-1.0]])
         self.positions = positional_embeddings(to_signs(train_word), self.embedding, self.gamma)
 
@@ -147,6 +161,7 @@ class NoPositionHead(OneDimensionalHead):
     def __init__(self, n: int, v: float | None = None):
         self.n = n
         self.v = float(v) if v is not None else -(2 * n ** 2 * (2 * n + 1) + 1)
+        check_finite_logits(0.0, self.v)
         self.embedding = np.array([[1.0 - 1.0 / (2 * n + 1)], [-1.0]])
         self.positions = np.zeros((2 * n, 1))
 

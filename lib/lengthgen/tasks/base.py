@@ -13,6 +13,9 @@ import numpy as np
 from lengthgen.errors import LengthgenError
 
 PAD = "<pad>"
+# The longest input drawn on request (the command line): counting a language's members and drawing
+# inputs cost time and memory that grow with the length (a length-10,000 member of d4: ~35 ms).
+MAX_SAMPLE_LENGTH = 10_000
 
 
 @dataclass

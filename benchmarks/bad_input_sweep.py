@@ -1,0 +1,325 @@
+"""Bad input on the command line, tried as a careful user would: prints what happened.
+
+Each case runs what `python -m lengthgen ...` runs (lengthgen.__main__.main) in a forked child
+of this process, with its stdin, environment, and limits on CPU time, address space and output,
+and is classified:
+  clean      a non-zero exit whose stderr has no traceback (a one-line `error: ...`, an argparse
+             usage error, or exit 1 of a failed check), or exit 0 where a result is correct
+  traceback  "Traceback" on stderr
+  silent     exit 0 where the input is wrong (the case expects an error)
+  hang       still running after CPU_LIMIT seconds of CPU time (or the wall-clock backstop)
+  long       stderr has lines other than `error: ...` but no traceback (reported, not failed)
+
+Usage: PYTHONPATH=$PWD/lib OMP_NUM_THREADS=1 .venv/bin/python benchmarks/bad_input_sweep.py
+       [--only SUBSTRING] [--timeout SECONDS] [--verbose]
+"""
+import argparse
+import os
+import resource
+import signal
+import sys
+import tempfile
+import time
+import traceback
+from collections import Counter
+from pathlib import Path
+
+ERROR, OK, EITHER = "error", "ok", "either"   # what a case expects
+HEAD = "head"   # a huge output: read one line, then close the pipe as `| head -1` does
+HUGE = "100000000"
+BIG = str(10 ** 30)
+MEMORY_LIMIT = 8 * 2 ** 30   # bytes of address space per case
+CPU_LIMIT = 20               # CPU seconds per case: more is a hang (CPU time, not wall time, so
+#                              that a loaded machine does not turn slow cases into hangs)
+OUTPUT_LIMIT = 200 * 2 ** 20  # bytes of output per case: more is unbounded output, like a hang
+
+
+def cases(tmp: Path) -> list[tuple[list[str], bytes, str]]:
+    """(argv, stdin, expected) triples: every command group, every numeric option with the
+    usual bad values, bad files and bad bytes."""
+    binary = tmp / "binary.crasp"
+    binary.write_bytes(bytes(range(256)) * 4)
+    latin1 = tmp / "latin1.crasp"
+    latin1.write_bytes("alphabet \xe9 b\nX := #Q(\xe9) > 0\n".encode("latin-1"))
+    a_file = tmp / "a_file"
+    a_file.write_text("not a folder\n")
+    deep = tmp / "deep.crasp"
+    deep.write_text("alphabet a b\nX := " + "(" * 150 + "#Q(a) > 0" + ")" * 150 + "\n")
+    long_sum = tmp / "sum.crasp"
+    long_sum.write_text("alphabet a b\nX := " + " + ".join(["#Q(a)"] * 500) + " > 0\n")
+    reverse = tmp / "reverse.crasp"
+    reverse.write_text("alphabet a b\n" + "".join(f"B{k} := not B{k + 1}\n" for k in range(300))
+                       + "B300 := Q(a)\naccept B0\n")
+    big_int = tmp / "bigint.crasp"
+    big_int.write_text(f"alphabet a b\nX := #Q(a) > {2 ** 64}\n")
+    big_mod = tmp / "bigmod.crasp"
+    big_mod.write_text("alphabet a b\nX := i mod 100000 = 5\n")
+    big_local = tmp / "biglocal.crasp"
+    big_local.write_text("alphabet a b\nX := #[i - j <= 1000000] Q(a) > 0\n")
+    chain = tmp / "chain.crasp"
+    chain.write_text("alphabet a b\nC0 := #Q(a)\n" + "".join(
+        f"C{k + 1} := C{k} + 1\n" for k in range(1000)) + "X := C1000 > 3\n")
+    paren_symbol = tmp / "paren.crasp"
+    paren_symbol.write_text("alphabet ( )\nX := #Q()) <= #Q(()\n")
+    comma = tmp / "comma.crasp"
+    comma.write_text("alphabet a,b\nX := #Q(a) > 0\n")
+    unclosed = tmp / "unclosed.crasp"
+    unclosed.write_text("alphabet a b\nX := (#Q(a) > 0\nY := X\n")
+    empty = tmp / "empty.crasp"
+    empty.write_text("")
+    missing = tmp / "missing.crasp"
+    ok_prog = tmp / "ok.crasp"
+    ok_prog.write_text("alphabet a b\nX := #Q(a) <= #Q(b)\n")
+    out_in_file = str(a_file / "sub")
+    tiny_train = ["--task", "binary_majority", "--dim", "8", "--steps", "1", "--samples", "2",
+                  "--eval-every", "1", "--out", str(tmp / "runs")]
+
+    c: list[tuple[list[str], bytes, str]] = []
+
+    def add(argv, expect=ERROR, stdin=b""):
+        c.append((list(argv), stdin, expect))
+
+    # --- the top level and list
+    for argv in ([], ["nope"], ["list", "nope"], ["--help-me"], ["list", ""]):
+        add(argv)
+    add(["list", "tasks"], OK)
+    # --- language sample / accepts / next
+    lang = ["language", "sample", "d4"]
+    for value in ("-1", HUGE, BIG, "abc", "1.5", "nan"):
+        add(lang + ["--length", value])
+    for value in ("-1", "abc", "nan"):
+        add(lang + ["--length", "6", "--count", value])
+    add(lang + ["--length", "6", "--count", BIG], HEAD)   # a valid count: it must stream
+    for value in ("-1", BIG, "abc"):
+        add(lang + ["--length", "6", "--seed", value])
+    add(["language", "sample", "nope", "--length", "3"])
+    add(["language", "sample", "d4", "--length", "6", "--count", HUGE], HEAD)  # must stream
+    add(["language", "sample", "tomita1", "--length", "5", "--count", "2"], OK)
+    for sub in ("accepts", "next"):
+        add(["language", sub, "tomita4"], ERROR, stdin=b"0012\n")
+        add(["language", sub, "tomita4"], ERROR, stdin=bytes(range(256)))
+        add(["language", sub, "tomita4"], ERROR, stdin="\xe9\n".encode("latin-1"))
+        add(["language", sub, "nope"], ERROR, stdin=b"0\n")
+        add(["language", sub, "tomita4"], OK, stdin=b"0101\n\n" + b"01" * 50000 + b"\n")
+    # --- task sample
+    task = ["task", "sample", "addition"]
+    for value in ("-1", "0", HUGE, BIG, "abc", "nan"):
+        add(task + ["--length", value])
+    for value in ("-1", "abc"):
+        add(task + ["--length", "5", "--count", value])
+    add(task + ["--length", "5", "--count", BIG], HEAD)
+    for value in ("-1", BIG, "abc"):
+        add(task + ["--length", "5", "--seed", value])
+    add(["task", "sample", "nope", "--length", "5"])
+    add(["task", "sample", "sort", "--length", "151"])
+    add(task + ["--length", "5", "--count", HUGE], HEAD)   # must stream
+    add(["task", "sample", "sort", "--length", "5", "--count", "2"], OK)
+    # --- crasp run / check / show / compile
+    add(["crasp", "run", "tomita1"], ERROR, stdin=b"1\n2\n1\n")
+    add(["crasp", "run", "tomita1"], ERROR, stdin=bytes(range(256)))
+    add(["crasp", "run", "tomita1", "--trace"], ERROR, stdin=b"x\n")
+    add(["crasp", "run", "tomita1"], OK, stdin=b"11\n\n" + b"1" * 100000 + b"\n")
+    for path in (binary, latin1, a_file, missing, empty, tmp, comma, unclosed, big_int):
+        add(["crasp", "run", str(path)], ERROR, stdin=b"ab\n")
+        add(["crasp", "compile", str(path), "--verify-up-to", "5"])
+    for path in (deep, long_sum, reverse, paren_symbol):
+        add(["crasp", "run", str(path)], OK, stdin=b"\n")
+    add(["crasp", "run", "nope"], ERROR, stdin=b"\n")
+    add(["crasp", "show", "nope"])
+    add(["crasp", "show", "../../etc/passwd"])
+    chk = ["crasp", "check", "tomita1"]
+    for option in ("--max-length", "--random", "--random-length"):
+        for value in ("-1", "0", HUGE, "abc"):
+            add(chk + [option, value], ERROR if value != "0" else EITHER)
+    add(chk + ["--language", "d4"])
+    add(chk + ["--language", "nope"])
+    add(["crasp", "check", "sort", "--max-length", "0"], EITHER)
+    comp = ["crasp", "compile", "tomita1"]
+    for value in ("-1", "0", HUGE, BIG, "abc"):
+        add(comp + ["--verify-up-to", value])
+    for value in ("-1", "0", HUGE, "abc"):
+        add(comp + ["--verify-up-to", "5", "--samples", value])
+    for value in ("-1", BIG):
+        add(comp + ["--verify-up-to", "5", "--seed", value])
+    add(comp + ["--verify-up-to", "5", "--mlp", "tanh"])
+    for path in (big_mod, big_local):
+        add(["crasp", "compile", str(path), "--verify-up-to", "5"])
+    for path in (deep, long_sum, reverse, chain):
+        add(["crasp", "compile", str(path), "--verify-up-to", "5"], OK)
+    # --- dyck complete
+    dyck = ["dyck", "complete", "((", "--train-word", "(())"]
+    for option in ("--gamma", "--v"):
+        for value in ("nan", "inf", "-inf", "abc", "0", "1e308"):
+            add(dyck + [option, value], EITHER if value in ("1e308",) else ERROR)
+    for value in ("-1", "0", HUGE, "abc"):
+        add(dyck + ["--samples", value])
+    for value in ("-1", BIG):
+        add(dyck + ["--seed", value])
+    add(["dyck", "complete", "((", "--train-word", "(()"])
+    add(["dyck", "complete", "", "--train-word", "(())"])
+    add(["dyck", "complete", "ab", "--train-word", "(())"])
+    add(["dyck", "complete", "(((((", "--train-word", "(())"])
+    add(["dyck", "complete", "))", "--train-word", "(())"])
+    add(["dyck", "complete", "((", "--train-word", "(" * 20000 + ")" * 20000], EITHER)
+    add(dyck, OK)
+    # --- train (bad values fail before any training step)
+    for option, values in (("--lr", ("nan", "inf", "-1", "0", "abc")),
+                           ("--mlp-ratio", ("nan", "inf", "-1", "0")),
+                           ("--dim", ("-1", "0", BIG)), ("--layers", ("-1", "0", BIG)),
+                           ("--heads", ("0", "3")), ("--steps", ("-1", "abc")),
+                           ("--batch-size", ("0", "-1")), ("--seed", ("-1", BIG)),
+                           ("--min-len", ("-1", BIG)), ("--max-len", ("0",)),
+                           ("--samples", ("-1",)), ("--eval-every", ("0", "-1")),
+                           ("--warmup", ("-1",)), ("--schedule", ("nope",)),
+                           ("--device", ("cpu:abc", "gpu", "cuda:0")),
+                           ("--out", (str(a_file), out_in_file)),
+                           ("--checkpoint", (str(tmp), str(binary)))):
+        for value in values:
+            add(["train", *tiny_train, option, value])
+    add(["train", "--task", "nope", "--steps", "1"])
+    # --- figure and the device variable
+    add(["figure", "run", "nope"])
+    add(["figure", "run", "huang-fig5-6-positional", "--scale", "huge"])
+    add(["figure", "run", "huang-fig5-6-positional", "--device", "cpu:abc"])
+    add(["figure", "list"], OK)
+    return c
+
+
+def _limits():
+    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
+    resource.setrlimit(resource.RLIMIT_CPU, (CPU_LIMIT, CPU_LIMIT + 5))
+    resource.setrlimit(resource.RLIMIT_FSIZE, (OUTPUT_LIMIT, OUTPUT_LIMIT))
+
+
+def _child(argv, env) -> int:
+    """What `python -m lengthgen ARGV` does, in a forked copy of this process (the imports are
+    already done, so a case costs its own work, not 2 s of starting Python and torch)."""
+    from lengthgen.__main__ import main
+    _limits()
+    os.environ.clear()
+    os.environ.update(env)
+    try:
+        code = main(argv)
+    except SystemExit as e:
+        code = e.code if isinstance(e.code, int) else 1
+    except BaseException:       # what the interpreter does with an uncaught exception
+        traceback.print_exc()
+        code = 1
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:     # as the interpreter reports a failed flush at exit
+        print("Exception ignored on flushing sys.stdout: BrokenPipeError", file=sys.stderr)
+        code = 120
+    sys.stderr.flush()
+    return code if isinstance(code, int) else 1
+
+
+def _wait(pid, timeout):
+    """Exit code (negative: killed by that signal) or None after `timeout` wall seconds."""
+    deadline = time.monotonic() + timeout
+    while True:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            return os.waitstatus_to_exitcode(status)
+        if time.monotonic() > deadline:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+            return None
+        time.sleep(0.02)
+
+
+def run_case(argv, stdin, timeout, env, head=False):
+    """(hang or None, exit code, stderr, seconds); head: read one line of stdout, then close
+    it, as `| head -1` does."""
+    start = time.perf_counter()
+    with tempfile.TemporaryFile() as inp, tempfile.TemporaryFile() as out, \
+            tempfile.TemporaryFile() as err:
+        inp.write(stdin)
+        inp.seek(0)
+        read_end, write_end = os.pipe() if head else (None, None)
+        sys.stdout.flush()
+        sys.stderr.flush()
+        pid = os.fork()
+        if pid == 0:   # the child: never returns
+            try:
+                os.dup2(inp.fileno(), 0)
+                os.dup2(write_end if head else out.fileno(), 1)
+                os.dup2(err.fileno(), 2)
+                if head:
+                    os.close(read_end)
+                    os.close(write_end)
+                code = _child(argv, env)
+            finally:
+                os._exit(locals().get("code", 1))
+        if head:
+            os.close(write_end)
+            with os.fdopen(read_end, "rb") as reader:
+                reader.readline()
+        code = _wait(pid, timeout)
+        err.seek(0)
+        text = err.read().decode("utf-8", "replace")
+    seconds = time.perf_counter() - start
+    hung = code is None or code in (-signal.SIGXCPU, -signal.SIGKILL, -signal.SIGXFSZ)
+    return "hang" if hung else None, code, text, seconds
+
+
+def classify(expect, rc, err) -> str:
+    if "Traceback" in err or "Exception ignored" in err:
+        return "traceback"
+    if expect == HEAD:
+        return "clean"      # it stopped when the reader did, quietly
+    if rc == 0:
+        return "silent" if expect == ERROR else "clean"
+    if expect == OK:
+        return "failed"     # a valid input that did not give a result
+    lines = [line for line in err.splitlines() if line.strip()]
+    if rc == 2 and lines and lines[0].startswith("usage:"):
+        return "clean"      # argparse: usage line and one error line
+    # one line, or one `error: line N: ...` per bad line of stdin
+    return "clean" if lines and all(line.startswith("error:") for line in lines) else "long"
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", default=None, help="run only cases whose argv contains this")
+    parser.add_argument("--timeout", type=float, default=180.0,
+                        help="wall-clock seconds per case (a backstop; hangs are found by CPU "
+                             "time, CPU_LIMIT)")
+    parser.add_argument("--verbose", action="store_true")
+    args = parser.parse_args()
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "LENGTHGEN_SCALE": "test"}
+    # import once here, so that every forked case starts warm (the CLI imports some lazily)
+    import lengthgen.experiments  # noqa: F401
+    import lengthgen.train  # noqa: F401
+    from lengthgen.__main__ import build_parser
+    build_parser()
+    start = time.perf_counter()
+    with tempfile.TemporaryDirectory() as tmp:
+        env["LENGTHGEN_RESULTS"] = str(Path(tmp) / "results")
+        all_cases = cases(Path(tmp))
+        # the device variable: every command that picks a device reads it
+        all_cases.append((["train", "--task", "binary_majority", "--steps", "1"], b"", ERROR))
+        counts = Counter()
+        for k, (argv, stdin, expect) in enumerate(all_cases):
+            if args.only and args.only not in " ".join(argv):
+                continue
+            case_env = env
+            if k == len(all_cases) - 1:
+                case_env = {**env, "LENGTHGEN_DEVICE": "cpu:abc"}
+            hang, rc, err, seconds = run_case(argv, stdin, args.timeout, case_env,
+                                              head=expect == HEAD)
+            verdict = hang or classify(expect, rc, err)
+            counts[verdict] += 1
+            shown = " ".join(a if len(a) < 40 else a[:37] + "..." for a in argv)
+            if verdict != "clean" or args.verbose:
+                last = err.strip().splitlines()[-1] if err.strip() else ""
+                print(f"{verdict:9s} rc={rc} {seconds:5.1f}s  {shown}  | {last[:150]}",
+                      flush=True)
+    tried = sum(counts.values())
+    print(f"tried {tried}: clean {counts['clean']}, traceback {counts['traceback']}, "
+          f"silent {counts['silent']}, hang {counts['hang']}, long {counts['long']}, "
+          f"failed {counts['failed']} ({time.perf_counter() - start:.0f} s)")
+
+
+if __name__ == "__main__":
+    main()
