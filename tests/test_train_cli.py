@@ -33,3 +33,16 @@ def test_list_names_tasks_languages_and_figures(capsys):
     assert "binary_majority" in out and "tomita1" in out and "Figures" in out
     assert main(["list", "tsks"]) == 2
     assert "Did you mean 'tasks'" in capsys.readouterr().err
+
+
+def test_checkpoint_interval_is_an_option(tmp_path, capsys):
+    from lengthgen.train import load_checkpoint
+    path = tmp_path / "run.pt"
+    assert main(["train", "--task", "binary_majority", "--layers", "1", "--heads", "1",
+                 "--dim", "16", "--steps", "7", "--max-len", "6", "--eval-every", "7",
+                 "--checkpoint", str(path), "--checkpoint-every", "3",
+                 "--out", str(tmp_path / "runs")]) == 0
+    assert load_checkpoint(path)["step"] == 7
+    assert main(["train", "--task", "binary_majority", "--checkpoint-every", "0",
+                 "--out", str(tmp_path / "runs")]) == 2
+    assert "Traceback" not in capsys.readouterr().err

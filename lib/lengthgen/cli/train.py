@@ -42,6 +42,8 @@ def add_parser(sub):
     p.add_argument("--out", default="runs", help="folder for the record (default runs/)")
     p.add_argument("--checkpoint", default=None,
                    help="checkpoint file: saved as it trains, resumed from if it exists")
+    p.add_argument("--checkpoint-every", type=positive, default=500,
+                   help="steps between checkpoints (default 500)")
     p.add_argument("--progress", action="store_true", help="show a progress bar")
     p.set_defaults(func=_train)
     lst = sub.add_parser("list", help="list task, language and figure ids")
@@ -95,7 +97,8 @@ def _train(args):
                             warmup_steps=args.warmup, schedule=args.schedule,
                             min_len=args.min_len, max_len=args.max_len,
                             eval_every=args.eval_every, seed=args.seed,
-                            checkpoint_path=args.checkpoint)
+                            checkpoint_path=args.checkpoint,
+                            checkpoint_every=args.checkpoint_every)
     model = dict(pe=args.pe, n_layers=args.layers, n_heads=args.heads, d_model=args.dim,
                  mlp_ratio=args.mlp_ratio, log_length_scaling=args.log_length_scaling)
     start = time.perf_counter()
