@@ -36,6 +36,11 @@ EXPERIMENTS: dict[str, str] = {
     "huang-table2-languages": "huang_table2_languages",
     "huang-table3-algorithmic": "huang_table3_algorithmic",
     "crasp-long-unary": "crasp_long_unary",
+    "izzo-fig1-simpletask": "izzo_fig1_simpletask",
+    "izzo-fig2-modp": "izzo_fig2_modp",
+    "izzo-fig3-hardmax": "izzo_fig3_hardmax",
+    "izzo-kgram": "izzo_kgram",
+    "izzo-thm41-bound": "izzo_thm41_bound",
 }
 
 SCALE_ORDER = ("paper", "book", "test")
