@@ -23,7 +23,7 @@ CONFIGS = {
              "train_lengths": [4, 8], "seeds": [0], "test_lengths": [8, 16], "eps": 1e-2},
     "book": {**PAPER_PROTOCOL, "max_steps": 1000, "eval_every": 100, "eval_samples": 512,
              "test_samples": 512, "periods": [2, 4, 8], "train_lengths": [4, 8, 16, 32, 64],
-             "seeds": [0, 1], "test_lengths": _TESTS, "eps": 1e-2},
+             "seeds": [0], "test_lengths": _TESTS, "eps": 1e-2},
     "paper": {**PAPER_PROTOCOL, "periods": [2, 3, 4, 5, 8],
               "train_lengths": [4, 8, 16, 32, 64, 128], "seeds": list(range(8)),
               "test_lengths": _TESTS + [1024], "eps": 1e-2},

@@ -19,7 +19,7 @@ FIGURE_ID = "izzo-kgram"
 TITLE = "In-context k-gram, two layers: the plateau loss grows with S and with k (our setup)"
 
 _SHARED = {**PAPER_PROTOCOL, "d_model": 32, "mlp_width": 128, "hidden_lr": 1e-2 / 32,
-           "settings": [[2, 2], [3, 2], [4, 2], [2, 3], [2, 4]]}
+           "settings": [[2, 2], [3, 2], [4, 2], [2, 3]]}
 CONFIGS = {
     "test": {**_SHARED, "batch_size": 32, "max_steps": 10, "eval_every": 5, "eval_samples": 32,
              "test_samples": 32, "settings": [[2, 2], [2, 3]], "train_lengths": [12],

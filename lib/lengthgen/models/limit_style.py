@@ -154,7 +154,7 @@ class LimitStyleTransformer(nn.Module):
             return
         n = self.cfg.n_positions
         ends = (inputs != 0).sum(dim=1) + (0 if offsets is None else offsets)
-        if inputs.shape[1] > n and offsets is None or bool((ends > n).any()):
+        if bool((ends > n).any()):
             raise LengthgenError(f"a sequence reaches position {int(ends.max())} but the "
                                  f"position table has {n} rows (n_positions={n})")
 

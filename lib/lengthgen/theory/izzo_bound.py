@@ -91,9 +91,10 @@ class Construction:
     model: LimitTransformer
     readout: torch.Tensor          # U: the output is U . y_N
     vocab: tuple[str, ...]         # token ids of the task (0 = PAD, unused)
-    delta: int
-    tau: int
-    bits: int
+    delta: int                     # period of the positional encodings (1: none)
+    tau: int                       # phi is zero, which is tau-local for every tau; we use 1,
+                                   # the smallest the bound's tau Delta L^2 / eps^2 accepts
+    bits: int                      # p: logits rounded to p fractional bits, terms <= 2^-p to 0
 
 
 def _eye(d, i):
@@ -216,11 +217,12 @@ def last_attention(c: Construction, tokens: np.ndarray) -> np.ndarray:
     """The finite-precision attention weights of the last token on every position [n]."""
     m = c.model
     head = _head(c)
+    if head.local is not None or head.phi is not None:
+        raise LengthgenError("last_attention covers heads without phi (the App. A.2 "
+                             "constructions); this head has a positional term")
     with torch.no_grad():
         stream = m.embed(torch.as_tensor(tokens, dtype=torch.long)[None])[0]
-        raw = (stream @ head.key) @ (stream[-1] @ head.query)
-        raw = raw + head.positional_logits(1)[0, 0] * 0  # phi is zero in these constructions
-        a = round_to_bits(raw, c.bits)
+        a = round_to_bits((stream @ head.key) @ (stream[-1] @ head.query), c.bits)
         n = len(tokens)
         scores = math.log(n) * (a - a.max()) if m.log_length_scaling else a - a.max()
         terms = torch.exp(scores)
