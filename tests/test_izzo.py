@@ -243,3 +243,12 @@ def test_required_length_interpolates_the_crossing():
     assert required_length([4, 8, 16], [1e-1, 1e-2, 1e-3], 1e-2) == 8
     assert required_length([4, 8], [1e-1, 1e-3], 1e-2) == pytest.approx(6.0)
     assert required_length([4, 8], [1e-1, 5e-2], 1e-2) is None
+
+
+def test_the_model_refuses_inputs_past_its_absolute_table_but_not_periodic_ones():
+    ape = LimitStyleTransformer(LimitStyleConfig(vocab_size=3, pe="ape", n_positions=8))
+    with pytest.raises(LengthgenError, match="position table"):
+        ape(torch.ones(2, 10, dtype=torch.long))
+    assert ape(torch.ones(2, 8, dtype=torch.long)).shape == (2, 8, 1)
+    periodic = LimitStyleTransformer(LimitStyleConfig(vocab_size=3, pe="periodic", period=4))
+    assert periodic(torch.ones(1, 500, dtype=torch.long)).shape == (1, 500, 1)

@@ -89,3 +89,93 @@ def required_length(lengths, losses, eps: float) -> float | None:
             t = (math.log(l0) - math.log(eps)) / (math.log(l0) - math.log(loss))
             return n0 + t * (n - n0)
     return None
+
+
+# ---- Figures 1 and 2 share their data and their three panels -------------------------------
+def _by(records, key):
+    groups = {}
+    for r in records:
+        groups.setdefault(r["params"][key], []).append(r)
+    return dict(sorted(groups.items()))
+
+
+def curve_rows(records, key: str) -> list[dict]:
+    """One row per (key value, train length, test length): the mean test loss over seeds, the
+    seed count, the plateau of that train length, and the interpolated train length whose
+    plateau reaches eps and eps / 10 (None where the grid never gets there)."""
+    rows = []
+    config = records[0]["config"]
+    for value, group in _by(records, key).items():
+        lengths = sorted({r["params"]["train_length"] for r in group})
+        plateaus = [mean(plateau(r) for r in group if r["params"]["train_length"] == n)
+                    for n in lengths]
+        need = required_length(lengths, plateaus, config["eps"])
+        need_tenth = required_length(lengths, plateaus, config["eps"] / 10)
+        for n, level in zip(lengths, plateaus):
+            runs_n = [r for r in group if r["params"]["train_length"] == n]
+            for t in config["test_lengths"]:
+                rows.append({key: value, "train_length": n, "test_length": t,
+                             "test_loss": mean(r["metrics"]["test_loss"][str(t)]
+                                               for r in runs_n),
+                             "seeds": len(runs_n), "plateau": level, "required_N": need,
+                             "required_N_eps_over_10": need_tenth})
+    return rows
+
+
+def linear_fit(xs, ys) -> tuple[float, float]:
+    """Least-squares slope and intercept."""
+    mx, my = mean(xs), mean(ys)
+    sxx = sum((x - mx) ** 2 for x in xs)
+    slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sxx if sxx else 0.0
+    return slope, my - slope * mx
+
+
+def curves_figure(records, key: str, symbol: str, task_name: str):
+    """Left: test loss vs test length per train length (largest `key` value). Middle: plateau
+    vs train length per `key` value. Right: required train length vs `key` at eps and eps/10,
+    with least-squares lines."""
+    import matplotlib.pyplot as plt
+    from matplotlib.ticker import NullFormatter
+    config = records[0]["config"]
+    rows = curve_rows(records, key)
+    values = sorted({r[key] for r in rows})
+    fig, axes = plt.subplots(1, 3, figsize=(12.5, 3.7))
+    shown = values[-1]
+    lengths = sorted({r["train_length"] for r in rows if r[key] == shown})
+    for i, n in enumerate(lengths):
+        pts = [(r["test_length"], r["test_loss"]) for r in rows
+               if r[key] == shown and r["train_length"] == n]
+        axes[0].plot(*zip(*pts), "o-", ms=3, color=f"C{i}", label=f"N = {n}")
+    axes[0].set(xscale="log", yscale="log", xlabel="test length", ylabel="test MSE",
+                title=f"test loss vs test length ({symbol} = {shown:g})")
+    axes[0].legend(fontsize=7)
+    for i, value in enumerate(values):
+        pts = sorted({(r["train_length"], r["plateau"]) for r in rows if r[key] == value})
+        axes[1].plot(*zip(*pts), "o-", color=f"C{i}", label=f"{symbol} = {value:g}")
+    for level in (config["eps"], config["eps"] / 10):
+        axes[1].axhline(level, color="k", ls=":", lw=1)
+    axes[1].set(xscale="log", yscale="log", xlabel="train length N",
+                ylabel=f"plateau (MSE at length {max(config['test_lengths'])})",
+                title="plateau vs train length")
+    every_length = sorted({r["train_length"] for r in rows})
+    axes[1].set_xticks(every_length, [str(n) for n in every_length])
+    axes[1].xaxis.set_minor_formatter(NullFormatter())
+    axes[1].legend(fontsize=7)
+    for column, eps, color in (("required_N", config["eps"], "C3"),
+                               ("required_N_eps_over_10", config["eps"] / 10, "C4")):
+        need = sorted({(r[key], r[column]) for r in rows if r[column] is not None})
+        if len(need) >= 2:
+            xs, ys = zip(*need)
+            slope, intercept = linear_fit(xs, ys)
+            axes[2].plot(xs, ys, "o", color=color, label=f"plateau <= {eps:g}")
+            axes[2].plot([min(xs), max(xs)], [intercept + slope * min(xs),
+                                              intercept + slope * max(xs)], ":", color=color,
+                         label=f"line, slope {slope:.2g}")
+    axes[2].set(xlabel=symbol, ylabel="smallest N (interpolated)",
+                title=f"required train length vs {symbol}")
+    axes[2].legend(fontsize=7)
+    fig.suptitle(f"{task_name}, {len(config['seeds'])} seed(s), batch {config['batch_size']}, "
+                 f"at most {config['max_steps']} steps (stop at loss < {config['stop_loss']:g})",
+                 fontsize=10)
+    fig.tight_layout()
+    return fig

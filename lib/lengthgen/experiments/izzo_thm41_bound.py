@@ -12,6 +12,7 @@ import math
 
 import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.ticker import NullFormatter
 
 from lengthgen.tasks.izzo import ModPTask, SimpleTask
 from lengthgen.theory.izzo_bound import (logit_margin, modp_task_model, simple_task_model,
@@ -121,5 +122,8 @@ def figure(records):
                 title="output error; dotted: L eps of each model")
     axes[2].set(xscale="log", yscale="log", xlabel="1 / eps", ylabel="|z| (worst over |x|)",
                 title="|z| grows like tau Delta / eps")
+    for axis in (axes[2].xaxis, axes[2].yaxis):
+        axis.set_minor_formatter(NullFormatter())
+    axes[2].set_xticks([1 / e for e in eps_values], [f"{1 / e:g}" for e in eps_values])
     fig.tight_layout()
     return fig
