@@ -173,7 +173,11 @@ def curves_figure(records, key: str, symbol: str, task_name: str):
                          label=f"line, slope {slope:.2g}")
     axes[2].set(xlabel=symbol, ylabel="smallest N (interpolated)",
                 title=f"required train length vs {symbol}")
-    axes[2].legend(fontsize=7)
+    if axes[2].get_legend_handles_labels()[0]:
+        axes[2].legend(fontsize=7)
+    else:  # e.g. test scale: no train length in the grid reaches eps for two values
+        axes[2].text(0.5, 0.5, f"eps = {config['eps']:g} reached for fewer than two {symbol}",
+                     ha="center", va="center", transform=axes[2].transAxes, fontsize=8)
     fig.suptitle(f"{task_name}, {len(config['seeds'])} seed(s), batch {config['batch_size']}, "
                  f"at most {config['max_steps']} steps (stop at loss < {config['stop_loss']:g})",
                  fontsize=10)
