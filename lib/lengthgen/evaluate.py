@@ -5,15 +5,17 @@ A sequence counts as correct only if the argmax prediction is right at every mas
 the set of legal next symbols at every position. Free-running greedy generation (the model reads
 its own answer tokens) is measured separately by generation_accuracy.
 
-Models are Decoders or modules like them: `cfg.pe` and forward(inputs, offsets) -> logits.
+Models are Decoders or modules like them (`lengthgen.models.protocol.TrainableModel`).
+What counts as the loss and whether there is an accuracy is the task's objective
+(`lengthgen.objectives`): regression tasks report their mean squared error as the loss.
 """
 import contextlib
 
 import numpy as np
 import torch
-import torch.nn.functional as F
 
 from lengthgen.errors import LengthgenError
+from lengthgen.objectives import masked_cross_entropy, objective_of  # noqa: F401 (re-exported)
 from lengthgen.tasks.base import Batch, Task
 
 
@@ -29,18 +31,12 @@ def autocast(device) -> contextlib.AbstractContextManager:
     return contextlib.nullcontext()
 
 
-def to_tensors(batch: Batch, device) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """(inputs, targets, loss_mask) on the device."""
+def to_tensors(batch: Batch, device, target_dtype: torch.dtype = torch.long
+               ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """(inputs, targets, loss_mask) on the device; targets in the objective's dtype."""
     return (torch.as_tensor(batch.inputs, dtype=torch.long).to(device, non_blocking=True),
-            torch.as_tensor(batch.targets, dtype=torch.long).to(device, non_blocking=True),
+            torch.as_tensor(batch.targets, dtype=target_dtype).to(device, non_blocking=True),
             torch.as_tensor(batch.loss_mask, dtype=torch.bool).to(device, non_blocking=True))
-
-
-def masked_cross_entropy(logits: torch.Tensor, targets: torch.Tensor,
-                         mask: torch.Tensor) -> torch.Tensor:
-    """Per-position cross-entropy [B,T] in float32, zero where the mask is off."""
-    losses = F.cross_entropy(logits.float().transpose(1, 2), targets, reduction="none")
-    return losses * mask
 
 
 def bin_rng(seed: int, lo: int, hi: int) -> np.random.Generator:
@@ -74,10 +70,12 @@ def evaluate(model, task: Task, bins=None, samples_per_bin: int = 2000, seed: in
     """{"lo-hi": {"accuracy", "loss", "n"}} for each bin (default: the task's test bins).
 
     accuracy: fraction of sequences right at every masked position (teacher-forced argmax);
-    loss: mean cross-entropy over all masked positions of the bin. APE models see positions
-    from `offset` on (0 unless asked).
+    loss: mean cross-entropy over all masked positions of the bin. For a regression task there
+    is no accuracy and the loss is the mean squared error over the masked positions. APE models
+    see positions from `offset` on (0 unless asked).
     """
     bins = _check_bins(task, bins, samples_per_bin)
+    objective = objective_of(task)
     was_training = model.training
     model.eval()
     results = {}
@@ -88,18 +86,18 @@ def evaluate(model, task: Task, bins=None, samples_per_bin: int = 2000, seed: in
             loss_sum = torch.zeros((), device=device)
             positions = torch.zeros((), device=device)
             for size in _chunks(samples_per_bin, batch_size):
-                inputs, targets, mask = to_tensors(task.sample(rng, size, lo, hi), device)
+                inputs, targets, mask = to_tensors(task.sample(rng, size, lo, hi), device,
+                                                   objective.target_dtype)
                 with autocast(device):
                     logits = model(inputs, _offsets(model, size, offset, device))
-                right = (logits.argmax(-1) == targets) | ~mask
-                correct += right.all(dim=1).sum()
-                loss_sum += masked_cross_entropy(logits, targets, mask).sum()
+                if objective.metric == "accuracy":
+                    correct += objective.correct(logits, targets, mask).sum()
+                loss_sum += objective.losses(logits, targets, mask).sum()
                 positions += mask.sum()
-            results[bin_name(lo, hi)] = {
-                "accuracy": correct.item() / samples_per_bin,
-                "loss": loss_sum.item() / max(positions.item(), 1.0),
-                "n": samples_per_bin,
-            }
+            point = {"loss": loss_sum.item() / max(positions.item(), 1.0), "n": samples_per_bin}
+            if objective.metric == "accuracy":
+                point = {"accuracy": correct.item() / samples_per_bin, **point}
+            results[bin_name(lo, hi)] = point
     finally:
         model.train(was_training)
     return results

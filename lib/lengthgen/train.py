@@ -3,8 +3,13 @@
 No fixed training set: every step samples a new batch (Huang et al. 2025 App. E.3; Izzo et al.
 App. B). APE models see each sequence at a random offset, uniform in [0, n_positions - T], so
 every row of the position table gets trained. AdamW with weight decay, warmup then a constant,
-linear or cosine schedule, masked cross-entropy, periodic evaluation on a fixed in-distribution
-set, early stop once its accuracy reaches a threshold. Checkpoints hold model, optimizer, RNG
+linear or cosine schedule, periodic evaluation on a fixed in-distribution set, early stop once
+its accuracy reaches a threshold (or its loss falls below one).
+
+The loss is the task's objective (`lengthgen.objectives`: masked cross-entropy for
+classification, masked squared error for regression). The model is anything that meets
+`lengthgen.models.protocol.TrainableModel`; its parameter roles let `group_lr` give embeddings,
+vectors, hidden matrices and the readout their own learning rates (muP's Adam rule). Checkpoints hold model, optimizer, RNG
 states and step, so a killed run resumes to the same result (bit-identical on CPU).
 
 A seed fixes the data stream and (through torch's global generator, which train() seeds) any
@@ -22,9 +27,10 @@ import numpy as np
 import torch
 
 from lengthgen.errors import LengthgenError
-from lengthgen.evaluate import (autocast, bin_name, evaluate, generation_accuracy,
-                                masked_cross_entropy, to_tensors)
+from lengthgen.evaluate import autocast, bin_name, evaluate, generation_accuracy, to_tensors
 from lengthgen.models.decoder import Decoder, DecoderConfig
+from lengthgen.models.protocol import ROLES, check_trainable
+from lengthgen.objectives import OBJECTIVES, Objective, objective_of
 from lengthgen.tasks import get_task
 from lengthgen.tasks.base import Task
 
@@ -53,6 +59,10 @@ class TrainConfig:
     # sequence, and accumulate their gradients: about half of a batch is padding otherwise.
     # The gradient is the same up to float rounding (tests/test_train.py checks it).
     length_chunks: int = 1
+    # Learning rate per parameter role (lengthgen.models.protocol.ROLES), e.g. muP with Adam:
+    # {"hidden": lr / d, "readout": lr / d}; roles not named use lr. The schedule scales all.
+    group_lr: dict | None = None
+    stop_loss: float | None = None  # stop once the in-distribution loss is below this
 
     def __post_init__(self):
         for name in ("steps", "batch_size", "eval_every", "eval_samples", "checkpoint_every",
@@ -79,6 +89,22 @@ class TrainConfig:
         if self.grad_clip is not None and self.grad_clip <= 0:
             raise LengthgenError(f"train config: grad_clip must be positive or None, "
                                  f"got {self.grad_clip}")
+        if self.group_lr is not None:
+            if not isinstance(self.group_lr, dict):
+                raise LengthgenError(f"train config: group_lr must be a dict of role -> lr, "
+                                     f"got {self.group_lr!r}")
+            for role, value in self.group_lr.items():
+                if role not in ROLES:
+                    raise LengthgenError(f"train config: group_lr names unknown role "
+                                         f"{role!r}; valid: {', '.join(ROLES)}")
+                if isinstance(value, bool) or not isinstance(value, (int, float)) \
+                        or not math.isfinite(value) or value <= 0:
+                    raise LengthgenError(f"train config: group_lr[{role!r}] must be a positive "
+                                         f"finite number, got {value!r}")
+        if self.stop_loss is not None and (isinstance(self.stop_loss, bool) or not isinstance(
+                self.stop_loss, (int, float)) or not self.stop_loss > 0):
+            raise LengthgenError(f"train config: stop_loss must be a positive number or None, "
+                                 f"got {self.stop_loss!r}")
 
     def length_range(self, task: Task) -> tuple[int, int]:
         lo = task.train_range[0] if self.min_len is None else self.min_len
@@ -93,10 +119,12 @@ class TrainConfig:
 @dataclass
 class TrainResult:
     steps: int                      # optimizer steps taken in total
-    stopped_early: bool             # reached stop_accuracy before cfg.steps
-    final_accuracy: float           # in-distribution accuracy at the last evaluation
+    stopped_early: bool             # reached stop_accuracy (or stop_loss) before cfg.steps
+    final_accuracy: float | None    # in-distribution accuracy at the last evaluation (None for
+                                    # objectives without accuracy, such as regression)
     wall_time_s: float              # training time, summed over resumed sessions
-    history: list[dict] = field(default_factory=list)  # {step, accuracy, loss, train_loss, lr}
+    # {step, accuracy (classification only), loss, train_loss, lr}
+    history: list[dict] = field(default_factory=list)
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -114,12 +142,44 @@ def learning_rate(cfg: TrainConfig, step: int) -> float:
     return cfg.lr * 0.5 * (1.0 + math.cos(math.pi * progress))
 
 
+def parameter_groups(named_params: dict, roles: dict[str, str], dims: dict[str, int],
+                     cfg: TrainConfig) -> list[dict]:
+    """AdamW groups: weight decay on matrices and embeddings (dims[name] >= 2), not on biases
+    and LayerNorm gains; with cfg.group_lr, also one group per role, whose "lr_scale" (its lr
+    over cfg.lr) the schedule multiplies. `named_params` maps names to the tensors to optimize
+    (stacked ones in train_many), `dims` to each one's dimension in a single model. Both
+    trainers build their groups here."""
+    names = list(named_params)
+    if cfg.group_lr is None:  # the groups (and their order) every earlier run used
+        return [{"params": [named_params[n] for n in names if dims[n] >= 2],
+                 "weight_decay": cfg.weight_decay},
+                {"params": [named_params[n] for n in names if dims[n] < 2],
+                 "weight_decay": 0.0}]
+    groups = []
+    for role in ROLES:
+        scale = cfg.group_lr.get(role, cfg.lr) / cfg.lr
+        for decay in (True, False):
+            params = [named_params[n] for n in names
+                      if roles[n] == role and (dims[n] >= 2) == decay]
+            if params:
+                groups.append({"params": params, "lr_scale": scale, "role": role,
+                               "weight_decay": cfg.weight_decay if decay else 0.0})
+    return groups
+
+
 def make_optimizer(model: torch.nn.Module, cfg: TrainConfig, device) -> torch.optim.AdamW:
-    """AdamW; weight decay on matrices and embeddings, not on biases and LayerNorm gains."""
-    params = [p for p in model.parameters() if p.requires_grad]
-    groups = [{"params": [p for p in params if p.dim() >= 2], "weight_decay": cfg.weight_decay},
-              {"params": [p for p in params if p.dim() < 2], "weight_decay": 0.0}]
+    """AdamW over `parameter_groups` (Adam when weight_decay is 0)."""
+    named = {n: p for n, p in model.named_parameters() if p.requires_grad}
+    groups = parameter_groups(named, model.parameter_roles(), {n: p.dim() for n, p in
+                                                               named.items()}, cfg)
     return torch.optim.AdamW(groups, lr=cfg.lr, fused=_fused_supported(device))
+
+
+def set_learning_rates(optimizer: torch.optim.Optimizer, cfg: TrainConfig, step: int) -> None:
+    """The schedule's rate for this step, times each group's lr_scale (1 without group_lr)."""
+    rate = learning_rate(cfg, step)
+    for group in optimizer.param_groups:
+        group["lr"] = rate * group["lr_scale"] if "lr_scale" in group else rate
 
 
 def _fused_supported(device) -> bool:
@@ -201,8 +261,9 @@ def length_chunks(inputs, targets, mask, offsets=None, chunks: int = 1):
 
 
 def training_step(model, optimizer, inputs, targets, mask, offsets=None,
-                  grad_clip: float | None = None, chunks: int = 1) -> torch.Tensor:
-    """One AdamW step on the mean masked cross-entropy; returns the detached loss (no sync).
+                  grad_clip: float | None = None, chunks: int = 1,
+                  objective: Objective = OBJECTIVES["classification"]) -> torch.Tensor:
+    """One AdamW step on the objective's mean masked loss; returns the detached loss (no sync).
 
     With chunks > 1 the batch is cut into length-sorted, trimmed chunks whose gradients are
     accumulated (see `length_chunks`): the same step, with less work spent on padding."""
@@ -212,7 +273,7 @@ def training_step(model, optimizer, inputs, targets, mask, offsets=None,
     for part in length_chunks(inputs, targets, mask, offsets, chunks):
         with autocast(inputs.device):
             logits = model(part[0], part[3], check=False)
-        part_loss = masked_cross_entropy(logits, part[1], part[2]).sum() / total
+        part_loss = objective.losses(logits, part[1], part[2]).sum() / total
         part_loss.backward()
         loss += part_loss.detach()
     if grad_clip is not None:
@@ -226,12 +287,17 @@ def train(model: Decoder, task: Task, cfg: TrainConfig, device="cpu",
           progress: bool = False) -> TrainResult:
     """Train in place; resume from cfg.checkpoint_path when it exists.
 
-    `model` is a Decoder or any module like it: a `cfg` with `pe` ("ape" or "nope") and
-    `n_positions`, and forward(inputs, offsets, check) -> logits [B,T,n_classes].
+    `model` is a Decoder or any module that meets lengthgen.models.protocol.TrainableModel.
+    The loss and the metric are the task's objective.
     """
     from tqdm.auto import tqdm
 
     device = torch.device(device)
+    check_trainable(model)
+    objective = objective_of(task)
+    if cfg.stop_accuracy is not None and objective.metric != "accuracy":
+        raise LengthgenError(f"{task.id}: a {objective.name} task has no accuracy to stop on; "
+                             f"set stop_accuracy=None (and stop_loss to stop early)")
     lo, hi = cfg.length_range(task)
     ape = model.cfg.pe == "ape"
     if ape and task.max_tokens(hi) > model.cfg.n_positions:
@@ -287,28 +353,28 @@ def train(model: Decoder, task: Task, cfg: TrainConfig, device="cpu",
     bar = tqdm(total=cfg.steps, initial=step, disable=not progress, desc=task.id, leave=False)
     start = time.perf_counter()
     while step < cfg.steps and not stopped:
-        for group in optimizer.param_groups:
-            group["lr"] = learning_rate(cfg, step)
+        set_learning_rates(optimizer, cfg, step)
         batch = task.sample(rng, cfg.batch_size, lo, hi)
         offsets = None
         if ape:
             offsets = torch.as_tensor(sample_offsets(rng, batch.inputs, model.cfg.n_positions))
             offsets = offsets.to(device, non_blocking=True)
-        inputs, targets, mask = to_tensors(batch, device)
+        inputs, targets, mask = to_tensors(batch, device, objective.target_dtype)
         recent_losses.append(training_step(model, optimizer, inputs, targets, mask, offsets,
-                                           cfg.grad_clip, cfg.length_chunks))
+                                           cfg.grad_clip, cfg.length_chunks, objective))
         step += 1
         bar.update(1)
         if step % cfg.eval_every == 0 or step == cfg.steps:
             check_finite()
             point = in_distribution()
-            history.append({"step": step, "accuracy": point["accuracy"], "loss": point["loss"],
+            history.append({"step": step, **history_metrics(point),
                             # summed in order, as a running total would be
                             "train_loss": sum(recent_losses, torch.zeros((), device=device))
                             .item() / len(recent_losses), "lr": learning_rate(cfg, step - 1)})
             recent_losses.clear()
-            bar.set_postfix(acc=f"{point['accuracy']:.3f}", loss=f"{point['loss']:.3g}")
-            stopped = cfg.stop_accuracy is not None and point["accuracy"] >= cfg.stop_accuracy
+            bar.set_postfix(loss=f"{point['loss']:.3g}", **(
+                {"acc": f"{point['accuracy']:.3f}"} if "accuracy" in point else {}))
+            stopped = should_stop(cfg, point)
         if checkpoint is not None and (step % cfg.checkpoint_every == 0 or stopped
                                        or step == cfg.steps):
             check_finite()
@@ -319,11 +385,23 @@ def train(model: Decoder, task: Task, cfg: TrainConfig, device="cpu",
     elapsed += time.perf_counter() - start
     if not history or history[-1]["step"] != step:  # e.g. resumed from a finished checkpoint
         point = in_distribution()
-        history.append({"step": step, "accuracy": point["accuracy"], "loss": point["loss"],
+        history.append({"step": step, **history_metrics(point),
                         "train_loss": None, "lr": learning_rate(cfg, max(step - 1, 0))})
     return TrainResult(steps=step, stopped_early=stopped and step < cfg.steps,
-                       final_accuracy=history[-1]["accuracy"], wall_time_s=elapsed,
+                       final_accuracy=history[-1].get("accuracy"), wall_time_s=elapsed,
                        history=history)
+
+
+def history_metrics(point: dict) -> dict:
+    """The evaluation numbers a history entry keeps: accuracy (if any), then loss."""
+    return {k: point[k] for k in ("accuracy", "loss") if k in point}
+
+
+def should_stop(cfg: TrainConfig, point: dict) -> bool:
+    """Early stop on the in-distribution evaluation: accuracy reached, or loss low enough."""
+    if cfg.stop_accuracy is not None and point.get("accuracy", -1.0) >= cfg.stop_accuracy:
+        return True
+    return cfg.stop_loss is not None and point["loss"] < cfg.stop_loss
 
 
 # ---- one call for experiment modules -------------------------------------------------------

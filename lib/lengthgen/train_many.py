@@ -17,35 +17,40 @@ from torch.func import functional_call, stack_module_state, vmap
 from torch.nn.attention import SDPBackend, sdpa_kernel
 
 from lengthgen.errors import LengthgenError
-from lengthgen.evaluate import autocast, bin_name, evaluate, masked_cross_entropy
+from lengthgen.evaluate import autocast, bin_name, evaluate
+from lengthgen.models.protocol import check_trainable
+from lengthgen.objectives import objective_of
 from lengthgen.tasks.base import Task
 from lengthgen.train import (EVAL_SEED_OFFSET, TrainConfig, TrainResult, decoder_for_task,
-                             learning_rate, sample_offsets)
+                             history_metrics, learning_rate, parameter_groups, sample_offsets,
+                             set_learning_rates, should_stop)
 
 
 def _pad_to(array: np.ndarray, width: int) -> np.ndarray:
     return np.pad(array, ((0, 0), (0, width - array.shape[1])))
 
 
-def _stacked_batches(task, rngs, cfg, lo, hi, n_positions, ape, device):
+def _stacked_batches(task, rngs, cfg, lo, hi, n_positions, ape, device, target_dtype):
     """One batch per seed (drawn exactly as `train` draws it), padded to a common length."""
     batches = [task.sample(rng, cfg.batch_size, lo, hi) for rng in rngs]
     offsets = [sample_offsets(rng, b.inputs, n_positions) if ape else None
                for rng, b in zip(rngs, batches)]
     width = max(b.inputs.shape[1] for b in batches)
     stack = lambda name: np.stack([_pad_to(getattr(b, name), width) for b in batches])
-    tensors = [torch.as_tensor(stack(name)).to(device)
-               for name in ("inputs", "targets", "loss_mask")]
+    tensors = [torch.as_tensor(stack(name), dtype=dtype).to(device) for name, dtype in
+               (("inputs", torch.long), ("targets", target_dtype), ("loss_mask", torch.bool))]
     offsets = torch.as_tensor(np.stack(offsets)).to(device) if ape else None
     return (*tensors, offsets)
 
 
-def train_seeds(task: Task, cfg: TrainConfig, seeds, device="cpu",
+def train_seeds(task: Task, cfg: TrainConfig, seeds, device="cpu", make_model=None,
                 **model_options) -> list[tuple[torch.nn.Module, TrainResult]]:
-    """Train one decoder per seed (cfg.seed is replaced by each seed) in one vmapped model.
+    """Train one model per seed (cfg.seed is replaced by each seed) in one vmapped model.
 
-    Returns [(model, result)] in the order of seeds, each as `decoder_for_task` + `train` with
-    that seed would give it.
+    The models are `make_model(seed)` (any TrainableModel whose forward vmap can batch), or
+    decoders from `decoder_for_task(task, seed, **model_options)`. Returns [(model, result)] in
+    the order of seeds, each as building that model and calling `train` with that seed would
+    give it. Loss, metric and stopping follow the task's objective, as in `train`.
     """
     seeds = list(seeds)
     if not seeds or len(set(seeds)) != len(seeds):
@@ -54,9 +59,16 @@ def train_seeds(task: Task, cfg: TrainConfig, seeds, device="cpu",
         raise LengthgenError("train_seeds does not checkpoint; use train() for resumable runs")
     device = torch.device(device)
     lo, hi = cfg.length_range(task)
-    models = [decoder_for_task(task, seed=seed, **model_options).to(device) for seed in seeds]
+    objective = objective_of(task)
+    if cfg.stop_accuracy is not None and objective.metric != "accuracy":
+        raise LengthgenError(f"{task.id}: a {objective.name} task has no accuracy to stop on; "
+                             f"set stop_accuracy=None (and stop_loss to stop early)")
+    build = make_model or (lambda seed: decoder_for_task(task, seed=seed, **model_options))
+    models = [build(seed).to(device) for seed in seeds]
+    for model in models:
+        check_trainable(model)
     mcfg = models[0].cfg
-    if mcfg.dropout > 0:
+    if getattr(mcfg, "dropout", 0.0) > 0:
         raise LengthgenError("train_seeds needs dropout=0 (dropout streams would differ from "
                              "separate runs)")
     ape = mcfg.pe == "ape"
@@ -70,10 +82,9 @@ def train_seeds(task: Task, cfg: TrainConfig, seeds, device="cpu",
         return functional_call(template, (p, b), (inputs, offsets), {"check": False})
 
     forward = vmap(one_model, in_dims=(0, 0, 0, 0 if ape else None))
-    dims = dict(models[0].named_parameters())
-    groups = [{"params": [params[n] for n in params if dims[n].dim() >= 2],
-               "weight_decay": cfg.weight_decay},
-              {"params": [params[n] for n in params if dims[n].dim() < 2], "weight_decay": 0.0}]
+    dims = {n: p.dim() for n, p in models[0].named_parameters()}
+    roles = models[0].parameter_roles()
+    groups = parameter_groups({n: params[n] for n in params if n in roles}, roles, dims, cfg)
     optimizer = torch.optim.AdamW(groups, lr=cfg.lr, fused=device.type in ("cuda", "cpu"))
     rngs = [np.random.default_rng(seed) for seed in seeds]
     histories = [[] for _ in seeds]
@@ -81,14 +92,14 @@ def train_seeds(task: Task, cfg: TrainConfig, seeds, device="cpu",
     start, step = time.perf_counter(), 0
     loss_sums, steps_since_eval = torch.zeros(len(seeds), device=device), 0
     while step < cfg.steps and not all(finished):
-        for group in optimizer.param_groups:
-            group["lr"] = learning_rate(cfg, step)
+        set_learning_rates(optimizer, cfg, step)
         inputs, targets, mask, offsets = _stacked_batches(task, rngs, cfg, lo, hi,
-                                                          mcfg.n_positions, ape, device)
+                                                          mcfg.n_positions, ape, device,
+                                                          objective.target_dtype)
         with autocast(device), sdpa_kernel(SDPBackend.MATH):  # the kernel vmap batches
             logits = forward(params, buffers, inputs, offsets)
-        per_seed = (masked_cross_entropy(logits.flatten(0, 1), targets.flatten(0, 1),
-                                         mask.flatten(0, 1)).view(mask.shape).sum(dim=(1, 2))
+        per_seed = (objective.losses(logits.flatten(0, 1), targets.flatten(0, 1),
+                                     mask.flatten(0, 1)).view(mask.shape).sum(dim=(1, 2))
                     / mask.sum(dim=(1, 2)).clamp(min=1))
         optimizer.zero_grad(set_to_none=True)
         per_seed.sum().backward()  # seeds share no parameters: each gets its own gradient
@@ -108,13 +119,13 @@ def train_seeds(task: Task, cfg: TrainConfig, seeds, device="cpu",
                 _unstack_into(models[i], params, i)
                 point = evaluate(models[i], task, [(lo, hi)], cfg.eval_samples,
                                  seed + EVAL_SEED_OFFSET, device)[bin_name(lo, hi)]
-                histories[i].append({"step": step, "accuracy": point["accuracy"],
-                                     "loss": point["loss"], "train_loss": train_losses[i],
+                histories[i].append({"step": step, **history_metrics(point),
+                                     "train_loss": train_losses[i],
                                      "lr": learning_rate(cfg, step - 1)})
-                stop = cfg.stop_accuracy is not None and point["accuracy"] >= cfg.stop_accuracy
+                stop = should_stop(cfg, point)
                 if stop or step == cfg.steps:
                     finished[i] = TrainResult(steps=step, stopped_early=stop and step < cfg.steps,
-                                              final_accuracy=point["accuracy"],
+                                              final_accuracy=point.get("accuracy"),
                                               wall_time_s=time.perf_counter() - start,
                                               history=histories[i])
     return list(zip(models, finished))

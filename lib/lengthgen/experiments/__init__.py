@@ -52,6 +52,11 @@ EXPERIMENTS: dict[str, str] = {
     "huang-fig4-starfree": "huang_fig4_starfree",
     "huang-table6-7-hparams": "huang_table6_7_hparams",
     "comm-protocol-bits": "comm_protocol_bits",
+    "izzo-fig1-simpletask": "izzo_fig1_simpletask",
+    "izzo-fig2-modp": "izzo_fig2_modp",
+    "izzo-fig3-hardmax": "izzo_fig3_hardmax",
+    "izzo-kgram": "izzo_kgram",
+    "izzo-thm41-bound": "izzo_thm41_bound",
 }
 
 SCALE_ORDER = ("paper", "book", "test")

@@ -22,6 +22,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from lengthgen.errors import LengthgenError
+from lengthgen.models.protocol import check_init_scheme, default_roles, mup_init
 
 POSITIONAL_SCHEMES = ("ape", "nope")
 ATTENTION_KINDS = ("softmax", "uniform")
@@ -47,6 +48,7 @@ class DecoderConfig:
     tied_embeddings: bool = False
     attention: str = "softmax"
     use_mlp: bool = True
+    init: str = "standard"  # "standard" (GPT-2: N(0, 0.02), shrunk residual outputs) or "mup"
 
     def approximate_parameters(self) -> float:
         """Weights of the model, within a few percent (float: the sizes may be absurd)."""
@@ -55,6 +57,7 @@ class DecoderConfig:
         return self.n_layers * per_layer + (self.vocab_size + self.n_classes + self.n_positions) * d
 
     def __post_init__(self):
+        check_init_scheme(self.init)
         for name in ("vocab_size", "n_classes", "n_layers", "n_heads", "d_model", "n_positions"):
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:
@@ -214,6 +217,8 @@ class Decoder(nn.Module):
                 nn.init.normal_(param, mean=0.0, std=0.02 / math.sqrt(2 * cfg.n_layers))
         if cfg.tied_embeddings:
             self.unembed.weight = self.token_embeddings.weight
+        if cfg.init == "mup":
+            mup_init(self)
 
     @staticmethod
     def _init_weights(module):
@@ -224,6 +229,13 @@ class Decoder(nn.Module):
 
     def num_parameters(self) -> int:
         return sum(p.numel() for p in self.parameters())
+
+    def parameter_roles(self) -> dict[str, str]:
+        """Role of each parameter (lengthgen.models.protocol.ROLES), for per-group learning
+        rates and muP. A tied unembedding is the token table and counts as an embedding."""
+        return default_roles(self, embeddings=("token_embeddings.weight",
+                                               "position_embeddings.weight"),
+                             readout=("unembed.weight",))
 
     # ---- positions -------------------------------------------------------------------------
     def check_positions(self, inputs: torch.Tensor, offsets: torch.Tensor | None) -> None:

@@ -20,6 +20,7 @@ import torch
 from torch import nn
 
 from lengthgen.errors import LengthgenError
+from lengthgen.models.protocol import default_roles
 from lengthgen.tasks.dyck import BOS, CLOSE, OPEN, TOKEN_ID, check_brackets, is_prefix
 
 BRACKET_IDS = (TOKEN_ID[OPEN], TOKEN_ID[CLOSE])
@@ -265,6 +266,10 @@ class SelfAttentionHead(nn.Module):
 
     def num_parameters(self) -> int:
         return sum(p.numel() for p in self.parameters() if p.requires_grad)
+
+    def parameter_roles(self) -> dict[str, str]:
+        """Roles for per-group learning rates (lengthgen.models.protocol.ROLES)."""
+        return default_roles(self, embeddings=("tok.weight", "pos"))
 
 
 @torch.no_grad()

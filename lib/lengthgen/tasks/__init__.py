@@ -32,6 +32,6 @@ def _load_all() -> None:
         importlib.import_module(f"lengthgen.tasks.{module}")
 
 
-_TASK_MODULES: list[str] = ["algorithmic", "languages", "dyck", "boolean"]
+_TASK_MODULES: list[str] = ["algorithmic", "languages", "dyck", "boolean", "izzo"]
 
 __all__ = ["PAD", "Batch", "Task", "get_task", "task_ids", "register"]

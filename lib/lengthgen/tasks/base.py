@@ -21,14 +21,15 @@ MAX_SAMPLE_LENGTH = 10_000
 @dataclass
 class Batch:
     inputs: np.ndarray     # int64 [B, T] token ids fed to the model, PAD (id 0) after each sequence
-    targets: np.ndarray    # int64 [B, T] the class to predict at each position (0 where masked out)
+    targets: np.ndarray    # int64 [B, T] the class to predict at each position (0 where masked
+    #                        out); for regression tasks float [B, T] or [B, T, C] real values
     loss_mask: np.ndarray  # bool  [B, T] positions that count for loss and accuracy
     lengths: np.ndarray    # int64 [B]    the task's Len of each example (bins are defined on it)
     prompt_lengths: np.ndarray | None = None  # int64 [B] tokens before the answer (seq2seq only)
 
     def __post_init__(self):
         b, t = self.inputs.shape
-        if self.targets.shape != (b, t) or self.loss_mask.shape != (b, t):
+        if self.targets.shape[:2] != (b, t) or self.loss_mask.shape != (b, t):
             raise ValueError("inputs, targets and loss_mask must have the same shape")
 
 
@@ -36,8 +37,11 @@ class Task(ABC):
     """A source of fresh random examples at any length in a range.
 
     vocab[0] is always PAD. n_classes is the size of the output layer: len(vocab) for
-    next-token tasks, the number of distinct legal-next sets for languages.
+    next-token tasks, the number of distinct legal-next sets for languages, the number of real
+    values per target for regression tasks. `objective` names the loss and metric
+    (lengthgen.objectives): "classification" unless a task says otherwise.
     """
+    objective: str = "classification"
     id: str
     vocab: tuple[str, ...]
     n_classes: int

@@ -1,0 +1,92 @@
+"""Izzo et al. (2026), Figure 3: trained attention on ModPTask (p = 5) is close to a hardmax.
+
+For models trained with the protocol at several train lengths, the last token's attention
+weights on test strings of length 80: the 16 positions t = k mod p should each get about 1/16,
+every other position about 0. Mean and standard deviation over a batch of test strings.
+Book scale: fewer train lengths and seeds, a step cap (see CONFIGS).
+"""
+import matplotlib.pyplot as plt
+import numpy as np
+import torch
+
+from lengthgen.evaluate import bin_rng
+from lengthgen.experiments.izzo_common import PAPER_PROTOCOL, build_model, train_and_test
+from lengthgen.tasks.izzo import ModPTask
+
+FIGURE_ID = "izzo-fig3-hardmax"
+TITLE = "ModPTask attention: about 1/16 on each position = k mod 5 of a length-80 string"
+
+_SHARED = {"period": 5, "k": 0, "attention_length": 80}
+CONFIGS = {
+    "test": {**PAPER_PROTOCOL, **_SHARED, "batch_size": 64, "max_steps": 20, "eval_every": 10,
+             "eval_samples": 64, "test_samples": 64, "train_lengths": [10], "seeds": [0],
+             "test_lengths": [80], "attention_samples": 32},
+    "book": {**PAPER_PROTOCOL, **_SHARED, "max_steps": 1000, "eval_samples": 512,
+             "test_samples": 512, "train_lengths": [5, 10, 20, 40], "seeds": [0],
+             "test_lengths": [80], "attention_samples": 256},
+    "paper": {**PAPER_PROTOCOL, **_SHARED, "train_lengths": [5, 10, 20, 40, 80],
+              "seeds": list(range(8)), "test_lengths": [80], "attention_samples": 1024},
+}
+
+
+def runs(config):
+    return [{"name": f"N{n}-s{seed}", "task": f"izzo_modp_p{config['period']}_k{config['k']}",
+             "train_length": n, "seed": seed}
+            for n in config["train_lengths"] for seed in config["seeds"]]
+
+
+def run_one(params, config, device):
+    task = ModPTask(config["period"], config["k"], train_max=params["train_length"])
+    model = build_model(task, config, params["seed"], pe="periodic", period=config["period"])
+    metrics = train_and_test(task, model, config, params["seed"], params["train_length"],
+                             config["test_lengths"], device)
+    n = config["attention_length"]
+    batch = task.sample(bin_rng(params["seed"], n, n), config["attention_samples"], n, n)
+    weights = model.last_attention(torch.as_tensor(batch.inputs).to(device)).cpu().numpy()
+    metrics["attention_mean"] = weights.mean(axis=0).tolist()
+    metrics["attention_std"] = weights.std(axis=0).tolist()
+    return metrics
+
+
+def data(records):
+    """One row per (train length, group): mean and std of the attention weight over the
+    positions of the group and the batch; the group = k mod p positions or all others."""
+    rows = []
+    for r in sorted(records, key=lambda r: (r["params"]["train_length"], r["params"]["seed"])):
+        config = r["config"]
+        mean = np.array(r["metrics"]["attention_mean"])
+        std = np.array(r["metrics"]["attention_std"])
+        on = np.arange(len(mean)) % config["period"] == config["k"]
+        for group, where in (("k mod p", on), ("other", ~on)):
+            rows.append({"train_length": r["params"]["train_length"], "seed": r["params"]["seed"],
+                         "positions": group, "count": int(where.sum()),
+                         "mean_weight": float(mean[where].mean()),
+                         "std_weight": float(np.sqrt((std[where] ** 2).mean())),
+                         "test_loss": r["metrics"]["test_loss"][str(config["test_lengths"][-1])]})
+    return rows
+
+
+def figure(records):
+    config = records[0]["config"]
+    records = sorted(records, key=lambda r: (r["params"]["train_length"], r["params"]["seed"]))
+    fig, axes = plt.subplots(1, len(records), figsize=(3.0 * len(records), 3.2), sharey=True,
+                             squeeze=False)
+    n = config["attention_length"]
+    on = np.arange(n) % config["period"] == config["k"]
+    for ax, r in zip(axes[0], records):
+        mean = np.array(r["metrics"]["attention_mean"])
+        std = np.array(r["metrics"]["attention_std"])
+        t = np.arange(n)
+        ax.errorbar(t[on], mean[on], yerr=std[on], fmt="o", ms=3, color="C0",
+                    label="t = k mod p")
+        ax.errorbar(t[~on], mean[~on], yerr=std[~on], fmt=".", ms=2, color="C1", alpha=0.6,
+                    label="other t")
+        ax.axhline(1 / on.sum(), color="k", ls="--", lw=1, label=f"1/{on.sum()}")
+        ax.set_title(f"train length {r['params']['train_length']}", fontsize=9)
+        ax.set_xlabel("key position t")
+    axes[0][0].set_ylabel("attention weight of the last token")
+    axes[0][0].legend(fontsize=7)
+    fig.suptitle(f"ModPTask p = {config['period']}: attention on length-{n} strings, mean and "
+                 f"std over {config['attention_samples']} strings", fontsize=10)
+    fig.tight_layout()
+    return fig

@@ -1,0 +1,254 @@
+"""Izzo et al. chapter: tasks, regression training, the limit-style model, Theorem 4.1's
+calculator and the simulation argument."""
+import math
+
+import numpy as np
+import pytest
+import torch
+
+from lengthgen.errors import LengthgenError
+from lengthgen.evaluate import evaluate
+from lengthgen.experiments import experiment
+from lengthgen.experiments.izzo_common import PAPER_PROTOCOL, build_model, required_length
+from lengthgen.models.limit_style import LimitStyleConfig, LimitStyleTransformer
+from lengthgen.objectives import masked_squared_error
+from lengthgen.tasks import get_task
+from lengthgen.tasks.izzo import KGramTask, ModPTask, SimpleTask
+from lengthgen.theory.izzo_bound import (last_output, logit_margin, modp_task_model,
+                                         simple_task_model, simulate, theorem41_length,
+                                         theorem_norm)
+from lengthgen.train import TrainConfig, train
+from lengthgen.train_many import train_seeds
+
+TASKS = [SimpleTask(3.0), ModPTask(4, 1), KGramTask(3, 2), KGramTask(2, 3)]
+
+
+@pytest.mark.parametrize("task", TASKS, ids=lambda t: t.id)
+def test_vectorized_targets_match_the_reference(task):
+    batch = task.sample(np.random.default_rng(1), 64, task.min_len, 30)
+    for row, n in zip(batch.inputs, batch.lengths):
+        assert (row[n:] == 0).all() and (row[:n] > 0).all()
+    for i, n in enumerate(batch.lengths):
+        expected = task.target(list(batch.inputs[i, :n] - 1))
+        assert np.allclose(batch.targets[i, n - 1], expected, atol=1e-6)
+        assert batch.loss_mask[i].sum() == 1 and batch.loss_mask[i, n - 1]
+
+
+def test_targets_by_hand():
+    s = SimpleTask(2.0)
+    assert s.target([0, 0, 1, 2]) == pytest.approx(math.sin(2.0 / 3))
+    assert s.target([2, 2]) == 0.0
+    m = ModPTask(3, 1)
+    assert m.target([0, 1, 0, 0, 0, 1, 1]) == pytest.approx(0.5)  # t = 1, 4
+    k = KGramTask(2, 2)
+    # context 1; it was followed by 0 once and by 1 once before the end: (1+1, 1+1)/4
+    assert np.allclose(k.target([1, 0, 1, 1]), [2 / 4, 2 / 4])
+    assert np.allclose(k.target([0, 0, 0, 1]), [1 / 2, 1 / 2])  # 1 never seen before
+    assert np.allclose(k.target([0, 0, 0]), [3 / 4, 1 / 4])  # 0 -> 0 twice
+
+
+def test_modp_data_follow_the_per_residue_bernoulli():
+    task = ModPTask(2, 0)
+    batch = task.sample(np.random.default_rng(0), 4000, 200, 200)
+    x = batch.inputs - 1
+    even, odd = x[:, 0::2].mean(axis=1), x[:, 1::2].mean(axis=1)
+    assert abs(np.corrcoef(even, odd)[0, 1]) < 0.1  # independent q_0, q_1
+    assert np.allclose(batch.targets[:, -1], even, atol=1e-6)
+
+
+@pytest.mark.parametrize("bad", [0, -1.0, float("nan"), 1e6, True])
+def test_omega_out_of_range(bad):
+    with pytest.raises(LengthgenError, match="omega"):
+        SimpleTask(bad)
+
+
+@pytest.mark.parametrize("p, k", [(0, 0), (65, 0), (3, 3), (2.5, 0), (3, -1)])
+def test_period_out_of_range(p, k):
+    with pytest.raises(LengthgenError):
+        ModPTask(p, k)
+
+
+def test_tasks_are_registered_and_regression():
+    for name in ("izzo_simple", "izzo_modp", "izzo_kgram"):
+        assert get_task(name).objective == "regression"
+
+
+def test_readout_last_equals_readout_all_at_the_last_token():
+    torch.manual_seed(0)
+    kw = dict(vocab_size=4, n_outputs=2, n_layers=2, pe="periodic", period=3, local_tau=1,
+              init="standard")
+    last = LimitStyleTransformer(LimitStyleConfig(**kw, readout="last"))
+    full = LimitStyleTransformer(LimitStyleConfig(**kw, readout="all"))
+    full.load_state_dict(last.state_dict())
+    inputs = torch.tensor([[1, 2, 3, 1, 2, 0, 0], [3, 3, 1, 2, 1, 1, 2]])
+    a, b = last(inputs), full(inputs)
+    for row, n in enumerate([5, 7]):
+        assert torch.allclose(a[row, n - 1], b[row, n - 1], atol=1e-6)
+        assert torch.all(a[row, : n - 1] == 0)
+    assert torch.allclose(last.last_attention(inputs), full.last_attention(inputs))
+
+
+def test_a_prefix_does_not_see_what_follows():
+    torch.manual_seed(0)
+    model = LimitStyleTransformer(LimitStyleConfig(vocab_size=4, init="standard"))
+    x = torch.tensor([[1, 2, 3, 2, 1, 1]])
+    assert torch.allclose(model(x[:, :4])[0, 3], model(torch.cat([x[:, :4], 0 * x[:, 4:]],
+                                                                   1))[0, 3])
+
+
+def test_squared_error_ignores_masked_positions_even_if_nan():
+    out = torch.tensor([[[float("nan")], [0.5]]])
+    target = torch.tensor([[0.0, 1.0]])
+    mask = torch.tensor([[False, True]])
+    assert masked_squared_error(out, target, mask).tolist() == [[0.0, 0.25]]
+
+
+def test_regression_training_learns_modp_and_stops_on_loss():
+    torch.manual_seed(0)
+    task = ModPTask(2, 0, train_max=10)
+    config = {**PAPER_PROTOCOL, "batch_size": 256}
+    model = build_model(task, config, 0, pe="periodic", period=2)
+    before = evaluate(model, task, [(10, 10)], 256, 3)["10-10"]["loss"]
+    cfg = TrainConfig(steps=300, batch_size=256, lr=1e-2, weight_decay=0.0, grad_clip=None,
+                      eval_every=50, stop_accuracy=None, stop_loss=1e-3,
+                      group_lr={"hidden": 1e-2 / 16, "readout": 1e-2 / 16})
+    result = train(model, task, cfg)
+    after = evaluate(model, task, [(10, 10)], 256, 3)["10-10"]["loss"]
+    assert after < before / 10 and after < 0.01
+    assert result.final_accuracy is None and "accuracy" not in result.history[-1]
+    assert result.stopped_early and result.history[-1]["loss"] < 1e-3
+
+
+def test_regression_needs_stop_accuracy_off():
+    task = ModPTask(2, 0)
+    model = build_model(task, PAPER_PROTOCOL, 0, pe="periodic", period=2)
+    with pytest.raises(LengthgenError, match="no accuracy"):
+        train(model, task, TrainConfig(steps=1))
+
+
+def test_train_seeds_runs_the_regression_objective_like_train():
+    task = ModPTask(2, 0, train_max=8)
+    cfg = TrainConfig(steps=6, batch_size=32, lr=1e-2, weight_decay=0.0, grad_clip=None,
+                      eval_every=3, stop_accuracy=None, group_lr={"hidden": 1e-3})
+    make = lambda seed: build_model(task, {**PAPER_PROTOCOL, "d_model": 8, "mlp_width": 16},
+                                    seed, pe="periodic", period=2, readout="all")
+    stacked = train_seeds(task, cfg, [0, 1], make_model=make)
+    for seed, (model, result) in zip([0, 1], stacked):
+        alone = make(seed)
+        single = train(alone, task, TrainConfig(**{**cfg.to_dict(), "seed": seed}))
+        for p, q in zip(model.parameters(), alone.parameters()):
+            assert torch.allclose(p, q, atol=1e-5)
+        assert result.history[-1]["loss"] == pytest.approx(single.history[-1]["loss"], rel=1e-4)
+
+
+def test_a_train_length_above_the_position_table_is_refused():
+    from lengthgen.experiments.izzo_common import train_and_test
+    task = ModPTask(2, 0, train_max=50)
+    model = build_model(task, PAPER_PROTOCOL, 0, pe="ape", n_positions=32)
+    with pytest.raises(LengthgenError, match="position table"):
+        train_and_test(task, model, PAPER_PROTOCOL, 0, 50, [50], "cpu")
+
+
+def test_nan_loss_stops_with_the_step_and_keeps_the_checkpoint(tmp_path):
+    task = ModPTask(2, 0, train_max=6)
+    model = build_model(task, PAPER_PROTOCOL, 0, pe="periodic", period=2)
+    path = tmp_path / "ck.pt"
+    cfg = TrainConfig(steps=40, batch_size=16, lr=1e-2, weight_decay=0.0, grad_clip=None,
+                      eval_every=5, stop_accuracy=None, checkpoint_path=str(path),
+                      checkpoint_every=5)
+    original = task.sample
+
+    def poisoned(rng, *args):
+        batch = original(rng, *args)
+        poisoned.calls += 1
+        if poisoned.calls > 12:
+            batch.targets[:] = np.nan
+        return batch
+    poisoned.calls = 0
+    task.sample = poisoned
+    with pytest.raises(LengthgenError, match=r"at step 1[0-9]\b.*last good checkpoint"):
+        train(model, task, cfg)
+    assert path.exists()
+
+
+# ---- Theorem 4.1 ---------------------------------------------------------------------------
+def test_bound_terms_and_regimes():
+    r = theorem41_length(delta=4, tau=2, L=3.0, eps=0.1, p=8, gamma=1.0)
+    assert r["statistics"] == pytest.approx(2 * 4 * 9 / 0.01)
+    assert r["hardmax"] == 256 and r["N"] == r["statistics"] and r["regime"] == "statistics"
+    r = theorem41_length(delta=1, tau=1, L=1.0, eps=0.5, p=16, gamma=0.5)
+    assert r["regime"] == "hardmax" and r["N"] == 2.0 ** 32
+    doubled = theorem41_length(delta=8, tau=2, L=3.0, eps=0.1, p=8, gamma=1.0)
+    assert doubled["statistics"] == pytest.approx(2 * 2 * 4 * 9 / 0.01)  # linear in Delta
+
+
+@pytest.mark.parametrize("field, value", [("eps", 0.0), ("eps", -1.0), ("gamma", 0.0),
+                                          ("gamma", -2.0), ("delta", 0), ("delta", 1.5),
+                                          ("tau", 0), ("L", float("inf")), ("p", -1)])
+def test_bound_bad_input_is_one_clear_error(field, value):
+    args = dict(delta=2, tau=1, L=1.0, eps=0.1, p=8, gamma=1.0)
+    args[field] = value
+    with pytest.raises(LengthgenError, match="Theorem 4.1"):
+        theorem41_length(**args)
+
+
+@pytest.mark.parametrize("build, task", [(lambda: simple_task_model(3.0, knots=256),
+                                          SimpleTask(3.0)),
+                                         (lambda: modp_task_model(4, 1), ModPTask(4, 1))])
+def test_constructions_compute_the_task(build, task):
+    c = build()
+    batch = task.sample(np.random.default_rng(0), 20, 40, 40)
+    for row, y in zip(batch.inputs, batch.targets[:, -1]):
+        full = float(c.model(torch.as_tensor(row)[None])[0, -1] @ c.readout)
+        assert last_output(c, row) == pytest.approx(full, abs=1e-9)
+        assert full == pytest.approx(float(y), abs=2e-3)
+
+
+def test_margin_and_norm_of_the_constructions():
+    c = modp_task_model(5, margin=2.0)
+    assert logit_margin(c) == 2.0 and theorem_norm(c) == 1.0 and c.delta == 5
+    assert theorem_norm(simple_task_model(4.0)) > theorem_norm(simple_task_model(1.0))
+
+
+@pytest.mark.parametrize("c, task", [(modp_task_model(3), ModPTask(3)),
+                                     (simple_task_model(2.0), SimpleTask(2.0))])
+def test_simulation_keeps_z_short_and_the_output_close(c, task):
+    rng = np.random.default_rng(0)
+    eps = 0.05
+    for n in (200, 5000):
+        x = task.sample(rng, 1, n, n).inputs[0]
+        r = simulate(c, x, eps, min_length=16)
+        z = r["z"]
+        assert r["z_length"] == len(z) <= c.delta * (math.floor(c.tau / eps) + 2) + 16
+        assert z[-1] == x[-1] and (len(z) - 1) % c.delta == (n - 1) % c.delta
+        assert r["statistic_error"] <= 4 * eps  # 2 |attended types| eps / tau
+        assert r["output_error"] <= theorem_norm(c) * 4 * eps
+
+
+def test_simulation_bad_eps():
+    with pytest.raises(LengthgenError, match="eps"):
+        simulate(modp_task_model(2), np.array([1, 2, 1, 2, 1]), 0.0)
+
+
+@pytest.mark.parametrize("figure_id", ["izzo-fig1-simpletask", "izzo-fig2-modp",
+                                       "izzo-fig3-hardmax", "izzo-kgram", "izzo-thm41-bound"])
+def test_data_rows_share_their_keys(figure_id, tmp_path):
+    from lengthgen.experiments import run_experiment
+    records = run_experiment(figure_id, "test", "cpu", root=tmp_path)
+    rows = experiment(figure_id).data(records)
+    assert rows and all(set(r) == set(rows[0]) for r in rows)
+
+
+def test_required_length_interpolates_the_crossing():
+    assert required_length([4, 8, 16], [1e-1, 1e-2, 1e-3], 1e-2) == 8
+    assert required_length([4, 8], [1e-1, 1e-3], 1e-2) == pytest.approx(6.0)
+    assert required_length([4, 8], [1e-1, 5e-2], 1e-2) is None
+
+
+def test_the_model_refuses_inputs_past_its_absolute_table_but_not_periodic_ones():
+    ape = LimitStyleTransformer(LimitStyleConfig(vocab_size=3, pe="ape", n_positions=8))
+    with pytest.raises(LengthgenError, match="position table"):
+        ape(torch.ones(2, 10, dtype=torch.long))
+    assert ape(torch.ones(2, 8, dtype=torch.long)).shape == (2, 8, 1)
+    periodic = LimitStyleTransformer(LimitStyleConfig(vocab_size=3, pe="periodic", period=4))
+    assert periodic(torch.ones(1, 500, dtype=torch.long)).shape == (1, 500, 1)
