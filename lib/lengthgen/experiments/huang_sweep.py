@@ -251,7 +251,12 @@ def agreement(rows: list[dict]) -> dict:
     ours = sum(agrees(r, "ours_success") for r in rows)
     with_paper = [r for r in rows if r.get("paper") is not None]
     paper = sum(agrees(r, "paper_success") for r in with_paper)
+    yes = [r for r in rows if r["predicted"] == YES]
     return {"cells": len(rows), "ours": ours, "paper": paper, "paper_cells": len(with_paper),
+            "predicted_yes": len(yes), "yes_succeeded": sum(r["ours_success"] for r in yes),
+            "predicted_no": len(rows) - len(yes),
+            "no_failed": sum(not r["ours_success"] for r in rows if r["predicted"] != YES),
+            "yes_never_fit": sum(not r["fit"] for r in yes),
             "disagree_ours": [f"{r['task']}/{r['encoding']}" for r in rows
                               if not agrees(r, "ours_success")],
             "disagree_paper": [f"{r['task']}/{r['encoding']}" for r in with_paper
