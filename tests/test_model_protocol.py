@@ -9,6 +9,7 @@ from lengthgen.models.decoder import Decoder, DecoderConfig
 from lengthgen.models.dyck import SelfAttentionHead
 from lengthgen.models.limit_style import LimitStyleConfig, LimitStyleTransformer
 from lengthgen.models.protocol import ROLES, TrainableModel, check_trainable
+from lengthgen.models.token_mlp import TokenMLP, TokenMLPConfig
 from lengthgen.tasks import get_task
 from lengthgen.train import TrainConfig, make_optimizer, set_learning_rates, train
 
@@ -19,6 +20,7 @@ MODELS = {
     "dyck-head": lambda: SelfAttentionHead(8, 32, uniform=False, fixed_tokens=True),
     "limit-style": lambda: LimitStyleTransformer(LimitStyleConfig(vocab_size=4, pe="periodic",
                                                                   period=3, local_tau=2)),
+    "token-mlp": lambda: TokenMLP(TokenMLPConfig(vocab_size=6, n_classes=4)),
     "limit-style-2layer": lambda: LimitStyleTransformer(LimitStyleConfig(
         vocab_size=4, n_outputs=3, n_layers=2, pe="ape", n_positions=40, init="standard")),
 }

@@ -2,9 +2,8 @@
 
 It sees one token and nothing else (no position, no context), so what it learns is the best
 guess from the current symbol alone. Whatever accuracy it reaches is the floor against which a
-transformer's success must be judged. It meets the trainer's model interface (`cfg.pe`,
-`cfg.n_positions`, `cfg.to_dict()`, `forward(inputs, offsets, check)`, `num_parameters()`), so
-it is trained by the same loop as the transformers.
+transformer's success must be judged. It meets the trainer's model interface
+(lengthgen.models.protocol.TrainableModel), so the same loop as the transformers trains it.
 """
 from dataclasses import asdict, dataclass
 
@@ -44,6 +43,11 @@ class TokenMLP(nn.Module):
 
     def forward(self, inputs: torch.Tensor, offsets=None, check: bool = True) -> torch.Tensor:
         return self.mlp(self.embed(inputs))
+
+    def parameter_roles(self) -> dict[str, str]:
+        """Roles for per-group learning rates and muP (lengthgen.models.protocol)."""
+        from lengthgen.models.protocol import default_roles
+        return default_roles(self, embeddings=("embed.weight",), readout=("mlp.2.weight",))
 
     def num_parameters(self) -> int:
         return sum(p.numel() for p in self.parameters())
