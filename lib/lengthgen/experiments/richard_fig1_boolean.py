@@ -9,6 +9,11 @@ The paper's model has about 1e8 parameters (d = 1024, 8 layers, 8 heads, 5 claus
 steps). Ours is a small CPU decoder on fewer clauses, trained for a few hundred steps; the
 constants true and false are never held out (about 40% of all answers, holding one out would
 empty the training set of a whole class).
+
+The `paper` config has the paper's size but not its training or decoding: the paper
+trains on concatenated equalities in 1024-token windows (we: one padded equality, loss on
+the answer only), its batch and rate are not given (16 and 3e-4 are ours), and it decodes
+until <end>, scoring answers shorter than the left-hand side (we stop at 64 tokens).
 """
 import numpy as np
 import torch

@@ -5,6 +5,9 @@ In-sample: prefixes of the training words themselves. Out-of-sample: prefixes of
 that already reach depth 13, deeper than any training word. The single-word model (k = 0,
 q <= 4) and the largest q <= 8 model are the two models that Fig. 4, Table 1 and Fig. 5 study:
 single_spec() and many_spec() below are how those figures ask for them.
+
+The `paper` config uses one learning rate, 6e-5, the top of the paper's range (AdamW at
+6e-6 to 6e-5, Sec. 4.2); no other rate is searched. book/dyck.ipynb says so beside the figure.
 """
 import numpy as np
 

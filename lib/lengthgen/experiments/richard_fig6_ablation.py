@@ -4,6 +4,13 @@ Five variants (see richard_dyck_training.VARIANTS) are trained on 4^k distinct D
 score completions of prefixes of their own training words (in-sample) and of fresh words
 (out-of-sample, any depth). The largest-set models of the three uniform-attention variants
 are the ones Fig. 7 opens up (ablation_spec below is how it asks for them).
+
+The `paper` config uses one learning rate, 6e-5, the top of the paper's range (AdamW at
+6e-6 to 6e-5, Sec. 4.2); no other rate is searched. book/dyck.ipynb says so beside the figure.
+
+Two variants differ from the paper's: eq1 has no residual or LayerNorm (the paper's
+model 5 has both), and uniform-pm1-v freezes the attention's output projection to the
+identity as well as V (the paper states only V = I).
 """
 import numpy as np
 
