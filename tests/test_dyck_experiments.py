@@ -59,3 +59,32 @@ def test_closed_form_beats_nothing_less_than_all(records):
            if r["params"]["kind"] == "exhaustive"]
     assert all(m["generalization_rate"] == 1.0 and m["no_pe_rate"] == 1.0 for m in thm)
     assert np.isclose(min(m["memorization_rate"] for m in thm), 1.0)
+
+
+def test_fig3_left_paper_config_searches_the_papers_learning_rates(monkeypatch, tmp_path):
+    """Paper scale: one model per rate of the paper's range for every shape, trained at that
+    rate, and the figure keeps each shape's best; book and test keep one model per shape."""
+    from lengthgen.experiments import richard_fig3_left_capacity as fig3
+
+    paper = fig3.CONFIGS["paper"]
+    trained = [p for p in fig3.runs(paper) if p["kind"] == "trained"]
+    shapes = {(p["d"], p["layers"], p["heads"]) for p in trained}
+    assert len(trained) == len(shapes) * len(paper["lrs"])
+    assert min(paper["lrs"]) == 6e-6 and max(paper["lrs"]) == 6e-5 and "lr" not in paper
+    for scale in ("test", "book"):
+        assert all("lr" not in p for p in fig3.runs(fig3.CONFIGS[scale]))
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    seen = []
+    real = fig3.trained_model
+    monkeypatch.setattr(fig3, "trained_model", lambda spec, device: seen.append(spec["lr"]) or
+                        real(spec, device))
+    config = {**{k: v for k, v in fig3.CONFIGS["test"].items() if k != "lr"}, "dims": [2],
+              "lrs": [1e-3, 5e-2]}
+    for params in fig3.runs(config)[1:]:
+        fig3.run_one(params, config, "cpu")
+    assert seen == [1e-3, 5e-2]
+
+    metrics = [{"d": 2, "layers": 1, "heads": 1, "accuracy": a} for a in (0.2, 0.7, 0.4)]
+    metrics.append({"d": 4, "layers": 1, "heads": 1, "accuracy": 0.1})
+    assert sorted(m["accuracy"] for m in fig3.best_per_shape(metrics)) == [0.1, 0.7]
