@@ -42,6 +42,32 @@ def paper_grid() -> list[list]:
             for d in (16, 64, 256) for lr in (1e-3, 1e-4)]
 
 
+def configs(tasks: list[str], test_tasks: list[str]) -> dict:
+    """The three scales of a Fig. 1 panel (the two panels differ only in their tasks).
+
+    paper: the paper's protocol (App. E.3): the 54-setting grid, best on Len 51-100 among the
+        settings that fit, up to 30k steps, 5 successful seeds, the extra 12-layer setting
+        when nothing fits (eval cadence and baseline width are ours: the paper gives neither).
+    book: this book's CPU budget: two settings tried in order, 2,000 steps, 3 seeds.
+    test: the same code at toy size.
+    """
+    book = {"tasks": list(tasks), "selection": "first_fit",
+            "search": [[1, 1, 16, 1e-3], [2, 2, 64, 1e-3]], "steps": 2000, "batch_size": 64,
+            "weight_decay": 0.01, "schedule": "linear", "eval_every": 200, "eval_samples": 512,
+            "seeds": 3, "max_seed_attempts": 3, "samples_per_bin": 2000,
+            "heldout_bin": "51-100", "extra": None,
+            "baseline": {"steps": 1000, "lr": 1e-3, "d_model": 64, "hidden": 256}}
+    paper = {**book, "selection": "best_heldout", "search": paper_grid(), "steps": 30000,
+             "eval_every": 500, "eval_samples": 2000, "seeds": 5, "max_seed_attempts": 20,
+             "extra": [12, 12, 768, 1e-4, 60000, 3000],
+             "baseline": {"steps": 30000, "lr": 1e-3, "d_model": 64, "hidden": 256}}
+    test = {**book, "tasks": list(test_tasks), "search": [[1, 1, 16, 1e-2]], "steps": 30,
+            "eval_every": 10, "eval_samples": 32, "seeds": 2, "max_seed_attempts": 2,
+            "samples_per_bin": 32,
+            "baseline": {"steps": 10, "lr": 1e-3, "d_model": 16, "hidden": 32}}
+    return {"test": test, "book": book, "paper": paper}
+
+
 def chunks_for(d_model: int) -> int:
     """Length-trimmed chunks per batch: a gain from width 64 on, a loss for tiny models
     (measured in benchmarks/bench_sweep.py)."""
