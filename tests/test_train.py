@@ -13,6 +13,24 @@ from lengthgen.train import (TrainConfig, decoder_for_task, learning_rate, load_
 SMALL = dict(n_layers=1, n_heads=1, d_model=16)
 
 
+class Killed(Exception):
+    """Stands for the process being killed mid-run."""
+
+
+def dies_at_sample(task, call: int):
+    """The task, except that its call-th sample() raises Killed (a kill mid-training)."""
+    class DiesAtSample(type(task)):
+        calls = 0
+
+        def sample(self, *args):
+            DiesAtSample.calls += 1
+            if DiesAtSample.calls == call:
+                raise Killed
+            return super().sample(*args)
+    return DiesAtSample()
+
+
+
 @pytest.fixture(scope="module")
 def majority():
     return get_task("binary_majority")
@@ -121,22 +139,10 @@ def test_resumed_run_ends_bit_identical_to_an_uninterrupted_one(tmp_path, majori
     whole = decoder_for_task(majority, seed=4, **SMALL)
     reference = train(whole, majority, TrainConfig(**cfg))
 
-    class Killed(Exception):
-        pass
-
-    class DiesAtSample(type(majority)):
-        calls = 0
-
-        def sample(self, *args):
-            DiesAtSample.calls += 1
-            if DiesAtSample.calls == 25:  # mid-way, after the checkpoint at step 20
-                raise Killed
-            return super().sample(*args)
-
     path = tmp_path / "run.pt"
-    with pytest.raises(Killed):
-        train(decoder_for_task(majority, seed=4, **SMALL), DiesAtSample(), TrainConfig(
-            **cfg, checkpoint_path=str(path)))
+    with pytest.raises(Killed):  # mid-way, after the checkpoint at step 20
+        train(decoder_for_task(majority, seed=4, **SMALL), dies_at_sample(majority, 25),
+              TrainConfig(**cfg, checkpoint_path=str(path)))
     assert load_checkpoint(path)["step"] in (10, 20)
     resumed_model = decoder_for_task(majority, seed=99, **SMALL)  # weights come from the file
     resumed = train(resumed_model, majority, TrainConfig(**cfg, checkpoint_path=str(path)))
@@ -215,21 +221,9 @@ def test_resume_between_evaluations_logs_the_same_train_loss(tmp_path, majority)
                stop_accuracy=None, seed=2, checkpoint_every=5)
     reference = train(decoder_for_task(majority, seed=2, **SMALL), majority, TrainConfig(**cfg))
 
-    class Killed(Exception):
-        pass
-
-    class DiesAtSample(type(majority)):
-        calls = 0
-
-        def sample(self, *args):
-            DiesAtSample.calls += 1
-            if DiesAtSample.calls == 17:  # after the checkpoint at step 15, before the eval at 20
-                raise Killed
-            return super().sample(*args)
-
     path = tmp_path / "run.pt"
-    with pytest.raises(Killed):
-        train(decoder_for_task(majority, seed=2, **SMALL), DiesAtSample(),
+    with pytest.raises(Killed):  # after the checkpoint at step 15, before the eval at 20
+        train(decoder_for_task(majority, seed=2, **SMALL), dies_at_sample(majority, 17),
               TrainConfig(**cfg, checkpoint_path=str(path)))
     resumed = train(decoder_for_task(majority, seed=2, **SMALL), majority,
                     TrainConfig(**cfg, checkpoint_path=str(path)))

@@ -79,12 +79,18 @@ def get_device(device: str | None = None) -> torch.device:
 
 
 @contextmanager
-def one_thread():
-    """Run tiny tensor work on one CPU thread: on a small shared machine, threads spinning on
-    each other make it 10x slower or worse (benchmarks/bench_train.py measures this)."""
+def torch_threads(n: int):
+    """Run the enclosed tensor work on n CPU threads (float rounding depends on n, so the sweep
+    runner fixes it per run), then restore the previous count."""
     before = torch.get_num_threads()
-    torch.set_num_threads(1)
+    torch.set_num_threads(n)
     try:
         yield
     finally:
         torch.set_num_threads(before)
+
+
+def one_thread():
+    """Run tiny tensor work on one CPU thread: on a small shared machine, threads spinning on
+    each other make it 10x slower or worse (benchmarks/bench_train.py measures this)."""
+    return torch_threads(1)

@@ -60,15 +60,16 @@ def results_dir() -> Path:
     return path
 
 
-def check_writable(folder: Path) -> None:
-    """Fail before hours of computing, not after: create the folder and a file in it."""
+def check_writable(folder: Path, what: str = "results") -> None:
+    """Fail before hours of computing, not after: create the folder and a file in it. `what`
+    names what will be written there (for the message)."""
     try:
         folder.mkdir(parents=True, exist_ok=True)
         fd, probe = tempfile.mkstemp(dir=folder, prefix=".tmp-probe-")
         os.close(fd)
         os.unlink(probe)
     except OSError as e:
-        raise LengthgenError(f"cannot write results into {folder} "
+        raise LengthgenError(f"cannot write {what} into {folder} "
                              f"({e.strerror or e.__class__.__name__})") from None
 
 

@@ -1,13 +1,13 @@
 """`python -m lengthgen train ...` trains one decoder on one task and writes one record;
 `python -m lengthgen list` shows the task, language and figure ids."""
-import os
 import time
 from pathlib import Path
 
 from lengthgen.cli.args import check_length, count, positive, positive_finite, seed
 from lengthgen.config import get_device, get_scale
 from lengthgen.errors import LengthgenError, unknown_name
-from lengthgen.results import provenance, record_path, results_dir, write_record
+from lengthgen.results import (check_writable, record_path, results_dir, run_finished,
+                               run_started, write_record)
 from lengthgen.tasks.base import MAX_SAMPLE_LENGTH
 
 LISTS = ("tasks", "figures")
@@ -59,18 +59,8 @@ def _out_dir(out: str, scale: str) -> Path:
     if path == protected or protected in path.parents:
         raise LengthgenError(f"--out {out!r} is inside {protected}: results/ holds only records "
                              f"written by `figure run`; choose another folder (default runs/)")
-    _writable_folder(record_path("train", scale, "run", path).parent, f"--out {out!r}")
+    check_writable(record_path("train", scale, "run", path).parent, f"the record of --out {out!r}")
     return path
-
-
-def _writable_folder(folder: Path, what: str) -> None:
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as e:
-        raise LengthgenError(f"{what}: cannot create the folder {folder} "
-                             f"({e.strerror or e.__class__.__name__})") from None
-    if not os.access(folder, os.W_OK | os.X_OK):
-        raise LengthgenError(f"{what}: the folder {folder} is not writable")
 
 
 def _check_checkpoint(checkpoint: str | None) -> None:
@@ -79,7 +69,7 @@ def _check_checkpoint(checkpoint: str | None) -> None:
     path = Path(checkpoint)
     if path.is_dir():
         raise LengthgenError(f"--checkpoint {checkpoint!r} is a folder; give a file name")
-    _writable_folder(path.parent.resolve(), f"--checkpoint {checkpoint!r}")
+    check_writable(path.parent.resolve(), f"--checkpoint {checkpoint!r}")
 
 
 def _train(args):
@@ -101,6 +91,7 @@ def _train(args):
                             checkpoint_every=args.checkpoint_every)
     model = dict(pe=args.pe, n_layers=args.layers, n_heads=args.heads, d_model=args.dim,
                  mlp_ratio=args.mlp_ratio, log_length_scaling=args.log_length_scaling)
+    started = run_started(str(device))  # the commit of the code that runs, read now
     start = time.perf_counter()
     metrics = train_and_evaluate(task, train_cfg, device, samples_per_bin=args.samples,
                                  generation=args.generation, progress=args.progress, **model)
@@ -111,7 +102,7 @@ def _train(args):
     record = {"figure_id": "train", "run_name": name, "task": task.id,
               "config": train_cfg.to_dict(), "params": params, "scale": scale,
               "seed": args.seed, "metrics": metrics,
-              **provenance(str(device), time.perf_counter() - start)}
+              **run_finished(started, time.perf_counter() - start)}
     path = write_record(record, out)
     stop = "stopped early" if metrics["stopped_early"] else "ran all steps"
     print(f"{task.id} ({args.pe}, {metrics['n_params']} parameters): {metrics['steps']} steps, "

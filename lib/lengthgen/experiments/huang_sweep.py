@@ -20,6 +20,8 @@ with the accuracy of its last configuration: it is shown, never dropped.
 import csv
 from pathlib import Path
 
+import torch
+
 from lengthgen.errors import LengthgenError
 from lengthgen.evaluate import bin_name, evaluate
 from lengthgen.models.token_mlp import TokenMLP, TokenMLPConfig
@@ -169,8 +171,7 @@ def run_baseline(task_id: str, config: dict, device) -> dict:
                       weight_decay=config["weight_decay"], schedule=config["schedule"],
                       eval_every=config["eval_every"], eval_samples=config["eval_samples"],
                       stop_accuracy=1.0, seed=0)
-    import torch
-    torch.manual_seed(0)
+    torch.manual_seed(0)  # the baseline's initial weights
     model = TokenMLP(TokenMLPConfig(len(task.vocab), task.n_classes, base["d_model"],
                                     base["hidden"]))
     result = train(model, task, cfg, device)

@@ -27,7 +27,7 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lengthgen.config import get_device, get_scale
+from lengthgen.config import get_device, get_scale, torch_threads
 from lengthgen.errors import LengthgenError
 
 DEFAULT_THREADS = 1  # tiny models: one thread per run, parallelism across runs (README)
@@ -78,17 +78,6 @@ def units(specs: list[RunSpec]) -> list[list[RunSpec]]:
             order.append(key)
         grouped[key].append(spec)
     return [grouped[key] for key in order]
-
-
-@contextmanager
-def torch_threads(n: int):
-    import torch
-    before = torch.get_num_threads()
-    torch.set_num_threads(n)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(before)
 
 
 def execute(unit: list[RunSpec], write: bool = True) -> Outcome:
