@@ -4,7 +4,8 @@ import torch
 
 from lengthgen.errors import LengthgenError
 from lengthgen.models.products import locality_distance, periodicity_distance
-from lengthgen.theory.positional_fit import (TARGETS, causal_mse, extrapolation_errors, fit,
+from lengthgen.theory.positional_fit import (TARGETS, band_errors, causal_mse, distance_band,
+                                             extrapolation_errors, fit,
                                              target_matrix, window_weights)
 
 
@@ -40,3 +41,37 @@ def test_fitting_reduces_the_error_at_the_training_length():
     after = extrapolation_errors(fit("i-j=2", 8, 150, seed=0, n_positions=40, train_length=10,
                                      lr=1e-2), "i-j=2", [10])[10]
     assert after < 0.5 * before
+
+
+def test_band_baselines_are_exact_for_a_hand_counted_target():
+    # i - j = 2 in windows of 10: 55 causal entries, 8 ones; distances >= 5: 5+4+3+2+1 = 15 entries, no one.
+    products = torch.zeros(40, 40, dtype=torch.float64)
+    whole = band_errors(products, "i-j=2", 10, distance_band(10))
+    assert whole["model"] == pytest.approx(8 / 55) == pytest.approx(whole["zero"])
+    assert whole["constant"] == pytest.approx(8 / 55 - (8 / 55) ** 2)
+    far = band_errors(products, "i-j=2", 10, distance_band(10, far=5))
+    assert far == {"model": 0.0, "zero": 0.0, "constant": 0.0}
+    assert distance_band(10, far=5).sum() == 15 and distance_band(10, near=5).sum() == 55 - 15
+    # the exact target has no error; a constant predictor equal to the mean has the constant's
+    exact = band_errors(target_matrix("i-j=2", 40), "i-j=2", 10, distance_band(10))
+    assert exact["model"] == 0.0
+    flat = band_errors(torch.full((40, 40), 8 / 55, dtype=torch.float64), "i-j=2", 10,
+                       distance_band(10))
+    assert flat["model"] == pytest.approx(whole["constant"])
+    with pytest.raises(LengthgenError, match="empty"):
+        band_errors(products, "i-j=2", 10, distance_band(10, far=10))
+
+
+def test_checkpoints_report_the_model_of_that_step():
+    seen = {}
+    final = fit("i-j=2", 8, 20, seed=1, n_positions=30, train_length=10, lr=1e-2,
+                checkpoints=[5, 20], on_checkpoint=lambda s, m: seen.setdefault(
+                    s, m.products().detach().clone()))
+    assert sorted(seen) == [5, 20]
+    assert torch.equal(seen[20], final.products().detach())
+    assert not torch.equal(seen[5], seen[20])
+    # the same seed without checkpoints draws the same batches: the same model
+    assert torch.equal(fit("i-j=2", 8, 20, seed=1, n_positions=30, train_length=10,
+                           lr=1e-2).products().detach(), seen[20])
+    with pytest.raises(LengthgenError, match="checkpoints"):
+        fit("i-j=2", 8, 20, seed=1, checkpoints=[21])

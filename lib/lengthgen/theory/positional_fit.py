@@ -80,16 +80,24 @@ def window_weights(offsets: torch.Tensor, length: int, n_positions: int) -> torc
 
 def fit(target: str, width: int, steps: int, seed: int, n_positions: int = 200,
         train_length: int = 50, batch_size: int = 64, lr: float = 1e-3,
-        weight_penalty: float = 0.01, value: float = 1.0) -> PositionalProduct:
-    """Adam on the causal MSE of windows at random offsets, plus the mean-squared-weight penalty."""
+        weight_penalty: float = 0.01, value: float = 1.0, checkpoints=(),
+        on_checkpoint=None) -> PositionalProduct:
+    """Adam on the causal MSE of windows at random offsets, plus the mean-squared-weight penalty.
+
+    `on_checkpoint(step, model)` is called after each step listed in `checkpoints`, so one run
+    can report how the errors moved with training (is the pattern still changing?).
+    """
     if train_length > n_positions:
         raise LengthgenError(f"train_length {train_length} exceeds n_positions {n_positions}")
     generator = torch.Generator().manual_seed(seed)
     model = PositionalProduct(n_positions, width, generator)
     phi = target_matrix(target, n_positions, value)
     optimizer = torch.optim.Adam(model.parameters(), lr=lr)
+    checkpoints = set(checkpoints)
+    if checkpoints and (min(checkpoints) < 1 or max(checkpoints) > steps):
+        raise LengthgenError(f"checkpoints {sorted(checkpoints)} must lie in 1..{steps} (the steps)")
     with one_thread():
-        for _ in range(steps):
+        for step in range(1, steps + 1):
             offsets = torch.randint(0, n_positions - train_length + 1, (batch_size,),
                                     generator=generator)
             weights = window_weights(offsets, train_length, n_positions)
@@ -98,7 +106,45 @@ def fit(target: str, width: int, steps: int, seed: int, n_positions: int = 200,
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()
+            if on_checkpoint is not None and step in checkpoints:
+                on_checkpoint(step, model)
     return model
+
+
+def _window_mean(matrix: torch.Tensor, n: int, band: torch.Tensor) -> float:
+    """The mean of `matrix` over the entries of `band` (an n x n mask) in every window
+    [o, o + n) of the P positions, averaged over all offsets o in [0, P - n]."""
+    n_positions = matrix.shape[0]
+    per_offset = [matrix[o:o + n, o:o + n][band].mean() for o in range(n_positions - n + 1)]
+    return float(torch.stack(per_offset).mean())
+
+
+def distance_band(n: int, near: int | None = None, far: int | None = None) -> torch.Tensor:
+    """Causal entries (i >= j) of an n x n window whose distance i - j is below `near` (if
+    given) and at least `far` (if given)."""
+    i, j = torch.meshgrid(torch.arange(n), torch.arange(n), indexing="ij")
+    band = i >= j
+    if near is not None:
+        band &= (i - j) < near
+    if far is not None:
+        band &= (i - j) >= far
+    return band
+
+
+@torch.no_grad()
+def band_errors(products: torch.Tensor, target: str, n: int, band: torch.Tensor,
+                value: float = 1.0) -> dict[str, float]:
+    """Squared error on one band of the windows of length n, for the fitted products and for
+    the two predictors that ignore position: always 0, and the best single constant (the
+    band's mean target value over all windows, the constant with the smallest error)."""
+    if n > products.shape[0]:
+        raise LengthgenError(f"test length {n} exceeds the {products.shape[0]} positions")
+    if not band.any():
+        raise LengthgenError(f"the band is empty at test length {n}")
+    phi = target_matrix(target, products.shape[0], value)
+    mean, mean_square = _window_mean(phi, n, band), _window_mean(phi ** 2, n, band)
+    return {"model": _window_mean((products.double() - phi) ** 2, n, band),
+            "zero": mean_square, "constant": max(mean_square - mean ** 2, 0.0)}
 
 
 @torch.no_grad()
