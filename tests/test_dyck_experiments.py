@@ -14,7 +14,8 @@ FIELDS = {
     "richard-fig5-spectrum": {None: ["singular_values", "eigenvalues_real", "matrix"]},
     "richard-fig6-ablation": {None: ["in_sample", "out_of_sample", "trainable_parameters"]},
     "richard-fig7-learned-pe": {None: ["curves", "centroids", "cluster_sizes"]},
-    "richard-fig7-order-study": {None: ["end_abs_mean", "end_relative", "amplitude"]},
+    "richard-fig7-order-study": {None: ["end_abs_mean", "end_relative", "amplitude",
+                                        "readout_end", "token_weight"]},
     "richard-fig5-sign-study": {None: ["out_of_sample", "wo_wv_real", "wv_wot_real",
                                        "effective_real", "ln_gain_min"]},
     "richard-fig1-boolean": {None: ["in_sample_depth1", "out_of_sample_depth2", "n_params"]},
@@ -188,3 +189,18 @@ def test_unknown_variant_is_one_clear_error():
     from lengthgen.experiments.richard_dyck_training import build_model
     with pytest.raises(LengthgenError, match="unknown Dyck model variant"):
         build_model({"variant": "ful", "n": 4, "d": 4, "layers": 1, "heads": 1, "seed": 0})
+
+
+def test_eq1_readout_ignores_coordinates_the_output_does_not_read():
+    """eq1's output reads the curves only through w = V^T 1; in d = 1 with V = v the readout is
+    the closed form's own curve, whatever v is; a coordinate with w_j = 0 ends anywhere."""
+    from lengthgen.experiments.richard_fig7_order_study import readout
+    from lengthgen.models.dyck import ClosedFormHead
+    head = ClosedFormHead("(()(()))()")
+    curve = np.cumsum(head.positions[:, 0])
+    out = readout(np.array([[head.v]]), curve[None, :])
+    assert np.isclose(out["readout_end"], curve[-1]) and out["token_weight"] == head.v < 0
+    value = np.array([[2.0, 1.0], [-1.0, -1.0]])           # w = V^T 1 = (1, 0)
+    curves = np.array([[0.5, -0.5], [3.0, 100.0]])         # coordinate 2 ends far away
+    out = readout(value, curves)
+    assert np.isclose(out["token_weight"], 1.0) and np.isclose(out["readout_end"], -0.5)

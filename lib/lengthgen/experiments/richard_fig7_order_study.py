@@ -10,6 +10,13 @@ curves end from the origin:
   amplitude     mean over coordinates of the root-mean-square of c_j over positions
   end_relative  end_abs_mean / amplitude: the end measured in the curves' own size, since the
                 variants' positional tables have different scales
+  readout_end   eq1 only: where the one curve that eq1's output reads ends. eq1's bracket logit
+                is 1^T V mean(x), so the positions act only through w^T c(r) with w = V^T 1;
+                divided by 1^T V 1 (what one '(' adds) it is on the scale of the closed form's
+                curve, which ends at -1/2 on our table (position 0 is <bos>). The single
+                coordinates of eq1 are read by nothing in particular and may end anywhere.
+  token_weight  eq1 only: 1^T V 1, the head's weight on the bracket count; negative in the
+                closed form (v < -2N^2: the head pulls a deeper prefix back down)
 
 Settings (each an override of the Fig. 7 spec): "base" is the Fig. 7 spec itself (with seed 0
 it is the very model Fig. 7 shows), "more-steps" trains longer, "wider" uses a larger d,
@@ -23,6 +30,7 @@ j of V: the initial distribution is symmetric under it), and in the decoder vari
 all-ones vector is erased by LayerNorm (token_signs), so there is nothing to compare.
 """
 import numpy as np
+import torch
 
 from lengthgen.experiments import richard_fig6_ablation as ablation
 from lengthgen.experiments import richard_fig7_learned_pe as fig7
@@ -77,19 +85,34 @@ def end_statistics(curves: np.ndarray) -> dict:
             "end_relative": end_abs / amplitude if amplitude > 0 else float("nan")}
 
 
+def readout(value_weight: np.ndarray, curves: np.ndarray) -> dict:
+    """eq1: the curve its output reads, w^T c(r) / (1^T V 1) with w = V^T 1 (V acts as
+    x -> V x; the tied unembedding of '(' is the all-ones vector), and the token weight."""
+    value_weight = np.asarray(value_weight, dtype=float)
+    w = value_weight.sum(axis=0)                     # V^T 1
+    token_weight = float(w.sum())                    # 1^T V 1
+    curve = w @ np.asarray(curves, dtype=float) / token_weight
+    return {"readout_end": float(curve[-1]), "token_weight": token_weight}
+
+
 def run_one(params, config, device):
     spec = study_spec(config, params["setting"], params["variant"], params["seed"])
     model, _ = trained_model(spec, device)
     curves = position_curves(model, params["variant"])
-    return {"setting": params["setting"], "variant": params["variant"], "d": spec["d"],
-            "steps": spec["steps"], "train_size": spec["train_size"],
-            **end_statistics(curves)}
+    out = {"setting": params["setting"], "variant": params["variant"], "d": spec["d"],
+           "steps": spec["steps"], "train_size": spec["train_size"],
+           **end_statistics(curves), "readout_end": None, "token_weight": None}
+    if params["variant"] == "eq1":
+        with torch.no_grad():
+            out.update(readout(model.value.weight.double().cpu().numpy(), curves))
+    return out
 
 
 def data(records):
     return [{"setting": r["params"]["setting"], "variant": r["params"]["variant"],
              "seed": r["params"]["seed"], "statistic": stat, "value": r["metrics"][stat]}
-            for r in records for stat in STATISTICS]
+            for r in records for stat in STATISTICS + ("readout_end", "token_weight")
+            if r["metrics"].get(stat) is not None]
 
 
 def setting_label(config: dict, setting: str) -> str:
@@ -109,7 +132,8 @@ def figure(records):
 
     config = records[0]["config"]
     settings = [s for s in config["settings"] if any(r["params"]["setting"] == s for r in records)]
-    fig, axes = plt.subplots(1, 2, figsize=(13, 4.6))
+    labels = [setting_label(config, s) for s in settings]
+    fig, axes = plt.subplots(1, 3, figsize=(16, 4.6), gridspec_kw={"width_ratios": [2, 2, 1.2]})
     width = 0.8 / len(VARIANTS)
     for ax, stat in zip(axes, STATISTICS):
         for j, variant in enumerate(VARIANTS):
@@ -123,7 +147,7 @@ def figure(records):
                 ax.hlines(np.mean(values), x - width / 2, x + width / 2, color=COLORS[variant],
                           lw=2.5, label=variant if i == 0 else None)
         ax.set_xticks(range(len(settings)))
-        ax.set_xticklabels([setting_label(config, s) for s in settings], fontsize=8)
+        ax.set_xticklabels(labels, fontsize=8)
         ax.set(xlabel="setting (changes from the Fig. 7 spec)",
                ylabel={"end_abs_mean": "mean |end value|",
                        "end_relative": "mean |end value| / curve RMS"}[stat],
@@ -131,5 +155,19 @@ def figure(records):
                       "end_relative": "The same, in units of the curves' own size"}[stat])
         ax.set_ylim(bottom=0)
     axes[0].legend(fontsize=8, title="dots: seeds, bar: mean", title_fontsize=7)
+    ax = axes[2]
+    for i, setting in enumerate(settings):
+        values = [r["metrics"]["readout_end"] for r in records
+                  if r["params"]["setting"] == setting and r["metrics"].get("readout_end") is not None]
+        if values:
+            ax.scatter(np.full(len(values), i), values, s=14, color=COLORS["eq1"], alpha=0.6)
+            ax.hlines(np.mean(values), i - 0.3, i + 0.3, color=COLORS["eq1"], lw=2.5)
+    ax.axhline(-0.5, color="limegreen", ls="--", lw=1.5, label="closed form (-1/2)")
+    ax.axhline(0, color="black", lw=0.5)
+    ax.set_xticks(range(len(settings)))
+    ax.set_xticklabels(labels, fontsize=7, rotation=20)
+    ax.set(xlabel="setting", ylabel="end of w^T c(r) / 1^T V 1",
+           title="eq1: the one curve its output reads")
+    ax.legend(fontsize=7)
     fig.tight_layout()
     return fig
