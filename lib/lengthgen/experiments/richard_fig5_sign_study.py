@@ -17,8 +17,9 @@ one of largest modulus) of three matrices:
                       whether the layer writes back against the direction it reads.
 
 Settings (each an override of the Fig. 5 many-word spec): "base" is that spec (with seed 0 it
-is the very model Fig. 5 shows), "more-steps", "wider", "fewer-words" (10 training words) and
-"fresh-words" (new words of depth <= 8 at every step).
+is the very model Fig. 5 shows), "more-steps" and "most-steps" (5x and 10x as many steps),
+"wider", "fewer-words" (10 training words) and "fresh-words" (new words of depth <= 8 at every
+step).
 """
 import numpy as np
 import torch
@@ -45,7 +46,8 @@ def _config(scale: str, seeds: list[int], settings: dict) -> dict:
 CONFIGS = {
     "test": _config("test", [0, 1], {"base": {}, "more-steps": {"steps": 6}}),
     "book": _config("book", [0, 1, 2, 3],
-                    {"base": {}, "more-steps": {"steps": 2000}, "wider": {"d": 128},
+                    {"base": {}, "more-steps": {"steps": 2000}, "most-steps": {"steps": 4000},
+                     "wider": {"d": 128},
                      "fewer-words": {"train_size": 10}, "fresh-words": {"train_size": None}}),
     "paper": _config("paper", [0, 1, 2], {"base": {}, "fewer-words": {"train_size": 10}}),
 }

@@ -19,8 +19,8 @@ curves end from the origin:
                 closed form (v < -2N^2: the head pulls a deeper prefix back down)
 
 Settings (each an override of the Fig. 7 spec): "base" is the Fig. 7 spec itself (with seed 0
-it is the very model Fig. 7 shows), "more-steps" trains longer, "wider" uses a larger d,
-"fresh-words" draws new words at every step instead of a fixed set. Besides the three Fig. 7
+it is the very model Fig. 7 shows), "more-steps" and "most-steps" train 5x and 10x longer,
+"wider" uses a larger d, "fresh-words" draws new words at every step instead of a fixed set. Besides the three Fig. 7
 variants, eq1-res is Eq. (1) with a residual connection and LayerNorm, as the paper's model 5
 has (richard_dyck_training.STUDY_VARIANTS).
 
@@ -59,7 +59,7 @@ CONFIGS = {
              "settings": {"base": {}, "more-steps": {"steps": 6}}},
     "book": {"base_specs": _base_specs("book"), "seeds": [0, 1, 2, 3],
              "settings": {"base": {}, "more-steps": {"steps": 2000},
-                          "wider": {"d": _wider("book")}, "fresh-words": {"train_size": None}}},
+                          "most-steps": {"steps": 4000}, "wider": {"d": _wider("book")}, "fresh-words": {"train_size": None}}},
     "paper": {"base_specs": _base_specs("paper"), "seeds": [0, 1, 2],
               "settings": {"base": {}, "fresh-words": {"train_size": None}}},
 }
