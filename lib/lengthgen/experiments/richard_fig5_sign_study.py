@@ -129,7 +129,9 @@ def figure(records):
     import matplotlib.pyplot as plt
 
     config = records[0]["config"]
-    settings = [s for s in config["settings"] if any(r["params"]["setting"] == s for r in records)]
+    # the registered order (a record's config comes back with its keys sorted)
+    order = CONFIGS.get(records[0]["scale"], config)["settings"]
+    settings = [s for s in order if any(r["params"]["setting"] == s for r in records)]
     fig, axes = plt.subplots(1, 2, figsize=(13, 4.6), gridspec_kw={"width_ratios": [2, 1]})
     markers = {"wo_wv": "o", "wv_wot": "s", "effective": "^"}
     width = 0.8 / len(READINGS)
@@ -152,7 +154,7 @@ def figure(records):
     axes[0].set_xticklabels([setting_label(config, s) for s in settings], fontsize=8)
     axes[0].set(xlabel="setting (changes from the Fig. 5 many-word spec)",
                 ylabel="real part of the dominant eigenvalue",
-                title="Top layer: dominant eigenvalue per seed (colour: deep-test rate; hollow: complex)")
+                title="Dominant eigenvalue of the top layer, one mark per seed")
     axes[0].legend(fontsize=8)
     sm = plt.cm.ScalarMappable(cmap=cmap, norm=plt.Normalize(0, 1))
     fig.colorbar(sm, ax=axes[0], fraction=0.03, label="balanced deep completions")

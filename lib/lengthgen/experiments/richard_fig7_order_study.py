@@ -20,9 +20,9 @@ curves end from the origin:
 
 Settings (each an override of the Fig. 7 spec): "base" is the Fig. 7 spec itself (with seed 0
 it is the very model Fig. 7 shows), "more-steps" and "most-steps" train 5x and 10x longer,
-"wider" uses a larger d, "fresh-words" draws new words at every step instead of a fixed set. Besides the three Fig. 7
-variants, eq1-res is Eq. (1) with a residual connection and LayerNorm, as the paper's model 5
-has (richard_dyck_training.STUDY_VARIANTS).
+"wider" uses a larger d, "fresh-words" draws new words at every step instead of a fixed set.
+Besides the three Fig. 7 variants, eq1-res is Eq. (1) with a residual connection and
+LayerNorm, as the paper's model 5 has (richard_dyck_training.STUDY_VARIANTS).
 
 The token-embedding change (u = (+1, -1, ...) instead of the paper's all-ones) is not a
 setting: in eq1 it is a relabelling (flip the sign of coordinate j of B and of row and column
@@ -59,7 +59,8 @@ CONFIGS = {
              "settings": {"base": {}, "more-steps": {"steps": 6}}},
     "book": {"base_specs": _base_specs("book"), "seeds": [0, 1, 2, 3],
              "settings": {"base": {}, "more-steps": {"steps": 2000},
-                          "most-steps": {"steps": 4000}, "wider": {"d": _wider("book")}, "fresh-words": {"train_size": None}}},
+                          "most-steps": {"steps": 4000}, "wider": {"d": _wider("book")},
+                          "fresh-words": {"train_size": None}}},
     "paper": {"base_specs": _base_specs("paper"), "seeds": [0, 1, 2],
               "settings": {"base": {}, "fresh-words": {"train_size": None}}},
 }
@@ -131,15 +132,17 @@ def figure(records):
     import matplotlib.pyplot as plt
 
     config = records[0]["config"]
-    settings = [s for s in config["settings"] if any(r["params"]["setting"] == s for r in records)]
+    # the registered order (a record's config comes back with its keys sorted)
+    order = CONFIGS.get(records[0]["scale"], config)["settings"]
+    settings = [s for s in order if any(r["params"]["setting"] == s for r in records)]
     labels = [setting_label(config, s) for s in settings]
     fig, axes = plt.subplots(1, 3, figsize=(16, 4.6), gridspec_kw={"width_ratios": [2, 2, 1.2]})
     width = 0.8 / len(VARIANTS)
     for ax, stat in zip(axes, STATISTICS):
         for j, variant in enumerate(VARIANTS):
             for i, setting in enumerate(settings):
-                values = [r["metrics"][stat] for r in records
-                          if r["params"]["setting"] == setting and r["params"]["variant"] == variant]
+                values = [r["metrics"][stat] for r in records if r["params"]["setting"] == setting
+                          and r["params"]["variant"] == variant]
                 if not values:
                     continue
                 x = i + (j - (len(VARIANTS) - 1) / 2) * width
@@ -157,8 +160,8 @@ def figure(records):
     axes[0].legend(fontsize=8, title="dots: seeds, bar: mean", title_fontsize=7)
     ax = axes[2]
     for i, setting in enumerate(settings):
-        values = [r["metrics"]["readout_end"] for r in records
-                  if r["params"]["setting"] == setting and r["metrics"].get("readout_end") is not None]
+        values = [r["metrics"]["readout_end"] for r in records if r["params"]["setting"] == setting
+                  and r["metrics"].get("readout_end") is not None]
         if values:
             ax.scatter(np.full(len(values), i), values, s=14, color=COLORS["eq1"], alpha=0.6)
             ax.hlines(np.mean(values), i - 0.3, i + 0.3, color=COLORS["eq1"], lw=2.5)
