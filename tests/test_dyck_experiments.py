@@ -14,6 +14,10 @@ FIELDS = {
     "richard-fig5-spectrum": {None: ["singular_values", "eigenvalues_real", "matrix"]},
     "richard-fig6-ablation": {None: ["in_sample", "out_of_sample", "trainable_parameters"]},
     "richard-fig7-learned-pe": {None: ["curves", "centroids", "cluster_sizes"]},
+    "richard-fig7-order-study": {None: ["end_abs_mean", "end_relative", "amplitude",
+                                        "readout_end", "token_weight"]},
+    "richard-fig5-sign-study": {None: ["out_of_sample", "wo_wv_real", "wv_wot_real",
+                                       "effective_real", "ln_gain_min"]},
     "richard-fig1-boolean": {None: ["in_sample_depth1", "out_of_sample_depth2", "n_params"]},
 }
 
@@ -88,3 +92,115 @@ def test_fig3_left_paper_config_searches_the_papers_learning_rates(monkeypatch, 
     metrics = [{"d": 2, "layers": 1, "heads": 1, "accuracy": a} for a in (0.2, 0.7, 0.4)]
     metrics.append({"d": 4, "layers": 1, "heads": 1, "accuracy": 0.1})
     assert sorted(m["accuracy"] for m in fig3.best_per_shape(metrics)) == [0.1, 0.7]
+
+
+@pytest.mark.parametrize("scale", ["test", "book", "paper"])
+def test_studies_start_from_the_models_of_the_figures_they_study(scale):
+    """The base setting with seed 0 is the very spec (so the very weights) of Fig. 5 / Fig. 7,
+    and every other setting changes only what it names."""
+    from lengthgen.experiments import richard_fig5_sign_study as sign
+    from lengthgen.experiments import richard_fig7_order_study as order
+    fig7 = experiment("richard-fig7-learned-pe").CONFIGS[scale]["models"]
+    cfg = order.CONFIGS[scale]
+    for variant, spec in fig7.items():
+        assert order.study_spec(cfg, "base", variant, 0) == spec
+        for setting, changes in cfg["settings"].items():
+            other = order.study_spec(cfg, setting, variant, 1)
+            assert {k for k in spec if spec[k] != other.get(k)} == set(changes) | {"seed"}
+    assert order.study_spec(cfg, "base", "eq1-res", 0)["layers"] == 1
+    many = experiment("richard-fig5-spectrum").CONFIGS[scale]["models"]["many"]
+    cfg = sign.CONFIGS[scale]
+    assert sign.study_spec(cfg, "base", 0) == many
+    for setting, changes in cfg["settings"].items():
+        other = sign.study_spec(cfg, setting, 2)
+        assert {k for k in many if many[k] != other.get(k)} == set(changes) | {"seed"}
+
+
+def test_dominant_eigenvalue_finds_a_known_negative_one():
+    from lengthgen.experiments.richard_fig5_sign_study import dominant_eigenvalue
+    rng = np.random.default_rng(0)
+    basis = rng.normal(size=(4, 4))
+    matrix = basis @ np.diag([0.5, -3.0, 2.0, 1.0]) @ np.linalg.inv(basis)  # not symmetric
+    top = dominant_eigenvalue(matrix)
+    assert np.isclose(top["real"], -3.0) and top["imag"] == 0.0
+    assert np.isclose(top["modulus"], 3.0) and np.isclose(top["gap"], 1.5)
+    rotation = np.array([[0.0, -2.0, 0.0], [2.0, 0.0, 0.0], [0.0, 0.0, -1.0]])
+    top = dominant_eigenvalue(rotation)                       # +-2i dominates: no sign
+    assert np.isclose(top["real"], 0.0) and np.isclose(abs(top["imag"]), 2.0)
+
+
+def test_effective_map_carries_the_layernorm_gain_and_the_centring():
+    from lengthgen.experiments.richard_fig5_sign_study import dominant_eigenvalue, effective_map
+    d = 5
+    m = 2.0 * np.eye(d)
+    assert np.isclose(dominant_eigenvalue(effective_map(m, np.ones(d)))["real"], 2.0)
+    assert np.isclose(dominant_eigenvalue(effective_map(m, -np.ones(d)))["real"], -2.0)
+    # the all-ones direction is removed by LayerNorm's centring
+    assert np.allclose(effective_map(m, np.ones(d)) @ np.ones(d), 0.0)
+
+
+def test_the_two_readings_of_value_times_projection_differ(tmp_path, monkeypatch):
+    """W_O W_V and W_V W_O^T of the same layer have different spectra in general."""
+    from lengthgen.experiments import richard_fig5_sign_study as sign
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    model, _ = sign.trained_model(sign.study_spec(sign.CONFIGS["test"], "base", 0), "cpu")
+    matrices, gain = sign.readings(model)
+    attn = model.blocks[-1].attn
+    d = model.cfg.d_model
+    w_v = attn.in_proj.weight[-d:].detach().double().numpy()
+    w_o = attn.out_proj.weight.detach().double().numpy()
+    assert np.allclose(matrices["wo_wv"], w_o @ w_v) and np.allclose(matrices["wv_wot"], w_v @ w_o.T)
+    assert len(gain) == d
+    a, b = (np.sort_complex(np.linalg.eigvals(matrices[k])) for k in ("wo_wv", "wv_wot"))
+    assert not np.allclose(a, b)
+
+
+def test_end_statistics_on_hand_made_curves():
+    from lengthgen.experiments.richard_fig7_order_study import end_statistics
+    curves = np.array([[1.0, 1.0, 1.0, 1.0],      # ends at 1, RMS 1
+                       [0.0, 2.0, -2.0, 0.0],     # ends at 0, RMS sqrt(2)
+                       [3.0, 3.0, 3.0, -3.0]])    # ends at 3 (sign ignored), RMS 3
+    stats = end_statistics(curves)
+    assert np.isclose(stats["end_abs_mean"], 4.0 / 3.0)
+    assert np.isclose(stats["amplitude"], (1.0 + np.sqrt(2.0) + 3.0) / 3.0)
+    assert np.isclose(stats["end_relative"], 4.0 / (4.0 + np.sqrt(2.0)))
+    scaled = end_statistics(10.0 * curves)   # a variant whose table is 10x larger
+    assert np.isclose(scaled["end_abs_mean"], 10.0 * stats["end_abs_mean"])
+    assert np.isclose(scaled["end_relative"], stats["end_relative"])
+
+
+def test_eq1_res_is_one_uniform_head_with_residual_layernorm_and_tied_frozen_tokens():
+    from lengthgen.experiments.richard_dyck_training import build_model, position_curves
+    from lengthgen.experiments.richard_fig7_order_study import CONFIGS, study_spec
+    model = build_model(study_spec(CONFIGS["test"], "base", "eq1-res", 0))
+    assert len(model.blocks) == 1 and model.blocks[0].mlp is None
+    assert model.cfg.attention == "uniform" and model.cfg.n_heads == 1
+    assert model.unembed.weight is model.token_embeddings.weight
+    assert not model.token_embeddings.weight.requires_grad
+    assert model.position_table().requires_grad and model.blocks[0].attn.in_proj.weight.requires_grad
+    # curves are read towards '(' in every coordinate: u_j * cumulative sum
+    table = model.position_table().detach().double().numpy()
+    u = np.array([1.0 if j % 2 == 0 else -1.0 for j in range(table.shape[1])])
+    assert np.allclose(position_curves(model, "eq1-res"), np.cumsum(table * u, axis=0).T)
+
+
+def test_unknown_variant_is_one_clear_error():
+    from lengthgen.errors import LengthgenError
+    from lengthgen.experiments.richard_dyck_training import build_model
+    with pytest.raises(LengthgenError, match="unknown Dyck model variant"):
+        build_model({"variant": "ful", "n": 4, "d": 4, "layers": 1, "heads": 1, "seed": 0})
+
+
+def test_eq1_readout_ignores_coordinates_the_output_does_not_read():
+    """eq1's output reads the curves only through w = V^T 1; in d = 1 with V = v the readout is
+    the closed form's own curve, whatever v is; a coordinate with w_j = 0 ends anywhere."""
+    from lengthgen.experiments.richard_fig7_order_study import readout
+    from lengthgen.models.dyck import ClosedFormHead
+    head = ClosedFormHead("(()(()))()")
+    curve = np.cumsum(head.positions[:, 0])
+    out = readout(np.array([[head.v]]), curve[None, :])
+    assert np.isclose(out["readout_end"], curve[-1]) and out["token_weight"] == head.v < 0
+    value = np.array([[2.0, 1.0], [-1.0, -1.0]])           # w = V^T 1 = (1, 0)
+    curves = np.array([[0.5, -0.5], [3.0, 100.0]])         # coordinate 2 ends far away
+    out = readout(value, curves)
+    assert np.isclose(out["token_weight"], 1.0) and np.isclose(out["readout_end"], -0.5)

@@ -13,6 +13,13 @@ Model variants (the ablation of App. 5.3.4):
   uniform-pm1-v uniform-pm1, no MLP, value and output projections frozen to the identity
   eq1           Eq. (1) itself: one uniform head, frozen +-1 tokens, learned B and V, tied
                 unembedding, no LayerNorm, no residual
+and, outside the Fig. 6 sweep (STUDY_VARIANTS, used by the Fig. 7 order study):
+  eq1-res       Eq. (1) with a residual connection and LayerNorm, closer to the paper's model 5:
+                a one-layer decoder with one uniform head, no MLP, frozen tokens +-u tied as
+                unembedding; learned B, V, output projection and LayerNorm gains
+
+Also here: the quantities two figures read off the same kind of model (value_projection for
+Fig. 5 and its sign study, position_curves for Fig. 7 and its order study).
 """
 import hashlib
 import json
@@ -22,6 +29,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from lengthgen.errors import LengthgenError
 from lengthgen.models.decoder import Decoder, DecoderConfig
 from lengthgen.models.dyck import SelfAttentionHead, complete_with_model
 from lengthgen.tasks.dyck import (CLOSE, OPEN, TOKEN_ID, VOCAB, DyckTask, deep_prefix,
@@ -29,6 +37,7 @@ from lengthgen.tasks.dyck import (CLOSE, OPEN, TOKEN_ID, VOCAB, DyckTask, deep_p
 from lengthgen.train import TrainConfig, load_checkpoint, save_checkpoint, train
 
 VARIANTS = ("full", "nope", "uniform-pm1", "uniform-pm1-v", "eq1")
+STUDY_VARIANTS = ("eq1-res",)   # not in VARIANTS: Fig. 6's registered config lists VARIANTS
 CACHE_VERSION = 2
 
 
@@ -82,13 +91,16 @@ def build_model(spec: dict) -> torch.nn.Module:
     variant, n_positions = spec["variant"], 2 * spec["n"]
     if variant == "eq1":
         return SelfAttentionHead(spec["d"], n_positions, uniform=True, fixed_tokens=True)
-    uniform = variant.startswith("uniform")
+    if variant not in VARIANTS + STUDY_VARIANTS:
+        raise LengthgenError(f"unknown Dyck model variant {variant!r}")
+    uniform = variant.startswith("uniform") or variant == "eq1-res"
     cfg = DecoderConfig(vocab_size=len(VOCAB), n_classes=len(VOCAB), n_layers=spec["layers"],
                         n_heads=spec["heads"], d_model=spec["d"], mlp_ratio=8,
                         pe="nope" if variant == "nope" else "ape", n_positions=n_positions,
                         dropout=spec.get("dropout", 0.0),
                         attention="uniform" if uniform else "softmax",
-                        use_mlp=variant != "uniform-pm1-v")
+                        use_mlp=variant not in ("uniform-pm1-v", "eq1-res"),
+                        tied_embeddings=variant == "eq1-res")
     model = Decoder(cfg)
     if uniform:
         _freeze_tokens(model.token_embeddings)
@@ -146,3 +158,24 @@ def completion_rate(model, prefixes: list[str], n: int, rng, device) -> float:
 
 def trainable_parameters(model) -> int:
     return sum(p.numel() for p in model.parameters() if p.requires_grad)
+
+
+def value_projection(model) -> np.ndarray:
+    """W_O W_V of the last block (heads merged; softmax attention: the value rows of in_proj)."""
+    attn = model.blocks[-1].attn
+    d = model.cfg.d_model
+    w_v = attn.in_proj.weight[-d:] if model.cfg.attention == "softmax" else attn.in_proj.weight
+    with torch.no_grad():
+        return (attn.out_proj.weight @ w_v).double().cpu().numpy()
+
+
+def position_curves(model, variant: str) -> np.ndarray:
+    """The cumulative sums r -> sum_{i<=r} B_i of each coordinate of the learned positional
+    table, [d, T]. In the decoder variants coordinate j is multiplied by the sign u_j of the
+    frozen '(' embedding, so that up means "towards '('" in every curve (eq1's '(' is +1 in
+    every coordinate already)."""
+    table = model.pos if hasattr(model, "pos") else model.position_table()
+    table = table.detach().double().cpu().numpy()
+    if variant != "eq1":
+        table = table * token_signs(table.shape[1]).double().numpy()
+    return np.cumsum(table, axis=0).T

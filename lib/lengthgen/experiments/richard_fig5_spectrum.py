@@ -6,10 +6,9 @@ values and complex eigenvalues. The paper sees a low-rank M with a dominant nega
 eigenvalue in the model that generalizes better.
 """
 import numpy as np
-import torch
 
 from lengthgen.experiments import richard_fig3_right_samples as samples_figure
-from lengthgen.experiments.richard_dyck_training import trained_model
+from lengthgen.experiments.richard_dyck_training import trained_model, value_projection
 
 FIGURE_ID = "richard-fig5-spectrum"
 TITLE = "Spectrum of the top layer's value x projection matrix, single- vs many-word model"
@@ -21,15 +20,6 @@ CONFIGS = {scale: {"models": {"single": samples_figure.single_spec(cfg),
 
 def runs(config):
     return [{"name": name, "model": name, "seed": config["seed"]} for name in config["models"]]
-
-
-def value_projection(model) -> np.ndarray:
-    """W_O W_V of the last block (softmax attention: the value rows of in_proj)."""
-    attn = model.blocks[-1].attn
-    d = model.cfg.d_model
-    w_v = attn.in_proj.weight[-d:] if model.cfg.attention == "softmax" else attn.in_proj.weight
-    with torch.no_grad():
-        return (attn.out_proj.weight @ w_v).double().cpu().numpy()
 
 
 def run_one(params, config, device):

@@ -10,7 +10,7 @@ single such curve (d = 1): minus the Dyck path of the training word, shifted by 
 import numpy as np
 
 from lengthgen.experiments import richard_fig6_ablation as ablation
-from lengthgen.experiments.richard_dyck_training import token_signs, trained_model
+from lengthgen.experiments.richard_dyck_training import position_curves, trained_model
 
 FIGURE_ID = "richard-fig7-learned-pe"
 TITLE = "Cumulative sums of learned positional embeddings, with k-means centroids"
@@ -36,17 +36,9 @@ def kmeans(curves: np.ndarray, k: int, rng, iterations: int = 50):
     return centroids, labels
 
 
-def positional_table(model) -> np.ndarray:
-    table = model.pos if hasattr(model, "pos") else model.position_table()
-    return table.detach().double().cpu().numpy()
-
-
 def run_one(params, config, device):
     model, _ = trained_model(config["models"][params["variant"]], device)
-    table = positional_table(model)
-    if params["variant"] != "eq1":  # read each coordinate in the direction of '(' (u_j = +-1)
-        table = table * token_signs(table.shape[1]).double().numpy()
-    curves = np.cumsum(table, axis=0).T                            # [d, T]
+    curves = position_curves(model, params["variant"])             # [d, T]
     rng = np.random.default_rng([params["seed"], 7])
     centroids, labels = kmeans(curves, config["clusters"], rng)
     return {"variant": params["variant"], "curves": curves.tolist(),
