@@ -7,7 +7,11 @@ are joined at the top level without parentheses, read with the usual precedence 
 over or). The depth of an expression is its deepest parenthesis nesting.
 
 The oracle is sympy's simplify_logic; an answer is graded by sympy's equivalence test. Each
-example is one sequence: <start> expression = simplified <end>.
+example is one equality: <start> expression = simplified <end>. Two ways to train on them:
+`BooleanTask`, one padded equality per sequence with the loss on the answer, and
+`BooleanWindowTask`, the paper's (Sec. 2.2): equalities concatenated into one long stream, cut
+into windows of W tokens that each begin at a <start> (and need not end at an <end>), with the
+loss on every next token. `paper_answer` is the paper's decoding rule.
 """
 import numpy as np
 from sympy import Not, Symbol, false, true
@@ -240,6 +244,109 @@ class BooleanTask(Task):
             mask[row, prompts[row] - 1: len(s) - 1] = True
         return Batch(inputs=inputs, targets=targets, loss_mask=mask,
                      lengths=self.depths[picks].astype(np.int64), prompt_lengths=prompts)
+
+
+def window_starts(stream: list[int], window: int) -> list[int]:
+    """Where the windows of a concatenated stream of equalities begin.
+
+    A window is `window` input tokens, stream[s : s + window], with the next tokens,
+    stream[s + 1 : s + window + 1], as targets. The first begins at 0 (a <start>); each next one
+    begins at the last <start> inside the previous window's targets, that is at the equality the
+    previous window cut (or right after it, when it ended exactly on an <end>). So every window
+    begins at a <start>, consecutive windows overlap by at most the cut equality, and together
+    they cover the stream up to its last whole window. An equality longer than the window would
+    never fit one: that raises LengthgenError.
+    """
+    start_id = TOKEN_ID[START]
+    if window < 1:
+        raise LengthgenError(f"a window needs at least one token, got {window}")
+    if not stream or stream[0] != start_id:
+        raise LengthgenError("a stream of equalities must begin with <start>")
+    starts, s = [], 0
+    while s + window + 1 <= len(stream):
+        starts.append(s)
+        following = max(i for i in range(s, s + window + 1) if stream[i] == start_id)
+        if following == s:
+            raise LengthgenError(f"an equality of more than {window} tokens does not fit a "
+                                 f"window of {window}")
+        s = following
+    return starts
+
+
+class BooleanWindowTask(Task):
+    """The paper's training data: windows of `window` tokens cut from a concatenation of random
+    equalities of the pool, each window beginning at a <start>; the loss covers every position.
+
+    Each batch is cut from a fresh stream of equalities drawn at random (with replacement) from
+    the examples of the requested depths, just long enough for batch_size windows. Len is the
+    deepest expression that starts in the window. No PAD: every window is full.
+    """
+
+    def __init__(self, pool: list[tuple[list[str], list[str]]], window: int,
+                 task_id: str = "boolean-windows"):
+        if not pool:
+            raise LengthgenError("a Boolean task needs a non-empty pool of examples")
+        self.pool = pool
+        self.sequences = [[TOKEN_ID[t] for t in example_tokens(e, a)] for e, a in pool]
+        longest = max(len(s) for s in self.sequences)
+        if longest > window:
+            raise LengthgenError(f"the longest equality of the pool has {longest} tokens, more "
+                                 f"than the window of {window}")
+        self.window = window
+        self.depths = np.array([expression_depth(e) for e, _ in pool])
+        self.id = task_id
+        self.vocab = VOCAB
+        self.n_classes = len(VOCAB)
+        self.train_range = (int(self.depths.min()), int(self.depths.max()))
+        self.test_bins = (self.train_range,)
+
+    def max_tokens(self, length: int) -> int:
+        return self.window
+
+    def stream(self, rng, min_tokens: int, allowed: np.ndarray) -> tuple[list[int], list[int]]:
+        """A concatenation of random equalities (ids in `allowed`) of at least min_tokens
+        tokens, and the pool index of each equality in it."""
+        tokens, picks = [], []
+        while len(tokens) < min_tokens:
+            i = int(allowed[rng.integers(allowed.size)])
+            tokens += self.sequences[i]
+            picks.append(i)
+        return tokens, picks
+
+    def sample(self, rng, batch_size, min_len, max_len) -> Batch:
+        self.check_length_range(min_len, max_len, smallest=0)
+        allowed = np.flatnonzero((self.depths >= min_len) & (self.depths <= max_len))
+        if allowed.size == 0:
+            raise LengthgenError(f"{self.id}: no example of depth in [{min_len}, {max_len}]")
+        # each window advances the stream by at least window - (longest equality) + 1 tokens;
+        # drawing whole windows' worth and topping up keeps this simple and exact
+        tokens, picks = self.stream(rng, batch_size * self.window + 1, allowed)
+        starts = window_starts(tokens, self.window)
+        while len(starts) < batch_size:
+            more, more_picks = self.stream(rng, self.window + 1, allowed)
+            tokens, picks = tokens + more, picks + more_picks
+            starts = window_starts(tokens, self.window)
+        starts = starts[:batch_size]
+        stream = np.array(tokens, dtype=np.int64)
+        inputs = np.stack([stream[s: s + self.window] for s in starts])
+        targets = np.stack([stream[s + 1: s + self.window + 1] for s in starts])
+        # the depth of the deepest equality that begins inside each window
+        begins = np.cumsum([0] + [len(self.sequences[i]) for i in picks[:-1]])
+        depth_of = self.depths[picks]
+        lengths = np.array([depth_of[(begins >= s) & (begins < s + self.window)].max()
+                            for s in starts], dtype=np.int64)
+        return Batch(inputs=inputs, targets=targets,
+                     loss_mask=np.ones(inputs.shape, dtype=bool), lengths=lengths)
+
+
+def paper_answer(generated: list[str], lhs_tokens: int) -> list[str] | None:
+    """The paper's decoding rule (Sec. 2.2, "Evaluation data and metrics"): generation stops at
+    <end>, and an answer counts only if it has fewer tokens than the left-hand side. So the
+    model gets lhs_tokens generated tokens of room; the answer is what precedes an <end> among
+    them (at most lhs_tokens - 1 tokens), and None (wrong, whatever it says) if no <end> comes
+    within the room."""
+    room = list(generated[:lhs_tokens])
+    return room[: room.index(END)] if END in room else None
 
 
 def make_pool(rng: np.random.Generator, count: int, clauses: int, depth: int):
