@@ -3,9 +3,10 @@
 Learn positional encodings p_0..p_{P-1} in R^d and matrices Q, K in R^{d x d} so that the product
 p_i^T Q^T K p_j matches a target phi(i, j) on windows of `train_length` positions placed at random
 offsets, then measure the error on longer windows. Only entries with i >= j count (causal
-attention). Targets that are local (nonzero only at small distances i - j) or periodic extrapolate;
-targets that are neither do not, because distances longer than the training windows never get a
-training signal and the products there stay at whatever the weight penalty leaves them.
+attention). The theory predicts that targets that are local (nonzero only at small distances
+i - j) or periodic extrapolate and that targets that are neither do not: distances longer than the
+training windows never get a training signal, and the products there stay wherever initialization,
+the fitted positions and the weight penalty leave them (band_errors measures them separately).
 
 Each target is 0 where its condition is false and `value` where it is true; "combined" targets
 add a local and a periodic one.
