@@ -225,12 +225,16 @@ class BooleanTask(Task):
     def max_tokens(self, length: int) -> int:
         return self.longest
 
-    def sample(self, rng, batch_size, min_len, max_len) -> Batch:
+    def examples_of_depth(self, min_len: int, max_len: int) -> np.ndarray:
+        """Pool indices of the examples whose depth is in [min_len, max_len] (never empty)."""
         self.check_length_range(min_len, max_len, smallest=0)
         allowed = np.flatnonzero((self.depths >= min_len) & (self.depths <= max_len))
         if allowed.size == 0:
             raise LengthgenError(f"{self.id}: no example of depth in [{min_len}, {max_len}]")
-        picks = rng.choice(allowed, batch_size)
+        return allowed
+
+    def sample(self, rng, batch_size, min_len, max_len) -> Batch:
+        picks = rng.choice(self.examples_of_depth(min_len, max_len), batch_size)
         seqs = [[TOKEN_ID[t] for t in example_tokens(*self.pool[i])] for i in picks]
         width = max(len(s) for s in seqs) - 1
         inputs = np.zeros((batch_size, width), dtype=np.int64)
@@ -273,7 +277,7 @@ def window_starts(stream: list[int], window: int) -> list[int]:
     return starts
 
 
-class BooleanWindowTask(Task):
+class BooleanWindowTask(BooleanTask):
     """The paper's training data: windows of `window` tokens cut from a concatenation of random
     equalities of the pool, each window beginning at a <start>; the loss covers every position.
 
@@ -284,21 +288,13 @@ class BooleanWindowTask(Task):
 
     def __init__(self, pool: list[tuple[list[str], list[str]]], window: int,
                  task_id: str = "boolean-windows"):
-        if not pool:
-            raise LengthgenError("a Boolean task needs a non-empty pool of examples")
-        self.pool = pool
+        super().__init__(pool, task_id)  # the pool, its depths and the vocabulary, as above
         self.sequences = [[TOKEN_ID[t] for t in example_tokens(e, a)] for e, a in pool]
         longest = max(len(s) for s in self.sequences)
         if longest > window:
             raise LengthgenError(f"the longest equality of the pool has {longest} tokens, more "
                                  f"than the window of {window}")
         self.window = window
-        self.depths = np.array([expression_depth(e) for e, _ in pool])
-        self.id = task_id
-        self.vocab = VOCAB
-        self.n_classes = len(VOCAB)
-        self.train_range = (int(self.depths.min()), int(self.depths.max()))
-        self.test_bins = (self.train_range,)
 
     def max_tokens(self, length: int) -> int:
         return self.window
@@ -314,10 +310,7 @@ class BooleanWindowTask(Task):
         return tokens, picks
 
     def sample(self, rng, batch_size, min_len, max_len) -> Batch:
-        self.check_length_range(min_len, max_len, smallest=0)
-        allowed = np.flatnonzero((self.depths >= min_len) & (self.depths <= max_len))
-        if allowed.size == 0:
-            raise LengthgenError(f"{self.id}: no example of depth in [{min_len}, {max_len}]")
+        allowed = self.examples_of_depth(min_len, max_len)
         # each window advances the stream by at least window - (longest equality) + 1 tokens;
         # drawing whole windows' worth and topping up keeps this simple and exact
         tokens, picks = self.stream(rng, batch_size * self.window + 1, allowed)
