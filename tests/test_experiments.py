@@ -70,6 +70,19 @@ def test_committed_records_match_the_registered_config(figure_id, scale):
             f"{record['run_name']}: not a run of the registered {scale} config"
 
 
+@pytest.mark.parametrize("figure_id", FIGURE_IDS)
+@pytest.mark.parametrize("scale", ["book", "paper"])
+def test_committed_records_name_one_clean_commit(figure_id, scale):
+    """A figure's caption names the commit its records came from: one commit, with no
+    uncommitted change under lib/ (re-run the whole figure on a clean tree otherwise)."""
+    records = load_records(figure_id, scale, results_dir())
+    commits = {r["git_commit"] for r in records}
+    assert len(commits) <= 1, f"{figure_id}/{scale}: records from {len(commits)} commits"
+    dirty = [r["run_name"] for r in records
+             if r["git_commit"].endswith("+dirty") or r.get("git_dirty_files")]
+    assert not dirty, f"{figure_id}/{scale}: made from a changed tree: {dirty[:3]}"
+
+
 def test_unknown_figure_id_names_the_closest():
     if not FIGURE_IDS:
         pytest.skip("no experiments registered yet")
