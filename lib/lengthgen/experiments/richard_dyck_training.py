@@ -160,13 +160,26 @@ def trainable_parameters(model) -> int:
     return sum(p.numel() for p in model.parameters() if p.requires_grad)
 
 
-def value_projection(model) -> np.ndarray:
-    """W_O W_V of the last block (heads merged; softmax attention: the value rows of in_proj)."""
+def _value_and_output_weights(model) -> tuple[torch.Tensor, torch.Tensor]:
+    """(W_V, W_O) of the last block, heads merged (softmax attention: the value rows of
+    in_proj; uniform attention has only values there)."""
     attn = model.blocks[-1].attn
     d = model.cfg.d_model
     w_v = attn.in_proj.weight[-d:] if model.cfg.attention == "softmax" else attn.in_proj.weight
+    return w_v, attn.out_proj.weight
+
+
+def value_and_output(model) -> tuple[np.ndarray, np.ndarray]:
+    """(W_V, W_O) of the last block as float64 arrays."""
     with torch.no_grad():
-        return (attn.out_proj.weight @ w_v).double().cpu().numpy()
+        return tuple(w.double().cpu().numpy() for w in _value_and_output_weights(model))
+
+
+def value_projection(model) -> np.ndarray:
+    """W_O W_V of the last block (multiplied in the model's own precision, as recorded)."""
+    w_v, w_o = _value_and_output_weights(model)
+    with torch.no_grad():
+        return (w_o @ w_v).double().cpu().numpy()
 
 
 def position_curves(model, variant: str) -> np.ndarray:
@@ -179,3 +192,19 @@ def position_curves(model, variant: str) -> np.ndarray:
     if variant != "eq1":
         table = table * token_signs(table.shape[1]).double().numpy()
     return np.cumsum(table, axis=0).T
+
+
+def setting_label(changes: dict) -> str:
+    """What a study setting changes in a spec, for axis labels: 'base' for nothing, 'fresh
+    words' for train_size None, 'N words' for another train_size, else 'key value'."""
+    if not changes:
+        return "base"
+    return ", ".join("fresh words" if k == "train_size" and v is None else
+                     f"{v} words" if k == "train_size" else f"{k} {v}" for k, v in changes.items())
+
+
+def registered_settings(records: list[dict], configs: dict) -> list[str]:
+    """The settings of a study's records in their registered order (a record's config comes
+    back from JSON with its keys sorted)."""
+    order = configs.get(records[0]["scale"], records[0]["config"])["settings"]
+    return [s for s in order if any(r["params"]["setting"] == s for r in records)]

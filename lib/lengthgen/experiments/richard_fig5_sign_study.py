@@ -27,7 +27,9 @@ import torch
 from lengthgen.experiments import richard_fig3_right_samples as samples_figure
 from lengthgen.experiments import richard_fig5_spectrum as fig5
 from lengthgen.experiments.richard_dyck_training import (completion_rate, deep_test_prefixes,
-                                                         trained_model, value_projection)
+                                                         registered_settings, setting_label,
+                                                         trained_model, value_and_output,
+                                                         value_projection)
 
 FIGURE_ID = "richard-fig5-sign-study"
 TITLE = "Fig. 5 sign study: the dominant eigenvalue of the top value map against generalization"
@@ -84,11 +86,8 @@ def effective_map(w_o_w_v: np.ndarray, gain: np.ndarray) -> np.ndarray:
 def readings(model) -> dict:
     """The three matrices of the module docstring, for the top block of a decoder."""
     m = value_projection(model)
-    attn = model.blocks[-1].attn
-    d = model.cfg.d_model
+    w_v, w_o = value_and_output(model)
     with torch.no_grad():
-        w_v = attn.in_proj.weight[-d:].double().cpu().numpy()
-        w_o = attn.out_proj.weight.double().cpu().numpy()
         gain = model.blocks[-1].ln_attn.weight.double().cpu().numpy()
     return {"wo_wv": m, "wv_wot": w_v @ w_o.T, "effective": effective_map(m, gain)}, gain
 
@@ -117,21 +116,11 @@ def data(records):
             for r in records for reading in READINGS]
 
 
-def setting_label(config: dict, setting: str) -> str:
-    changes = config["settings"][setting]
-    if not changes:
-        return "base"
-    return ", ".join("fresh words" if k == "train_size" and v is None else
-                     f"{v} words" if k == "train_size" else f"{k} {v}" for k, v in changes.items())
-
-
 def figure(records):
     import matplotlib.pyplot as plt
 
     config = records[0]["config"]
-    # the registered order (a record's config comes back with its keys sorted)
-    order = CONFIGS.get(records[0]["scale"], config)["settings"]
-    settings = [s for s in order if any(r["params"]["setting"] == s for r in records)]
+    settings = registered_settings(records, CONFIGS)
     fig, axes = plt.subplots(1, 2, figsize=(13, 4.6), gridspec_kw={"width_ratios": [2, 1]})
     markers = {"wo_wv": "o", "wv_wot": "s", "effective": "^"}
     width = 0.8 / len(READINGS)
@@ -151,7 +140,7 @@ def figure(records):
                             facecolor="none", edgecolor=colors[~real])
     axes[0].axhline(0, color="grey", lw=0.6)
     axes[0].set_xticks(range(len(settings)))
-    axes[0].set_xticklabels([setting_label(config, s) for s in settings], fontsize=8)
+    axes[0].set_xticklabels([setting_label(config["settings"][s]) for s in settings], fontsize=8)
     axes[0].set(xlabel="setting (changes from the Fig. 5 many-word spec)",
                 ylabel="real part of the dominant eigenvalue",
                 title="Dominant eigenvalue of the top layer, one mark per seed")
@@ -161,7 +150,7 @@ def figure(records):
     for i, setting in enumerate(settings):
         rows = [r["metrics"] for r in records if r["params"]["setting"] == setting]
         axes[1].scatter([m["out_of_sample"] for m in rows], [m["effective_real"] for m in rows],
-                        label=setting_label(config, setting), s=25)
+                        label=setting_label(config["settings"][setting]), s=25)
     axes[1].axhline(0, color="grey", lw=0.6)
     axes[1].set(xlabel="balanced deep completions (depth >= %d)" % config["test_depth"],
                 ylabel="dominant eigenvalue of W_O W_V diag(g) P (real part)",

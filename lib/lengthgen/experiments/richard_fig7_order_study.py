@@ -34,7 +34,9 @@ import torch
 
 from lengthgen.experiments import richard_fig6_ablation as ablation
 from lengthgen.experiments import richard_fig7_learned_pe as fig7
-from lengthgen.experiments.richard_dyck_training import position_curves, trained_model
+from lengthgen.experiments.richard_dyck_training import (position_curves,
+                                                         registered_settings,
+                                                         setting_label, trained_model)
 
 FIGURE_ID = "richard-fig7-order-study"
 TITLE = "Fig. 7 order study: how far learned positional curves end from 0, per variant and setting"
@@ -116,15 +118,6 @@ def data(records):
             if r["metrics"].get(stat) is not None]
 
 
-def setting_label(config: dict, setting: str) -> str:
-    """What a setting changes, e.g. 'steps 2000' ('base' for none)."""
-    changes = config["settings"][setting]
-    if not changes:
-        return "base"
-    return ", ".join("fresh words" if k == "train_size" and v is None else f"{k} {v}"
-                     for k, v in changes.items())
-
-
 COLORS = {**{v: ablation.COLORS[v] for v in fig7.MODELS}, "eq1-res": "darkorange"}
 
 
@@ -132,10 +125,8 @@ def figure(records):
     import matplotlib.pyplot as plt
 
     config = records[0]["config"]
-    # the registered order (a record's config comes back with its keys sorted)
-    order = CONFIGS.get(records[0]["scale"], config)["settings"]
-    settings = [s for s in order if any(r["params"]["setting"] == s for r in records)]
-    labels = [setting_label(config, s) for s in settings]
+    settings = registered_settings(records, CONFIGS)
+    labels = [setting_label(config["settings"][s]) for s in settings]
     fig, axes = plt.subplots(1, 3, figsize=(16, 4.6), gridspec_kw={"width_ratios": [2, 2, 1.2]})
     width = 0.8 / len(VARIANTS)
     for ax, stat in zip(axes, STATISTICS):

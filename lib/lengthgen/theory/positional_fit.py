@@ -148,19 +148,10 @@ def band_errors(products: torch.Tensor, target: str, n: int, band: torch.Tensor,
             "zero": mean_square, "constant": max(mean_square - mean ** 2, 0.0)}
 
 
-@torch.no_grad()
 def extrapolation_errors(model: PositionalProduct, target: str, lengths: list[int],
                          value: float = 1.0) -> dict[int, float]:
     """Per test length n: the causal MSE averaged over every offset in [0, P - n]."""
-    n_positions = model.positions.shape[0]
-    phi = target_matrix(target, n_positions, value)
-    if max(lengths) > n_positions:
-        raise LengthgenError(f"test length {max(lengths)} exceeds the {n_positions} positions")
-    errors = {}
-    with one_thread():
-        full = model.products()
-        for n in lengths:
-            per_offset = [causal_mse(full[o:o + n, o:o + n], phi[o:o + n, o:o + n])
-                          for o in range(n_positions - n + 1)]
-            errors[n] = float(torch.stack(per_offset).mean())
-    return errors
+    with torch.no_grad(), one_thread():
+        products = model.products()
+        return {n: band_errors(products, target, n, distance_band(n), value)["model"]
+                for n in lengths}
