@@ -40,17 +40,18 @@ def runs(config: dict) -> list[dict]:
             for seed in config["seeds"]]
 
 
-def errors(products, target: str, config: dict) -> dict:
-    """{band: {n: {"model", "zero", "constant"}}} for every test length (the unseen band only
-    where a window is longer than the training windows)."""
+def errors(products, target: str, config: dict, bands=BANDS) -> dict:
+    """{band: {n: {"model", "zero", "constant"}}} for every test length and each of `bands`
+    (the unseen band only where a window is longer than the training windows)."""
     seen = config["train_length"]
-    out = {band: {} for band in BANDS}
+    masks = {"all": lambda n: distance_band(n), "seen": lambda n: distance_band(n, near=seen),
+             "unseen": lambda n: distance_band(n, far=seen) if n > seen else None}
+    out = {band: {} for band in bands}
     for n in config["test_lengths"]:
-        bands = {"all": distance_band(n), "seen": distance_band(n, near=seen)}
-        if n > seen:
-            bands["unseen"] = distance_band(n, far=seen)
-        for band, mask in bands.items():
-            out[band][str(n)] = band_errors(products, target, n, mask)
+        for band in bands:
+            mask = masks[band](n)
+            if mask is not None:
+                out[band][str(n)] = band_errors(products, target, n, mask)
     return out
 
 
@@ -59,8 +60,8 @@ def run_one(params: dict, config: dict, device) -> dict:
 
     def checkpoint(step, model):
         by_steps[str(step)] = {n: e["model"] for n, e in
-                               errors(model.products().detach(), params["target"],
-                                      config)["all"].items()}
+                               errors(model.products().detach(), params["target"], config,
+                                      bands=("all",))["all"].items()}
 
     model = fit(params["target"], params["width"], config["steps"], params["seed"],
                 n_positions=config["n_positions"], train_length=config["train_length"],
