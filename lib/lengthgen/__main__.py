@@ -7,6 +7,7 @@ short by the reader (`| head`) ends quietly.
 import argparse
 import importlib
 import os
+import re
 import sys
 
 from lengthgen.errors import LengthgenError
@@ -26,8 +27,19 @@ COMMANDS = {
 PROG = "python -m lengthgen"
 
 
+# what argparse takes for a value rather than an option: -1, -.5, -1e-3, -2.5E+4, -inf, -nan
+# (its own test misses exponents, so `--lr -1e-3` read as an option); the value is then checked
+NEGATIVE_NUMBER = re.compile(r"^-(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$|^-(inf|infinity|nan)$",
+                             re.IGNORECASE)
+
+
 class OneLineParser(argparse.ArgumentParser):
-    """An argparse parser whose errors are one line, like every other user error."""
+    """An argparse parser whose errors are one line, like every other user error, and that reads
+    a negative number (also with an exponent) as a value, so its option can refuse it clearly."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._negative_number_matcher = NEGATIVE_NUMBER
 
     def error(self, message):
         command = self.prog.removeprefix(PROG).strip()
@@ -38,10 +50,21 @@ def build_parser() -> argparse.ArgumentParser:
     parser = OneLineParser(prog=PROG,
                            description="Length generalization in transformers: "
                                        "tasks, models, C-RASP, experiments.")
+    from lengthgen import __version__   # no torch: --help and --version start in a fraction of a s
+    parser.add_argument("--version", action="version", version=f"lengthgen {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for module in COMMANDS.values():
         importlib.import_module(f"lengthgen.cli.{module}").add_parser(sub)
     return parser
+
+
+OUT_OF_MEMORY = "out of memory; ask for fewer or shorter samples, or a smaller model"
+
+
+def _out_of_memory(e: RuntimeError) -> bool:
+    text = str(e).lower()
+    return "out of memory" in text or "can't allocate memory" in text \
+        or "cannot allocate memory" in text or "not enough memory" in text
 
 
 def main(argv=None) -> int:
@@ -56,8 +79,16 @@ def main(argv=None) -> int:
         print(f"error: {e}", file=sys.stderr)
         return 2
     except MemoryError:
-        print("error: out of memory; ask for fewer or shorter samples, or a smaller model",
+        print(f"error: {OUT_OF_MEMORY}", file=sys.stderr)
+        return 2
+    except OverflowError as e:   # a number too large for a float or a C integer somewhere
+        print(f"error: a number is too large for this computation ({e}); use smaller values",
               file=sys.stderr)
+        return 2
+    except RuntimeError as e:   # torch reports running out of memory as a RuntimeError
+        if not _out_of_memory(e):
+            raise
+        print(f"error: {OUT_OF_MEMORY} ({str(e).splitlines()[0][:200]})", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)

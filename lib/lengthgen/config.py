@@ -6,12 +6,12 @@ Both are read here and nowhere else, so a reader changes one environment variabl
 import os
 from contextlib import contextmanager
 
-import torch
-
 from lengthgen.errors import LengthgenError
 
 SCALE_ENV = "LENGTHGEN_SCALE"
 DEVICE_ENV = "LENGTHGEN_DEVICE"
+MEMORY_ENV = "LENGTHGEN_MEMORY_LIMIT"   # e.g. 2G or 512M: what a command may plan to use
+DEFAULT_MEMORY_LIMIT = 4 * 2 ** 30      # bytes, or half the machine's memory if that is less
 SCALES = ("test", "book", "paper")
 DEFAULT_SCALE = "book"
 
@@ -28,7 +28,34 @@ def get_scale(scale: str | None = None) -> str:
     return value
 
 
+def memory_limit() -> tuple[int, str]:
+    """(bytes, where that number comes from): the memory a command may plan to use. Commands
+    estimate the memory of their work from their arguments and refuse above this, before
+    allocating anything. $LENGTHGEN_MEMORY_LIMIT (bytes, or with a K, M or G suffix) sets it."""
+    text = os.environ.get(MEMORY_ENV, "").strip()
+    if text:
+        units = {"K": 2 ** 10, "M": 2 ** 20, "G": 2 ** 30, "T": 2 ** 40}
+        number, factor = (text[:-1], units[text[-1].upper()]) if text[-1].upper() in units \
+            else (text, 1)
+        try:
+            value = int(float(number) * factor)
+        except (ValueError, OverflowError):
+            value = 0
+        if value < 1:
+            raise LengthgenError(f"{MEMORY_ENV}={text!r}: expected a positive size such as 2G "
+                                 f"or 512M")
+        return value, f"{MEMORY_ENV}={text}"
+    try:
+        physical = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        physical = 2 * DEFAULT_MEMORY_LIMIT
+    if physical // 2 < DEFAULT_MEMORY_LIMIT:
+        return physical // 2, f"half of this machine's memory; set {MEMORY_ENV} to change it"
+    return DEFAULT_MEMORY_LIMIT, f"set {MEMORY_ENV} to change it"
+
+
 def _mps_available() -> bool:
+    import torch
     return hasattr(torch.backends, "mps") and torch.backends.mps.is_available()
 
 
@@ -49,11 +76,12 @@ def requested_device(device: str | None = None) -> str | None:
     return requested
 
 
-def get_device(device: str | None = None) -> torch.device:
+def get_device(device: str | None = None) -> "torch.device":
     """cuda, then mps, then cpu; the argument or $LENGTHGEN_DEVICE overrides.
 
     Asking for a device that is not there is an error, never a silent fallback.
     """
+    import torch  # here, not at the top: `--help`, `figure list` and `figure data` need no torch
     requested = requested_device(device)
     if requested is None:
         if torch.cuda.is_available():

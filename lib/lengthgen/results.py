@@ -13,8 +13,6 @@ import tempfile
 from datetime import datetime, timezone
 from pathlib import Path
 
-import torch
-
 from lengthgen.errors import LengthgenError
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -97,6 +95,8 @@ def git_commit() -> str:
 
 def run_started(device: str, threads: int | None = None, workers: int = 1) -> dict:
     """Provenance read when a run starts: the code's commit and state, the device, threads."""
+    import torch  # here, not at the top: reading records needs no torch
+
     from lengthgen import __version__
     commit, changed = git_state()
     return {

@@ -6,12 +6,27 @@ a bad line of stdin is `error: line N: ...` on stderr while the other lines go o
 """
 import argparse
 import math
+import os
 import sys
 
 from lengthgen.errors import LengthgenError
 
 MAX_SEED = 2 ** 32 - 1   # seeds are offset for evaluation streams; torch takes < 2^64
 CHUNK_SYMBOLS = 100_000  # symbols generated and printed at a time (so `| head` returns at once)
+MAX_LINE_BYTES = 1_000_000  # one line of stdin; a longer one (or </dev/zero) ends the input
+MAX_THREADS_PER_CORE = 4    # --threads: at most this many torch threads per CPU core
+
+
+class DefaultsFormatter(argparse.HelpFormatter):
+    """Help that ends each option's line with its default, unless the option has none to show
+    (None, a flag) or its help already says it."""
+
+    def _get_help_string(self, action):
+        text = action.help or ""
+        if "default" in text or action.default is None or action.default is False \
+                or action.default == argparse.SUPPRESS or not action.option_strings:
+            return text
+        return f"{text} (default: %(default)s)"
 
 
 def _integer(text: str) -> int:
@@ -61,6 +76,42 @@ def positive_finite(text: str) -> float:
     return value
 
 
+def threads(text: str) -> int:
+    """A torch thread count: 1 .. MAX_THREADS_PER_CORE x the cores of this machine (more only
+    makes threads wait for each other; torch crashes or overflows on absurd counts)."""
+    value = _integer(text)
+    most = MAX_THREADS_PER_CORE * (os.cpu_count() or 1)
+    if not 1 <= value <= most:
+        raise argparse.ArgumentTypeError(f"must be in 1..{most} ({MAX_THREADS_PER_CORE} per "
+                                         f"core of this machine), got {text}")
+    return value
+
+
+def gib(n_bytes: float) -> str:
+    """A byte count for a message: '3.2 GiB'."""
+    for unit, size in (("TiB", 2 ** 40), ("GiB", 2 ** 30), ("MiB", 2 ** 20)):
+        if n_bytes >= size:
+            return f"{n_bytes / size:.3g} {unit}"
+    return f"{n_bytes / 2 ** 10:.3g} KiB"
+
+
+def check_memory(estimate: float, what: str, hint: str = "") -> None:
+    """Refuse, before allocating, work whose estimated memory is over the limit (one line
+    naming both; lengthgen.config.memory_limit says where the limit comes from)."""
+    from lengthgen.config import memory_limit
+    limit, source = memory_limit()
+    if not estimate <= limit:   # also catches NaN
+        raise LengthgenError(f"{what} needs about {gib(estimate)} of memory, over the limit of "
+                             f"{gib(limit)} ({source}){'; ' + hint if hint else ''}")
+
+
+def check_seconds(estimate: float, limit: float, what: str, hint: str = "") -> None:
+    """Refuse work whose estimated time on one core is over a command's stated limit."""
+    if not estimate <= limit:
+        raise LengthgenError(f"{what} takes about {estimate:,.0f} s on one core, over this "
+                             f"command's limit of {limit:g} s{'; ' + hint if hint else ''}")
+
+
 def check_length(length: int, longest: int, what: str = "--length") -> None:
     """A length that the command can generate: 0..longest (the limit is stated)."""
     if not 0 <= length <= longest:
@@ -82,15 +133,41 @@ def chunked(total: int, length: int, draw):
         yield draw(min(size, total - start))
 
 
+class LineTooLong(LengthgenError):
+    """A line of stdin over MAX_LINE_BYTES: the rest of stdin is not read."""
+
+
+def _bounded(read_line):
+    """Lines from read_line(limit) (a readline), each at most MAX_LINE_BYTES long without its
+    line ending; a longer line (a binary file, /dev/zero) is a LineTooLong in its place and
+    ends the lines (reading on to its end could take forever)."""
+    number = 0
+    while True:
+        line = read_line(MAX_LINE_BYTES + 2)   # room for the line ending
+        if not line:
+            return
+        number += 1
+        ending = line[-1:] in ("\n", b"\n")
+        if not ending and len(line) > MAX_LINE_BYTES:
+            yield number, LineTooLong(f"longer than {MAX_LINE_BYTES:,} bytes, the limit of one "
+                                      f"input line; the rest of stdin is not read")
+            return
+        yield number, line
+
+
 def stdin_lines():
     """(line number, text) of every line of stdin, without its line ending; a line that is not
-    UTF-8 gives (line number, LengthgenError) instead."""
+    UTF-8 or too long gives (line number, LengthgenError) instead (a too-long line is the last)."""
     stream = getattr(sys.stdin, "buffer", None)
     if stream is None:   # a text stream (tests replace stdin with io.StringIO): already decoded
-        for number, line in enumerate(sys.stdin, start=1):
-            yield number, line.rstrip("\n").rstrip("\r")
+        for number, line in _bounded(sys.stdin.readline):
+            yield number, line if isinstance(line, LengthgenError) else \
+                line.rstrip("\n").rstrip("\r")
         return
-    for number, raw in enumerate(stream, start=1):
+    for number, raw in _bounded(stream.readline):
+        if isinstance(raw, LengthgenError):
+            yield number, raw
+            return
         raw = raw.rstrip(b"\n").rstrip(b"\r")
         try:
             yield number, raw.decode("utf-8")
@@ -112,5 +189,7 @@ def each_line(answer) -> int:
         except LengthgenError as e:
             print(f"error: line {number}: {e}", file=sys.stderr, flush=True)
             out, status = "", 2
+            if isinstance(e, LineTooLong):
+                break
         print(out, flush=True)
     return status

@@ -5,19 +5,25 @@ program file print as `file:line:col: message` and exit 2; a failed check exits 
 one input per line; a bad line gets `error: line N: ...` and an empty output line, and the rest
 goes on (exit 2 at the end). Each subcommand is one `add_*` function below, in SUBCOMMANDS.
 """
-from lengthgen.cli.args import count, each_line, positive, seed
-from lengthgen.crasp.check import check_language, check_next_reference, check_task
-from lengthgen.crasp.compile import (MAX_VERIFY_LENGTH, MAX_VERIFY_SAMPLES, MLP_MODES,
-                                     compile_and_verify)
-from lengthgen.crasp.interpret import accepts, tokens_of
-from lengthgen.crasp.library import NEXT_REFERENCES, program_names, program_text, resolve
-from lengthgen.crasp.trace import trace_text
+from lengthgen.cli.args import check_memory, count, each_line, positive, seed
+from lengthgen.crasp.limits import MAX_VERIFY_LENGTH, MAX_VERIFY_SAMPLES, MLP_MODES
 from lengthgen.errors import LengthgenError
+
+# (the interpreter, the checker and the compiler are imported by the subcommands that use them:
+# `--help` needs neither numpy's nor torch's start-up time)
 
 # check: the random part costs about --random x --random-length symbols through the interpreter
 MAX_RANDOM_SYMBOLS = 20_000_000
 MAX_CHECK_LENGTH = 1_000   # the exhaustive part is capped by count anyway; tasks: input length
 MAX_TRACE_LENGTH = 1_000   # run --trace: a table meant for reading
+RANDOM_GROUP = 12          # check_language draws its random strings 12 of one length at a time
+
+
+def interpreter_bytes(program, symbols: int) -> float:
+    """Memory of the interpreter on `symbols` input symbols at once: one int64 value per
+    operation and position, plus the input and a few temporaries (measured: majority_ab, 5
+    operations, took 42 bytes per symbol on 12 strings of 1,000,000)."""
+    return 8.0 * symbols * (len(program.ops) + 2)
 
 
 def add_run(csub):
@@ -30,13 +36,27 @@ def add_run(csub):
 
 
 def _run(args):
+    from lengthgen.crasp.interpret import accepts
+    from lengthgen.crasp.library import resolve
     program = resolve(args.program)
+
+    def verdict(text):
+        check_memory(interpreter_bytes(program, len(text)),
+                     f"an input of {len(text):,} characters through the {len(program.ops):,} "
+                     f"operations of {program.name or 'the program'}")
+        return "1" if accepts(program, text) else "0"
     if args.trace:
         return each_line(lambda text: _trace(program, text))
-    return each_line(lambda text: "1" if accepts(program, text) else "0")
+    return each_line(verdict)
 
 
 def _trace(program, text):
+    from lengthgen.crasp.interpret import tokens_of
+    from lengthgen.crasp.trace import trace_text
+    if len(text) > 2 * MAX_TRACE_LENGTH * max(1, max(map(len, program.alphabet), default=1)):
+        raise LengthgenError(f"--trace shows inputs of at most {MAX_TRACE_LENGTH} symbols (a "
+                             f"row per operation, a column per position), got {len(text):,} "
+                             f"characters")
     n = len(tokens_of(program, text))
     if n > MAX_TRACE_LENGTH:
         raise LengthgenError(f"--trace shows inputs of at most {MAX_TRACE_LENGTH} symbols (a "
@@ -60,15 +80,34 @@ def add_check(csub):
     p.set_defaults(func=_check)
 
 
+def _check_estimate(program, target: str, args) -> None:
+    """The memory of the largest batch the check holds at once, refused above the limit."""
+    from lengthgen.crasp.library import NEXT_REFERENCES
+    if target in NEXT_REFERENCES:
+        return   # the reference's own lengths (at most 300), whatever the options
+    if program.token_outputs:   # tasks: per length about --random / 40 instances and answers
+        per_length = max(1, args.random // max(1, min(40, args.max_length)))
+        symbols, what = per_length * (2 * args.max_length + 2), "--random x --max-length"
+    else:   # languages: RANDOM_GROUP strings of each random length, up to --random-length
+        symbols = RANDOM_GROUP * args.random_length if args.random else 0
+        what = f"{RANDOM_GROUP} random strings of --random-length {args.random_length:,}"
+    check_memory(interpreter_bytes(program, symbols),
+                 f"crasp check ({what}, {len(program.ops):,} operations)",
+                 "ask for shorter strings")
+
+
 def _check(args):
-    program = resolve(args.program)
-    target = args.language or program.name
+    from lengthgen.crasp.check import check_language, check_next_reference, check_task
+    from lengthgen.crasp.library import NEXT_REFERENCES, resolve
     symbols = args.random * max(args.random_length, args.max_length)
     if symbols > MAX_RANDOM_SYMBOLS:
         raise LengthgenError(f"--random x the longest length (--random-length, --max-length) "
                              f"must be at most {MAX_RANDOM_SYMBOLS:,}, got {symbols:,}")
     if args.max_length > MAX_CHECK_LENGTH:
         raise LengthgenError(f"--max-length must be at most {MAX_CHECK_LENGTH}")
+    program = resolve(args.program)
+    target = args.language or program.name
+    _check_estimate(program, target, args)
     if target in NEXT_REFERENCES:
         report = check_next_reference(program, target, args.max_length, args.random)
     elif program.token_outputs:
@@ -91,6 +130,7 @@ def add_list(csub):
 
 
 def _list(args):
+    from lengthgen.crasp.library import program_names, resolve
     for name in program_names():
         program = resolve(name)
         print(f"{name:28s} {program.fragment():24s} {len(program.ops):6d} operations")
@@ -99,7 +139,12 @@ def _list(args):
 def add_show(csub):
     p = csub.add_parser("show", help="print a library program's source")
     p.add_argument("name")
-    p.set_defaults(func=lambda args: print(program_text(args.name), end=""))
+    p.set_defaults(func=_show)
+
+
+def _show(args):
+    from lengthgen.crasp.library import program_text
+    print(program_text(args.name), end="")
 
 
 def add_compile(csub):
@@ -112,8 +157,8 @@ def add_compile(csub):
     p.add_argument("--mlp", choices=MLP_MODES, default="heaviside",
                    help="heaviside (exact at every length) or relu (exact up to N)")
     p.add_argument("--samples", type=int, default=20,
-                   help=f"number of random strings (at most {MAX_VERIFY_SAMPLES})")
-    p.add_argument("--seed", type=seed, default=0)
+                   help=f"number of random strings (at most {MAX_VERIFY_SAMPLES}; default 20)")
+    p.add_argument("--seed", type=seed, default=0, help="seed of the random strings (default 0)")
     p.set_defaults(func=_compile)
 
 
@@ -123,10 +168,35 @@ def _compile(args):
                              f"1..{MAX_VERIFY_LENGTH}, got {args.verify_up_to}")
     if not 1 <= args.samples <= MAX_VERIFY_SAMPLES:
         raise LengthgenError(f"--samples must be in 1..{MAX_VERIFY_SAMPLES}, got {args.samples}")
-    report = compile_and_verify(resolve(args.program), args.verify_up_to, args.mlp,
-                                args.samples, args.seed)
+    from lengthgen.crasp.compile import CompileReport, compile_program, verify_up_to
+    from lengthgen.crasp.library import resolve
+    program = resolve(args.program)
+    compiled = compile_program(program, args.verify_up_to, args.mlp)   # refuses a huge model
+    check_memory(verification_bytes(compiled, args.verify_up_to, args.samples),
+                 f"verifying {program.name or 'the program'} up to length {args.verify_up_to:,} "
+                 f"({heads_of(compiled):,} attention heads, each [n, n] at n = "
+                 f"{args.verify_up_to + 1:,})", "ask for a smaller --verify-up-to")
+    report = CompileReport(compiled, verify_up_to(program, compiled, args.verify_up_to,
+                                                  args.samples, args.seed))
     print(report)
     return 0 if report.ok else 1
+
+
+def heads_of(compiled) -> int:
+    return sum(len(layer.heads) for layer in compiled.model.layers)
+
+
+def verification_bytes(compiled, n: int, samples: int) -> float:
+    """Memory of the compiled model's forward pass on the longest strings of a verification:
+    every head's float64 [n+1, n+1] attention weights are kept (twice: per layer, then stacked
+    for attention_weights), plus the residual stream and the widest MLP layer, for the strings
+    of the longest length (samples spread over lengths 1..n, so about samples / n of them)."""
+    batch = max(1, -(-samples // n))
+    width = max((layer.mlp.w_in.shape[1] for layer in compiled.model.layers
+                 if layer.mlp is not None), default=0)
+    d = compiled.model.token_embedding.shape[1]
+    tokens = batch * (n + 1)
+    return 8.0 * (2 * heads_of(compiled) * tokens * (n + 1) + tokens * (4 * d + 2 * width))
 
 
 SUBCOMMANDS = [add_run, add_check, add_list, add_show, add_compile]

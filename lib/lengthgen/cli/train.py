@@ -3,7 +3,8 @@
 import time
 from pathlib import Path
 
-from lengthgen.cli.args import check_length, count, positive, positive_finite, seed
+from lengthgen.cli.args import (DefaultsFormatter, check_length, count, positive,
+                                positive_finite, seed)
 from lengthgen.config import get_device, get_scale
 from lengthgen.errors import LengthgenError, unknown_name
 from lengthgen.results import (check_writable, record_path, results_dir, run_finished,
@@ -13,37 +14,60 @@ from lengthgen.tasks.base import MAX_SAMPLE_LENGTH
 LISTS = ("tasks", "figures")
 
 
+MAX_SAMPLES_PER_BIN = 100_000   # --samples: test examples per bin (each bin is read in batches)
+RECORD_BYTES = 16_384            # a train record without its history (measured: 3 to 9 KB)
+HISTORY_POINT_BYTES = 256        # one evaluation point of the history in the record
+
+
 def add_parser(sub):
     if "train" in sub.choices:  # this module serves two commands; build them once
         return
-    p = sub.add_parser("train", help="train a decoder on a task, evaluate on its test bins")
-    p.add_argument("--task", required=True, help="task or language id (see `list`)")
-    p.add_argument("--pe", choices=("ape", "nope"), default="ape", help="positional scheme")
-    p.add_argument("--layers", type=positive, default=1)
-    p.add_argument("--heads", type=positive, default=1)
+    p = sub.add_parser("train", help="train a decoder on a task, evaluate on its test bins",
+                       formatter_class=DefaultsFormatter,
+                       description="Train one decoder on one task with fresh batches, evaluate it "
+                                   "on the task's test bins, and write one record (under --out, "
+                                   "never into results/). The memory of the run is estimated "
+                                   "from these options first and refused above the limit "
+                                   "($LENGTHGEN_MEMORY_LIMIT).")
+    p.add_argument("--task", required=True, help="task or language id (see `list tasks`)")
+    p.add_argument("--pe", choices=("ape", "nope"), default="ape",
+                   help="positional scheme: learned absolute positions or none")
+    p.add_argument("--layers", type=positive, default=1, help="decoder layers")
+    p.add_argument("--heads", type=positive, default=1,
+                   help="attention heads per layer (must divide --dim)")
     p.add_argument("--dim", type=positive, default=64, help="model width d_model")
-    p.add_argument("--mlp-ratio", type=positive_finite, default=4.0)
-    p.add_argument("--log-length-scaling", action="store_true")
-    p.add_argument("--steps", type=positive, default=1000, help="most optimizer steps")
-    p.add_argument("--lr", type=positive_finite, default=1e-3)
-    p.add_argument("--batch-size", type=positive, default=64)
-    p.add_argument("--warmup", type=count, default=0, help="warmup steps")
-    p.add_argument("--schedule", default="constant", help="constant, linear or cosine")
-    p.add_argument("--min-len", type=count, default=None, help="shortest training Len "
-                   "(default: the task's training range)")
+    p.add_argument("--mlp-ratio", type=positive_finite, default=4.0,
+                   help="MLP width as a multiple of --dim")
+    p.add_argument("--log-length-scaling", action="store_true",
+                   help="multiply attention logits by log(position + 1)")
+    p.add_argument("--steps", type=positive, default=1000,
+                   help="most optimizer steps (training stops early at 100%% in-distribution "
+                        "accuracy)")
+    p.add_argument("--lr", type=positive_finite, default=1e-3, help="peak learning rate (> 0)")
+    p.add_argument("--batch-size", type=positive, default=64, help="sequences per step")
+    p.add_argument("--warmup", type=count, default=0, help="linear warmup steps")
+    p.add_argument("--schedule", default="constant",
+                   help="after warmup: constant, linear (to 0) or cosine (to 0)")
+    p.add_argument("--min-len", type=count, default=None,
+                   help="shortest training Len (default: the task's training range)")
     p.add_argument("--max-len", type=count, default=None,
-                   help=f"longest training Len (at most {MAX_SAMPLE_LENGTH})")
-    p.add_argument("--eval-every", type=positive, default=100)
-    p.add_argument("--samples", type=positive, default=500, help="test examples per bin")
+                   help=f"longest training Len, at most {MAX_SAMPLE_LENGTH} (default: the "
+                        f"task's training range)")
+    p.add_argument("--eval-every", type=positive, default=100,
+                   help="steps between in-distribution evaluations (early stop is checked there)")
+    p.add_argument("--samples", type=positive, default=500,
+                   help=f"test examples per bin, at most {MAX_SAMPLES_PER_BIN:,}")
     p.add_argument("--generation", action="store_true",
                    help="also score free-running greedy generation (seq2seq tasks)")
-    p.add_argument("--seed", type=seed, default=0)
+    p.add_argument("--seed", type=seed, default=0,
+                   help="seed of the initialization and the data stream")
     p.add_argument("--device", default=None, help="cuda, mps or cpu (default: best available)")
-    p.add_argument("--out", default="runs", help="folder for the record (default runs/)")
+    p.add_argument("--out", default="runs", help="folder for the record")
     p.add_argument("--checkpoint", default=None,
-                   help="checkpoint file: saved as it trains, resumed from if it exists")
+                   help="checkpoint file: saved as it trains, resumed from if it exists "
+                        "(default: none)")
     p.add_argument("--checkpoint-every", type=positive, default=500,
-                   help="steps between checkpoints (default 500)")
+                   help="steps between checkpoints")
     p.add_argument("--progress", action="store_true", help="show a progress bar")
     p.set_defaults(func=_train)
     lst = sub.add_parser("list", help="list task, language and figure ids")
@@ -51,14 +75,22 @@ def add_parser(sub):
     lst.set_defaults(func=_list)
 
 
+def _protected_folders() -> list[Path]:
+    """Where `train` must not write: the results folder in use ($LENGTHGEN_RESULTS) and the
+    committed results/ of the repository, whichever the environment points at."""
+    from lengthgen.results import REPO_ROOT
+    return list(dict.fromkeys(p.resolve() for p in (results_dir(), REPO_ROOT / "results")))
+
+
 def _out_dir(out: str, scale: str) -> Path:
     """The record folder, created and checked before training (not after an hour of it);
-    results/ belongs to the figure runner alone."""
+    results folders belong to the figure runner alone."""
     path = Path(out).resolve()
-    protected = results_dir().resolve()
-    if path == protected or protected in path.parents:
-        raise LengthgenError(f"--out {out!r} is inside {protected}: results/ holds only records "
-                             f"written by `figure run`; choose another folder (default runs/)")
+    for protected in _protected_folders():
+        if path == protected or protected in path.parents:
+            raise LengthgenError(f"--out {out!r} is inside {protected}: results folders hold "
+                                 f"only records written by `figure run`; choose another folder "
+                                 f"(default runs/)")
     check_writable(record_path("train", scale, "run", path).parent, f"the record of --out {out!r}")
     return path
 
@@ -69,10 +101,67 @@ def _check_checkpoint(checkpoint: str | None) -> None:
     path = Path(checkpoint)
     if path.is_dir():
         raise LengthgenError(f"--checkpoint {checkpoint!r} is a folder; give a file name")
+    if path.exists() and not path.is_file():
+        raise LengthgenError(f"--checkpoint {checkpoint!r} is not a regular file (a device or "
+                             f"a pipe); give a file name")
     check_writable(path.parent.resolve(), f"--checkpoint {checkpoint!r}")
 
 
+def estimate(task, args) -> dict:
+    """What a run of these options needs, from the options alone (nothing allocated): the
+    parameter count (DecoderConfig's own count), memory in bytes (float32 weights, gradients and
+    two Adam moments, plus the activations kept for the backward pass of the largest batch:
+    per layer and token about 12 + 3 x mlp_ratio values of width d and 3 attention rows per
+    head), and the sizes of the files it writes. Measured against bench_train.py: 0.75 GB
+    estimated for the 4-layer, d=256 model at batch 64 and length 100, 0.69 GB peak."""
+    from lengthgen.models.decoder import DecoderConfig
+    hidden = args.mlp_ratio * args.dim
+    if not hidden < 1e12:
+        raise LengthgenError(f"--mlp-ratio {args.mlp_ratio:g} x --dim {args.dim} gives an MLP "
+                             f"of {hidden:.3g} units; use a smaller --mlp-ratio")
+    lo, hi = (task.train_range[0] if args.min_len is None else args.min_len,
+              task.train_range[1] if args.max_len is None else args.max_len)
+    longest = max([task.max_tokens(b) for _, b in task.test_bins] + [task.max_tokens(hi)])
+    cfg = DecoderConfig(vocab_size=len(task.vocab), n_classes=task.n_classes,
+                        n_layers=args.layers, n_heads=args.heads, d_model=args.dim,
+                        mlp_ratio=args.mlp_ratio, pe=args.pe, n_positions=longest,
+                        log_length_scaling=args.log_length_scaling)   # refuses > 1e9 weights
+    params = cfg.approximate_parameters()
+
+    def activations(batch: int, tokens: int, backward: bool) -> float:
+        per_token = args.layers * (args.dim * (12 + 3 * args.mlp_ratio) + 3 * args.heads * tokens)
+        per_token += 3 * task.n_classes
+        return 4.0 * batch * tokens * per_token * (1 if backward else 0.5)
+
+    train_tokens = task.max_tokens(max(lo, hi))
+    eval_batch = min(256, args.samples)
+    memory = 16.0 * params + max(activations(args.batch_size, train_tokens, True),
+                                 activations(eval_batch, longest, False),
+                                 activations(min(512, args.batch_size), train_tokens, False))
+    history = args.steps // args.eval_every + 2
+    return {"parameters": params, "memory": memory,
+            "record": RECORD_BYTES + HISTORY_POINT_BYTES * history,
+            "checkpoint": 12.0 * params + 65_536}
+
+
+def _check_file_size(out: Path, sizes: dict, checkpoint: str | None) -> None:
+    """A file-size limit (ulimit -f) below what the run will write: refused before training,
+    not after it."""
+    import resource
+    soft, _ = resource.getrlimit(resource.RLIMIT_FSIZE)
+    if soft == resource.RLIM_INFINITY:
+        return
+    from lengthgen.cli.args import gib
+    for what, size in (("the record", sizes["record"]),
+                       ("the checkpoint", sizes["checkpoint"] if checkpoint else 0)):
+        if size > soft:
+            raise LengthgenError(f"{what} of this run needs about {gib(size)} but files are "
+                                 f"limited to {gib(soft)} here (ulimit -f); raise the limit or "
+                                 f"train a smaller model")
+
+
 def _train(args):
+    from lengthgen.cli.args import check_memory
     from lengthgen.tasks import get_task
     from lengthgen.train import TrainConfig, train_and_evaluate
 
@@ -80,6 +169,9 @@ def _train(args):
     for option, value in (("--min-len", args.min_len), ("--max-len", args.max_len)):
         if value is not None:
             check_length(value, MAX_SAMPLE_LENGTH, option)
+    if args.samples > MAX_SAMPLES_PER_BIN:
+        raise LengthgenError(f"--samples must be at most {MAX_SAMPLES_PER_BIN:,} test examples "
+                             f"per bin, got {args.samples:,}")
     scale, device = get_scale(), get_device(args.device)
     out = _out_dir(args.out, scale)
     _check_checkpoint(args.checkpoint)
@@ -89,6 +181,12 @@ def _train(args):
                             eval_every=args.eval_every, seed=args.seed,
                             checkpoint_path=args.checkpoint,
                             checkpoint_every=args.checkpoint_every)
+    train_cfg.length_range(task)   # a bad --min-len/--max-len for this task, said now
+    need = estimate(task, args)
+    check_memory(need["memory"], f"this run ({need['parameters']:,.0f} parameters, batch "
+                                 f"{args.batch_size:,})",
+                 "use a smaller --dim, --layers, --mlp-ratio or --batch-size")
+    _check_file_size(out, need, args.checkpoint)
     model = dict(pe=args.pe, n_layers=args.layers, n_heads=args.heads, d_model=args.dim,
                  mlp_ratio=args.mlp_ratio, log_length_scaling=args.log_length_scaling)
     started = run_started(str(device))  # the commit of the code that runs, read now
@@ -103,7 +201,6 @@ def _train(args):
               "config": train_cfg.to_dict(), "params": params, "scale": scale,
               "seed": args.seed, "metrics": metrics,
               **run_finished(started, time.perf_counter() - start)}
-    path = write_record(record, out)
     stop = "stopped early" if metrics["stopped_early"] else "ran all steps"
     print(f"{task.id} ({args.pe}, {metrics['n_params']} parameters): {metrics['steps']} steps, "
           f"{stop}, {metrics['train_wall_time_s']:.1f} s on {device}")
@@ -111,7 +208,13 @@ def _train(args):
         line = f"  Len {bin_name:>9s}: accuracy {score['accuracy']:.3f}  loss {score['loss']:.4f}"
         if args.generation:
             line += f"  generation {metrics['generation'][bin_name]['accuracy']:.3f}"
-        print(line)
+        print(line, flush=True)
+    try:
+        path = write_record(record, out)
+    except OSError as e:   # the results are printed above: say that only the file is missing
+        raise LengthgenError(f"the record could not be written into {out} "
+                             f"({e.strerror or e.__class__.__name__}); the results printed "
+                             f"above are all there is") from None
     print(f"record: {path}")
 
 
@@ -141,7 +244,7 @@ def _list_tasks():
 
 
 def _list_figures():
-    from lengthgen.experiments import EXPERIMENTS, experiment
+    from lengthgen.experiments import EXPERIMENTS, experiment_title
     print("Figures (figure run ID):")
     for figure_id in sorted(EXPERIMENTS):
-        print(f"  {figure_id:32s} {experiment(figure_id).TITLE}")
+        print(f"  {figure_id:32s} {experiment_title(figure_id)}")

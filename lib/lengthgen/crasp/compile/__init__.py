@@ -30,9 +30,8 @@ from lengthgen.crasp.compile.verify import (MAX_VERIFY_LENGTH, MAX_VERIFY_SAMPLE
                                             verify_up_to)
 from lengthgen.crasp.compile.weights import MAX_PARAMETERS, check_size, materialize
 from lengthgen.crasp.interpret import shown_alphabet
+from lengthgen.crasp.limits import MLP_MODES
 from lengthgen.errors import LengthgenError
-
-MLP_MODES = ("heaviside", "relu")
 
 __all__ = ["COMPARE_UNITS", "LOCAL_MARGIN", "LOCAL_PEAK", "MAX_PARAMETERS", "MAX_VERIFY_LENGTH",
            "MAX_VERIFY_SAMPLES", "MLP_MODES", "START_BOOST", "START_TOKEN", "CompileReport",

@@ -10,10 +10,8 @@ import numpy as np
 from lengthgen.crasp import ir
 from lengthgen.crasp.compile.model import CompiledModel
 from lengthgen.crasp.interpret import run_batch, tokens_of
+from lengthgen.crasp.limits import MAX_VERIFY_LENGTH, MAX_VERIFY_SAMPLES
 from lengthgen.errors import LengthgenError
-
-MAX_VERIFY_LENGTH = 5_000    # verify_up_to: the longest string (attention is [n, n] per head)
-MAX_VERIFY_SAMPLES = 1_000   # verify_up_to: strings (one forward pass each, lengths spread)
 
 
 def sample_strings(alphabet, lengths, rng: np.random.Generator) -> list[list[str]]:
