@@ -5,8 +5,10 @@ never by hand. Each record carries a digest of its own content, so an edited fil
 """
 import hashlib
 import json
+import math
 import os
 import platform
+import stat
 import subprocess
 import sys
 import tempfile
@@ -17,6 +19,7 @@ from lengthgen.errors import LengthgenError
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 RESULTS_ENV = "LENGTHGEN_RESULTS"
+MAX_RECORD_BYTES = 64 * 2 ** 20   # the largest committed record is well under 1 MB
 
 REQUIRED_FIELDS = {
     "figure_id": str,
@@ -52,10 +55,21 @@ OPTIONAL_FIELDS = {
 def results_dir() -> Path:
     """Where records live: $LENGTHGEN_RESULTS, else results/ at the repository root."""
     path = Path(os.environ.get(RESULTS_ENV) or REPO_ROOT / "results")
-    if path.exists() and not path.is_dir():
-        raise LengthgenError(f"{RESULTS_ENV}={path} is not a folder; point it at a folder for "
-                             f"results records (it is created if missing)")
+    try:
+        is_other = path.exists() and not path.is_dir()
+    except OSError as e:   # a name too long for the file system, a loop of links ...
+        raise LengthgenError(f"{RESULTS_ENV}: cannot use {_short(path)} as the results folder "
+                             f"({e.strerror or e.__class__.__name__})") from None
+    if is_other:
+        raise LengthgenError(f"{RESULTS_ENV}={_short(path)} is not a folder; point it at a "
+                             f"folder for results records (it is created if missing)")
     return path
+
+
+def _short(path) -> str:
+    """A path for a one-line message: long ones keep their start and end."""
+    text = str(path)
+    return text if len(text) <= 120 else f"{text[:60]}...{text[-50:]} ({len(text)} characters)"
 
 
 def check_writable(folder: Path, what: str = "results") -> None:
@@ -67,7 +81,7 @@ def check_writable(folder: Path, what: str = "results") -> None:
         os.close(fd)
         os.unlink(probe)
     except OSError as e:
-        raise LengthgenError(f"cannot write {what} into {folder} "
+        raise LengthgenError(f"cannot write {what} into {_short(folder)} "
                              f"({e.strerror or e.__class__.__name__})") from None
 
 
@@ -170,16 +184,38 @@ def validate_record(record, source: str) -> dict:
                                or not isinstance(record[name], kind)):
             raise LengthgenError(f"{source}: field {name!r} has the wrong type "
                                  f"({type(record[name]).__name__})")
+    if not (math.isfinite(record["wall_time_s"]) and record["wall_time_s"] >= 0):
+        raise LengthgenError(f"{source}: wall_time_s must be a finite number of seconds >= 0, "
+                             f"got {record['wall_time_s']}")
+    if "torch_threads" in record and record["torch_threads"] < 1:
+        raise LengthgenError(f"{source}: torch_threads must be >= 1, got "
+                             f"{record['torch_threads']}")
     if record["digest"] != _digest(record):
         raise LengthgenError(f"{source}: digest mismatch: the record was edited after the runner "
                              f"wrote it; re-run the experiment instead of editing results")
     return record
 
 
+def _read_capped(path: Path) -> str:
+    """The text of a record file: a regular file (not a device, a pipe or a link to one) of at
+    most MAX_RECORD_BYTES, read without following it further than that."""
+    # O_NONBLOCK: opening a FIFO must not wait for a writer (it is refused just below)
+    with os.fdopen(os.open(path, os.O_RDONLY | os.O_NONBLOCK), "rb") as f:
+        info = os.fstat(f.fileno())
+        if not stat.S_ISREG(info.st_mode):
+            raise LengthgenError(f"{path}: not a results record (not a regular file: a device, "
+                                 f"a pipe or a link to one); delete it")
+        data = f.read(MAX_RECORD_BYTES + 1)
+    if len(data) > MAX_RECORD_BYTES:
+        raise LengthgenError(f"{path}: not a results record (larger than "
+                             f"{MAX_RECORD_BYTES // 2 ** 20} MiB); delete it")
+    return data.decode("utf-8")
+
+
 def load_record(path: Path) -> dict:
     path = Path(path)
     try:
-        record = json.loads(path.read_text(encoding="utf-8"))
+        record = json.loads(_read_capped(path))
     except json.JSONDecodeError as e:
         raise LengthgenError(f"{path}: malformed JSON results record ({e.msg} at line {e.lineno})")
     except UnicodeDecodeError:
@@ -198,7 +234,11 @@ def load_record(path: Path) -> dict:
 
 def record_files(folder: Path) -> list[Path]:
     """The record files of a folder: *.json without the runner's temporary dot-files."""
-    return sorted(p for p in folder.glob("*.json") if not p.name.startswith("."))
+    try:
+        return sorted(p for p in folder.glob("*.json") if not p.name.startswith("."))
+    except OSError as e:
+        raise LengthgenError(f"cannot list the records in {_short(folder)} "
+                             f"({e.strerror or e.__class__.__name__})") from None
 
 
 def remove_stale_temp_files(folder: Path) -> int:
@@ -212,6 +252,10 @@ def remove_stale_temp_files(folder: Path) -> int:
 def load_records(figure_id: str, scale: str, root: Path | None = None) -> list[dict]:
     """All records of one figure at one scale, sorted by run name."""
     folder = (root or results_dir()) / figure_id / scale
-    if not folder.is_dir():
-        return []
+    try:
+        if not folder.is_dir():
+            return []
+    except OSError as e:
+        raise LengthgenError(f"cannot read the records in {_short(folder)} "
+                             f"({e.strerror or e.__class__.__name__})") from None
     return [load_record(p) for p in record_files(folder)]

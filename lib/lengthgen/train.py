@@ -211,11 +211,16 @@ def save_checkpoint(path, state: dict) -> None:
 
 
 def load_checkpoint(path) -> dict:
+    import warnings
     try:
-        return torch.load(path, map_location="cpu", weights_only=True)
+        with warnings.catch_warnings():   # torch warns at length about foreign files: one line
+            warnings.simplefilter("ignore")
+            return torch.load(path, map_location="cpu", weights_only=True)
     except Exception as e:  # a corrupt or foreign file: say which, never a pickle traceback
-        raise LengthgenError(f"{path}: cannot load checkpoint ({e.__class__.__name__}: "
-                             f"{str(e).splitlines()[0] if str(e) else ''})") from e
+        text = str(e).splitlines()[0] if str(e) else ""
+        raise LengthgenError(f"{path}: not a checkpoint this library wrote, or a damaged one "
+                             f"({e.__class__.__name__}: {text[:120]}); delete it or choose "
+                             f"another file") from e
 
 
 def _rng_state(rng: np.random.Generator, device) -> dict:

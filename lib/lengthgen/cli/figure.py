@@ -2,6 +2,7 @@
 import csv
 import sys
 
+from lengthgen.cli.args import positive, threads
 from lengthgen.errors import LengthgenError
 
 
@@ -13,10 +14,11 @@ def add_parser(sub):
     run.add_argument("--scale", default=None, help="test, book or paper (default $LENGTHGEN_SCALE)")
     run.add_argument("--device", default=None, help="cuda, mps or cpu (default: best available)")
     run.add_argument("--force", action="store_true", help="re-run runs that already have records")
-    run.add_argument("--workers", type=int, default=1,
+    run.add_argument("--workers", type=positive, default=1,
                      help="worker processes running runs in parallel (default 1: in process)")
-    run.add_argument("--threads", type=int, default=None,
-                     help="torch threads per run (default 1; recorded in every record)")
+    run.add_argument("--threads", type=threads, default=None,
+                     help="torch threads per run, at most 4 per core here (default 1; recorded "
+                          "in every record)")
     run.add_argument("--backend", default="local",
                      help="local (this machine, default) or ray (a Ray cluster; needs "
                           "pip install 'lengthgen[cluster]')")
@@ -47,11 +49,7 @@ def _data(args):
     from lengthgen.experiments import committed_records, figure_data, source_ids
     from lengthgen.results import load_records
     if args.scale is None:
-        found = committed_records(args.figure_id)
-        if found is None:
-            raise LengthgenError(f"{args.figure_id}: no records at any scale; run `figure run "
-                                 f"{' / '.join(source_ids(args.figure_id))}` first")
-        records = found[1]
+        records = committed_records(args.figure_id)[1]   # none: says what is missing
     else:
         records = [r for source in source_ids(args.figure_id)
                    for r in load_records(source, get_scale(args.scale))]
@@ -67,6 +65,6 @@ def _data(args):
 
 
 def _list(args):
-    from lengthgen.experiments import EXPERIMENTS, experiment
+    from lengthgen.experiments import EXPERIMENTS, experiment_title
     for figure_id in sorted(EXPERIMENTS):
-        print(f"{figure_id:32s} {experiment(figure_id).TITLE}")
+        print(f"{figure_id:32s} {experiment_title(figure_id)}")

@@ -88,8 +88,8 @@ def _out_dir(out: str, scale: str) -> Path:
     path = Path(out).resolve()
     for protected in _protected_folders():
         if path == protected or protected in path.parents:
-            raise LengthgenError(f"--out {out!r} is inside {protected}: results folders hold "
-                                 f"only records written by `figure run`; choose another folder "
+            raise LengthgenError(f"--out {out!r} is inside {protected}: results/ holds only "
+                                 f"records written by `figure run`; choose another folder "
                                  f"(default runs/)")
     check_writable(record_path("train", scale, "run", path).parent, f"the record of --out {out!r}")
     return path

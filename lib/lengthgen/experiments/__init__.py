@@ -71,6 +71,28 @@ def experiment(figure_id: str) -> ModuleType:
     return importlib.import_module(f"lengthgen.experiments.{EXPERIMENTS[figure_id]}")
 
 
+def experiment_title(figure_id: str) -> str:
+    """A figure's TITLE read from its module's source, without importing the module (and its
+    torch): `figure list` starts in a fraction of a second. A TITLE that is not a plain string
+    in the source is read by importing the module."""
+    import ast
+    from importlib.util import find_spec
+    if figure_id not in EXPERIMENTS:
+        raise unknown_name("figure id", figure_id, EXPERIMENTS)
+    spec = find_spec(f"lengthgen.experiments.{EXPERIMENTS[figure_id]}")
+    try:
+        tree = ast.parse(open(spec.origin, encoding="utf-8").read())
+        for node in tree.body:
+            if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "TITLE"
+                                                    for t in node.targets):
+                value = ast.literal_eval(node.value)
+                if isinstance(value, str):
+                    return value
+    except (OSError, SyntaxError, ValueError, TypeError, AttributeError):
+        pass
+    return experiment(figure_id).TITLE
+
+
 def run_experiment(figure_id: str, scale: str | None = None, device=None, force: bool = False,
                    root=None, progress: bool = False, workers: int = 1,
                    threads: int | None = None, backend="local",
@@ -102,14 +124,30 @@ def expected_runs(figure_id: str, scale: str) -> list[str]:
     return names
 
 
-def committed_records(figure_id: str, root=None) -> tuple[str, list[dict]] | None:
-    """The records of the largest scale that has any (paper over book over test)."""
+def committed_records(figure_id: str, root=None) -> tuple[str, list[dict]]:
+    """The records of the largest scale that has any (paper over book over test); none at all
+    is an error that says what is missing and the command that produces it."""
+    from lengthgen.results import results_dir
     for scale in SCALE_ORDER:
         records = [r for source in source_ids(figure_id)
                    for r in load_records(source, scale, root)]
         if records:
             return scale, records
-    return None
+    raise LengthgenError(missing_message(figure_id, root if root is not None else results_dir()))
+
+
+def missing_message(figure_id: str, root) -> str:
+    """What a figure lacks (no record folder of its own or of its sources), and how to make it."""
+    from lengthgen.results import RESULTS_ENV
+    scale = get_scale()
+    sources = source_ids(figure_id)
+    runs = sum(len(experiment(s).runs(experiment(s).CONFIGS[scale])) for s in sources)
+    folders = " and ".join(f"{s}/<scale>/" for s in sources)
+    commands = "; ".join(f"python -m lengthgen figure run {s} --scale {scale}" for s in sources)
+    return (f"{figure_id}: no records in {root} (looked for {folders} at the scales "
+            f"{', '.join(SCALE_ORDER)}). Produce them with `{commands}` ({runs} run(s) at "
+            f"scale {scale}), or call show({figure_id!r}, rerun=True) to compute them here; "
+            f"if {RESULTS_ENV} is set, the committed records are in the repository's results/")
 
 
 def missing_runs(figure_id: str, scale: str, records: list[dict]) -> list[str]:
@@ -144,29 +182,31 @@ def caption(records: list[dict]) -> str:
 
 def records_for(figure_id: str, scale: str | None = None, rerun: bool = False,
                 root=None) -> tuple[str, list[dict]]:
-    """(scale, records) a figure is drawn from: the largest committed scale, or (rerun=True or
-    nothing committed) a run at the chosen scale (LENGTHGEN_SCALE)."""
+    """(scale, records) a figure is drawn from: the largest committed scale, or with
+    rerun=True a run at the chosen scale (LENGTHGEN_SCALE). Without rerun=True nothing is
+    computed: a figure with no records is an error naming what is missing and the command that
+    produces it (a page must never start a sweep of hours on its own)."""
     experiment(figure_id)
-    found = None if rerun else committed_records(figure_id, root)
-    if found is None:
-        records = [r for source in source_ids(figure_id)
-                   for r in run_experiment(source, scale, root=root)]
-        if not records:
-            raise LengthgenError(f"{figure_id}: the experiment has no runs at this scale")
-        found = (records[0]["scale"], records)
-    return found
+    if not rerun:
+        return committed_records(figure_id, root)
+    records = [r for source in source_ids(figure_id)
+               for r in run_experiment(source, scale, root=root)]
+    if not records:
+        raise LengthgenError(f"{figure_id}: the experiment has no runs at this scale")
+    return records[0]["scale"], records
 
 
 def show(figure_id: str, scale: str | None = None, rerun: bool = False, root=None):
     """The figure for a notebook cell, and its provenance caption.
 
-    Uses the largest committed results unless rerun=True or none exist; then runs at the
-    chosen scale (LENGTHGEN_SCALE). Returns (figure, caption). A figure drawn from an
-    incomplete set of records says so in its caption.
+    Uses the largest committed results; with rerun=True, runs the experiment at the chosen scale
+    (LENGTHGEN_SCALE) first. Returns (figure, caption). A figure drawn from an incomplete set
+    of records says so in its caption; records that lack what the figure reads are an error
+    naming the figure and the cause (re-run it).
     """
     module = experiment(figure_id)
     scale_found, records = records_for(figure_id, scale, rerun, root)
-    fig = module.figure(records)
+    fig = _reading(figure_id, module.figure, records)
     text = caption(records)
     missing = missing_runs(figure_id, scale_found, records)
     if missing:
@@ -174,12 +214,50 @@ def show(figure_id: str, scale: str | None = None, rerun: bool = False, root=Non
     return fig, text
 
 
+def _reading(figure_id: str, draw, records: list[dict]):
+    """draw(records), with records that do not hold what it reads (a missing metric, a value
+    of the wrong type: records written by other code) turned into one line."""
+    try:
+        return draw(records)
+    except (KeyError, TypeError, IndexError, AttributeError, ValueError) as e:
+        if isinstance(e, LengthgenError):
+            raise
+        kind = "missing key" if isinstance(e, KeyError) else e.__class__.__name__
+        text = str(e).splitlines()[0][:160] if str(e) else ""
+        raise LengthgenError(f"{figure_id}: its records do not hold what the figure reads "
+                             f"({kind}: {text}); re-run it with `python -m lengthgen figure run "
+                             f"{source_id(figure_id)} --force`") from None
+
+
+def check_records(figure_id: str, records: list[dict]) -> None:
+    """Records are the registered runs of the figure's sources: each names a source id and a
+    registered run of its scale with the same params (what every figure reads first)."""
+    sources = set(source_ids(figure_id))
+    registered = {}
+    for record in records:
+        where = f"{record.get('figure_id')}/{record.get('scale')}/{record.get('run_name')}"
+        if record.get("figure_id") not in sources:
+            raise LengthgenError(f"{figure_id}: record {where} belongs to another figure")
+        key = (record["figure_id"], record["scale"])
+        if key not in registered:
+            module = experiment(record["figure_id"])
+            config = module.CONFIGS.get(record["scale"])
+            registered[key] = {} if config is None else \
+                {p["name"]: p for p in module.runs(config)}
+        if record["params"] != registered[key].get(record["run_name"]):
+            raise LengthgenError(f"{figure_id}: record {where} is not a registered run of its "
+                                 f"scale (stale or foreign params); re-run it with `python -m "
+                                 f"lengthgen figure run {record['figure_id']} --scale "
+                                 f"{record['scale']} --force`")
+
+
 def figure_data(figure_id: str, records: list[dict]) -> list[dict]:
     """The numbers behind a figure as tidy rows: the module's data(), else one row per scalar
     metric of every record (nested keys joined by '.', lists left out)."""
     module = experiment(figure_id)
+    check_records(figure_id, records)
     if hasattr(module, "data"):
-        return module.data(records)
+        return _reading(figure_id, module.data, records)
     rows = []
 
     def walk(run: str, prefix: str, value):

@@ -24,6 +24,7 @@ Fig. 5 and its sign study, position_curves for Fig. 7 and its order study).
 import hashlib
 import json
 import os
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -38,11 +39,12 @@ from lengthgen.train import TrainConfig, load_checkpoint, save_checkpoint, train
 
 VARIANTS = ("full", "nope", "uniform-pm1", "uniform-pm1-v", "eq1")
 STUDY_VARIANTS = ("eq1-res",)   # not in VARIANTS: Fig. 6's registered config lists VARIANTS
-CACHE_VERSION = 2
+CACHE_VERSION = 3   # 3: the key holds the torch thread count, device type and torch version
 
 
 def cache_dir() -> Path:
-    """Trained weights shared between figures (never committed)."""
+    """Trained weights shared between figures (never committed): $XDG_CACHE_HOME, else
+    ~/.cache."""
     root = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
     return Path(root) / "lengthgen" / "richard-dyck"
 
@@ -120,22 +122,53 @@ def training_words(spec: dict) -> list[str] | None:
     return distinct_words(rng, spec["n"], spec["train_size"], 0, spec.get("max_depth"))
 
 
+def cache_key(spec: dict, device) -> dict:
+    """Everything that changes the trained weights: the spec, and where it trains (the torch
+    thread count and the device type change float rounding, so the trajectory; the torch
+    version changes the kernels). A record then never states settings its model did not have."""
+    return {**spec, "version": CACHE_VERSION, "torch_threads": torch.get_num_threads(),
+            "device": torch.device(device).type, "torch_version": torch.__version__}
+
+
+def _cached(path: Path) -> dict | None:
+    """The cached weights at path, unless missing, unreadable (a killed or foreign file: it is
+    trained again and replaced), or older than a --force sweep."""
+    from lengthgen.experiments.runner import cache_fresh_after
+    try:
+        if not path.is_file():
+            return None
+        fresh_after = cache_fresh_after()
+        if fresh_after is not None and path.stat().st_mtime < fresh_after:
+            return None
+        return load_checkpoint(path)
+    except (OSError, LengthgenError):
+        return None
+
+
 def trained_model(spec: dict, device) -> tuple[torch.nn.Module, list[str] | None]:
-    """Train (or load from the cache) the model of a spec; returns it and its training words."""
-    key = hashlib.sha256(json.dumps({**spec, "version": CACHE_VERSION},
+    """Train (or load from the cache) the model of a spec; returns it and its training words.
+    The cache folder is checked for writing before training, not after it."""
+    from lengthgen.results import check_writable
+    key = hashlib.sha256(json.dumps(cache_key(spec, device),
                                     sort_keys=True).encode()).hexdigest()[:16]
     path = cache_dir() / f"{key}.pt"
     model, words = build_model(spec), training_words(spec)
-    if path.exists():
-        model.load_state_dict(load_checkpoint(path))
+    state = _cached(path)
+    if state is not None:
+        model.load_state_dict(state)
         return model.to(device), words
+    check_writable(path.parent, "the trained Dyck model cache (XDG_CACHE_HOME)")
     task = DyckTask(spec["n"], words=words, max_depth=spec.get("max_depth"))
     cfg = TrainConfig(steps=spec["steps"], batch_size=spec["batch_size"], lr=spec["lr"],
                       warmup_steps=min(100, spec["steps"] // 10), schedule="cosine",
                       eval_every=spec["steps"], eval_samples=32, stop_accuracy=None,
                       seed=spec["seed"])
     train(model, task, cfg, device)
-    save_checkpoint(path, model.state_dict())
+    try:
+        save_checkpoint(path, model.state_dict())
+    except OSError as e:   # the model is trained: use it; only the next run trains it again
+        print(f"warning: the trained Dyck model could not be cached in {path.parent} "
+              f"({e.strerror or e.__class__.__name__})", file=sys.stderr)
     return model, words
 
 

@@ -31,6 +31,7 @@ from lengthgen.config import get_device, get_scale, torch_threads
 from lengthgen.errors import LengthgenError
 
 DEFAULT_THREADS = 1  # tiny models: one thread per run, parallelism across runs (README)
+THREADS_PER_CORE = 4  # the most torch threads per run on this machine, per CPU core
 
 
 @dataclass(frozen=True)
@@ -44,6 +45,8 @@ class RunSpec:
     threads: int = DEFAULT_THREADS
     workers: int = 1
     root: str | None = None  # results folder (None: the default results_dir())
+    # --force: caches written before this time (time.time()) are not reused by the run
+    fresh_after: float | None = None
 
     @property
     def name(self) -> str:
@@ -58,13 +61,33 @@ class Outcome:
 
 
 def plan(figure_id: str, scale: str, device: str = "cpu", threads: int = DEFAULT_THREADS,
-         workers: int = 1, root=None) -> list[RunSpec]:
+         workers: int = 1, root=None, fresh_after: float | None = None) -> list[RunSpec]:
     """The runs of a figure at a scale, in the module's order."""
     from lengthgen.experiments import experiment
     module = experiment(figure_id)
     config = module.CONFIGS[scale]
     return [RunSpec(figure_id, scale, params, config, str(device), threads, workers,
-                    None if root is None else str(root)) for params in module.runs(config)]
+                    None if root is None else str(root), fresh_after)
+            for params in module.runs(config)]
+
+
+_fresh_after: float | None = None
+
+
+def cache_fresh_after() -> float | None:
+    """For caches shared between runs (the trained Dyck models): a time (time.time()) before
+    which a cache entry must not be reused, because the sweep runs with --force; else None."""
+    return _fresh_after
+
+
+@contextmanager
+def _freshness(when: float | None):
+    global _fresh_after
+    before, _fresh_after = _fresh_after, when
+    try:
+        yield
+    finally:
+        _fresh_after = before
 
 
 def units(specs: list[RunSpec]) -> list[list[RunSpec]]:
@@ -93,7 +116,7 @@ def execute(unit: list[RunSpec], write: bool = True) -> Outcome:
     root = None if first.root is None else Path(first.root)
     outcome = Outcome()
     try:
-        with torch_threads(first.threads):
+        with torch_threads(first.threads), _freshness(first.fresh_after):
             started = run_started(first.device, first.threads, first.workers)
             start = time.perf_counter()
             if len(unit) > 1 and hasattr(module, "run_group"):
@@ -139,17 +162,46 @@ def save(outcome: Outcome, unit: list[RunSpec]) -> Outcome:
     return saved
 
 
-def _worker_init(threads: int) -> None:
-    os.environ["OMP_NUM_THREADS"] = str(threads)
-    import torch
-    torch.set_num_threads(threads)
+def _worker_init(threads: int, notes: str) -> None:
+    """Start-up of a worker process. A failure here would break the pool with only "a process
+    in the initializer failed" and a traceback on stderr: its reason is written to
+    <notes>/startup-failed for the driver to report, and the worker exits quietly."""
+    try:
+        os.environ["OMP_NUM_THREADS"] = str(threads)
+        import torch
+
+        import lengthgen.experiments  # noqa: F401  (a library that cannot load says so here)
+        torch.set_num_threads(threads)
+    except BaseException as e:
+        try:
+            Path(notes, "startup-failed").write_text(
+                f"{e.__class__.__name__}: {str(e).splitlines()[0] if str(e) else ''}")
+        except OSError:
+            pass
+        os._exit(3)
+
+
+def _execute_noted(unit: list[RunSpec], notes: str, index: int) -> Outcome:
+    """execute(unit) in a worker, after leaving a note that it started (so that, if the worker
+    dies, the driver knows which units were in flight and which never began)."""
+    try:
+        Path(notes, f"{index}.started").touch()
+    except OSError:
+        pass
+    return execute(unit)
 
 
 @contextmanager
 def sweep_lock(folder: Path):
     """One sweep per figure and scale at a time: an exclusive lock on <folder>/.lock."""
-    folder.mkdir(parents=True, exist_ok=True)
-    handle = open(folder / ".lock", "a+")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        handle = open(folder / ".lock", "a+")
+    except OSError as e:
+        raise LengthgenError(f"cannot open the sweep's lock file {folder / '.lock'} "
+                             f"({e.strerror or e.__class__.__name__}); check its permissions, "
+                             f"or delete it if no sweep of {folder.parent.name} is "
+                             f"running") from None
     try:
         fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
@@ -221,6 +273,11 @@ def run(figure_id: str, scale: str | None = None, device=None, *, force: bool = 
     if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
         raise LengthgenError(f"threads must be a positive integer, got {threads!r}")
     _check_backend(backend, address, workers)
+    cores = os.cpu_count() or 1
+    if backend == "local" and threads > THREADS_PER_CORE * cores:
+        raise LengthgenError(f"{threads} torch threads per run is more than {THREADS_PER_CORE} "
+                             f"per core of this machine ({cores} cores): use --threads "
+                             f"{cores} or less (more threads only wait for each other)")
     module = experiment(figure_id)
     if getattr(module, "SOURCE", figure_id) != figure_id:
         raise LengthgenError(f"{figure_id} draws the records of {module.SOURCE}: run that "
@@ -245,7 +302,8 @@ def run(figure_id: str, scale: str | None = None, device=None, *, force: bool = 
 
 def _sweep(figure_id, scale, device, force, root, progress, workers, threads, backend, folder):
     from lengthgen.results import remove_stale_temp_files
-    specs = plan(figure_id, scale, device, threads, workers, root)
+    specs = plan(figure_id, scale, device, threads, workers, root,
+                 fresh_after=time.time() if force else None)
     with sweep_lock(folder):
         remove_stale_temp_files(folder)
         done, todo = {}, []
@@ -303,17 +361,64 @@ def _execute_all(all_units, workers, progress, backend, figure_id, scale):
         bar.close()
 
 
+MAX_WORKER_LOSSES = 2  # a unit in flight when its worker died this often is reported failed
+
+
 def _pool(all_units, workers):
-    """Worker processes (spawned: a fresh interpreter each, safe with torch's threads)."""
+    """Worker processes (spawned: a fresh interpreter each, safe with torch's threads).
+
+    A worker that dies (killed, out of memory) breaks the whole pool; a new pool then takes the
+    units that were not done, so only the unit(s) the dead worker was computing are at risk: one
+    whose worker died MAX_WORKER_LOSSES times is reported as failed, the others go on (as on
+    Ray). A worker that cannot start says why, once, instead of failing every run alike."""
     import multiprocessing
+    import tempfile
+    from concurrent.futures.process import BrokenProcessPool
     threads = all_units[0][0].threads
     context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=min(workers, len(all_units)), mp_context=context,
-                             initializer=_worker_init, initargs=(threads,)) as pool:
-        futures = {pool.submit(execute, unit): unit for unit in all_units}
-        for future in as_completed(futures):
-            try:
-                yield future.result()
-            except Exception as e:  # a worker died (killed, out of memory): say which runs
-                reason = f"worker process lost ({e.__class__.__name__})"
-                yield Outcome(errors=[(spec.name, reason) for spec in futures[future]])
+    pending = list(range(len(all_units)))
+    losses = {}
+    with tempfile.TemporaryDirectory(prefix="lengthgen-workers-") as notes:
+        while pending:
+            broken = []
+            for note in Path(notes).iterdir():
+                note.unlink()
+            with ProcessPoolExecutor(max_workers=min(workers, len(pending)), mp_context=context,
+                                     initializer=_worker_init,
+                                     initargs=(threads, notes)) as pool:
+                futures = {}
+                for index in pending:
+                    try:
+                        futures[pool.submit(_execute_noted, all_units[index], notes,
+                                            index)] = index
+                    except BrokenProcessPool:   # broke while submitting: the rest waits
+                        broken.append(index)
+                for future in as_completed(futures):
+                    index = futures[future]
+                    try:
+                        yield future.result()
+                    except BrokenProcessPool:
+                        broken.append(index)
+                    except Exception as e:  # e.g. a result that cannot be sent back
+                        yield Outcome(errors=[(spec.name, f"worker error: {e.__class__.__name__}"
+                                                          f": {str(e)[:200]}")
+                                              for spec in all_units[index]])
+            startup = Path(notes, "startup-failed")
+            if broken and startup.exists():
+                reason = f"a worker process could not start ({startup.read_text()[:300]})"
+                for index in broken:
+                    yield Outcome(errors=[(spec.name, reason) for spec in all_units[index]])
+                return
+            pending = []
+            for index in sorted(broken):
+                if Path(notes, f"{index}.started").exists():   # in flight when a worker died
+                    losses[index] = losses.get(index, 0) + 1
+                if losses.get(index, 0) >= MAX_WORKER_LOSSES:
+                    reason = (f"its worker process died {losses[index]} times (killed, or out "
+                              f"of memory)")
+                    yield Outcome(errors=[(spec.name, reason) for spec in all_units[index]])
+                else:
+                    pending.append(index)
+            if pending:
+                print(f"a worker process died; restarting the pool for the {len(pending)} "
+                      f"unit(s) not done", file=sys.stderr, flush=True)
