@@ -110,6 +110,7 @@ def get_device(device: str | None = None) -> "torch.device":
 def torch_threads(n: int):
     """Run the enclosed tensor work on n CPU threads (float rounding depends on n, so the sweep
     runner fixes it per run), then restore the previous count."""
+    import torch
     before = torch.get_num_threads()
     torch.set_num_threads(n)
     try:

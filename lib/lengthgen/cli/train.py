@@ -34,7 +34,7 @@ def add_parser(sub):
                    help="positional scheme: learned absolute positions or none")
     p.add_argument("--layers", type=positive, default=1, help="decoder layers")
     p.add_argument("--heads", type=positive, default=1,
-                   help="attention heads per layer (must divide --dim)")
+                   help="attention heads per layer (a divisor of the width)")
     p.add_argument("--dim", type=positive, default=64, help="model width d_model")
     p.add_argument("--mlp-ratio", type=positive_finite, default=4.0,
                    help="MLP width as a multiple of --dim")
