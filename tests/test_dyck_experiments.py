@@ -204,3 +204,43 @@ def test_eq1_readout_ignores_coordinates_the_output_does_not_read():
     curves = np.array([[0.5, -0.5], [3.0, 100.0]])         # coordinate 2 ends far away
     out = readout(value, curves)
     assert np.isclose(out["token_weight"], 1.0) and np.isclose(out["readout_end"], -0.5)
+
+
+def test_model_cache_is_keyed_by_thread_count_and_force_retrains(tmp_path, monkeypatch):
+    """A record states the thread count its model was trained with: a cache from another thread
+    count is not reused, and a --force sweep (fresh_after) trains again."""
+    import time
+
+    from lengthgen.config import torch_threads
+    from lengthgen.experiments import richard_fig3_right_samples as right
+    from lengthgen.experiments.richard_dyck_training import cache_dir, trained_model
+    from lengthgen.experiments.runner import _freshness
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    spec = right.single_spec(right.CONFIGS["test"])
+    with torch_threads(1):
+        trained_model(spec, "cpu")
+    (first,) = cache_dir().glob("*.pt")
+    with torch_threads(2):
+        trained_model(spec, "cpu")
+    assert len(list(cache_dir().glob("*.pt"))) == 2, "another thread count: its own model"
+    stamp = first.stat().st_mtime_ns
+    with torch_threads(1):
+        trained_model(spec, "cpu")
+    assert first.stat().st_mtime_ns == stamp, "same settings: the cache is reused"
+    time.sleep(0.05)
+    with torch_threads(1), _freshness(time.time()):
+        trained_model(spec, "cpu")
+    assert first.stat().st_mtime_ns > stamp, "--force: trained again, not loaded"
+
+
+def test_an_unwritable_model_cache_fails_before_training(tmp_path, monkeypatch):
+    import time
+
+    from lengthgen.errors import LengthgenError
+    monkeypatch.setenv("XDG_CACHE_HOME", "/proc/sys/x")
+    start = time.perf_counter()
+    with pytest.raises(LengthgenError, match=r"5 of 5 runs .*cannot write the trained Dyck "
+                                             r"model cache"):
+        run_experiment("richard-fig6-ablation", "test", "cpu", root=tmp_path)
+    assert time.perf_counter() - start < 20, "refused before training, not after"
+    assert not list((tmp_path / "richard-fig6-ablation" / "test").glob("*.json"))

@@ -93,3 +93,40 @@ def test_unknown_figure_id_names_the_closest():
 def test_caption_refuses_an_empty_list():
     with pytest.raises(LengthgenError):
         caption([])
+
+
+@pytest.mark.parametrize("figure_id", FIGURE_IDS)
+def test_every_figure_has_its_committed_record_folder(figure_id):
+    """A deleted record folder fails here (the book cell would otherwise have nothing to draw
+    and, before, silently recomputed a sweep of hours)."""
+    from lengthgen.results import REPO_ROOT
+    for source in source_ids(figure_id):
+        folders = [REPO_ROOT / "results" / source / scale for scale in ("paper", "book")]
+        assert any(f.is_dir() and record_files(f) for f in folders), \
+            f"{source}: no committed records under results/{source}/book or paper"
+
+
+def test_a_figure_without_records_says_what_is_missing_and_computes_nothing(tmp_path):
+    from lengthgen.experiments import committed_records
+    empty = tmp_path / "empty"
+    for figure_id, call in (("huang-fig1-languages", show),
+                            ("huang-table2-languages", committed_records)):
+        with pytest.raises(LengthgenError, match=rf"no records in .*figure run {figure_id} "
+                                                 rf"--scale test.*rerun=True"):
+            call(figure_id, root=empty)
+    assert not empty.exists(), "nothing was computed or written"
+
+
+def test_records_that_lack_what_the_figure_reads_are_one_error(tmp_path):
+    from lengthgen.results import write_record
+    figure_id = "crasp-long-unary"
+    records = run_experiment(figure_id, "test", "cpu", root=tmp_path)
+    broken = {**records[0], "metrics": {}}
+    broken.pop("digest", None)
+    write_record(broken, tmp_path)   # a valid record of the store, without the figure's metrics
+    records = load_records(figure_id, "test", tmp_path)
+    with pytest.raises(LengthgenError, match="do not hold what the figure reads"):
+        show(figure_id, root=tmp_path)
+    foreign = {**records[1], "params": {**records[1]["params"], "extra": 1}}
+    with pytest.raises(LengthgenError, match="not a registered run"):
+        figure_data(figure_id, [foreign])

@@ -74,3 +74,37 @@ def test_edited_record_fails_its_digest(tmp_path):
 def test_missing_file_is_a_clear_error(tmp_path):
     with pytest.raises(LengthgenError, match="cannot read results record"):
         load_record(tmp_path / "nowhere.json")
+
+
+def test_a_record_that_is_a_device_or_a_pipe_is_refused_without_reading_it(tmp_path):
+    import os
+    folder = tmp_path / "train" / "test"
+    folder.mkdir(parents=True)
+    (folder / "zero.json").symlink_to("/dev/zero")
+    with pytest.raises(LengthgenError, match="not a regular file"):
+        load_records("train", "test", tmp_path)
+    (folder / "zero.json").unlink()
+    os.mkfifo(folder / "fifo.json")   # opening it must not wait for a writer
+    with pytest.raises(LengthgenError, match="not a regular file"):
+        load_records("train", "test", tmp_path)
+
+
+def test_an_oversized_record_is_refused(tmp_path, monkeypatch):
+    import lengthgen.results as results
+    path = write_record(record(), tmp_path)
+    monkeypatch.setattr(results, "MAX_RECORD_BYTES", 100)
+    with pytest.raises(LengthgenError, match="larger than"):
+        load_record(path)
+
+
+@pytest.mark.parametrize("wall", [float("nan"), float("inf"), -1.0])
+def test_a_wall_time_that_is_not_a_duration_is_refused(tmp_path, wall):
+    with pytest.raises(LengthgenError, match="wall_time_s"):
+        write_record(record(wall_time_s=wall), tmp_path)
+
+
+def test_a_results_folder_name_too_long_is_one_error(monkeypatch):
+    from lengthgen.results import results_dir
+    monkeypatch.setenv("LENGTHGEN_RESULTS", "/tmp/" + "x" * 300)
+    with pytest.raises(LengthgenError, match="File name too long"):
+        results_dir()
