@@ -8,12 +8,17 @@ and is classified:
   traceback  "Traceback" on stderr
   silent     exit 0 where the input is wrong (the case expects an error)
   hang       still running after CPU_LIMIT seconds of CPU time (or the wall-clock backstop)
+  memory     a peak resident memory above MEMORY_REPORT (whatever the exit)
   long       stderr has lines other than `error: ...` but no traceback (reported, not failed)
+
+A case may also set environment variables (LENGTHGEN_RESULTS at a prepared folder of records,
+XDG_CACHE_HOME ...), a file-size limit, or read /dev/zero as its stdin.
 
 Usage: PYTHONPATH=$PWD/lib OMP_NUM_THREADS=1 .venv/bin/python benchmarks/bad_input_sweep.py
        [--only SUBSTRING] [--timeout SECONDS] [--verbose]
 """
 import argparse
+import json
 import os
 import resource
 import signal
@@ -32,11 +37,15 @@ MEMORY_LIMIT = 8 * 2 ** 30   # bytes of address space per case
 CPU_LIMIT = 20               # CPU seconds per case: more is a hang (CPU time, not wall time, so
 #                              that a loaded machine does not turn slow cases into hangs)
 OUTPUT_LIMIT = 200 * 2 ** 20  # bytes of output per case: more is unbounded output, like a hang
+MEMORY_REPORT = 2 * 2 ** 30   # peak resident bytes of a case above which it is a blow-up
+DEV_ZERO = object()           # stdin: /dev/zero (endless bytes, no newline)
+REPO = Path(__file__).resolve().parents[1]
 
 
-def cases(tmp: Path) -> list[tuple[list[str], bytes, str]]:
-    """(argv, stdin, expected) triples: every command group, every numeric option with the
-    usual bad values, bad files and bad bytes."""
+def cases(tmp: Path) -> list[tuple[list[str], bytes, str, dict]]:
+    """(argv, stdin, expected, options) of each case: every command group, every numeric option
+    with the usual bad values, bad files and bad bytes; options: env (variables to set), fsize
+    (a file-size limit in bytes)."""
     binary = tmp / "binary.crasp"
     binary.write_bytes(bytes(range(256)) * 4)
     latin1 = tmp / "latin1.crasp"
@@ -74,10 +83,10 @@ def cases(tmp: Path) -> list[tuple[list[str], bytes, str]]:
     tiny_train = ["--task", "binary_majority", "--dim", "8", "--steps", "1", "--samples", "2",
                   "--eval-every", "1", "--out", str(tmp / "runs")]
 
-    c: list[tuple[list[str], bytes, str]] = []
+    c: list[tuple[list[str], bytes, str, dict]] = []
 
-    def add(argv, expect=ERROR, stdin=b""):
-        c.append((list(argv), stdin, expect))
+    def add(argv, expect=ERROR, stdin=b"", **options):
+        c.append((list(argv), stdin, expect, options))
 
     # --- the top level and list
     for argv in ([], ["nope"], ["list", "nope"], ["--help-me"], ["list", ""]):
@@ -182,20 +191,91 @@ def cases(tmp: Path) -> list[tuple[list[str], bytes, str]]:
     add(["figure", "run", "huang-fig5-6-positional", "--scale", "huge"])
     add(["figure", "run", "huang-fig5-6-positional", "--device", "cpu:abc"])
     add(["figure", "list"], OK)
+    round_two(tmp, add, tiny_train)
     return c
 
 
-def _limits():
+def _records_for_round_two(tmp: Path) -> dict:
+    """Results folders the round-two cases point LENGTHGEN_RESULTS at (made here with the
+    library's own writer, at test scale)."""
+    from lengthgen.experiments import run_experiment
+    from lengthgen.results import _digest, record_path, write_record
+    figure = "crasp-long-unary"
+    folders = {name: tmp / f"results-{name}" for name in ("empty", "zero", "nan", "nokeys",
+                                                         "lock")}
+    for folder in folders.values():
+        folder.mkdir()
+    good = run_experiment(figure, "test", "cpu", root=tmp / "results-good")
+    (folders["zero"] / figure / "test").mkdir(parents=True)
+    os.symlink("/dev/zero", record_path(figure, "test", good[0]["run_name"], folders["zero"]))
+    nan = {k: v for k, v in good[0].items() if k != "digest"}
+    nan["wall_time_s"] = float("nan")
+    nan["digest"] = _digest(nan)
+    path = record_path(figure, "test", nan["run_name"], folders["nan"])
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(nan))
+    for record in good:
+        write_record({**{k: v for k, v in record.items() if k != "digest"}, "metrics": {}},
+                     folders["nokeys"])
+    (folders["lock"] / figure / "test" / ".lock").mkdir(parents=True)
+    return folders
+
+
+def round_two(tmp: Path, add, tiny_train) -> None:
+    """The cases of issue 26 (faults, round two): costs inside the documented caps, endless
+    stdin, records that are devices or lie, folders that cannot be written, absurd threads."""
+    folders = _records_for_round_two(tmp)
+    train = ["train", "--task", "binary_majority", "--steps", "1", "--out", str(tmp / "runs")]
+    # estimates before allocating
+    add(["crasp", "check", "majority_ab", "--random", "1", "--random-length", "20000000"])
+    add(["dyck", "complete", "(", "--train-word", "()", "--samples", "4000000"])
+    add(["crasp", "compile", "sort", "--verify-up-to", "5000", "--samples", "3"])
+    for extra in (["--dim", "8500"], ["--layers", "1000", "--dim", "8"],
+                  ["--samples", "1000000000"], ["--batch-size", "1000000000"],
+                  ["--mlp-ratio", "1e6", "--dim", "8"], ["--mlp-ratio", "1e6"],
+                  ["--mlp-ratio", "1e308"], ["--lr", "-1e-3"]):
+        add(train + extra)
+    add(["dyck", "complete", "((", "--train-word", "(())", "--gamma", "-1e-3"], OK)
+    add(["dyck", "complete", "((", "--train-word", "(())", "--v", "-2.5E+1"], OK)
+    # stdin by bounded lines
+    for argv in (["language", "accepts", "tomita1"], ["crasp", "run", "tomita1"],
+                 ["language", "next", "tomita1"]):
+        add(argv, ERROR, stdin=DEV_ZERO)
+        add(argv, ERROR, stdin=b"1" * 20_000_000 + b"\n")
+    add(["crasp", "run", "sort"], ERROR, stdin=b"1 " * 400_000 + b"\n",
+        env={"LENGTHGEN_MEMORY_LIMIT": "1G"})
+    # records that vanish, lie, or are not files
+    for name in ("empty", "zero", "nan", "nokeys"):
+        add(["figure", "data", "crasp-long-unary"], env={"LENGTHGEN_RESULTS": str(folders[name])})
+    add(["figure", "data", "huang-table2-languages"],
+        env={"LENGTHGEN_RESULTS": str(folders["empty"])})
+    add(["figure", "run", "crasp-long-unary", "--scale", "test"],
+        env={"LENGTHGEN_RESULTS": str(folders["lock"])})
+    add(["figure", "run", "crasp-long-unary", "--scale", "test"],
+        env={"LENGTHGEN_RESULTS": str(tmp / ("r" * 300))})
+    add(["figure", "run", "richard-fig6-ablation", "--scale", "test", "--force"],
+        env={"XDG_CACHE_HOME": "/proc/sys/x", "LENGTHGEN_RESULTS": str(tmp / "results-xdg")})
+    add(["train", *tiny_train[:-2], "--out", str(REPO / "results" / "foo")])
+    add(["train", *tiny_train], fsize=2000)
+    for threads in ("100000", "2147483648", "0"):
+        add(["figure", "run", "crasp-long-unary", "--scale", "test", "--threads", threads])
+    junk = tmp / "junk.pt"
+    junk.write_bytes(b"PK\x03\x04" + bytes(range(256)))
+    add(["train", *tiny_train, "--checkpoint", str(junk)])
+    add(["train", *tiny_train, "--checkpoint", "/dev/zero"])
+
+
+def _limits(fsize=OUTPUT_LIMIT):
     resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
     resource.setrlimit(resource.RLIMIT_CPU, (CPU_LIMIT, CPU_LIMIT + 5))
-    resource.setrlimit(resource.RLIMIT_FSIZE, (OUTPUT_LIMIT, OUTPUT_LIMIT))
+    resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
 
 
-def _child(argv, env) -> int:
+def _child(argv, env, fsize=OUTPUT_LIMIT) -> int:
     """What `python -m lengthgen ARGV` does, in a forked copy of this process (the imports are
     already done, so a case costs its own work, not 2 s of starting Python and torch)."""
     from lengthgen.__main__ import main
-    _limits()
+    _limits(fsize)
     os.environ.clear()
     os.environ.update(env)
     try:
@@ -215,27 +295,33 @@ def _child(argv, env) -> int:
 
 
 def _wait(pid, timeout):
-    """Exit code (negative: killed by that signal) or None after `timeout` wall seconds."""
+    """(exit code (negative: killed by that signal) or None after `timeout` wall seconds, peak
+    resident bytes)."""
     deadline = time.monotonic() + timeout
     while True:
-        done, status = os.waitpid(pid, os.WNOHANG)
+        done, status, usage = os.wait4(pid, os.WNOHANG)
         if done:
-            return os.waitstatus_to_exitcode(status)
+            return os.waitstatus_to_exitcode(status), usage.ru_maxrss * 1024
         if time.monotonic() > deadline:
             os.kill(pid, signal.SIGKILL)
-            os.waitpid(pid, 0)
-            return None
+            _, _, usage = os.wait4(pid, 0)
+            return None, usage.ru_maxrss * 1024
         time.sleep(0.02)
 
 
-def run_case(argv, stdin, timeout, env, head=False):
-    """(hang or None, exit code, stderr, seconds); head: read one line of stdout, then close
-    it, as `| head -1` does."""
+def run_case(argv, stdin, timeout, env, head=False, fsize=OUTPUT_LIMIT):
+    """(hang, memory or None, exit code, stderr, seconds); head: read one line of stdout, then
+    close it, as `| head -1` does."""
     start = time.perf_counter()
     with tempfile.TemporaryFile() as inp, tempfile.TemporaryFile() as out, \
             tempfile.TemporaryFile() as err:
-        inp.write(stdin)
-        inp.seek(0)
+        if stdin is DEV_ZERO:
+            zero = os.open("/dev/zero", os.O_RDONLY)
+            os.dup2(zero, inp.fileno())
+            os.close(zero)
+        else:
+            inp.write(stdin)
+            inp.seek(0)
         read_end, write_end = os.pipe() if head else (None, None)
         sys.stdout.flush()
         sys.stderr.flush()
@@ -248,19 +334,20 @@ def run_case(argv, stdin, timeout, env, head=False):
                 if head:
                     os.close(read_end)
                     os.close(write_end)
-                code = _child(argv, env)
+                code = _child(argv, env, fsize)
             finally:
                 os._exit(locals().get("code", 1))
         if head:
             os.close(write_end)
             with os.fdopen(read_end, "rb") as reader:
                 reader.readline()
-        code = _wait(pid, timeout)
+        code, peak = _wait(pid, timeout)
         err.seek(0)
         text = err.read().decode("utf-8", "replace")
     seconds = time.perf_counter() - start
     hung = code is None or code in (-signal.SIGXCPU, -signal.SIGKILL, -signal.SIGXFSZ)
-    return "hang" if hung else None, code, text, seconds
+    verdict = "hang" if hung else "memory" if peak > MEMORY_REPORT else None
+    return verdict, code, text, seconds
 
 
 def classify(expect, rc, err) -> str:
@@ -298,16 +385,16 @@ def main():
         env["LENGTHGEN_RESULTS"] = str(Path(tmp) / "results")
         all_cases = cases(Path(tmp))
         # the device variable: every command that picks a device reads it
-        all_cases.append((["train", "--task", "binary_majority", "--steps", "1"], b"", ERROR))
+        all_cases.append((["train", "--task", "binary_majority", "--steps", "1"], b"", ERROR,
+                          {"env": {"LENGTHGEN_DEVICE": "cpu:abc"}}))
         counts = Counter()
-        for k, (argv, stdin, expect) in enumerate(all_cases):
+        for argv, stdin, expect, options in all_cases:
             if args.only and args.only not in " ".join(argv):
                 continue
-            case_env = env
-            if k == len(all_cases) - 1:
-                case_env = {**env, "LENGTHGEN_DEVICE": "cpu:abc"}
+            case_env = {**env, **options.get("env", {})}
             hang, rc, err, seconds = run_case(argv, stdin, args.timeout, case_env,
-                                              head=expect == HEAD)
+                                              head=expect == HEAD,
+                                              fsize=options.get("fsize", OUTPUT_LIMIT))
             verdict = hang or classify(expect, rc, err)
             counts[verdict] += 1
             shown = " ".join(a if len(a) < 40 else a[:37] + "..." for a in argv)
@@ -317,8 +404,9 @@ def main():
                       flush=True)
     tried = sum(counts.values())
     print(f"tried {tried}: clean {counts['clean']}, traceback {counts['traceback']}, "
-          f"silent {counts['silent']}, hang {counts['hang']}, long {counts['long']}, "
-          f"failed {counts['failed']} ({time.perf_counter() - start:.0f} s)")
+          f"silent {counts['silent']}, hang {counts['hang']}, memory {counts['memory']}, "
+          f"long {counts['long']}, failed {counts['failed']} "
+          f"({time.perf_counter() - start:.0f} s)")
 
 
 if __name__ == "__main__":

@@ -164,7 +164,7 @@ def test_a_junk_checkpoint_is_one_line(capsys, tmp_path):
         junk.write_bytes(content)
         code, _, err = run_main(TINY_TRAIN + ["--checkpoint", str(junk), "--out",
                                               str(tmp_path / "runs")], capsys)
-        assert code == 2 and one_error_line(err) and "not a checkpoint" in err, err
+        assert code == 2 and one_error_line(err) and "cannot load checkpoint" in err, err
 
 
 # ---- bounded memory, generated -------------------------------------------------------------

@@ -239,8 +239,7 @@ def test_an_unwritable_model_cache_fails_before_training(tmp_path, monkeypatch):
     from lengthgen.errors import LengthgenError
     monkeypatch.setenv("XDG_CACHE_HOME", "/proc/sys/x")
     start = time.perf_counter()
-    with pytest.raises(LengthgenError, match=r"5 of 5 runs .*cannot write the trained Dyck "
-                                             r"model cache"):
+    with pytest.raises(LengthgenError, match=r"^cannot write the trained Dyck model cache"):
         run_experiment("richard-fig6-ablation", "test", "cpu", root=tmp_path)
     assert time.perf_counter() - start < 20, "refused before training, not after"
     assert not list((tmp_path / "richard-fig6-ablation" / "test").glob("*.json"))

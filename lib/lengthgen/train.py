@@ -218,9 +218,9 @@ def load_checkpoint(path) -> dict:
             return torch.load(path, map_location="cpu", weights_only=True)
     except Exception as e:  # a corrupt or foreign file: say which, never a pickle traceback
         text = str(e).splitlines()[0] if str(e) else ""
-        raise LengthgenError(f"{path}: not a checkpoint this library wrote, or a damaged one "
-                             f"({e.__class__.__name__}: {text[:120]}); delete it or choose "
-                             f"another file") from e
+        raise LengthgenError(f"{path}: cannot load checkpoint: not one this library wrote, or "
+                             f"a damaged one ({e.__class__.__name__}: {text[:120]}); delete it "
+                             f"or choose another file") from e
 
 
 def _rng_state(rng: np.random.Generator, device) -> dict:

@@ -31,6 +31,7 @@ import numpy as np
 import torch
 
 from lengthgen.errors import LengthgenError
+from lengthgen.experiments.runner import preflight
 from lengthgen.models.decoder import Decoder, DecoderConfig
 from lengthgen.models.dyck import SelfAttentionHead, complete_with_model
 from lengthgen.tasks.dyck import (CLOSE, OPEN, TOKEN_ID, VOCAB, DyckTask, deep_prefix,
@@ -47,6 +48,13 @@ def cache_dir() -> Path:
     ~/.cache."""
     root = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
     return Path(root) / "lengthgen" / "richard-dyck"
+
+
+@preflight
+def check_cache_writable() -> None:
+    """Before any run of a figure that trains Dyck models: the cache folder takes files."""
+    from lengthgen.results import check_writable
+    check_writable(cache_dir(), "the trained Dyck model cache (XDG_CACHE_HOME)")
 
 
 def token_signs(d: int) -> torch.Tensor:

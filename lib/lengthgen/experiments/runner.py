@@ -72,6 +72,22 @@ def plan(figure_id: str, scale: str, device: str = "cpu", threads: int = DEFAULT
 
 
 _fresh_after: float | None = None
+PREFLIGHT: dict = {}   # module name -> check(): what a module's runs need, checked before any run
+
+
+def preflight(check):
+    """Register check() (raising LengthgenError) to run before any run of a figure whose module
+    uses a name of check's module: e.g. the Dyck model cache must be writable before hours of
+    training, not after."""
+    PREFLIGHT[check.__module__] = check
+    return check
+
+
+def _preflight(module) -> None:
+    used = {getattr(value, "__module__", None) for value in vars(module).values()}
+    for owner, check in PREFLIGHT.items():
+        if owner in used or owner == module.__name__:
+            check()
 
 
 def cache_fresh_after() -> float | None:
@@ -286,6 +302,7 @@ def run(figure_id: str, scale: str | None = None, device=None, *, force: bool = 
     base = root if root is not None else results_dir()
     folder = base / figure_id / scale
     check_writable(folder)
+    _preflight(module)
     with ExitStack() as stack:
         if backend == "ray":  # the cluster, not this machine, says which device there is
             from lengthgen.experiments.ray_backend import ray_cluster
@@ -377,10 +394,10 @@ def _pool(all_units, workers):
     threads = all_units[0][0].threads
     context = multiprocessing.get_context("spawn")
     pending = list(range(len(all_units)))
-    losses = {}
+    losses, barren = {}, 0
     with tempfile.TemporaryDirectory(prefix="lengthgen-workers-") as notes:
         while pending:
-            broken = []
+            broken, finished = [], 0
             for note in Path(notes).iterdir():
                 note.unlink()
             with ProcessPoolExecutor(max_workers=min(workers, len(pending)), mp_context=context,
@@ -396,16 +413,28 @@ def _pool(all_units, workers):
                 for future in as_completed(futures):
                     index = futures[future]
                     try:
-                        yield future.result()
+                        outcome = future.result()
                     except BrokenProcessPool:
                         broken.append(index)
+                        continue
                     except Exception as e:  # e.g. a result that cannot be sent back
-                        yield Outcome(errors=[(spec.name, f"worker error: {e.__class__.__name__}"
-                                                          f": {str(e)[:200]}")
-                                              for spec in all_units[index]])
+                        outcome = Outcome(errors=[(spec.name, f"worker error: "
+                                                              f"{e.__class__.__name__}: "
+                                                              f"{str(e)[:200]}")
+                                                  for spec in all_units[index]])
+                    finished += 1
+                    yield outcome
             startup = Path(notes, "startup-failed")
             if broken and startup.exists():
                 reason = f"a worker process could not start ({startup.read_text()[:300]})"
+                for index in broken:
+                    yield Outcome(errors=[(spec.name, reason) for spec in all_units[index]])
+                return
+            started = any(note.name.endswith(".started") for note in Path(notes).iterdir())
+            barren = 0 if finished or started else barren + 1
+            if barren >= MAX_WORKER_LOSSES + 1:   # workers die before they begin any run
+                reason = (f"worker processes died {barren} times in a row before starting a run "
+                          f"(killed, or out of memory while starting; try fewer --workers)")
                 for index in broken:
                     yield Outcome(errors=[(spec.name, reason) for spec in all_units[index]])
                 return
