@@ -15,7 +15,7 @@ A case may also set environment variables (LENGTHGEN_RESULTS at a prepared folde
 XDG_CACHE_HOME ...), a file-size limit, or read /dev/zero as its stdin.
 
 Usage: PYTHONPATH=$PWD/lib OMP_NUM_THREADS=1 .venv/bin/python benchmarks/bad_input_sweep.py
-       [--only SUBSTRING] [--timeout SECONDS] [--verbose]
+       [--only SUBSTRING] [--round-two] [--memory-gib N] [--timeout SECONDS] [--verbose]
 """
 import argparse
 import json
@@ -225,6 +225,10 @@ def round_two(tmp: Path, add, tiny_train) -> None:
     """The cases of issue 26 (faults, round two): costs inside the documented caps, endless
     stdin, records that are devices or lie, folders that cannot be written, absurd threads."""
     folders = _records_for_round_two(tmp)
+    plain = add
+
+    def add(argv, expect=ERROR, stdin=b"", **options):   # noqa: F811  (marks each case)
+        plain(argv, expect, stdin, **options, round_two=True)
     train = ["train", "--task", "binary_majority", "--steps", "1", "--out", str(tmp / "runs")]
     # estimates before allocating
     add(["crasp", "check", "majority_ab", "--random", "1", "--random-length", "20000000"])
@@ -257,6 +261,8 @@ def round_two(tmp: Path, add, tiny_train) -> None:
         env={"XDG_CACHE_HOME": "/proc/sys/x", "LENGTHGEN_RESULTS": str(tmp / "results-xdg")})
     add(["train", *tiny_train[:-2], "--out", str(REPO / "results" / "foo")])
     add(["train", *tiny_train], fsize=2000)
+    add(["figure", "run", "crasp-long-unary", "--scale", "test"], fsize=100_000,
+        env={"LENGTHGEN_RESULTS": str(tmp / "results-fsize")})
     for threads in ("100000", "2147483648", "0"):
         add(["figure", "run", "crasp-long-unary", "--scale", "test", "--threads", threads])
     junk = tmp / "junk.pt"
@@ -367,13 +373,19 @@ def classify(expect, rc, err) -> str:
 
 
 def main():
+    global MEMORY_LIMIT
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", default=None, help="run only cases whose argv contains this")
     parser.add_argument("--timeout", type=float, default=180.0,
                         help="wall-clock seconds per case (a backstop; hangs are found by CPU "
                              "time, CPU_LIMIT)")
+    parser.add_argument("--round-two", action="store_true",
+                        help="only the cases of issue 26 (faults, round two)")
+    parser.add_argument("--memory-gib", type=float, default=MEMORY_LIMIT / 2 ** 30,
+                        help="address space per case, GiB (default 8)")
     parser.add_argument("--verbose", action="store_true")
     args = parser.parse_args()
+    MEMORY_LIMIT = int(args.memory_gib * 2 ** 30)
     env = {**os.environ, "OMP_NUM_THREADS": "1", "LENGTHGEN_SCALE": "test"}
     # import once here, so that every forked case starts warm (the CLI imports some lazily)
     import lengthgen.experiments  # noqa: F401
@@ -390,6 +402,8 @@ def main():
         counts = Counter()
         for argv, stdin, expect, options in all_cases:
             if args.only and args.only not in " ".join(argv):
+                continue
+            if args.round_two and not options.get("round_two"):
                 continue
             case_env = {**env, **options.get("env", {})}
             hang, rc, err, seconds = run_case(argv, stdin, args.timeout, case_env,

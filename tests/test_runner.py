@@ -175,3 +175,15 @@ def test_thread_counts_are_bounded(tmp_path, capsys):
         run_experiment(FIGURE, "test", "cpu", root=tmp_path, threads=4 * (os.cpu_count() or 1) + 1)
     assert main(["figure", "run", FIGURE, "--threads", "2147483648"]) == 2
     assert "--threads: must be in 1..1024" in capsys.readouterr().err
+
+
+def test_a_file_size_limit_below_a_record_is_refused_before_computing(tmp_path):
+    def small_files():
+        import resource
+        resource.setrlimit(resource.RLIMIT_FSIZE, (100_000, 100_000))
+    env = {**os.environ, "LENGTHGEN_RESULTS": str(tmp_path), "OMP_NUM_THREADS": "1"}
+    done = subprocess.run([sys.executable, "-m", "lengthgen", "figure", "run", "crasp-long-unary",
+                           "--scale", "test"], env=env, preexec_fn=small_files,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and "ulimit -f" in done.stderr
+    assert done.stderr.count("\n") == 1 and not list(tmp_path.rglob("*.json"))

@@ -85,6 +85,16 @@ def check_writable(folder: Path, what: str = "results") -> None:
                              f"({e.strerror or e.__class__.__name__})") from None
 
 
+def check_file_size(need: int, what: str) -> None:
+    """A file-size limit (ulimit -f) below what will be written is refused before computing:
+    `need` bytes for one file (an estimate), `what` names it."""
+    import resource
+    soft, _ = resource.getrlimit(resource.RLIMIT_FSIZE)
+    if soft != resource.RLIM_INFINITY and need > soft:
+        raise LengthgenError(f"{what} needs files of about {need:,} bytes but files are limited "
+                             f"to {soft:,} bytes here (ulimit -f); raise the limit")
+
+
 def _git(*args: str) -> str:
     return subprocess.run(["git", *args], cwd=REPO_ROOT, capture_output=True, text=True,
                           check=True).stdout

@@ -282,7 +282,7 @@ def run(figure_id: str, scale: str | None = None, device=None, *, force: bool = 
     iterator of Outcomes whose records are written, for other executors.
     """
     from lengthgen.experiments import experiment
-    from lengthgen.results import check_writable, results_dir
+    from lengthgen.results import check_file_size, check_writable, results_dir
     scale = get_scale(scale)
     workers = _check_workers(workers)
     threads = DEFAULT_THREADS if threads is None else threads
@@ -302,6 +302,7 @@ def run(figure_id: str, scale: str | None = None, device=None, *, force: bool = 
     base = root if root is not None else results_dir()
     folder = base / figure_id / scale
     check_writable(folder)
+    check_file_size(_record_size(base, figure_id), f"a record of {figure_id}")
     _preflight(module)
     with ExitStack() as stack:
         if backend == "ray":  # the cluster, not this machine, says which device there is
@@ -315,6 +316,22 @@ def run(figure_id: str, scale: str | None = None, device=None, *, force: bool = 
             workers = getattr(backend, "slots", workers)
         return _sweep(figure_id, scale, device, force, root, progress, workers, threads,
                       backend, folder)
+
+
+def _record_size(base: Path, figure_id: str) -> int:
+    """The size a record of this figure may take: its largest record at any scale (they grow
+    with the scale), and at least 64 KiB."""
+    sizes = [65_536]
+    for scale in ("test", "book", "paper"):
+        try:
+            sizes += [p.stat().st_size for p in (base / figure_id / scale).glob("[!.]*.json")]
+        except OSError:
+            pass
+    from lengthgen.results import REPO_ROOT
+    committed = REPO_ROOT / "results" / figure_id
+    if committed.is_dir():
+        sizes += [p.stat().st_size for p in committed.glob("*/[!.]*.json")]
+    return max(sizes)
 
 
 def _sweep(figure_id, scale, device, force, root, progress, workers, threads, backend, folder):
