@@ -126,10 +126,10 @@ def test_stdin_is_read_in_bounded_lines(capsys, monkeypatch):
 
 
 def test_a_huge_line_through_a_big_program_is_refused_by_memory(capsys, monkeypatch):
-    monkeypatch.setenv("LENGTHGEN_MEMORY_LIMIT", "64M")
+    monkeypatch.setenv("LENGTHGEN_MEMORY_LIMIT", "32M")
     code, out, err = run_main(["crasp", "run", "dyck1"], capsys, "a" * 900_000 + "\nab\n",
-                              monkeypatch)   # 10 operations x 900,000 positions: about 86 MB
-    assert code == 2 and out == "\n1\n" and "error: line 1:" in err and "64 MiB" in err
+                              monkeypatch)   # 4 counts, 6 Booleans x 900,000 positions: about 53 MiB
+    assert code == 2 and out == "\n1\n" and "error: line 1:" in err and "32 MiB" in err
 
 
 def test_bad_memory_limit_variable_is_one_line(capsys, monkeypatch):
