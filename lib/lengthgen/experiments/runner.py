@@ -396,6 +396,7 @@ def _execute_all(all_units, workers, progress, backend, figure_id, scale):
 
 
 MAX_WORKER_LOSSES = 2  # a unit in flight when its worker died this often is reported failed
+QUIET_TRACKER = "ignore:resource_tracker:UserWarning"
 
 
 def _pool(all_units, workers):
@@ -410,6 +411,10 @@ def _pool(all_units, workers):
     from concurrent.futures.process import BrokenProcessPool
     threads = all_units[0][0].threads
     context = multiprocessing.get_context("spawn")
+    # a killed worker leaves the pool's semaphores to multiprocessing's resource tracker, which
+    # warns about them at exit in several lines; it takes its warning filters from ours
+    if QUIET_TRACKER not in sys.warnoptions:
+        sys.warnoptions.append(QUIET_TRACKER)
     pending = list(range(len(all_units)))
     losses, barren = {}, 0
     with tempfile.TemporaryDirectory(prefix="lengthgen-workers-") as notes:
