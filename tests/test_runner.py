@@ -187,3 +187,15 @@ def test_a_file_size_limit_below_a_record_is_refused_before_computing(tmp_path):
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 2 and "ulimit -f" in done.stderr
     assert done.stderr.count("\n") == 1 and not list(tmp_path.rglob("*.json"))
+
+
+def test_worker_processes_that_cannot_be_created_are_one_error(tmp_path, monkeypatch):
+    import concurrent.futures
+
+    def no_semaphores(*args, **kwargs):
+        raise OSError(28, "No space left on device")
+    monkeypatch.setattr(concurrent.futures, "ProcessPoolExecutor", no_semaphores)
+    import lengthgen.experiments.runner as runner
+    monkeypatch.setattr(runner, "ProcessPoolExecutor", no_semaphores)
+    with pytest.raises(LengthgenError, match=r"cannot start worker processes .*--workers 1"):
+        run_experiment(FIGURE, "test", "cpu", root=tmp_path, workers=2)

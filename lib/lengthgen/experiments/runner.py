@@ -422,9 +422,14 @@ def _pool(all_units, workers):
             broken, finished = [], 0
             for note in Path(notes).iterdir():
                 note.unlink()
-            with ProcessPoolExecutor(max_workers=min(workers, len(pending)), mp_context=context,
-                                     initializer=_worker_init,
-                                     initargs=(threads, notes)) as pool:
+            try:   # the pool's queues need semaphores (/dev/shm) and pipes
+                pool = ProcessPoolExecutor(max_workers=min(workers, len(pending)),
+                                           mp_context=context, initializer=_worker_init,
+                                           initargs=(threads, notes))
+            except OSError as e:
+                raise LengthgenError(f"cannot start worker processes ({e.__class__.__name__}: "
+                                     f"{e.strerror or e}); run with --workers 1") from None
+            with pool:
                 futures = {}
                 for index in pending:
                     try:
@@ -432,6 +437,10 @@ def _pool(all_units, workers):
                                             index)] = index
                     except BrokenProcessPool:   # broke while submitting: the rest waits
                         broken.append(index)
+                    except OSError as e:   # no process could be started (memory, limits)
+                        raise LengthgenError(f"cannot start worker processes "
+                                             f"({e.__class__.__name__}: {e.strerror or e}); "
+                                             f"run with fewer --workers") from None
                 for future in as_completed(futures):
                     index = futures[future]
                     try:
