@@ -23,11 +23,9 @@ def run_one(params, config, device):  # pragma: no cover - no runs of its own
     raise NotImplementedError
 
 
-def _shape(setting) -> str:
-    if not setting:
-        return "none fits"
-    layers, heads, d, lr = setting[:4]
-    return f"{layers}L {heads}H d={d}, lr {lr:g}"
+def _shape(setting, fit: bool = True) -> str:
+    label = sweep.Setting.of(setting).label()
+    return label if fit else f"{label} (none fits)"
 
 
 def data(records):
@@ -44,8 +42,9 @@ def data(records):
             steps = [s["steps"] for s in cell["seeds"]]
             rows.append({
                 "task": row["task"], "encoding": row["encoding"],
-                "ours": _shape(cell["selected"] or cell.get("extra")),
+                "ours": _shape(cell["selected"], row["fit"]),
                 "ours_fit": row["fit"], "ours_tried": len(cell["search"]),
+                "ours_rule": cell["rule"],
                 "ours_steps_mean": round(sum(steps) / len(steps)),
                 "paper": "" if ref is None else
                 f"{ref['layers']}L {ref['heads']}H d={ref['d_model']}, lr {float(ref['lr']):g}",
