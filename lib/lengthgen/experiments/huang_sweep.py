@@ -673,3 +673,73 @@ def differences(rows: list[dict], threshold: float = 0.2) -> list[dict]:
                         "ours": r["accuracy"][LONGEST_BIN], "paper": r["paper"]["bins"][-1],
                         "fit": r["fit"], "selected": r["selected"]})
     return out
+
+
+# ---- sentences for the chapter (numbers computed from the records, never typed) ------------
+def cell_names(cells: list[str]) -> str:
+    """"tomita4/ape" -> "Tomita 4 (APE)", joined; "none" for an empty list."""
+    if not cells:
+        return "none"
+    names = []
+    for cell in cells:
+        task_id, encoding = cell.split("/")
+        names.append(f"{info(task_id).name} ({encoding.upper()})")
+    return ", ".join(names)
+
+
+def headline(rows: list[dict]) -> dict[str, str]:
+    """The chapter's headline as glue-able strings: agreement, cells that fit and agreement
+    among them, ours and the paper's on the same cells, and the cells behind the counts."""
+    a = agreement(rows)
+    fit_disagree = [f"{r['task']}/{r['encoding']}" for r in rows
+                    if r["fit"] and (r["predicted"] == YES) != r["ours_success"]]
+    return {
+        "cells": str(a["cells"]), "agree": str(a["ours"]), "paper-agree": str(a["paper"]),
+        "paper-cells": str(a["paper_cells"]), "fit": str(a["ours_fit"]),
+        "fit-agree": str(a["ours_fit_agree"]), "paper-fit": str(a["paper_fit"]),
+        "paper-fit-agree": str(a["paper_fit_agree"]),
+        "yes": str(a["predicted_yes"]), "yes-succeeded": str(a["yes_succeeded"]),
+        "yes-never-fit": str(a["yes_never_fit"]), "no": str(a["predicted_no"]),
+        "no-failed-fit": str(a["no_failed_fit"]), "no-never-fit": str(a["no_never_fit"]),
+        "never-fit": cell_names(a["never_fit"]),
+        "fit-disagree": cell_names(fit_disagree),
+        "paper-disagree": cell_names(a["disagree_paper"]),
+    }
+
+
+def headline_rows(rows: list[dict]) -> list[list[str]]:
+    """The three headline numbers side by side, ours and the paper's, on the same cells."""
+    a = agreement(rows)
+    return [["prediction agrees with the outcome (all cells)", f"{a['ours']} of {a['cells']}",
+             f"{a['paper']} of {a['paper_cells']}"],
+            ["cells that fit their training range", f"{a['ours_fit']} of {a['cells']}",
+             f"{a['paper_fit']} of {a['paper_cells']}"],
+            ["prediction agrees, among the cells that fit",
+             f"{a['ours_fit_agree']} of {a['ours_fit']}",
+             f"{a['paper_fit_agree']} of {a['paper_fit']}"]]
+
+
+def sweep_status(records: list[dict], configs_by_figure: dict[str, dict]) -> str:
+    """One sentence on how much of the sweep the page draws: cells with records out of the
+    registered ones, and the recorded compute."""
+    cells = [r for r in records if r["metrics"]["encoding"] != "baseline"]
+    registered = sum(2 * len(c["tasks"]) for c in configs_by_figure.values())
+    hours = sum(r["wall_time_s"] for r in records) / 3600
+    text = (f"{len(cells)} of the {registered} cells have records ({hours:.1f} CPU-hours of "
+            f"recorded training, baselines included)")
+    if len(cells) < registered:
+        text += ("; the sweep is run in batches over several sessions and this page shows the "
+                 "cells done so far, cheapest first, so the missing ones are the costliest")
+    return text
+
+
+def cell_text(rows: list[dict], task_id: str, encoding: str) -> str:
+    """A cell's longest-bin accuracy as prose: mean over the seeds that fit, the lowest and
+    highest seed, and "never fit" where no seed fit; "not run yet" without a record."""
+    row = next((r for r in rows if r["task"] == task_id and r["encoding"] == encoding), None)
+    if row is None:
+        return "not run yet"
+    spread = row["spread"][LONGEST_BIN]
+    text = (f"{pct(row['accuracy'][LONGEST_BIN])}% (seeds {pct(spread['min'])}-"
+            f"{pct(spread['max'])}%)")
+    return text if row["fit"] else text + ", never fitting its training range"

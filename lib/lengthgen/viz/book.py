@@ -99,6 +99,13 @@ def book_figure(key: str, content=None, provenance: str | None = None):
     return content
 
 
+def book_text(key: str, text: str) -> None:
+    """Glue a piece of text computed from records, for `{glue:md}` or `{glue:text}` in prose:
+    the page's numbers then cannot drift from its data."""
+    _check_key(key)
+    _glue(key, _Markdown(str(text)))
+
+
 def book_table(key: str, markdown: str, provenance: str | None = None) -> None:
     """Show a Markdown table and glue it for a numbered table on the site.
 
