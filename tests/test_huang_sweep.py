@@ -224,3 +224,14 @@ def test_a_sweep_cut_short_keeps_its_marker_and_a_finished_one_removes_it(tmp_pa
     monkeypatch.setattr(module, "run_one", real)
     run_experiment(FIGURE, "test", "cpu", root=tmp_path)
     assert not (folder / IN_PROGRESS).exists()
+
+
+def test_the_savings_of_giving_up_are_counted_once_per_training():
+    run = {"setting": [1, 1, 16, 1e-3], "seed": 0, "abandoned": True, "steps": 3000,
+           "train_wall_time_s": 30.0}
+    kept = {**run, "seed": 1, "abandoned": False, "steps": 6000, "train_wall_time_s": 60.0}
+    record = {"config": {"steps": 6000}, "metrics": {"encoding": "ape", "search": [run],
+                                                     "seeds": [run, kept]}}
+    baseline = {"config": {"steps": 6000}, "metrics": {"encoding": "baseline"}}
+    assert sweep.abandon_savings([record, baseline]) == {"trainings": 1, "spent_s": 30,
+                                                         "saved_s": 30}

@@ -743,3 +743,24 @@ def cell_text(rows: list[dict], task_id: str, encoding: str) -> str:
     text = (f"{pct(row['accuracy'][LONGEST_BIN])}% (seeds {pct(spread['min'])}-"
             f"{pct(spread['max'])}%)")
     return text if row["fit"] else text + ", never fitting its training range"
+
+
+def abandon_savings(records: list[dict]) -> dict:
+    """What giving up below the threshold saved: the trainings that gave up, their recorded
+    time, and the time they would have taken to the step cap at the same speed."""
+    given_up, spent, saved = 0, 0.0, 0.0
+    for record in records:
+        metrics = record["metrics"]
+        if metrics["encoding"] == "baseline":
+            continue
+        seen = set()
+        for run in metrics["search"] + metrics["seeds"]:
+            key = (tuple(run["setting"]), run["seed"])
+            if key in seen or not run.get("abandoned"):
+                continue
+            seen.add(key)
+            cap = Setting.of(run["setting"]).max_steps or record["config"]["steps"]
+            given_up += 1
+            spent += run["train_wall_time_s"]
+            saved += run["train_wall_time_s"] * (cap / run["steps"] - 1)
+    return {"trainings": given_up, "spent_s": round(spent), "saved_s": round(saved)}
