@@ -95,11 +95,42 @@ def git_commit() -> str:
     return git_state()[0]
 
 
+# The instruction-set extensions that decide which float kernels torch runs (their rounding,
+# hence a trained model's digits, can differ between processors).
+_SIMD_FLAGS = ("sse4_2", "avx", "avx2", "fma", "avx512f", "avx512_bf16", "avx512_vnni",
+               "amx_tile", "amx_bf16", "neon", "asimd", "sve")
+
+
+def cpu_description() -> dict:
+    """The processor a run computes on: model name, torch's CPU capability (the kernels it picks:
+    e.g. AVX2, AVX512) and the SIMD flags of /proc/cpuinfo (empty where there is none)."""
+    model, flags = platform.processor() or platform.machine(), set()
+    try:
+        for line in Path("/proc/cpuinfo").read_text(errors="replace").splitlines():
+            key, _, value = line.partition(":")
+            key = key.strip().lower()
+            if key in ("model name", "hardware", "cpu model") and value.strip():
+                model = value.strip()
+            elif key in ("flags", "features"):
+                flags |= set(value.split())
+    except OSError:
+        pass
+    try:
+        capability = str(torch.backends.cpu.get_cpu_capability())
+    except (AttributeError, RuntimeError):
+        capability = "unknown"
+    return {"cpu_model": model or "unknown", "cpu_capability": capability,
+            "cpu_flags": [f for f in _SIMD_FLAGS if f in flags]}
+
+
 def run_started(device: str, threads: int | None = None, workers: int = 1) -> dict:
-    """Provenance read when a run starts: the code's commit and state, the device, threads."""
+    """Provenance read when a run starts: the code's commit and state, the device, threads, the
+    processor and its instruction set, and the numeric libraries' versions (records written
+    before these fields existed lack the processor and numpy fields)."""
+    import numpy
     from lengthgen import __version__
     commit, changed = git_state()
-    return {
+    return {**cpu_description(), "numpy_version": numpy.__version__,
         "git_commit": commit,
         "git_dirty_files": changed,
         "command": " ".join([Path(sys.argv[0]).name] + sys.argv[1:]) if sys.argv else "",
