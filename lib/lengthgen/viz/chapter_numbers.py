@@ -314,6 +314,7 @@ def boolean_numbers(records: list[dict]) -> dict:
            "n-out": listing(str(n_out[q]) for q in tests),
            "test-depths": listing(str(q) for q in tests),
            "sweep-minutes": f"{wall_times(records) / 60:.0f}",
+           "params": f"{records[0]['metrics']['n_params']:,}",
            "seeds": seeds_note(records)}
     for q in tests:
         model = [acc[(t, q, "in_sample", "model")] for t in depths]
@@ -624,3 +625,94 @@ def dyck_numbers(root=None) -> dict:
     times = {fid: wall_times(rec(fid)) for fid in DYCK_TRAINED}
     out["dyck-wall-times"] = listing(seconds(t) for t in sorted(times.values()))
     return out
+
+
+def dyck_verdicts(root=None) -> dict:
+    rec = lambda fid: _records(fid, root)  # noqa: E731
+    ablation, held = ablation_verdict(rec("richard-fig6-ablation"))
+    return {"dyck-boolean-verdict": boolean_verdict(rec("richard-fig1-boolean")),
+            "dyck-capacity-verdict": capacity_verdict(rec("richard-fig3-left-capacity")),
+            "dyck-samples-verdict": samples_verdict(rec("richard-fig3-right-samples")),
+            "dyck-ablation-verdict": ablation, "dyck-ablation-held": str(held),
+            "dyck-order-verdict": order_verdict(rec("richard-fig7-learned-pe"),
+                                                rec("richard-fig7-order-study"))}
+
+
+def dyck_paper_vs_book(root=None) -> str:
+    """The Dyck chapter's 'Paper vs this book' table; verdicts from the records."""
+    n = {**dyck_numbers(root), **dyck_verdicts(root)}
+    d = lambda key: n["dyck-" + key]  # noqa: E731
+    fig = lambda *labels: ", ".join("{numref}`" + x + "`" for x in labels)  # noqa: E731
+    table1 = (f"{d('table1-many')}/{d('table1-trials')} and "
+              f"{d('table1-single')}/{d('table1-trials')} balanced")
+    table1_verdict = ("reproduced" if int(d("table1-single")) == 0 and int(d("table1-many")) > 0
+                      else "not reproduced")
+    fig4_verdict = ("reproduced" if d("fig4-single-own") == "100"
+                    and set(d("fig4-single-others").split(" and ")) == {"0"} else "partly")
+    rank_verdict = ("partly" if d("spectrum-many-dominant-kind") != "real and negative"
+                    else "reproduced")
+    rows = [
+        [f"`richard-fig1-boolean` ({fig('fig-dyck-boolean')})",
+         "Fig. 1: depth-3 model at depth 3: 68% in-sample, 9% out-of-sample; $d = 1024$, "
+         "$10^5$ steps, 10,000 test expressions",
+         f"$d = 64$, 2 layers, 2,000 steps, {d('boolean-n-in')} in-sample and "
+         f"{d('boolean-n-out')} out-of-sample test expressions, {d('boolean-seeds')}",
+         f"**{d('boolean-verdict')}**",
+         f"depth 3: in-sample {d('boolean-in-d3')} (training depths 1 to 4) against "
+         f"{d('boolean-base-d3')} for the trivial predictor; out-of-sample {d('boolean-oos-d3')}"],
+        [f"`richard-fig2-closed-form-paths`, `richard-thm41-closed-form` "
+         f"({fig('fig-dyck-paths', 'fig-dyck-thm41')})",
+         "Fig. 2, Theorems 3.1 and 4.1 (proofs, no experiment)",
+         "the construction, exhaustive for $N \\le 8$, sampled for $\\mathcal{D}_{32}$",
+         "**reproduced**" if d("closed-rate") == "100%" and d("closed-above-bound") == "yes"
+         else "**not reproduced**",
+         f"balanced completions {d('closed-rate')}; every probability above the bound: "
+         f"{d('closed-above-bound')}"],
+        [f"`richard-fig3-left-capacity` ({fig('fig-dyck-capacity')})",
+         "Fig. 3 left: deep accuracy grows with width, up to $d = 1024$",
+         f"$d \\in \\{{2, 8, 32\\}}$, 400 steps, 128 prefixes, {d('capacity-seeds')}",
+         f"**{d('capacity-verdict')}** ({d('capacity-seeds')})",
+         f"$d = 2$: {d('capacity-d2')}, $d = 8$: {d('capacity-d8')}, $d = 32$: "
+         f"{d('capacity-d32')}; closed form {d('capacity-closed')}"],
+        [f"`richard-fig3-right-samples` ({fig('fig-dyck-samples')})",
+         "Fig. 3 right: more words help; depth $\\le 4$ stays low; $10^k$ words, $k \\le 7$",
+         f"$d = 32$, up to {d('samples-largest')} words, {d('samples-seeds')}; the `paper` "
+         "config uses one rate of the paper's range",
+         f"**{d('samples-verdict')}** ({d('samples-seeds')})",
+         f"deep test by training-set size: depth $\\le 4$ {d('samples-q4-curve')}; $\\le 8$ "
+         f"{d('samples-q8-curve')}; $\\le 12$ {d('samples-q12-curve')}"],
+        [f"`richard-fig4-completions` ({fig('fig-dyck-completions')})",
+         "Fig. 4: the 1-word model replays its word; the many-word model completes",
+         "the 1-word and 1,000-word models of Fig. 3 right, 100 trials",
+         f"**{fig4_verdict}**",
+         f"1-word model: {d('fig4-single-own')}/100 on its own prefix, "
+         f"{d('fig4-single-others')} elsewhere; many-word model {d('fig4-many')}"],
+        [f"`richard-table1-deepest` ({fig('fig-dyck-deepest')})",
+         "Table 1: sixteen open brackets: 52/100 ($10^7$ words) and 0/100 (1 word)",
+         "the same two models", f"**{table1_verdict}**", table1],
+        [f"`richard-fig5-spectrum`, `richard-fig5-sign-study` "
+         f"({fig('fig-dyck-spectrum', 'fig-dyck-sign-study')})",
+         "Fig. 5: low rank, dominant negative real eigenvalue",
+         f"the Fig. 4 models; the study: {d('sign-settings')} settings, {d('sign-seeds')} seeds",
+         f"**{rank_verdict}**",
+         f"top singular share {d('spectrum-many-share')} against {d('spectrum-single-share')}; "
+         f"dominant eigenvalue {d('spectrum-many-dominant')}; negative for "
+         f"{d('sign-more-steps-negative')} of {d('sign-seeds')} seeds at 2,000 steps"],
+        [f"`richard-fig6-ablation` ({fig('fig-dyck-ablation')})",
+         "Fig. 6: four observations on five variants, $4^k$ words, $k \\le 12$",
+         f"{d('ablation-sizes')} words, $d = 32$, {d('ablation-seeds')}; `eq1` without "
+         "residual or LayerNorm",
+         f"**{d('ablation-verdict')}** ({d('ablation-held')} of 4 hold)",
+         f"full {d('ablation-full')}, nope {d('ablation-nope')}, uniform-pm1 "
+         f"{d('ablation-uniform-pm1')}, uniform-pm1-v {d('ablation-uniform-pm1-v')}, eq1 "
+         f"{d('ablation-eq1')}"],
+        [f"`richard-fig7-learned-pe`, `richard-fig7-order-study` "
+         f"({fig('fig-dyck-learned-pe', 'fig-dyck-order-study')})",
+         "Fig. 7: curves end closer to 0 with $V$ frozen, closest for the single head",
+         f"the Fig. 6 models; the study: {d('order-settings')} settings, {d('order-seeds')} "
+         "seeds",
+         f"**{d('order-verdict')}**",
+         f"mean absolute end: learned $V$ {d('order-uniform-pm1-abs')}, frozen $V$ "
+         f"{d('order-uniform-pm1-v-abs')}, eq1 {d('order-eq1-abs')} over the settings"],
+    ]
+    return _table(PAPER_VS_BOOK_HEADER, rows)
