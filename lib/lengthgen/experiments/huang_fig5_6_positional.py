@@ -172,6 +172,13 @@ def figure(records: list[dict]):
                          else [mean("model", n) for n in lengths])
                     axes[row][col].plot(lengths, y, styles[width], marker="o", ms=3,
                                         color=f"C{color}", label=f"{target}, d={width}")
+                    if len(rows) > 1:  # several seeds: their min-max range, shaded
+                        per_seed = [[r["metrics"]["bands"][band][str(n)]["model"] / (
+                            r["metrics"]["bands"][band][str(n)]["constant"] if row == 0 else 1)
+                            for r in rows] for n in lengths]
+                        axes[row][col].fill_between(lengths, [min(v) for v in per_seed],
+                                                    [max(v) for v in per_seed],
+                                                    color=f"C{color}", alpha=0.15, lw=0)
             # the reference of the second row: always answering 0 at the unseen distances (the
             # model's products there get no training signal; 0 is where a small-weight learner
             # would leave them). Not drawn for local targets, where it is exact (error 0).

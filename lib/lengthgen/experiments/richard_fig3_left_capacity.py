@@ -15,6 +15,7 @@ import numpy as np
 from lengthgen.experiments.richard_dyck_training import (completion_rate, deep_test_prefixes,
                                                          model_spec, trainable_parameters,
                                                          trained_model)
+from lengthgen.experiments import spread
 from lengthgen.models.dyck import ClosedFormHead
 from lengthgen.tasks.dyck import is_balanced, sample_words
 
@@ -92,13 +93,21 @@ def figure(records):
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(7, 4.5))
-    trained = best_per_shape([r["metrics"] for r in records if r["params"]["kind"] == "trained"])
+    # several seeds per shape and rate: their mean (the best rate's, per shape) and min-max bar
+    def setting(r):
+        return tuple(sorted((k, str(v)) for k, v in r["params"].items()
+                            if k not in ("name", "seed")))
+
+    runs_of = spread.group_by([r for r in records if r["params"]["kind"] == "trained"], setting)
+    means = [{**g[0]["metrics"], "accuracy": spread.spread([r["metrics"]["accuracy"] for r in g])[0],
+              "seeds": [r["metrics"]["accuracy"] for r in g]} for g in runs_of.values()]
+    trained = best_per_shape(means)
     markers = {1: "o", 2: "s", 4: "^"}
     dims = sorted({m["d"] for m in trained})
     colors = plt.cm.viridis(np.linspace(0, 0.9, max(len(dims), 1)))
     for m in trained:
-        ax.scatter(m["n_params"], m["accuracy"], marker=markers.get(m["layers"], "o"),
-                   color=colors[dims.index(m["d"])], s=20 + 15 * m["heads"])
+        spread.points(ax, [m["n_params"]], [m["seeds"]], colors[dims.index(m["d"])],
+                      marker=markers.get(m["layers"], "o"), s=20 + 15 * m["heads"])
     single = sorted((m for m in trained if m["layers"] == 1 and m["heads"] == 1),
                     key=lambda m: m["n_params"])
     ax.plot([m["n_params"] for m in single], [m["accuracy"] for m in single], "k:", lw=1,
@@ -118,7 +127,8 @@ def figure(records):
     ax.set(xlabel="trainable parameters", ylim=(-0.05, 1.05),
            ylabel=f"balanced completions, prefixes of depth >= {cfg['test_depth']}",
            title=f"D_{2 * cfg['n']}: trained on depth <= {cfg['max_depth']}, "
-                 f"{cfg['steps']} steps")
+                 f"{cfg['steps']} steps; " + spread.seeds_label(
+                     [r for g in runs_of.values() for r in g] or records, setting))
     ax.legend(fontsize=7, loc="lower right")
     fig.tight_layout()
     return fig

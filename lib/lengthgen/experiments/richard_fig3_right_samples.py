@@ -16,6 +16,7 @@ from lengthgen.experiments.richard_dyck_training import (completion_rate, deep_t
                                                          trained_model)
 from lengthgen.models.dyck import ClosedFormHead
 from lengthgen.tasks.dyck import is_balanced, sample_words
+from lengthgen.experiments import spread
 
 FIGURE_ID = "richard-fig3-right-samples"
 TITLE = "In-sample vs deep out-of-sample completion against the number of training words"
@@ -90,13 +91,14 @@ def figure(records):
     depths = sorted({r["params"]["max_depth"] for r in trained})
     colors = plt.cm.plasma(np.linspace(0.1, 0.8, max(len(depths), 1)))
     for q, c in zip(depths, colors):
-        rows = sorted((r["metrics"] for r in trained if r["params"]["max_depth"] == q),
-                      key=lambda m: m["train_size"])
-        sizes = [m["train_size"] for m in rows]
-        ax.plot(sizes, [m["out_of_sample"] for m in rows], "o-", color=c,
-                label=f"train depth <= {q}: deep test")
-        ax.plot(sizes, [m["in_sample"] for m in rows], "o--", color=c, alpha=0.6,
-                label=f"train depth <= {q}: in-sample")
+        # several seeds per point: the mean, and the min-max range shaded
+        groups = spread.group_by([r for r in trained if r["params"]["max_depth"] == q],
+                                 lambda r: r["params"]["train_size"])
+        sizes = sorted(groups)
+        for key, fmt, alpha, what in (("out_of_sample", "o-", 1.0, "deep test"),
+                                      ("in_sample", "o--", 0.6, "in-sample")):
+            spread.line(ax, sizes, [[r["metrics"][key] for r in groups[s]] for s in sizes], fmt,
+                        c, label=f"train depth <= {q}: {what}", alpha=0.15 * alpha)
     for r in records:
         if r["params"]["kind"] == "closed-form":
             ax.scatter(1, r["metrics"]["out_of_sample"], marker="D", s=90, color="limegreen",
@@ -106,7 +108,9 @@ def figure(records):
     ax.set(xlabel="distinct training words", ylim=(-0.05, 1.05),
            ylabel="balanced completions",
            title=f"Test prefixes of depth >= {cfg['test_depth']}; d={cfg['d']}, "
-                 f"L={cfg['layers']}, h={cfg['heads']}, {cfg['steps']} steps")
+                 f"L={cfg['layers']}, h={cfg['heads']}, {cfg['steps']} steps; "
+                 + spread.seeds_label(trained, lambda r: (r["params"]["max_depth"],
+                                                          r["params"]["train_size"])))
     ax.legend(fontsize=7)
     fig.tight_layout()
     return fig

@@ -18,6 +18,7 @@ from lengthgen.experiments.richard_dyck_training import (VARIANTS, completion_ra
                                                          random_prefixes, trainable_parameters,
                                                          trained_model)
 from lengthgen.tasks.dyck import sample_words
+from lengthgen.experiments import spread
 
 FIGURE_ID = "richard-fig6-ablation"
 TITLE = "Ablation: positions, uniform attention with +-1 tokens, fixed V, Eq. (1) vs data size"
@@ -68,19 +69,24 @@ def figure(records):
 
     fig, ax = plt.subplots(figsize=(7.5, 4.5))
     for variant in VARIANTS:
-        rows = sorted((r["metrics"] for r in records if r["params"]["variant"] == variant),
-                      key=lambda m: m["train_size"])
-        if not rows:
+        # several seeds per point: the mean, and the min-max range shaded
+        groups = spread.group_by([r for r in records if r["params"]["variant"] == variant],
+                                 lambda r: r["metrics"]["train_size"])
+        if not groups:
             continue
-        sizes = [m["train_size"] for m in rows]
-        ax.plot(sizes, [m["out_of_sample"] for m in rows], "o-", color=COLORS[variant],
-                label=f"{variant} ({rows[-1]['trainable_parameters']} params)")
-        ax.plot(sizes, [m["in_sample"] for m in rows], "o--", color=COLORS[variant], alpha=0.5)
+        sizes = sorted(groups)
+        params = groups[sizes[-1]][0]["metrics"]["trainable_parameters"]
+        spread.line(ax, sizes, [[r["metrics"]["out_of_sample"] for r in groups[s]] for s in sizes],
+                    "o-", COLORS[variant], label=f"{variant} ({params} params)")
+        spread.line(ax, sizes, [[r["metrics"]["in_sample"] for r in groups[s]] for s in sizes],
+                    "o--", COLORS[variant], alpha=0.08)
     cfg = records[0]["config"]
     ax.set_xscale("log", base=4)
     ax.set(xlabel="distinct training words (4^k)", ylabel="balanced completions", ylim=(-0.05, 1.05),
            title=f"D_{2 * cfg['n']}: out-of-sample (full) and in-sample (dashed); "
-                 f"d={cfg['d']}, {cfg['steps']} steps")
+                 f"d={cfg['d']}, {cfg['steps']} steps; "
+                 + spread.seeds_label(records, lambda r: (r["params"]["variant"],
+                                                          r["params"]["k"])))
     ax.legend(fontsize=7)
     fig.tight_layout()
     return fig

@@ -1,0 +1,56 @@
+"""Several seeds per setting: draw their mean and their range (min to max).
+
+A trained figure groups its records by setting (everything but the seed), plots the mean of
+each group and, where a group has more than one seed, shades (or bars) the range from its
+smallest to its largest value. With one seed per setting (most committed book-scale records
+today) the drawing is the plain line it was, with nothing shaded: the range is only drawn
+where there is one.
+"""
+from statistics import mean
+
+
+def group_by(records: list[dict], key) -> dict:
+    """{key(record): [records]} in first-seen order; key maps a record to its setting."""
+    groups = {}
+    for r in records:
+        groups.setdefault(key(r), []).append(r)
+    return groups
+
+
+def spread(values) -> tuple[float, float, float, int]:
+    """(mean, min, max, count) of the values that are not None (NaN if none are)."""
+    values = [v for v in values if v is not None]
+    if not values:
+        return float("nan"), float("nan"), float("nan"), 0
+    return mean(values), min(values), max(values), len(values)
+
+
+def line(ax, xs, groups, fmt, color, label=None, alpha=0.18, **kwargs):
+    """Plot the means of `groups` (one list of values per x) and shade their min-max range
+    where any group has several values. Returns the (mean, min, max, count) per x."""
+    stats = [spread(g) for g in groups]
+    ax.plot(xs, [s[0] for s in stats], fmt, color=color, label=label, **kwargs)
+    if any(s[3] > 1 for s in stats):
+        ax.fill_between(xs, [s[1] for s in stats], [s[2] for s in stats], color=color,
+                        alpha=alpha, lw=0)
+    return stats
+
+
+def points(ax, xs, groups, color, **kwargs):
+    """Scatter the means of `groups` with min-max bars where a group has several values."""
+    stats = [spread(g) for g in groups]
+    ax.scatter(xs, [s[0] for s in stats], color=color, **kwargs)
+    several = [(x, s) for x, s in zip(xs, stats) if s[3] > 1]
+    if several:
+        ax.errorbar([x for x, _ in several], [s[0] for _, s in several],
+                    yerr=[[s[0] - s[1] for _, s in several], [s[2] - s[0] for _, s in several]],
+                    fmt="none", ecolor=color, elinewidth=1, capsize=2)
+    return stats
+
+
+def seeds_label(records: list[dict], key) -> str:
+    """'1 seed' / 'n seeds' / 'n to m seeds' per setting, for a title."""
+    counts = sorted({len(g) for g in group_by(records, key).values()})
+    text = str(counts[0]) if len(counts) == 1 else f"{counts[0]} to {counts[-1]}"
+    return text + (" seed" if counts == [1] else " seeds") + " per setting" + (
+        ", mean and min-max" if counts[-1] > 1 else "")

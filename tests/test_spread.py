@@ -1,0 +1,70 @@
+"""Trained figures draw the mean and the min-max range over seeds when records have several
+seeds per setting, and stay the plain picture with one seed (the committed records today)."""
+import copy
+
+import matplotlib
+import pytest
+from matplotlib.collections import PolyCollection
+
+from lengthgen.experiments import committed_records, experiment
+from lengthgen.experiments.spread import spread
+
+matplotlib.use("Agg")
+
+TRAINED = ("richard-fig1-boolean", "richard-fig3-left-capacity", "richard-fig3-right-samples",
+           "richard-fig6-ablation", "limit-inference-procedure", "huang-fig5-6-positional")
+
+
+def _scaled(value, factor):
+    """Every float of a metrics tree times `factor` (a second 'seed' with other values)."""
+    if isinstance(value, dict):
+        return {k: _scaled(v, factor) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_scaled(v, factor) for v in value]
+    if isinstance(value, float):
+        return value * factor
+    return value
+
+
+def _with_seeds(records):
+    out = []
+    for r in records:
+        out.append(r)
+        if r["params"].get("kind") == "closed-form":
+            continue
+        for seed, factor in ((1, 0.9), (2, 0.8)):
+            twin = copy.deepcopy(r)
+            twin["params"]["seed"], twin["seed"] = seed, seed
+            twin["run_name"] += f"-s{seed}"
+            twin["metrics"] = _scaled(r["metrics"], factor)
+            out.append(twin)
+    return out
+
+
+def _shaded(fig) -> int:
+    shaded = sum(isinstance(c, PolyCollection) for ax in fig.axes for c in ax.collections)
+    bars = sum(len(ax.containers) for ax in fig.axes)  # errorbar containers
+    return shaded + bars
+
+
+def test_spread_of_values():
+    assert spread([1.0, None, 3.0]) == (2.0, 1.0, 3.0, 2)
+    assert spread([None])[3] == 0
+
+
+@pytest.mark.parametrize("figure_id", TRAINED)
+def test_one_seed_draws_no_range_and_several_seeds_do(figure_id):
+    import matplotlib.pyplot as plt
+    found = committed_records(figure_id)
+    if found is None:
+        pytest.skip(f"{figure_id}: no committed records")
+    records = found[1]
+    module = experiment(figure_id)
+    single = module.figure(records)
+    several = module.figure(_with_seeds(records))
+    try:
+        assert _shaded(single) == 0, "one seed per setting: nothing to shade"
+        assert _shaded(several) > 0, "three seeds per setting: the min-max range is drawn"
+    finally:
+        plt.close(single)
+        plt.close(several)
