@@ -375,6 +375,9 @@ def capacity_numbers(records) -> dict:
     out["best"] = pct(max(max(v) for v in by_d.values()))
     closed = [r for r in records if r["run_name"] == "closed-form"]
     out["closed"] = pct(closed[0]["metrics"]["accuracy"]) if closed else "n/a"
+    smallest = min((r["metrics"] for r in trained), key=lambda m: m["n_params"])
+    out["smallest-params"] = f"{smallest['n_params']:,}"
+    out["smallest"] = pct(smallest["accuracy"])
     out["seeds"] = seeds_note(trained)
     return {f"dyck-capacity-{k}": v for k, v in out.items()}
 
@@ -597,7 +600,11 @@ def closed_form_numbers(paths, thm) -> dict:
     rates = [m["generalization_rate"] for m in ex + sampled if "generalization_rate" in m]
     above = all(m["generalization_min_probability"] >= m["probability_bound"]
                 for m in ex + sampled if "probability_bound" in m)
-    return {"dyck-closed-rate": span(rates, pct),
+    largest = max((m for m in ex), key=lambda m: m["n"])
+    return {"dyck-closed-exhaustive-n": str(largest["n"]),
+            "dyck-closed-exhaustive-prefixes": f"{largest['n_prefixes']:,}",
+            "dyck-closed-exhaustive-words": str(largest["n_train_words"]),
+            "dyck-closed-rate": span(rates, pct),
             "dyck-closed-above-bound": "yes" if above else "no",
             "dyck-closed-path-balanced": "yes" if paths[0]["metrics"]["balanced"] else "no"}
 
