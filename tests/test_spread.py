@@ -68,3 +68,44 @@ def test_one_seed_draws_no_range_and_several_seeds_do(figure_id):
     finally:
         plt.close(single)
         plt.close(several)
+
+
+SUMMARIZED = ("richard-fig1-boolean", "richard-fig3-left-capacity", "richard-fig3-right-samples",
+              "richard-fig6-ablation", "limit-inference-procedure")
+
+
+@pytest.mark.parametrize("figure_id", SUMMARIZED)
+def test_data_gives_mean_and_range_over_seeds(figure_id):
+    found = committed_records(figure_id)
+    if found is None:
+        pytest.skip(f"{figure_id}: no committed records")
+    module = experiment(figure_id)
+    one = module.data(found[1])
+    three = module.data(_with_seeds(found[1]))
+    assert len(one) == len(three), "one row per setting, whatever the number of seeds"
+    assert {r["seeds"] for r in one} == {1}
+    assert max(r["seeds"] for r in three) == 3
+    values = [k[:-4] for k in three[0] if k.endswith("_min")]
+    assert values
+    for row in three:
+        for name in values:
+            if row[name] is not None and row[name] == row[name]:  # not NaN
+                assert row[f"{name}_min"] <= row[name] + 1e-12 <= row[f"{name}_max"] + 2e-12
+    spread_somewhere = any(r[f"{v}_min"] < r[f"{v}_max"] for r in three for v in values)
+    assert spread_somewhere
+
+
+@pytest.mark.parametrize("figure_id", ("richard-fig1-boolean", "richard-fig3-left-capacity",
+                                       "richard-fig3-right-samples", "richard-fig6-ablation"))
+def test_registered_configs_keep_their_run_names_and_seeds_list_multiplies_them(figure_id):
+    module = experiment(figure_id)
+    for scale, config in module.CONFIGS.items():
+        names = [p["name"] for p in module.runs(config)]
+        assert not any(n.endswith("-s0") for n in names), "one-seed configs keep their names"
+        seeded = {**config, "seeds": [0, 1, 2]}
+        runs = module.runs(seeded)
+        trained = [p for p in runs if p.get("kind", "trained") == "trained"]
+        assert len({p["name"] for p in runs}) == len(runs)
+        assert sorted({p["seed"] for p in trained}) == [0, 1, 2]
+        assert len(trained) == 3 * len([p for p in module.runs(config)
+                                        if p.get("kind", "trained") == "trained"])

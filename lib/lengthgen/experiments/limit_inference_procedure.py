@@ -64,6 +64,21 @@ def run_one(params: dict, config: dict, device) -> dict:
             "products": [row for row in products if row["layer"] == 0]}
 
 
+def data(records: list[dict]) -> list[dict]:
+    """One row per task and training length: accuracy on lengths 1..n and n+1..2n, steps, and
+    the first-layer heads' mean product distances (limit shape, any translation-invariant
+    shape); the mean over seeds, with min, max and the number of seeds."""
+    rows = [{"task": r["params"]["task"], "train_length": r["params"]["train_length"],
+             "in_distribution": r["metrics"]["in_distribution"],
+             "twice_length": r["metrics"]["twice_length"], "steps": r["metrics"]["steps"],
+             **{f"{key}_distance": sum(h[key] for h in r["metrics"]["products"])
+                / len(r["metrics"]["products"]) for key in ("limit", "translation")}}
+            for r in records]
+    return spread.summarize(rows, ["task", "train_length"],
+                            ["in_distribution", "twice_length", "steps", "limit_distance",
+                             "translation_distance"])
+
+
 def _over_seeds(records, task, n, value) -> list:
     return [value(r["metrics"]) for r in records
             if r["params"]["task"] == task and r["params"]["train_length"] == n]

@@ -66,8 +66,10 @@ SPLITS = ("in_sample", "in_sample_nonconstant", "out_of_sample")
 
 
 def runs(config):
-    return [{"name": f"train-depth{q}", "train_depth": q, "seed": config["seed"]}
-            for q in config["train_depths"]]
+    # one seed per training depth unless the config lists "seeds" (then run names end in -s<seed>)
+    return [{"name": f"train-depth{q}{spread.run_suffix(config, seed)}", "train_depth": q,
+             "seed": seed}
+            for q in config["train_depths"] for seed in spread.config_seeds(config)]
 
 
 def test_pools(config) -> tuple[dict, set]:
@@ -216,7 +218,8 @@ def figure(records):
 
 
 def data(records) -> list[dict]:
-    """One row per plotted value: the model's and the baselines' accuracy per split."""
+    """One row per plotted value: the model's and the baselines' accuracy per split (the mean
+    over seeds, with its min, max and the number of seeds)."""
     rows = []
     for r in sorted(records, key=lambda r: r["params"]["train_depth"]):
         m = r["metrics"]
@@ -227,4 +230,5 @@ def data(records) -> list[dict]:
                     rows.append({"train_depth": m["train_depth"], "test_depth": q,
                                  "split": split, "predictor": predictor, "accuracy": m[key],
                                  "n": m[f"{split}_depth{q}_n"]})
-    return rows
+    return spread.summarize(rows, ["train_depth", "test_depth", "split", "predictor", "n"],
+                            ["accuracy"])

@@ -43,13 +43,16 @@ def runs(config):
         for layers, heads in config["layers_heads"]:
             if d % heads != 0:
                 continue
-            shape = {"kind": "trained", "d": d, "layers": layers, "heads": heads,
-                     "seed": config["seed"]}
-            name = f"d{d:04d}-L{layers}-h{heads}"
-            if "lrs" not in config:  # one rate, the config's own (book and test scales)
-                out.append({"name": name, **shape})
-            else:  # a search over rates: one model each, the figure keeps the best
-                out += [{"name": f"{name}-lr{lr:g}", **shape, "lr": lr} for lr in config["lrs"]]
+            # one seed per shape unless the config lists "seeds" (names then end in -s<seed>)
+            for seed in spread.config_seeds(config):
+                shape = {"kind": "trained", "d": d, "layers": layers, "heads": heads,
+                         "seed": seed}
+                name, suffix = f"d{d:04d}-L{layers}-h{heads}", spread.run_suffix(config, seed)
+                if "lrs" not in config:  # one rate, the config's own (book and test scales)
+                    out.append({"name": name + suffix, **shape})
+                else:  # a search over rates: one model each, the figure keeps the best
+                    out += [{"name": f"{name}-lr{lr:g}{suffix}", **shape, "lr": lr}
+                            for lr in config["lrs"]]
     return out
 
 
@@ -87,6 +90,19 @@ def run_one(params, config, device):
     return {"accuracy": completion_rate(model, prefixes, config["n"], rng, device),
             "n_params": trainable_parameters(model), "d": params["d"],
             "layers": params["layers"], "heads": params["heads"]}
+
+
+def data(records) -> list[dict]:
+    """One row per plotted point: a shape (and rate) with its accuracy on the deep prefixes,
+    the mean over seeds with its min, max and the number of seeds; the closed form apart."""
+    rows = [{"kind": r["params"]["kind"], "d": r["metrics"]["d"], "layers": r["metrics"]["layers"],
+             "heads": r["metrics"]["heads"],
+             "lr": (r["params"].get("lr", r["config"].get("lr"))
+                    if r["params"]["kind"] == "trained" else None),
+             "n_params": r["metrics"]["n_params"], "accuracy": r["metrics"]["accuracy"]}
+            for r in records]
+    return spread.summarize(rows, ["kind", "d", "layers", "heads", "lr", "n_params"],
+                            ["accuracy"])
 
 
 def figure(records):

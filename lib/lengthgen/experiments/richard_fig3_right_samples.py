@@ -58,9 +58,11 @@ def one_run_per_model(config: dict) -> list[dict]:
 
 def runs(config):
     out = [{"name": "closed-form", "kind": "closed-form", "seed": config["seed"]}]
-    out += [{"name": f"q{q:02d}-size{size:08d}", "kind": "trained", "max_depth": q,
-             "train_size": size, "seed": config["seed"]}
-            for q in config["depths"] for size in config["sizes"]]
+    # one seed per point unless the config lists "seeds" (run names then end in -s<seed>)
+    out += [{"name": f"q{q:02d}-size{size:08d}{spread.run_suffix(config, seed)}",
+             "kind": "trained", "max_depth": q, "train_size": size, "seed": seed}
+            for q in config["depths"] for size in config["sizes"]
+            for seed in spread.config_seeds(config)]
     return out
 
 
@@ -81,6 +83,16 @@ def run_one(params, config, device):
     return {"out_of_sample": completion_rate(model, deep, n, rng, device),
             "in_sample": completion_rate(model, own, n, rng, device),
             "train_size": params["train_size"], "max_depth": params["max_depth"]}
+
+
+def data(records) -> list[dict]:
+    """One row per plotted point: training depth and size, in-sample and deep-test accuracy
+    (the mean over seeds, with min, max and the number of seeds); the closed form apart."""
+    rows = [{"kind": r["params"]["kind"], "max_depth": r["params"].get("max_depth"),
+             "train_size": r["metrics"]["train_size"], "in_sample": r["metrics"]["in_sample"],
+             "out_of_sample": r["metrics"]["out_of_sample"]} for r in records]
+    return spread.summarize(rows, ["kind", "max_depth", "train_size"],
+                            ["in_sample", "out_of_sample"])
 
 
 def figure(records):

@@ -35,17 +35,21 @@ CONFIGS = {
 }
 
 
-def ablation_spec(config: dict, variant: str, k: int) -> dict:
-    return model_spec(config, variant=variant, train_size=4 ** k, max_depth=None)
+def ablation_spec(config: dict, variant: str, k: int, seed: int | None = None) -> dict:
+    seed = {} if seed is None else {"seed": seed}
+    return model_spec(config, variant=variant, train_size=4 ** k, max_depth=None, **seed)
 
 
 def runs(config):
-    return [{"name": f"{variant}-k{k:02d}", "variant": variant, "k": k, "seed": config["seed"]}
-            for variant in config["variants"] for k in config["ks"]]
+    # one seed per point unless the config lists "seeds" (run names then end in -s<seed>)
+    return [{"name": f"{variant}-k{k:02d}{spread.run_suffix(config, seed)}", "variant": variant,
+             "k": k, "seed": seed}
+            for variant in config["variants"] for k in config["ks"]
+            for seed in spread.config_seeds(config)]
 
 
 def run_one(params, config, device):
-    spec = ablation_spec(config, params["variant"], params["k"])
+    spec = ablation_spec(config, params["variant"], params["k"], params["seed"])
     model, words = trained_model(spec, device)
     rng = np.random.default_rng([params["seed"], 6])
     seen = set(words)
@@ -62,6 +66,17 @@ def run_one(params, config, device):
 
 COLORS = {"full": "red", "nope": "black", "uniform-pm1": "tab:blue", "uniform-pm1-v": "limegreen",
           "eq1": "purple"}
+
+
+def data(records) -> list[dict]:
+    """One row per plotted point: variant and training-set size, in-sample and out-of-sample
+    accuracy (the mean over seeds, with min, max and the number of seeds)."""
+    rows = [{"variant": r["params"]["variant"], "train_size": r["metrics"]["train_size"],
+             "trainable_parameters": r["metrics"]["trainable_parameters"],
+             "in_sample": r["metrics"]["in_sample"], "out_of_sample": r["metrics"]["out_of_sample"]}
+            for r in records]
+    return spread.summarize(rows, ["variant", "train_size", "trainable_parameters"],
+                            ["in_sample", "out_of_sample"])
 
 
 def figure(records):

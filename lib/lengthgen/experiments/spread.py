@@ -54,3 +54,28 @@ def seeds_label(records: list[dict], key) -> str:
     text = str(counts[0]) if len(counts) == 1 else f"{counts[0]} to {counts[-1]}"
     return text + (" seed" if counts == [1] else " seeds") + " per setting" + (
         ", mean and min-max" if counts[-1] > 1 else "")
+
+
+def summarize(rows: list[dict], by: list[str], values: list[str]) -> list[dict]:
+    """Tidy rows over seeds: one row per setting (`by`), with the mean of each of `values`, its
+    min and max (`NAME_min`, `NAME_max`) and the number of seeds (`seeds`)."""
+    out = []
+    for key, group in group_by(rows, lambda r: tuple(r[k] for k in by)).items():
+        row = dict(zip(by, key))
+        for name in values:
+            m, lo, hi, _ = spread([r.get(name) for r in group])
+            row.update({name: m, f"{name}_min": lo, f"{name}_max": hi})
+        row["seeds"] = len(group)
+        out.append(row)
+    return out
+
+
+def config_seeds(config: dict) -> list[int]:
+    """The seeds a config trains: its "seeds" list if it has one, else its one "seed". A
+    figure whose registered configs have one "seed" keeps its run names; a config with "seeds"
+    (several seeds per setting) names each run with a -s<seed> suffix (`run_suffix`)."""
+    return list(config["seeds"]) if "seeds" in config else [config["seed"]]
+
+
+def run_suffix(config: dict, seed: int) -> str:
+    return f"-s{seed}" if "seeds" in config else ""
