@@ -402,7 +402,7 @@ def samples_numbers(records) -> dict:
         out[f"q{q}-largest"] = pct(curve[-1])
         out[f"q{q}-monotone"] = "yes" if all(a <= b for a, b in zip(curve, curve[1:])) else "no"
         out[f"q{q}-in"] = span([acc[(q, s)]["in_sample"] for s in sizes], pct)
-    bumps = [f"{pct(acc[(q, s)]['out_of_sample'])} with {s:,} words of depth $\\le {q}$"
+    bumps = [f"{pct(acc[(q, s)]['out_of_sample'])} with {s:,} words of depth ≤ {q}"
              for q in depths for a, s, b in zip(sizes, sizes[1:], sizes[2:])
              if acc[(q, s)]["out_of_sample"] > max(acc[(q, a)]["out_of_sample"],
                                                    acc[(q, b)]["out_of_sample"])]
