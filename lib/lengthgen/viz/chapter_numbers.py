@@ -238,13 +238,18 @@ def limit_numbers(root=None) -> dict:
 
 
 def _table(header: list[str], rows: list[list[str]]) -> str:
+    """A Markdown table; each row lists the cells of PAPER_VS_BOOK_COLUMNS, and only the
+    columns of `header` are kept (the book config is said under each figure, and a narrower
+    table fits the page)."""
+    keep = [PAPER_VS_BOOK_COLUMNS.index(h) for h in header]
     clean = lambda text: str(text).replace("|", "\\|").replace("\n", " ")  # noqa: E731
     return "\n".join(["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-                     + ["| " + " | ".join(clean(c) for c in row) + " |" for row in rows])
+                     + ["| " + " | ".join(clean(row[i]) for i in keep) + " |" for row in rows])
 
 
-PAPER_VS_BOOK_HEADER = ["figure", "the paper", "`book` config (what the figures show)",
-                        "verdict", "the book-scale numbers"]
+PAPER_VS_BOOK_COLUMNS = ["figure", "the paper", "`book` config", "verdict",
+                         "the book-scale numbers"]
+PAPER_VS_BOOK_HEADER = ["figure", "the paper", "verdict", "the book-scale numbers"]
 
 
 def limit_paper_vs_book(root=None) -> str:
