@@ -117,7 +117,6 @@ def main(argv=None) -> int:
     parser.add_argument("--keep", type=Path, default=None,
                         help="keep the re-run records in this folder (default: deleted)")
     args = parser.parse_args(argv)
-    from lengthgen.errors import LengthgenError
     from lengthgen.experiments import EXPERIMENTS
     from lengthgen.results import results_dir
     unknown = [f for f in args.figures if f not in EXPERIMENTS]
@@ -133,34 +132,48 @@ def main(argv=None) -> int:
     print(f"re-run check, scale {args.scale}, CPU {cpu['cpu_model']} ({cpu['cpu_capability']}), "
           f"OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', 'unset')}, "
           f"load average {os.getloadavg()[0]:.1f}")
-    total, total_inside = 0, 0
+    cache = os.environ.get("XDG_CACHE_HOME")
     with tempfile.TemporaryDirectory(prefix="lengthgen-rerun-") as tmp:
         os.environ["XDG_CACHE_HOME"] = str(Path(tmp) / "cache")  # Dyck models train again
-        for figure_id in args.figures:
-            work = Path(tmp) / figure_id
-            try:
-                result = rerun_figure(figure_id, args.scale, args.seed, committed_root, work)
-            except LengthgenError as e:
-                print(f"{figure_id}: error: {e}")
-                continue
-            if "skipped" in result:
-                print(f"{figure_id}: skipped ({result['skipped']})")
-                continue
-            total += result["values"]
-            total_inside += result["inside"]
-            print(f"{figure_id}: seed {result['seed']}, {result['runs']} run(s) in "
-                  f"{result['wall_s']:.0f} s; {result['inside']} of {result['values']} values "
-                  f"inside the committed spread ({result['committed_seeds']} committed "
-                  f"seed(s) per figure)")
-            for run, name, value, lo, hi in result["outside"][:10]:
-                spread = f"{lo:.4g}" if lo == hi else f"{lo:.4g}..{hi:.4g}"
-                print(f"    outside: {run} {name} = {value:.4g} (committed {spread})")
-            if len(result["outside"]) > 10:
-                print(f"    ... and {len(result['outside']) - 10} more")
-            if args.keep:
-                shutil.copytree(work / "results", args.keep, dirs_exist_ok=True)
+        try:
+            totals = [0, 0]
+            _rerun_all(args, committed_root, Path(tmp), totals)
+        finally:
+            if cache is None:
+                os.environ.pop("XDG_CACHE_HOME", None)
+            else:
+                os.environ["XDG_CACHE_HOME"] = cache
+    total_inside, total = totals
     print(f"total: {total_inside} of {total} re-run values inside the committed spread")
     return 0
+
+
+def _rerun_all(args, committed_root: Path, tmp: Path, totals: list) -> None:
+    """Re-run each figure of args.figures; add its inside and counted values to totals."""
+    from lengthgen.errors import LengthgenError
+    for figure_id in args.figures:
+        work = tmp / figure_id
+        try:
+            result = rerun_figure(figure_id, args.scale, args.seed, committed_root, work)
+        except LengthgenError as e:
+            print(f"{figure_id}: error: {e}")
+            continue
+        if "skipped" in result:
+            print(f"{figure_id}: skipped ({result['skipped']})")
+            continue
+        totals[0] += result["inside"]
+        totals[1] += result["values"]
+        print(f"{figure_id}: seed {result['seed']}, {result['runs']} run(s) in "
+              f"{result['wall_s']:.0f} s; {result['inside']} of {result['values']} values "
+              f"inside the committed spread ({result['committed_seeds']} committed "
+              f"seed(s) per figure)")
+        for run, name, value, lo, hi in result["outside"][:10]:
+            spread = f"{lo:.4g}" if lo == hi else f"{lo:.4g}..{hi:.4g}"
+            print(f"    outside: {run} {name} = {value:.4g} (committed {spread})")
+        if len(result["outside"]) > 10:
+            print(f"    ... and {len(result['outside']) - 10} more")
+        if args.keep:
+            shutil.copytree(work / "results", args.keep, dirs_exist_ok=True)
 
 
 if __name__ == "__main__":
