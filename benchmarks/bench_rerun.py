@@ -128,8 +128,8 @@ def main(argv=None) -> int:
         print(f"error: {committed_root} is not a results folder", file=sys.stderr)
         return 2
     from lengthgen.results import cpu_description
-    cpu = cpu_description()
-    print(f"re-run check, scale {args.scale}, CPU {cpu['cpu_model']} ({cpu['cpu_capability']}), "
+    cpu_model, cpu_capability = cpu_description()
+    print(f"re-run check, scale {args.scale}, CPU {cpu_model} ({cpu_capability}), "
           f"OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', 'unset')}, "
           f"load average {os.getloadavg()[0]:.1f}")
     cache = os.environ.get("XDG_CACHE_HOME")

@@ -48,7 +48,30 @@ OPTIONAL_FIELDS = {
     "torch_threads": int,     # torch's intra-op thread count: float rounding depends on it
     "workers": int,           # worker processes of the sweep (1 = in process)
     "host": str,              # the machine that computed it
+    "cpu_model": str,         # the processor (float rounding of a training differs between
+    "cpu_capability": str,    # processors: torch's kernel set, e.g. AVX2 or AVX512)
+    "numpy_version": str,
 }
+
+
+def cpu_description() -> tuple[str, str]:
+    """The processor's model name (from /proc/cpuinfo, else platform) and torch's CPU kernel
+    set: a re-run on another processor rounds differently and may land elsewhere in the
+    spread."""
+    model = ""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    model = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    try:
+        capability = str(torch.backends.cpu.get_cpu_capability())
+    except Exception:  # an old torch without it
+        capability = "unknown"
+    return model or platform.processor() or "unknown", capability
 
 
 def results_dir() -> Path:
@@ -95,42 +118,14 @@ def git_commit() -> str:
     return git_state()[0]
 
 
-# The instruction-set extensions that decide which float kernels torch runs (their rounding,
-# hence a trained model's digits, can differ between processors).
-_SIMD_FLAGS = ("sse4_2", "avx", "avx2", "fma", "avx512f", "avx512_bf16", "avx512_vnni",
-               "amx_tile", "amx_bf16", "neon", "asimd", "sve")
-
-
-def cpu_description() -> dict:
-    """The processor a run computes on: model name, torch's CPU capability (the kernels it picks:
-    e.g. AVX2, AVX512) and the SIMD flags of /proc/cpuinfo (empty where there is none)."""
-    model, flags = platform.processor() or platform.machine(), set()
-    try:
-        for line in Path("/proc/cpuinfo").read_text(errors="replace").splitlines():
-            key, _, value = line.partition(":")
-            key = key.strip().lower()
-            if key in ("model name", "hardware", "cpu model") and value.strip():
-                model = value.strip()
-            elif key in ("flags", "features"):
-                flags |= set(value.split())
-    except OSError:
-        pass
-    try:
-        capability = str(torch.backends.cpu.get_cpu_capability())
-    except (AttributeError, RuntimeError):
-        capability = "unknown"
-    return {"cpu_model": model or "unknown", "cpu_capability": capability,
-            "cpu_flags": [f for f in _SIMD_FLAGS if f in flags]}
-
-
 def run_started(device: str, threads: int | None = None, workers: int = 1) -> dict:
-    """Provenance read when a run starts: the code's commit and state, the device, threads, the
-    processor and its instruction set, and the numeric libraries' versions (records written
-    before these fields existed lack the processor and numpy fields)."""
+    """Provenance read when a run starts: the code's commit and state, the device, threads."""
     import numpy
+
     from lengthgen import __version__
     commit, changed = git_state()
-    return {**cpu_description(), "numpy_version": numpy.__version__,
+    cpu_model, cpu_capability = cpu_description()
+    return {
         "git_commit": commit,
         "git_dirty_files": changed,
         "command": " ".join([Path(sys.argv[0]).name] + sys.argv[1:]) if sys.argv else "",
@@ -138,7 +133,10 @@ def run_started(device: str, threads: int | None = None, workers: int = 1) -> di
         "torch_threads": int(threads if threads is not None else torch.get_num_threads()),
         "workers": int(workers),
         "host": platform.node(),
+        "cpu_model": cpu_model,
+        "cpu_capability": cpu_capability,
         "torch_version": torch.__version__,
+        "numpy_version": numpy.__version__,
         "python_version": platform.python_version(),
         "lengthgen_version": __version__,
         "started": datetime.now(timezone.utc).isoformat(timespec="seconds"),
