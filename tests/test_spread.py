@@ -71,17 +71,21 @@ def test_one_seed_draws_no_range_and_several_seeds_do(figure_id):
 
 
 SUMMARIZED = ("richard-fig1-boolean", "richard-fig3-left-capacity", "richard-fig3-right-samples",
-              "richard-fig6-ablation", "limit-inference-procedure")
+              "richard-fig6-ablation", "limit-inference-procedure", "huang-fig5-6-positional")
 
 
 @pytest.mark.parametrize("figure_id", SUMMARIZED)
-def test_data_gives_mean_and_range_over_seeds(figure_id):
+def test_figure_data_over_seeds_gives_mean_and_range(figure_id):
+    """data() has one row per seed; over_seeds (`figure data ID --over-seeds`) one row per
+    setting with the mean, min, max and number of seeds."""
+    from lengthgen.experiments import figure_data
+    from lengthgen.experiments.spread import over_seeds
     found = committed_records(figure_id)
     if found is None:
         pytest.skip(f"{figure_id}: no committed records")
-    module = experiment(figure_id)
-    one = module.data(found[1])
-    three = module.data(_with_seeds(found[1]))
+    by = experiment(figure_id).SPREAD_BY
+    one = over_seeds(figure_data(figure_id, found[1]), by)
+    three = over_seeds(figure_data(figure_id, _with_seeds(found[1])), by)
     assert len(one) == len(three), "one row per setting, whatever the number of seeds"
     assert {r["seeds"] for r in one} == {1}
     assert max(r["seeds"] for r in three) == 3
@@ -91,8 +95,18 @@ def test_data_gives_mean_and_range_over_seeds(figure_id):
         for name in values:
             if row[name] is not None and row[name] == row[name]:  # not NaN
                 assert row[f"{name}_min"] <= row[name] + 1e-12 <= row[f"{name}_max"] + 2e-12
-    spread_somewhere = any(r[f"{v}_min"] < r[f"{v}_max"] for r in three for v in values)
-    assert spread_somewhere
+    assert any(r[f"{v}_min"] < r[f"{v}_max"] for r in three for v in values)
+
+
+def test_figure_data_over_seeds_on_the_command_line(capsys):
+    from lengthgen.__main__ import main
+    assert main(["figure", "data", "richard-fig3-right-samples", "--over-seeds"]) in (0, None)
+    header = capsys.readouterr().out.splitlines()[0].split(",")
+    assert header[:3] == ["kind", "max_depth", "train_size"] and "out_of_sample_max" in header
+    assert header[-1] == "seeds"
+    # a figure without seeds to summarize: one line, exit 2
+    assert main(["figure", "data", "richard-fig2-closed-form-paths", "--over-seeds"]) == 2
+    assert "--over-seeds" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("figure_id", ("richard-fig1-boolean", "richard-fig3-left-capacity",

@@ -20,6 +20,9 @@ from lengthgen.theory.positional_fit import (KINDS, TARGETS, band_errors, distan
 
 FIGURE_ID = "huang-fig5-6-positional"
 TITLE = "Fitting positional products: which targets beat a position-blind constant at longer n"
+# the columns of data() that name a setting: `figure data ID --over-seeds` gives the
+# mean, min and max over seeds of the other values per setting
+SPREAD_BY = ("target", "kind", "width", "band", "n")
 
 _SHARED = {"n_positions": 200, "train_length": 50, "batch_size": 64, "lr": 1e-3,
            "weight_penalty": 0.01, "test_lengths": [50, 75, 100, 125, 150, 175, 200]}

@@ -25,6 +25,9 @@ from lengthgen.train import EVAL_SEED_OFFSET, TrainConfig, decoder_for_task, tra
 
 FIGURE_ID = "limit-inference-procedure"
 TITLE = "Accuracy at twice the training length: a C-RASP[periodic, local] language vs PARITY"
+# the columns of data() that name a setting: `figure data ID --over-seeds` gives the
+# mean, min and max over seeds of the other values per setting
+SPREAD_BY = ("task", "train_length")
 
 PRODUCT_PERIOD, PRODUCT_TAU = 2, 2
 _MODEL = {"d_model": 64, "n_layers": 2, "n_heads": 2}
@@ -64,21 +67,6 @@ def run_one(params: dict, config: dict, device) -> dict:
             "products": [row for row in products if row["layer"] == 0]}
 
 
-def data(records: list[dict]) -> list[dict]:
-    """One row per task and training length: accuracy on lengths 1..n and n+1..2n, steps, and
-    the first-layer heads' mean product distances (limit shape, any translation-invariant
-    shape); the mean over seeds, with min, max and the number of seeds."""
-    rows = [{"task": r["params"]["task"], "train_length": r["params"]["train_length"],
-             "in_distribution": r["metrics"]["in_distribution"],
-             "twice_length": r["metrics"]["twice_length"], "steps": r["metrics"]["steps"],
-             **{f"{key}_distance": sum(h[key] for h in r["metrics"]["products"])
-                / len(r["metrics"]["products"]) for key in ("limit", "translation")}}
-            for r in records]
-    return spread.summarize(rows, ["task", "train_length"],
-                            ["in_distribution", "twice_length", "steps", "limit_distance",
-                             "translation_distance"])
-
-
 def _over_seeds(records, task, n, value) -> list:
     return [value(r["metrics"]) for r in records
             if r["params"]["task"] == task and r["params"]["train_length"] == n]
@@ -87,6 +75,26 @@ def _over_seeds(records, task, n, value) -> list:
 def _mean_over_seeds(records, task, n, value):
     rows = _over_seeds(records, task, n, value)
     return sum(rows) / len(rows)
+
+
+def data(records: list[dict]) -> list[dict]:
+    """One row per task, training length and seed: the two accuracies (left panel) and each
+    first-layer head's distances from the Limit Transformer's shapes (right panel: their mean,
+    `limit_distance` and `translation_distance`, averaged over seeds)."""
+    rows = []
+    for r in sorted(records, key=lambda r: (r["params"]["task"], r["params"]["train_length"],
+                                            r["params"]["seed"])):
+        m, heads = r["metrics"], r["metrics"]["products"]
+        row = {"task": r["params"]["task"], "train_length": r["params"]["train_length"],
+               "seed": r["params"]["seed"], "in_distribution": m["in_distribution"],
+               "twice_length": m["twice_length"], "steps": m["steps"],
+               "limit_distance": sum(h["limit"] for h in heads) / len(heads),
+               "translation_distance": sum(h["translation"] for h in heads) / len(heads)}
+        for h in heads:
+            for key in ("limit", "periodic", "local", "translation"):
+                row[f"head{h['head']}_{key}"] = h[key]
+        rows.append(row)
+    return rows
 
 
 def figure(records: list[dict]):

@@ -46,6 +46,9 @@ from lengthgen.train import TrainConfig, train
 
 FIGURE_ID = "richard-fig1-boolean"
 TITLE = "Boolean simplification: in-sample vs out-of-sample accuracy by training depth"
+# the columns of data() that name a setting: `figure data ID --over-seeds` gives the
+# mean, min and max over seeds of the other values per setting
+SPREAD_BY = ("train_depth", "test_depth", "split", "predictor", "n")
 
 CONFIGS = {
     "test": {"clauses": 1, "train_depths": [1], "test_depths": [1, 2], "pool": 40,
@@ -218,8 +221,7 @@ def figure(records):
 
 
 def data(records) -> list[dict]:
-    """One row per plotted value: the model's and the baselines' accuracy per split (the mean
-    over seeds, with its min, max and the number of seeds)."""
+    """One row per plotted value: the model's and the baselines' accuracy per split."""
     rows = []
     for r in sorted(records, key=lambda r: r["params"]["train_depth"]):
         m = r["metrics"]
@@ -230,5 +232,4 @@ def data(records) -> list[dict]:
                     rows.append({"train_depth": m["train_depth"], "test_depth": q,
                                  "split": split, "predictor": predictor, "accuracy": m[key],
                                  "n": m[f"{split}_depth{q}_n"]})
-    return spread.summarize(rows, ["train_depth", "test_depth", "split", "predictor", "n"],
-                            ["accuracy"])
+    return rows

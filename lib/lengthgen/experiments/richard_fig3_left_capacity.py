@@ -21,6 +21,9 @@ from lengthgen.tasks.dyck import is_balanced, sample_words
 
 FIGURE_ID = "richard-fig3-left-capacity"
 TITLE = "Completion of deep D_32 prefixes vs parameter count; closed form as reference"
+# the columns of data() that name a setting: `figure data ID --over-seeds` gives the
+# mean, min and max over seeds of the other values per setting
+SPREAD_BY = ("kind", "d", "layers", "heads", "lr", "n_params")
 
 # Three rates spanning the paper's range "between 6e-6 to 6e-5" (its Sec. 4.2).
 PAPER_LRS = [6e-6, 2e-5, 6e-5]
@@ -92,17 +95,20 @@ def run_one(params, config, device):
             "layers": params["layers"], "heads": params["heads"]}
 
 
-def data(records) -> list[dict]:
-    """One row per plotted point: a shape (and rate) with its accuracy on the deep prefixes,
-    the mean over seeds with its min, max and the number of seeds; the closed form apart."""
-    rows = [{"kind": r["params"]["kind"], "d": r["metrics"]["d"], "layers": r["metrics"]["layers"],
+def data(records):
+    """One row per model: its shape, learning rate, parameter count and accuracy, and whether
+    it is its shape's best (the point drawn)."""
+    best = {id(m) for m in best_per_shape([r["metrics"] for r in records
+                                           if r["params"]["kind"] == "trained"])}
+    rows = [{"run": r["run_name"], "kind": r["params"]["kind"], "seed": r["params"]["seed"],
+             "d": r["metrics"]["d"], "layers": r["metrics"]["layers"],
              "heads": r["metrics"]["heads"],
-             "lr": (r["params"].get("lr", r["config"].get("lr"))
-                    if r["params"]["kind"] == "trained" else None),
-             "n_params": r["metrics"]["n_params"], "accuracy": r["metrics"]["accuracy"]}
+             "lr": r["params"].get("lr", r["config"].get("lr", "")) if r["params"]["kind"] ==
+             "trained" else "", "n_params": r["metrics"]["n_params"],
+             "accuracy": r["metrics"]["accuracy"],
+             "drawn": r["params"]["kind"] == "closed-form" or id(r["metrics"]) in best}
             for r in records]
-    return spread.summarize(rows, ["kind", "d", "layers", "heads", "lr", "n_params"],
-                            ["accuracy"])
+    return sorted(rows, key=lambda row: (row["kind"], row["n_params"]))
 
 
 def figure(records):

@@ -20,6 +20,9 @@ from lengthgen.experiments import spread
 
 FIGURE_ID = "richard-fig3-right-samples"
 TITLE = "In-sample vs deep out-of-sample completion against the number of training words"
+# the columns of data() that name a setting: `figure data ID --over-seeds` gives the
+# mean, min and max over seeds of the other values per setting
+SPREAD_BY = ("kind", "max_depth", "train_size")
 
 _SHARED = {"n": 16, "variant": "full", "test_depth": 13, "seed": 0}
 CONFIGS = {
@@ -85,14 +88,14 @@ def run_one(params, config, device):
             "train_size": params["train_size"], "max_depth": params["max_depth"]}
 
 
-def data(records) -> list[dict]:
-    """One row per plotted point: training depth and size, in-sample and deep-test accuracy
-    (the mean over seeds, with min, max and the number of seeds); the closed form apart."""
-    rows = [{"kind": r["params"]["kind"], "max_depth": r["params"].get("max_depth"),
+def data(records):
+    """One row per model (and the closed-form head): training depth and set size, in-sample
+    and deep out-of-sample rates."""
+    rows = [{"run": r["run_name"], "kind": r["params"]["kind"], "seed": r["params"]["seed"],
+             "max_depth": r["params"].get("max_depth", min(r["config"]["depths"])),
              "train_size": r["metrics"]["train_size"], "in_sample": r["metrics"]["in_sample"],
              "out_of_sample": r["metrics"]["out_of_sample"]} for r in records]
-    return spread.summarize(rows, ["kind", "max_depth", "train_size"],
-                            ["in_sample", "out_of_sample"])
+    return sorted(rows, key=lambda row: (row["kind"], row["max_depth"], row["train_size"]))
 
 
 def figure(records):

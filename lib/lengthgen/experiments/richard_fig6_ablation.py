@@ -22,6 +22,9 @@ from lengthgen.experiments import spread
 
 FIGURE_ID = "richard-fig6-ablation"
 TITLE = "Ablation: positions, uniform attention with +-1 tokens, fixed V, Eq. (1) vs data size"
+# the columns of data() that name a setting: `figure data ID --over-seeds` gives the
+# mean, min and max over seeds of the other values per setting
+SPREAD_BY = ("variant", "k", "train_size", "trainable_parameters")
 
 _SHARED = {"n": 16, "variants": list(VARIANTS), "seed": 0}
 CONFIGS = {
@@ -64,19 +67,19 @@ def run_one(params, config, device):
                 device)}
 
 
-COLORS = {"full": "red", "nope": "black", "uniform-pm1": "tab:blue", "uniform-pm1-v": "limegreen",
-          "eq1": "purple"}
-
-
-def data(records) -> list[dict]:
-    """One row per plotted point: variant and training-set size, in-sample and out-of-sample
-    accuracy (the mean over seeds, with min, max and the number of seeds)."""
-    rows = [{"variant": r["params"]["variant"], "train_size": r["metrics"]["train_size"],
+def data(records):
+    """One row per variant and training set size: in-sample and out-of-sample rates."""
+    rows = [{"variant": r["params"]["variant"], "k": r["params"]["k"],
+             "seed": r["params"]["seed"], "train_size": r["metrics"]["train_size"],
              "trainable_parameters": r["metrics"]["trainable_parameters"],
              "in_sample": r["metrics"]["in_sample"], "out_of_sample": r["metrics"]["out_of_sample"]}
             for r in records]
-    return spread.summarize(rows, ["variant", "train_size", "trainable_parameters"],
-                            ["in_sample", "out_of_sample"])
+    order = {v: i for i, v in enumerate(VARIANTS)}
+    return sorted(rows, key=lambda row: (order.get(row["variant"], 99), row["k"]))
+
+
+COLORS = {"full": "red", "nope": "black", "uniform-pm1": "tab:blue", "uniform-pm1-v": "limegreen",
+          "eq1": "purple"}
 
 
 def figure(records):

@@ -79,3 +79,16 @@ def config_seeds(config: dict) -> list[int]:
 
 def run_suffix(config: dict, seed: int) -> str:
     return f"-s{seed}" if "seeds" in config else ""
+
+
+def over_seeds(rows: list[dict], by) -> list[dict]:
+    """`figure data` rows (one per seed) summarized per setting: the columns `by` name the
+    setting; every other numeric column (not the seed or the run name) is a value, given as its
+    mean, min, max; text and true/false columns that are not in `by` are left out."""
+    if not rows:
+        return []
+    skip = set(by) | {"seed", "run"}
+    values = [k for k in dict.fromkeys(k for r in rows for k in r) if k not in skip and all(
+        r.get(k) is None or (isinstance(r.get(k), (int, float)) and not isinstance(r.get(k), bool))
+        for r in rows)]
+    return summarize(rows, list(by), values)
