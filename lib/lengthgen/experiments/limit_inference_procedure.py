@@ -117,7 +117,7 @@ def figure(records: list[dict]):
                 f"C{color}", label=f"{name}: {key}")
     ax.set_ylabel("sequence accuracy")
     ax.set_ylim(-0.03, 1.03)
-    ax.set_title(f"APE decoders, up to {config['steps']} steps (stop at 100% in-distribution), "
+    ax.set_title(f"APE decoders, up to {config['steps']} steps (stop at 100% in-distribution)\n"
                  + spread.seeds_label(records, lambda r: (r["params"]["task"], r["params"]["train_length"])),
                  fontsize=9)
     ax_products.set_ylabel("distance of first-layer positional products")

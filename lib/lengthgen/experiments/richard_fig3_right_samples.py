@@ -123,7 +123,7 @@ def figure(records):
     ax.set(xlabel="distinct training words", ylim=(-0.05, 1.05),
            ylabel="balanced completions",
            title=f"Test prefixes of depth >= {cfg['test_depth']}; d={cfg['d']}, "
-                 f"L={cfg['layers']}, h={cfg['heads']}, {cfg['steps']} steps; "
+                 f"L={cfg['layers']}, h={cfg['heads']}, {cfg['steps']} steps\n"
                  + spread.seeds_label(trained, lambda r: (r["params"]["max_depth"],
                                                           r["params"]["train_size"])))
     ax.legend(fontsize=7)
