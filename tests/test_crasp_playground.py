@@ -269,6 +269,16 @@ def playground(browser, site):  # noqa: F811
     return browser
 
 
+def test_the_engine_has_the_constants_of_the_python_syntax(playground):
+    from lengthgen.crasp import interpret, ir, syntax
+    got = playground.execute_script("return CRASP.constants")
+    assert sorted(got["KEYWORDS"]) == sorted(syntax.KEYWORDS)
+    assert tuple(got["PUNCT"]) == syntax.PUNCT and tuple(got["COMPARISONS"]) == ir.COMPARISONS
+    for name in ("MAX_INT", "MAX_PERIOD", "MAX_LOCAL_DISTANCE", "MAX_NESTING", "MAX_NAME"):
+        assert got[name] == getattr(syntax, name), name
+    assert float(got["INT64_SAFE"]) == float(interpret.INT64_SAFE)   # 2^62 prints rounded in JS
+
+
 @pytest.mark.parametrize("group", ["library", "random", "malformed"])
 def test_the_engine_agrees_with_python(playground, group):
     cases = {"library": library_cases, "random": random_cases, "malformed": malformed_cases}[group]()
@@ -291,3 +301,64 @@ def test_the_engine_agrees_with_python(playground, group):
     if group == "malformed":
         errors = sum("error" in w for w in want)
         assert errors >= len(MALFORMED) + 30, errors
+
+
+# ----- the page itself ----------------------------------------------------------------------------
+def test_the_playground_works_from_the_keyboard_at_420_px(playground, site):
+    """At 420 px the page does not scroll sideways; the dropdown fills the editor; the trace
+    text is Python's; Tab walks the controls in order; Ctrl+Enter and Enter run; an error names
+    its line and column; a shared link brings the program and the input back."""
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+    from selenium.webdriver.support.ui import Select
+
+    from lengthgen.crasp.library import get_program
+    browser, (url, html) = playground, site
+    page = f"{url}/{next(html.rglob('crasp.html')).relative_to(html)}"
+    result_js = "return document.querySelector('.crasp-pg-result').innerText"
+    text_js = "return (document.querySelector('.crasp-pg-text pre') || {}).textContent"
+    browser.set_window_size(420, 900)
+    try:
+        browser.get(page)
+        assert browser.execute_script(
+            "return document.documentElement.scrollWidth <= window.innerWidth"), \
+            "the page scrolls sideways at 420 px"
+        editor = browser.find_element(By.ID, "crasp-pg-program")
+        box = browser.find_element(By.ID, "crasp-pg-input")
+        Select(browser.find_element(By.ID, "crasp-pg-library")).select_by_value("tomita4")
+        assert editor.get_property("value") == program_text("tomita4")
+        word = box.get_property("value")
+        assert browser.execute_script(text_js) == trace_text(get_program("tomita4"), word)
+
+        order = []
+        browser.execute_script("document.getElementById('crasp-pg-library').focus()")
+        for _ in range(5):
+            active = browser.switch_to.active_element
+            order.append(active.get_attribute("id") or active.get_attribute("class"))
+            ActionChains(browser).send_keys(Keys.TAB).perform()
+        assert order == ["crasp-pg-library", "crasp-pg-program", "crasp-pg-input",
+                         "crasp-pg-run", "crasp-pg-share"], order
+
+        editor.clear()
+        editor.send_keys("alphabet a b\nP := #Q(a) <=")
+        editor.send_keys(Keys.CONTROL, Keys.ENTER)
+        assert "Error at line 2, column 14: expected an operand" in browser.execute_script(result_js)
+        editor.send_keys(" #Q(b)")
+        box.clear()
+        box.send_keys("aab", Keys.ENTER)
+        assert browser.execute_script(result_js).startswith("Rejected")
+        box.send_keys(Keys.BACK_SPACE, Keys.BACK_SPACE, "bb", Keys.ENTER)
+        assert browser.execute_script(result_js).startswith("Accepted")
+
+        browser.find_element(By.CLASS_NAME, "crasp-pg-share").click()
+        link = browser.execute_script("return location.href")
+        assert "#crasp=" in link
+        browser.get("about:blank")
+        browser.get(link)
+        assert browser.find_element(By.ID, "crasp-pg-program").get_property("value") == \
+            "alphabet a b\nP := #Q(a) <= #Q(b)"
+        assert browser.find_element(By.ID, "crasp-pg-input").get_property("value") == "abb"
+        assert browser.execute_script(result_js).startswith("Accepted")
+    finally:
+        browser.set_window_size(1400, 1000)

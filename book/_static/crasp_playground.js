@@ -114,9 +114,10 @@
     }
 
     function verdictLine(program, verdict) {
+      const next = program.tokenOutputs.size ? ` A next-token program: the rows ${[...program.tokenOutputs.values()].slice(0, 3).join(", ")}${program.tokenOutputs.size > 3 ? ", ..." : ""} say where each token may come next.` : "";
       return el("p", { class: "crasp-pg-verdict " + (verdict ? "crasp-pg-accept" : "crasp-pg-reject") },
         el("strong", { text: verdict ? "Accepted" : "Rejected" }),
-        `: the output operation ${program.output} is ${verdict ? 1 : 0} at the last position.`);
+        `: the output operation ${program.output} is ${verdict ? 1 : 0} at the last position.${next}`);
     }
 
     function traceTable(program, rows) {
@@ -128,10 +129,12 @@
         return el("tr", {}, label, ...rows.rows[r].map((x) =>
           el("td", { class: isBool && Number(x) === 1 ? "crasp-pg-true" : "", text: String(x) })));
       });
-      const table = el("table", { class: "crasp-pg-table" },
-        el("caption", { text: "Trace: the value of every operation (rows) at every position (columns; ^ is the start position 0). Booleans are 1 or 0; the output is starred." }),
+      const table = el("table", { class: "crasp-pg-table", "aria-describedby": "crasp-pg-trace-help" },
         el("thead", {}, head), el("tbody", {}, ...body));
-      return el("div", { class: "crasp-pg-scroll", tabindex: "0", role: "region", "aria-label": "Trace table (scrolls sideways)" }, table);
+      return el("div", {},
+        el("p", { id: "crasp-pg-trace-help", class: "crasp-pg-help",
+          text: "The trace: the value of every operation (rows) at every position (columns; ^ is the start position 0, where nothing is read). Booleans are 1 or 0; the output is starred." }),
+        el("div", { class: "crasp-pg-scroll", tabindex: "0", role: "region", "aria-label": "Trace table (scrolls)" }, table));
     }
 
     function load(name) {
@@ -182,6 +185,7 @@
       const first = root.dataset.program && LIBRARY[root.dataset.program] !== undefined ? root.dataset.program : names[0];
       select.value = first || "";
       load(first);
+      if (root.dataset.input !== undefined && first === root.dataset.program) input.value = root.dataset.input;
     }
     runNow();
   }
