@@ -324,6 +324,10 @@ def test_the_playground_works_from_the_keyboard_at_420_px(playground, site):
         assert browser.execute_script(
             "return document.documentElement.scrollWidth <= window.innerWidth"), \
             "the page scrolls sideways at 420 px"
+        fetched = browser.execute_script(
+            "return performance.getEntriesByType('resource').map(e => e.name)")
+        assert any("crasp_engine.js" in f for f in fetched)
+        assert all(f.startswith(url) for f in fetched), "the page fetches from outside the site"
         editor = browser.find_element(By.ID, "crasp-pg-program")
         box = browser.find_element(By.ID, "crasp-pg-input")
         Select(browser.find_element(By.ID, "crasp-pg-library")).select_by_value("tomita4")
