@@ -73,6 +73,8 @@ EDGE_PROGRAMS = [
     "alphabet a\nX := #[j = i - 1000001] Q(a) > 0\n", "alphabet a\nX := true )\n",
     "alphabet a\n:= true\n", "alphabet a\nX = true\n", "", "// nothing\n",
     "alphabet a\nX := true // )\n", "alphabet a\nX := #[j <= i] not Q(a) = 0 or false\n",
+    "alphabet a\nX := #[j = i - INT] Q(a) > 0\n", "alphabet a\nX := #Q(a) > ²\n",
+    "alphabet a\nX := #Q(a) > ٣\nY := #[i - j = ٢] Q(a) = 1\n",
 ]
 EDGE_INPUTS = ["", "a", "aaaa", "a a", "ab", "zz", "10 <sep> 7", "( ) a", "é ß é", "b" * 30]
 

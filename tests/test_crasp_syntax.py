@@ -80,6 +80,8 @@ MALFORMED = [
     ("alphabet a\nP := Q(a) $ Q(a)\n", "2:11", "unexpected character"),
     ("alphabet a\nand := Q(a)\n", "2:1", "keyword"),
     ("alphabet a\nC := #Q(a)\n", "1:1", "no Boolean operation"),
+    ("alphabet a\nC := #[j = i - INT] Q(a) > 0\n", "2:8", "unknown relation"),
+    ("alphabet a\nP := #Q(a) > ²\n", "2:14", "unexpected character '²'"),
 ]
 
 

@@ -28,6 +28,7 @@
   const MAX_LOCAL_DISTANCE = 1000000;
   const MAX_NESTING = 300;
   const MAX_NAME = 100;
+  const INT = " integer";            // an integer in the shape of a relation
   const INT64_SAFE = 2 ** 62;        // interpret.py: counts stay below this in absolute value
   const START = "^";                 // trace.py: the start position's column
   const SORT_WORD = { B: "Boolean", C: "Count" };
@@ -451,24 +452,25 @@
         words.push(this.advance());
       }
       const text = words.map((w) => w.text).join(" ");
-      const kinds = words.map((w) => (w.kind === "INT" ? "INT" : w.text));
+      const kinds = words.map((w) => (w.kind === "INT" ? INT : w.text));
       const ints = words.filter((w) => w.kind === "INT").map((w) => Number(pyInt(w.text)));
       if (ints.some((k) => k > MAX_LOCAL_DISTANCE)) {
         throw this.err(start.line, start.col, `a local relation reaches distances up to ${MAX_LOCAL_DISTANCE}, not ${Math.max(...ints)}`);
       }
-      const shape = kinds.join(" ");
       const range = (n) => new Set(Array.from({ length: n }, (_, k) => k));
-      const shapes = {
-        "j <= i": () => null,
-        "j < i": () => "strict",
-        "j = i": () => new Set([0]),
-        "j = i - INT": () => new Set([ints[0]]),
-        "i - j = INT": () => new Set([ints[0]]),
-        "i - j <= INT": () => range(ints[0] + 1),
-      };
-      if (kinds.every((k) => !k.includes(" ")) && Object.prototype.hasOwnProperty.call(shapes, shape)) return shapes[shape]();
-      if (kinds.slice(0, 5).join(" ") === "i - j in {" && kinds.length >= 5 && kinds[kinds.length - 1] === "}" && ints.length) {
-        if (kinds.slice(5, -1).every((k) => k === "INT" || k === ",")) return new Set(ints);
+      const same = (x, y) => x.length === y.length && x.every((k, at) => k === y[at]);
+      const shapes = [
+        [["j", "<=", "i"], () => null],
+        [["j", "<", "i"], () => "strict"],
+        [["j", "=", "i"], () => new Set([0])],
+        [["j", "=", "i", "-", INT], () => new Set([ints[0]])],
+        [["i", "-", "j", "=", INT], () => new Set([ints[0]])],
+        [["i", "-", "j", "<=", INT], () => range(ints[0] + 1)],
+      ];
+      const shape = shapes.find(([s]) => same(s, kinds));
+      if (shape) return shape[1]();
+      if (same(kinds.slice(0, 5), ["i", "-", "j", "in", "{"]) && kinds[kinds.length - 1] === "}" && ints.length) {
+        if (kinds.slice(5, -1).every((k) => k === INT || k === ",")) return new Set(ints);
       }
       const where = words.length ? start : this.tok;
       throw this.err(where.line, where.col, `${this.unknownRelation()}; found ${repr(text || "nothing")}`);
