@@ -66,10 +66,15 @@
         el("p", { id: "crasp-pg-input-help", class: "crasp-pg-help",
           text: "Symbols of one character may be written together (aabb); longer symbols are separated by spaces. Enter runs." })),
       el("div", { class: "crasp-pg-buttons" }, run, share, shareStatus), shareLink);
-    const result = el("div", { class: "crasp-pg-result", role: "region", "aria-live": "polite", "aria-label": "Result of the run" });
-    root.append(form, result);
+    const result = el("div", { class: "crasp-pg-result", role: "region", "aria-label": "Result of the run" });
+    const announce = el("p", { class: "crasp-pg-sr", role: "status" });   // read out: the verdict or the error
+    root.append(form, announce, result);
 
-    function show(...nodes) { result.textContent = ""; result.append(...nodes); }
+    function show(...nodes) {
+      result.textContent = "";
+      result.append(...nodes);
+      announce.textContent = nodes[0] ? nodes[0].textContent : "";
+    }
 
     function runNow() {
       const text = editor.value, word = input.value;
