@@ -97,3 +97,129 @@ def test_live_widgets_are_not_run_by_builds(path):
         if cell["cell_type"] == "code" and re.search(r"\w+_widget\(|ipywidgets", source):
             assert "skip-execution" in cell["metadata"].get("tags", []), \
                 f"{path.name} cell {i} shows a live widget: tag it skip-execution"
+
+
+# ------------------------------------------------------------ numbers in prose come from records
+#
+# A chapter's prose pastes every number it derives from a record ({glue:md}`key`, computed by
+# lengthgen.viz.chapter_numbers). What a Markdown cell may still type as a percentage or a
+# decimal is marked, by one of:
+#   * the sentence (or table row) quotes a paper: it contains "paper", "et al." or a {cite:...}
+#     role, as in "the paper's 68% and 9%";
+#   * a comment line `% typed-numbers: <why>` right before the lines it covers (up to the next
+#     blank line), for numbers worked out by hand or printed by a code cell of the page, e.g.
+#     "% typed-numbers: worked by hand from the head's formula, not from a record".
+# References like "Theorem 4.1", "Sec. 4.2" or "Appendix 5.1.2" are not numbers.
+#
+# The chapters checked (the others are being rewritten; add each one once it glues its numbers):
+NUMBER_CHECKED_CHAPTERS = {"limit_transformers", "dyck", "ape_vs_nope"}
+
+TYPED_NUMBER = re.compile(r"(?<![\w.\\^])\d+(?:\.\d+)?\s?\\?%|(?<![\w.\\^])\d+\.\d+(?![\w.])")
+REFERENCE = re.compile(
+    r"\b(?:Theorems?|Lemmas?|Claims?|Sections?|Sec\.|Appendix|Appendices|App\.|Tables?|Figs?\.|"
+    r"Figures?|Propositions?|Definitions?|Corollar(?:y|ies)|Eqs?\.|Algorithms?|Remarks?)\s*"
+    r"\(?[A-Z]?\d+(?:\.\d+)*\)?(?:(?:,\s*|\s+and\s+|\s+to\s+)[A-Z]?\d+(?:\.\d+)*)*")
+PAPER_MARK = re.compile(r"paper|et al\.|\{cite", re.IGNORECASE)
+SENTENCE_END = re.compile(r"(?<=[.!?;:])\s+(?=[A-Z*(`${\[])")
+
+
+def typed_numbers(markdown: str) -> list[str]:
+    """The unmarked typed percentages and decimals of one Markdown cell, each with the
+    sentence it is in."""
+    found, exempt, in_code = [], False, False
+    blocks, block = [], []
+    for line in markdown.splitlines():
+        stripped = line.strip()
+        if stripped.startswith("```") or stripped.startswith("~~~"):
+            # a code fence (not a directive) hides everything up to its end
+            if not in_code and not re.match(r"^[`~]{3,}\s*\{", stripped) \
+                    and stripped.strip("`~").strip():
+                in_code = True
+            elif in_code:
+                in_code = False
+            continue
+        if in_code or re.match(r"^:\w[\w-]*:", stripped):   # directive options (:name: ...)
+            continue
+        if stripped.startswith("% typed-numbers:"):
+            exempt = True
+            continue
+        if not stripped:
+            exempt = False
+            blocks.append(block)
+            block = []
+            continue
+        if not exempt:
+            block.append(line)
+    blocks.append(block)
+    for block in blocks:
+        rows = [line for line in block if line.lstrip().startswith("|")]
+        prose = " ".join(line.strip() for line in block if not line.lstrip().startswith("|"))
+        for sentence in rows + SENTENCE_END.split(prose):
+            if PAPER_MARK.search(sentence):
+                continue
+            text = re.sub(r"`[^`]*`", " ", sentence)   # code, and the roles' targets (glue keys)
+            text = REFERENCE.sub(" ", text)
+            found += [f"{m.group(0)!r} in: {sentence.strip()[:160]}"
+                      for m in TYPED_NUMBER.finditer(text)]
+    return found
+
+
+def chapter_typed_numbers(path) -> list[str]:
+    return [f"{path.name} cell {i}: {hit}" for i, cell in enumerate(_cells(path))
+            if cell["cell_type"] == "markdown"
+            for hit in typed_numbers("".join(cell["source"]))]
+
+
+@pytest.mark.parametrize("path", [p for p in NOTEBOOKS if p.stem in NUMBER_CHECKED_CHAPTERS],
+                         ids=lambda p: p.name)
+def test_prose_types_no_record_number(path):
+    hits = chapter_typed_numbers(path)
+    assert not hits, ("typed numbers not marked as the paper's (glue record numbers, see "
+                      "lengthgen.viz.chapter_numbers):\n" + "\n".join(hits))
+
+
+def test_number_check_covers_existing_chapters_only():
+    assert NUMBER_CHECKED_CHAPTERS <= {p.stem for p in NOTEBOOKS}
+
+
+def test_number_check_fails_on_a_planted_typed_number(tmp_path):
+    """Plant a record-like number into a temporary copy of a checked chapter: the check finds
+    it; marked as the paper's, or covered by a typed-numbers comment, it passes."""
+    source = next(p for p in NOTEBOOKS if p.stem in NUMBER_CHECKED_CHAPTERS)
+    nb = json.loads(source.read_text())
+    index = next(i for i, c in enumerate(nb["cells"]) if c["cell_type"] == "markdown")
+    original = nb["cells"][index]["source"]
+
+    def check(text):
+        nb["cells"][index]["source"] = original + ["\n", "\n", text + "\n"]
+        copy = tmp_path / source.name
+        copy.write_text(json.dumps(nb))
+        return chapter_typed_numbers(copy)
+
+    assert check("The trained model completes 87% of the deep prefixes.")
+    assert check("Its error at the unseen distances is 0.42, below the constant's.")
+    assert check("| d = 32 | 95 to 98% |")
+    assert not check("The model completes {glue:md}`dyck-capacity-d32` of the deep prefixes.")
+    assert not check("The paper reports 68% in-sample against 9% out-of-sample.")
+    assert not check("{cite:t}`richard2024depth` reports 52 of 100 (0.52).")
+    assert not check("% typed-numbers: worked by hand\nThe gap is 0.5, so the weight is 1.5.")
+    assert not check("Theorem 4.1 and Sec. 4.2 of Appendix 5.1.2 are references.")
+    assert check("% typed-numbers: only the next lines\nA gap of 0.5.\n\nBut 0.25 here is typed.")
+
+
+def test_glued_keys_of_checked_chapters_exist():
+    """Every {glue:md} key the prose of a checked chapter pastes is computed by the library
+    (or glued by book_figure/book_table in the chapter itself)."""
+    from lengthgen.viz.chapter_numbers import (dyck_numbers, dyck_verdicts, limit_numbers)
+    computed = {**limit_numbers(), **dyck_numbers(), **dyck_verdicts()}
+    for path in NOTEBOOKS:
+        if path.stem not in NUMBER_CHECKED_CHAPTERS:
+            continue
+        text = "".join("".join(c["source"]) for c in _cells(path))
+        glued_here = set(re.findall(r"book_(?:figure|table)\(\s*\"([\w-]+)\"", text))
+        for cell in _cells(path):
+            assert not re.search(r"(?<!`)`\{glue:", "".join(cell["source"])), \
+                f"{path.name}: a glue role inside inline code is not pasted"
+        for key in re.findall(r"\{glue:md\}`([\w-]+)`", text):
+            assert key in computed or key.removesuffix("-provenance") in glued_here, \
+                f"{path.name}: {{glue:md}}`{key}` is pasted but nothing glues it"

@@ -61,7 +61,9 @@ def test_next_token_outputs():
     assert p.token_outputs["1"] == "next(1)"
 
 
-@pytest.mark.parametrize("text, where, words", [
+# Malformed programs: (text, line:col of the error, words of its message). Shared with the
+# browser engine's differential test (test_crasp_playground.py).
+MALFORMED = [
     ("alphabet a\nP := #Q(a) <=\n", "2:14", "expected an operand"),
     ("alphabet a\nP := Q(a) and #Q(a)\n", "2:15", "must be Boolean"),
     ("alphabet a\nP := #Q(a) < Q(a)\n", "2:14", "must be Count"),
@@ -78,7 +80,12 @@ def test_next_token_outputs():
     ("alphabet a\nP := Q(a) $ Q(a)\n", "2:11", "unexpected character"),
     ("alphabet a\nand := Q(a)\n", "2:1", "keyword"),
     ("alphabet a\nC := #Q(a)\n", "1:1", "no Boolean operation"),
-])
+    ("alphabet a\nC := #[j = i - INT] Q(a) > 0\n", "2:8", "unknown relation"),
+    ("alphabet a\nP := #Q(a) > ²\n", "2:14", "unexpected character '²'"),
+]
+
+
+@pytest.mark.parametrize("text, where, words", MALFORMED)
 def test_errors_point_at_the_offending_place(text, where, words):
     with pytest.raises(LengthgenError) as e:
         parse_program(text, filename="prog.crasp")

@@ -49,7 +49,30 @@ OPTIONAL_FIELDS = {
     "torch_threads": int,     # torch's intra-op thread count: float rounding depends on it
     "workers": int,           # worker processes of the sweep (1 = in process)
     "host": str,              # the machine that computed it
+    "cpu_model": str,         # the processor (float rounding of a training differs between
+    "cpu_capability": str,    # processors: torch's kernel set, e.g. AVX2 or AVX512)
+    "numpy_version": str,
 }
+
+
+def cpu_description() -> tuple[str, str]:
+    """The processor's model name (from /proc/cpuinfo, else platform) and torch's CPU kernel
+    set: a re-run on another processor rounds differently and may land elsewhere in the
+    spread."""
+    model = ""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    model = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    try:
+        capability = str(torch.backends.cpu.get_cpu_capability())
+    except Exception:  # an old torch without it
+        capability = "unknown"
+    return model or platform.processor() or "unknown", capability
 
 
 def results_dir() -> Path:
@@ -120,9 +143,11 @@ def git_commit() -> str:
 def run_started(device: str, threads: int | None = None, workers: int = 1) -> dict:
     """Provenance read when a run starts: the code's commit and state, the device, threads."""
     import torch  # here, not at the top: reading records needs no torch
+    import numpy
 
     from lengthgen import __version__
     commit, changed = git_state()
+    cpu_model, cpu_capability = cpu_description()
     return {
         "git_commit": commit,
         "git_dirty_files": changed,
@@ -131,7 +156,10 @@ def run_started(device: str, threads: int | None = None, workers: int = 1) -> di
         "torch_threads": int(threads if threads is not None else torch.get_num_threads()),
         "workers": int(workers),
         "host": platform.node(),
+        "cpu_model": cpu_model,
+        "cpu_capability": cpu_capability,
         "torch_version": torch.__version__,
+        "numpy_version": numpy.__version__,
         "python_version": platform.python_version(),
         "lengthgen_version": __version__,
         "started": datetime.now(timezone.utc).isoformat(timespec="seconds"),

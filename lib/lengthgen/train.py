@@ -63,6 +63,14 @@ class TrainConfig:
     # {"hidden": lr / d, "readout": lr / d}; roles not named use lr. The schedule scales all.
     group_lr: dict | None = None
     stop_loss: float | None = None  # stop once the in-distribution loss is below this
+    # The schedule's horizon: the step at which a linear or cosine decay reaches 0 (default:
+    # `steps`). Huang et al.'s code decays over its whole 30k-step budget while early stopping
+    # ends most runs far sooner, so a run capped at 6k steps still sees their rates.
+    schedule_steps: int | None = None
+    # Give up at an evaluation whose in-distribution accuracy is below this: a run that far
+    # from fitting will not fit by the step cap, and its remaining steps are the costliest of
+    # a CPU sweep. None: never give up.
+    abandon_below: float | None = None
 
     def __post_init__(self):
         for name in ("steps", "batch_size", "eval_every", "eval_samples", "checkpoint_every",
@@ -101,6 +109,15 @@ class TrainConfig:
                         or not math.isfinite(value) or value <= 0:
                     raise LengthgenError(f"train config: group_lr[{role!r}] must be a positive "
                                          f"finite number, got {value!r}")
+        if self.schedule_steps is not None and (isinstance(self.schedule_steps, bool) or not
+                isinstance(self.schedule_steps, int) or self.schedule_steps < self.steps):
+            raise LengthgenError(f"train config: schedule_steps must be an integer of at least "
+                                 f"steps={self.steps} (the decay must not end before training "
+                                 f"does), got {self.schedule_steps!r}")
+        if self.abandon_below is not None and (isinstance(self.abandon_below, bool) or not
+                isinstance(self.abandon_below, (int, float)) or not 0 < self.abandon_below <= 1):
+            raise LengthgenError(f"train config: abandon_below must be in (0, 1] or None, "
+                                 f"got {self.abandon_below!r}")
         if self.stop_loss is not None and (isinstance(self.stop_loss, bool) or not isinstance(
                 self.stop_loss, (int, float)) or not self.stop_loss > 0):
             raise LengthgenError(f"train config: stop_loss must be a positive number or None, "
@@ -125,18 +142,21 @@ class TrainResult:
     wall_time_s: float              # training time, summed over resumed sessions
     # {step, accuracy (classification only), loss, train_loss, lr}
     history: list[dict] = field(default_factory=list)
+    abandoned: bool = False         # gave up below cfg.abandon_below at an evaluation
 
     def to_dict(self) -> dict:
         return asdict(self)
 
 
 def learning_rate(cfg: TrainConfig, step: int) -> float:
-    """Linear warmup over warmup_steps, then the schedule's decay over the remaining steps."""
+    """Linear warmup over warmup_steps, then the schedule's decay until the horizon
+    (schedule_steps, default steps)."""
     if step < cfg.warmup_steps:
         return cfg.lr * (step + 1) / cfg.warmup_steps
     if cfg.schedule == "constant":
         return cfg.lr
-    progress = (step - cfg.warmup_steps) / max(1, cfg.steps - cfg.warmup_steps)
+    horizon = cfg.steps if cfg.schedule_steps is None else cfg.schedule_steps
+    progress = (step - cfg.warmup_steps) / max(1, horizon - cfg.warmup_steps)
     if cfg.schedule == "linear":
         return cfg.lr * (1.0 - progress)
     return cfg.lr * 0.5 * (1.0 + math.cos(math.pi * progress))
@@ -312,7 +332,7 @@ def train(model: Decoder, task: Task, cfg: TrainConfig, device="cpu",
     optimizer = make_optimizer(model, cfg, device)
     rng = np.random.default_rng(cfg.seed)
     torch.manual_seed(cfg.seed)
-    step, history, elapsed, stopped = 0, [], 0.0, False
+    step, history, elapsed, stopped, abandoned = 0, [], 0.0, False, False
     recent_losses: list[torch.Tensor] = []  # detached per-step losses since the last evaluation
     checkpoint = Path(cfg.checkpoint_path) if cfg.checkpoint_path else None
     run = {"task": task.id, "model": model.cfg.to_dict(), "train": _resumable_fields(cfg)}
@@ -327,13 +347,14 @@ def train(model: Decoder, task: Task, cfg: TrainConfig, device="cpu",
         _restore_rng(rng, state["rng"], device)
         step, history = state["step"], list(state["history"])
         elapsed, stopped = state["elapsed"], state["stopped"]
+        abandoned = state.get("abandoned", False)
         # the losses since the last evaluation, so a resumed run logs the same train_loss
         recent_losses = [torch.tensor(v, device=device) for v in state.get("recent_losses", [])]
 
     def snapshot() -> dict:
         return {"run": run, "model": model.state_dict(), "optimizer": optimizer.state_dict(),
                 "rng": _rng_state(rng, device), "step": step, "history": history,
-                "elapsed": elapsed, "stopped": stopped,
+                "elapsed": elapsed, "stopped": stopped, "abandoned": abandoned,
                 "recent_losses": [float(v) for v in recent_losses]}
 
     def check_finite() -> None:
@@ -380,6 +401,9 @@ def train(model: Decoder, task: Task, cfg: TrainConfig, device="cpu",
             bar.set_postfix(loss=f"{point['loss']:.3g}", **(
                 {"acc": f"{point['accuracy']:.3f}"} if "accuracy" in point else {}))
             stopped = should_stop(cfg, point)
+            if not stopped and step < cfg.steps and cfg.abandon_below is not None \
+                    and point.get("accuracy", 1.0) < cfg.abandon_below:
+                stopped = abandoned = True
         if checkpoint is not None and (step % cfg.checkpoint_every == 0 or stopped
                                        or step == cfg.steps):
             check_finite()
@@ -392,9 +416,9 @@ def train(model: Decoder, task: Task, cfg: TrainConfig, device="cpu",
         point = in_distribution()
         history.append({"step": step, **history_metrics(point),
                         "train_loss": None, "lr": learning_rate(cfg, max(step - 1, 0))})
-    return TrainResult(steps=step, stopped_early=stopped and step < cfg.steps,
+    return TrainResult(steps=step, stopped_early=stopped and not abandoned and step < cfg.steps,
                        final_accuracy=history[-1].get("accuracy"), wall_time_s=elapsed,
-                       history=history)
+                       history=history, abandoned=abandoned)
 
 
 def history_metrics(point: dict) -> dict:

@@ -31,6 +31,9 @@ def add_parser(sub):
     data.add_argument("figure_id")
     data.add_argument("--scale", default=None,
                       help="the scale to read (default: the largest with committed records)")
+    data.add_argument("--over-seeds", action="store_true",
+                      help="one row per setting: the mean over seeds of each value, its min, "
+                           "max and the number of seeds (trained figures)")
     data.set_defaults(func=_data)
     lst = fsub.add_parser("list", help="list figure ids")
     lst.set_defaults(func=_list)
@@ -46,7 +49,7 @@ def _run(args):
 
 def _data(args):
     from lengthgen.config import get_scale
-    from lengthgen.experiments import committed_records, figure_data, source_ids
+    from lengthgen.experiments import check_records, committed_records, figure_data, source_ids
     from lengthgen.results import load_records
     if args.scale is None:
         records = committed_records(args.figure_id)[1]   # none: says what is missing
@@ -55,9 +58,18 @@ def _data(args):
                    for r in load_records(source, get_scale(args.scale))]
         if not records:
             raise LengthgenError(f"{args.figure_id}: no records at scale {args.scale}")
+    check_records(args.figure_id, records)   # read from disk: the registered runs, or one line
     rows = figure_data(args.figure_id, records)
     if not rows:
         raise LengthgenError(f"{args.figure_id}: the records hold no numbers to print")
+    if args.over_seeds:
+        from lengthgen.experiments import experiment
+        from lengthgen.experiments.spread import over_seeds
+        by = getattr(experiment(args.figure_id), "SPREAD_BY", None)
+        if by is None:
+            raise LengthgenError(f"{args.figure_id}: --over-seeds is for trained figures with "
+                                 f"seeds per setting; this one has none to summarize")
+        rows = over_seeds(rows, by)
     columns = list(dict.fromkeys(key for row in rows for key in row))
     writer = csv.DictWriter(sys.stdout, fieldnames=columns, lineterminator="\n")
     writer.writeheader()

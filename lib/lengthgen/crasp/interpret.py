@@ -6,6 +6,9 @@ input. So a count #P at i is the number of j in 1..i with P(j), and the value of
 position i is the program's verdict on the prefix of length i (the empty prefix included).
 Counts are cumulative sums and local counts are shifts, so a batch of inputs of one length costs
 a few numpy operations per program operation.
+
+The browser playground's engine (book/_static/crasp_engine.js) computes the same values; the
+contract between the two is tests/test_crasp_playground.py (see syntax.py).
 """
 import numpy as np
 

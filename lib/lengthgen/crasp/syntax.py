@@ -30,6 +30,12 @@ Expressions (loosest first)
 
 Every sub-expression becomes an operation of the ir named by its own text (e.g. "#Q(a)"), and
 equal sub-expressions are shared. Errors (LengthgenError) read `file:line:col: message`.
+
+The site's C-RASP playground runs a second implementation of this language in the browser
+(book/_static/crasp_engine.js, following this module, interpret.py and trace.py). The contract
+between the two is tests/test_crasp_playground.py: on library, random and malformed programs they
+must give identical verdicts, traces and error messages (line and column included). A change to
+the language here is a change there too, or that test fails.
 """
 import hashlib
 import sys
@@ -53,6 +59,7 @@ MAX_LOCAL_DISTANCE = 1_000_000  # K of `i - j <= K` and friends (one offset per 
 MAX_NESTING = 300               # brackets, `not` and `#` inside each other
 MAX_NAME = 100                  # a generated operation name longer than this is abbreviated
 RECURSION_ROOM = 12 * MAX_NESTING + 2_000   # Python frames that parse_program makes room for
+INT = " integer"   # an integer in the shape of a relation (no token's text holds a space)
 
 
 @dataclass(frozen=True)
@@ -117,9 +124,9 @@ def tokenize(text: str, errors: _Errors) -> list[Token]:
                 if word in ("Q", "next") and end < len(code) and code[end] == "(":
                     tokens += _raw_symbol(word, code, end, lineno, errors)
                     col = tokens[-1].col
-            elif ch.isdigit():
+            elif ch.isdecimal():   # not isdigit(): int() refuses digits such as '²'
                 end = col
-                while end < len(code) and code[end].isdigit():
+                while end < len(code) and code[end].isdecimal():
                     end += 1
                 if end - col > len(str(MAX_INT)) or int(code[col:end]) > MAX_INT:
                     raise errors.at(lineno, col + 1, f"integer {code[col:end][:30]}"
@@ -381,7 +388,7 @@ class _Parser:
             braces += {"{": 1, "}": -1}.get(self.tok.kind, 0)
             words.append(self.advance())
         text = " ".join(t.text for t in words)
-        kinds = [t.kind if t.kind in ("INT",) else t.text for t in words]
+        kinds = [INT if t.kind == "INT" else t.text for t in words]   # a name spelled INT is no int
         ints = [int(t.text) for t in words if t.kind == "INT"]
         if any(k > MAX_LOCAL_DISTANCE for k in ints):
             raise self.err.at(start.line, start.col, f"a local relation reaches distances up to "
@@ -390,14 +397,14 @@ class _Parser:
             ("j", "<=", "i"): lambda: None,
             ("j", "<", "i"): lambda: "strict",
             ("j", "=", "i"): lambda: frozenset({0}),
-            ("j", "=", "i", "-", "INT"): lambda: frozenset({ints[0]}),
-            ("i", "-", "j", "=", "INT"): lambda: frozenset({ints[0]}),
-            ("i", "-", "j", "<=", "INT"): lambda: frozenset(range(ints[0] + 1)),
+            ("j", "=", "i", "-", INT): lambda: frozenset({ints[0]}),
+            ("i", "-", "j", "=", INT): lambda: frozenset({ints[0]}),
+            ("i", "-", "j", "<=", INT): lambda: frozenset(range(ints[0] + 1)),
         }
         if tuple(kinds) in shapes:
             return shapes[tuple(kinds)]()
         if tuple(kinds[:5]) == ("i", "-", "j", "in", "{") and kinds[-1] == "}" and ints:
-            if all(k in ("INT", ",") for k in kinds[5:-1]):
+            if all(k in (INT, ",") for k in kinds[5:-1]):
                 return frozenset(ints)
         where = start if words else self.tok
         raise self.err.at(where.line, where.col,

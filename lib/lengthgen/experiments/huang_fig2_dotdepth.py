@@ -1,9 +1,10 @@
 """Huang et al. (2025), Fig. 2: accuracy on the longest bin against dot-depth.
 
 Dot-depth measures how complex a star-free language is (Table 2's column). If complexity in
-that sense decided length generalization, accuracy would fall with dot-depth. It does not:
-D_12 has dot-depth 12 and generalizes, {0,1,2}*02* has dot-depth 2 and does not. Drawn from
-the huang-fig1-languages records (no training of its own).
+that sense decided length generalization, accuracy would fall with dot-depth. In the paper's
+numbers it does not: D_12 has dot-depth 12 and generalizes, {0,1,2}*02* has dot-depth 2 and
+does not. The figure puts this book's cells (mean over the seeds that fit) beside the paper's.
+Drawn from the huang-fig1-languages records (no training of its own).
 """
 from lengthgen.experiments import huang_sweep as sweep
 from lengthgen.tasks.metadata import info

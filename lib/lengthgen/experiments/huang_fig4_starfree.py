@@ -1,9 +1,10 @@
 """Huang et al. (2025), Fig. 4: star-free against non-star-free languages.
 
 Star-freeness is the classical dividing line of regular languages (no counting modulo a
-number). It does not separate the languages transformers length-generalize on: (aa)* is not
-star-free and APE succeeds; {0,1,2}*02* is star-free and both fail. Drawn from the
-huang-fig1-languages records (no training of its own).
+number). In the paper's numbers it does not separate the languages transformers
+length-generalize on: (aa)* is not star-free and APE succeeds; {0,1,2}*02* is star-free and
+both encodings fail. The figure puts this book's cells (mean over the seeds that fit) beside
+the paper's. Drawn from the huang-fig1-languages records (no training of its own).
 """
 from lengthgen.experiments import huang_sweep as sweep
 from lengthgen.tasks.metadata import info

@@ -20,6 +20,9 @@ from lengthgen.theory.positional_fit import (KINDS, TARGETS, band_errors, distan
 
 FIGURE_ID = "huang-fig5-6-positional"
 TITLE = "Fitting positional products: which targets beat a position-blind constant at longer n"
+# the columns of data() that name a setting: `figure data ID --over-seeds` gives the
+# mean, min and max over seeds of the other values per setting
+SPREAD_BY = ("target", "kind", "width", "band", "n")
 
 _SHARED = {"n_positions": 200, "train_length": 50, "batch_size": 64, "lr": 1e-3,
            "weight_penalty": 0.01, "test_lengths": [50, 75, 100, 125, 150, 175, 200]}
@@ -172,6 +175,13 @@ def figure(records: list[dict]):
                          else [mean("model", n) for n in lengths])
                     axes[row][col].plot(lengths, y, styles[width], marker="o", ms=3,
                                         color=f"C{color}", label=f"{target}, d={width}")
+                    if len(rows) > 1:  # several seeds: their min-max range, shaded
+                        per_seed = [[r["metrics"]["bands"][band][str(n)]["model"] / (
+                            r["metrics"]["bands"][band][str(n)]["constant"] if row == 0 else 1)
+                            for r in rows] for n in lengths]
+                        axes[row][col].fill_between(lengths, [min(v) for v in per_seed],
+                                                    [max(v) for v in per_seed],
+                                                    color=f"C{color}", alpha=0.15, lw=0)
             # the reference of the second row: always answering 0 at the unseen distances (the
             # model's products there get no training signal; 0 is where a small-weight learner
             # would leave them). Not drawn for local targets, where it is exact (error 0).

@@ -18,12 +18,16 @@ hyperparameter search of the APE vs NoPE sweep (huang_sweep.paper_grid).
 import matplotlib.pyplot as plt
 
 from lengthgen.evaluate import bin_name, evaluate
+from lengthgen.experiments import spread
 from lengthgen.models.products import product_report
 from lengthgen.tasks import get_task
 from lengthgen.train import EVAL_SEED_OFFSET, TrainConfig, decoder_for_task, train
 
 FIGURE_ID = "limit-inference-procedure"
 TITLE = "Accuracy at twice the training length: a C-RASP[periodic, local] language vs PARITY"
+# the columns of data() that name a setting: `figure data ID --over-seeds` gives the
+# mean, min and max over seeds of the other values per setting
+SPREAD_BY = ("task", "train_length")
 
 PRODUCT_PERIOD, PRODUCT_TAU = 2, 2
 _MODEL = {"d_model": 64, "n_layers": 2, "n_heads": 2}
@@ -63,10 +67,34 @@ def run_one(params: dict, config: dict, device) -> dict:
             "products": [row for row in products if row["layer"] == 0]}
 
 
-def _mean_over_seeds(records, task, n, value):
-    rows = [value(r["metrics"]) for r in records
+def _over_seeds(records, task, n, value) -> list:
+    return [value(r["metrics"]) for r in records
             if r["params"]["task"] == task and r["params"]["train_length"] == n]
+
+
+def _mean_over_seeds(records, task, n, value):
+    rows = _over_seeds(records, task, n, value)
     return sum(rows) / len(rows)
+
+
+def data(records: list[dict]) -> list[dict]:
+    """One row per task, training length and seed: the two accuracies (left panel) and each
+    first-layer head's distances from the Limit Transformer's shapes (right panel: their mean,
+    `limit_distance` and `translation_distance`, averaged over seeds)."""
+    rows = []
+    for r in sorted(records, key=lambda r: (r["params"]["task"], r["params"]["train_length"],
+                                            r["params"]["seed"])):
+        m, heads = r["metrics"], r["metrics"]["products"]
+        row = {"task": r["params"]["task"], "train_length": r["params"]["train_length"],
+               "seed": r["params"]["seed"], "in_distribution": m["in_distribution"],
+               "twice_length": m["twice_length"], "steps": m["steps"],
+               "limit_distance": sum(h["limit"] for h in heads) / len(heads),
+               "translation_distance": sum(h["translation"] for h in heads) / len(heads)}
+        for h in heads:
+            for key in ("limit", "periodic", "local", "translation"):
+                row[f"head{h['head']}_{key}"] = h[key]
+        rows.append(row)
+    return rows
 
 
 def figure(records: list[dict]):
@@ -80,16 +108,18 @@ def figure(records: list[dict]):
         name = labels.get(task, task)
         for key, style, what in (("twice_length", "o-", "lengths n+1..2n"),
                                  ("in_distribution", "x:", "lengths 1..n")):
-            ax.plot(ns, [_mean_over_seeds(records, task, n, lambda m: m[key]) for n in ns],
-                    style, color=f"C{color}", label=f"{name}, {what}")
+            # several seeds: the mean, and the min-max range shaded
+            spread.line(ax, ns, [_over_seeds(records, task, n, lambda m: m[key]) for n in ns],
+                        style, f"C{color}", label=f"{name}, {what}")
         for key, style in (("limit", "o-"), ("translation", "s--")):
-            distance = [_mean_over_seeds(records, task, n, lambda m: sum(
-                h[key] for h in m["products"]) / len(m["products"])) for n in ns]
-            ax_products.plot(ns, distance, style, color=f"C{color}", label=f"{name}: {key}")
+            spread.line(ax_products, ns, [_over_seeds(records, task, n, lambda m: sum(
+                h[key] for h in m["products"]) / len(m["products"])) for n in ns], style,
+                f"C{color}", label=f"{name}: {key}")
     ax.set_ylabel("sequence accuracy")
     ax.set_ylim(-0.03, 1.03)
-    ax.set_title(f"APE decoders, up to {config['steps']} steps (stop at 100% in-distribution), "
-                 f"{len(config['seeds'])} seed(s)", fontsize=9)
+    ax.set_title(f"APE decoders, up to {config['steps']} steps (stop at 100% in-distribution)\n"
+                 + spread.seeds_label(records, lambda r: (r["params"]["task"], r["params"]["train_length"])),
+                 fontsize=9)
     ax_products.set_ylabel("distance of first-layer positional products")
     ax_products.set_ylim(0, 1.03)
     ax_products.set_title(f"limit: from periodic(Delta={PRODUCT_PERIOD}) + "

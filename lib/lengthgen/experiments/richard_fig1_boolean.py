@@ -38,6 +38,7 @@ from collections import Counter
 import numpy as np
 import torch
 
+from lengthgen.experiments import spread
 from lengthgen.models.decoder import Decoder, DecoderConfig
 from lengthgen.tasks.boolean import (END, EQUALS, START, TOKEN_ID, VOCAB, BooleanWindowTask,
                                      equivalent, make_pool, paper_answer)
@@ -45,6 +46,9 @@ from lengthgen.train import TrainConfig, train
 
 FIGURE_ID = "richard-fig1-boolean"
 TITLE = "Boolean simplification: in-sample vs out-of-sample accuracy by training depth"
+# the columns of data() that name a setting: `figure data ID --over-seeds` gives the
+# mean, min and max over seeds of the other values per setting
+SPREAD_BY = ("train_depth", "test_depth", "split", "predictor", "n")
 
 CONFIGS = {
     "test": {"clauses": 1, "train_depths": [1], "test_depths": [1, 2], "pool": 40,
@@ -65,8 +69,10 @@ SPLITS = ("in_sample", "in_sample_nonconstant", "out_of_sample")
 
 
 def runs(config):
-    return [{"name": f"train-depth{q}", "train_depth": q, "seed": config["seed"]}
-            for q in config["train_depths"]]
+    # one seed per training depth unless the config lists "seeds" (then run names end in -s<seed>)
+    return [{"name": f"train-depth{q}{spread.run_suffix(config, seed)}", "train_depth": q,
+             "seed": seed}
+            for q in config["train_depths"] for seed in spread.config_seeds(config)]
 
 
 def test_pools(config) -> tuple[dict, set]:
@@ -178,7 +184,9 @@ def figure(records):
     import matplotlib.pyplot as plt
 
     records = sorted(records, key=lambda r: r["params"]["train_depth"])
-    depths = [r["params"]["train_depth"] for r in records]
+    # several seeds per training depth: the mean, and the min-max range shaded
+    groups = spread.group_by(records, lambda r: r["params"]["train_depth"])
+    depths = sorted(groups)
     cfg = records[0]["config"]
     fig, axes = plt.subplots(1, len(cfg["test_depths"]), figsize=(5.5 * len(cfg["test_depths"]), 4),
                              squeeze=False)
@@ -186,12 +194,11 @@ def figure(records):
         for split, color, style in (("in_sample", "tab:red", "o-"),
                                     ("in_sample_nonconstant", "tab:red", "s:"),
                                     ("out_of_sample", "tab:blue", "o-")):
-            values = [r["metrics"][f"{split}_depth{q}"] for r in records]
-            ax.plot(depths, [np.nan if v is None else v for v in values], style, color=color,
-                    label=LABELS[split])
+            spread.line(ax, depths, [[r["metrics"][f"{split}_depth{q}"] for r in groups[t]]
+                                     for t in depths], style, color, label=LABELS[split])
         for split, style in (("in_sample", "--"), ("in_sample_nonconstant", ":")):
-            values = [r["metrics"][f"baseline_{split}_depth{q}"] for r in records]
-            ax.plot(depths, [np.nan if v is None else v for v in values], style, color="gray",
+            spread.line(ax, depths, [[r["metrics"][f"baseline_{split}_depth{q}"]
+                                      for r in groups[t]] for t in depths], style, "gray",
                     label=f"baseline: always the most frequent training answer"
                           f"{' other than true/false' if 'nonconstant' in split else ''}")
         if q == 3:
@@ -207,7 +214,8 @@ def figure(records):
     fig.legend(handles.values(), handles.keys(), loc="lower center", ncol=3, fontsize=7)
     fig.suptitle(f"Decoder d={cfg['d']}, L={cfg['layers']}, h={cfg['heads']}, "
                  f"{records[0]['metrics']['n_params']} parameters, {cfg['steps']} steps of "
-                 f"{cfg['batch_size']} windows of {cfg['window']} tokens", fontsize=9)
+                 f"{cfg['batch_size']} windows of {cfg['window']} tokens; "
+                 + spread.seeds_label(records, lambda r: r["params"]["train_depth"]), fontsize=9)
     fig.tight_layout(rect=(0, 0.14, 1, 1))
     return fig
 

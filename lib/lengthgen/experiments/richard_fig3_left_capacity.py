@@ -15,11 +15,15 @@ import numpy as np
 from lengthgen.experiments.richard_dyck_training import (completion_rate, deep_test_prefixes,
                                                          model_spec, trainable_parameters,
                                                          trained_model)
+from lengthgen.experiments import spread
 from lengthgen.models.dyck import ClosedFormHead
 from lengthgen.tasks.dyck import is_balanced, sample_words
 
 FIGURE_ID = "richard-fig3-left-capacity"
 TITLE = "Completion of deep D_32 prefixes vs parameter count; closed form as reference"
+# the columns of data() that name a setting: `figure data ID --over-seeds` gives the
+# mean, min and max over seeds of the other values per setting
+SPREAD_BY = ("kind", "d", "layers", "heads", "lr", "n_params")
 
 # Three rates spanning the paper's range "between 6e-6 to 6e-5" (its Sec. 4.2).
 PAPER_LRS = [6e-6, 2e-5, 6e-5]
@@ -42,13 +46,16 @@ def runs(config):
         for layers, heads in config["layers_heads"]:
             if d % heads != 0:
                 continue
-            shape = {"kind": "trained", "d": d, "layers": layers, "heads": heads,
-                     "seed": config["seed"]}
-            name = f"d{d:04d}-L{layers}-h{heads}"
-            if "lrs" not in config:  # one rate, the config's own (book and test scales)
-                out.append({"name": name, **shape})
-            else:  # a search over rates: one model each, the figure keeps the best
-                out += [{"name": f"{name}-lr{lr:g}", **shape, "lr": lr} for lr in config["lrs"]]
+            # one seed per shape unless the config lists "seeds" (names then end in -s<seed>)
+            for seed in spread.config_seeds(config):
+                shape = {"kind": "trained", "d": d, "layers": layers, "heads": heads,
+                         "seed": seed}
+                name, suffix = f"d{d:04d}-L{layers}-h{heads}", spread.run_suffix(config, seed)
+                if "lrs" not in config:  # one rate, the config's own (book and test scales)
+                    out.append({"name": name + suffix, **shape})
+                else:  # a search over rates: one model each, the figure keeps the best
+                    out += [{"name": f"{name}-lr{lr:g}{suffix}", **shape, "lr": lr}
+                            for lr in config["lrs"]]
     return out
 
 
@@ -88,17 +95,41 @@ def run_one(params, config, device):
             "layers": params["layers"], "heads": params["heads"]}
 
 
+def data(records):
+    """One row per model: its shape, learning rate, parameter count and accuracy, and whether
+    it is its shape's best (the point drawn)."""
+    best = {id(m) for m in best_per_shape([r["metrics"] for r in records
+                                           if r["params"]["kind"] == "trained"])}
+    rows = [{"run": r["run_name"], "kind": r["params"]["kind"], "seed": r["params"]["seed"],
+             "d": r["metrics"]["d"], "layers": r["metrics"]["layers"],
+             "heads": r["metrics"]["heads"],
+             "lr": r["params"].get("lr", r["config"].get("lr", "")) if r["params"]["kind"] ==
+             "trained" else "", "n_params": r["metrics"]["n_params"],
+             "accuracy": r["metrics"]["accuracy"],
+             "drawn": r["params"]["kind"] == "closed-form" or id(r["metrics"]) in best}
+            for r in records]
+    return sorted(rows, key=lambda row: (row["kind"], row["n_params"]))
+
+
 def figure(records):
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(7, 4.5))
-    trained = best_per_shape([r["metrics"] for r in records if r["params"]["kind"] == "trained"])
+    # several seeds per shape and rate: their mean (the best rate's, per shape) and min-max bar
+    def setting(r):
+        return tuple(sorted((k, str(v)) for k, v in r["params"].items()
+                            if k not in ("name", "seed")))
+
+    runs_of = spread.group_by([r for r in records if r["params"]["kind"] == "trained"], setting)
+    means = [{**g[0]["metrics"], "accuracy": spread.spread([r["metrics"]["accuracy"] for r in g])[0],
+              "seeds": [r["metrics"]["accuracy"] for r in g]} for g in runs_of.values()]
+    trained = best_per_shape(means)
     markers = {1: "o", 2: "s", 4: "^"}
     dims = sorted({m["d"] for m in trained})
     colors = plt.cm.viridis(np.linspace(0, 0.9, max(len(dims), 1)))
     for m in trained:
-        ax.scatter(m["n_params"], m["accuracy"], marker=markers.get(m["layers"], "o"),
-                   color=colors[dims.index(m["d"])], s=20 + 15 * m["heads"])
+        spread.points(ax, [m["n_params"]], [m["seeds"]], colors[dims.index(m["d"])],
+                      marker=markers.get(m["layers"], "o"), s=20 + 15 * m["heads"])
     single = sorted((m for m in trained if m["layers"] == 1 and m["heads"] == 1),
                     key=lambda m: m["n_params"])
     ax.plot([m["n_params"] for m in single], [m["accuracy"] for m in single], "k:", lw=1,
@@ -118,7 +149,8 @@ def figure(records):
     ax.set(xlabel="trainable parameters", ylim=(-0.05, 1.05),
            ylabel=f"balanced completions, prefixes of depth >= {cfg['test_depth']}",
            title=f"D_{2 * cfg['n']}: trained on depth <= {cfg['max_depth']}, "
-                 f"{cfg['steps']} steps")
+                 f"{cfg['steps']} steps\n" + spread.seeds_label(
+                     [r for g in runs_of.values() for r in g] or records, setting))
     ax.legend(fontsize=7, loc="lower right")
     fig.tight_layout()
     return fig

@@ -16,9 +16,13 @@ from lengthgen.experiments.richard_dyck_training import (completion_rate, deep_t
                                                          trained_model)
 from lengthgen.models.dyck import ClosedFormHead
 from lengthgen.tasks.dyck import is_balanced, sample_words
+from lengthgen.experiments import spread
 
 FIGURE_ID = "richard-fig3-right-samples"
 TITLE = "In-sample vs deep out-of-sample completion against the number of training words"
+# the columns of data() that name a setting: `figure data ID --over-seeds` gives the
+# mean, min and max over seeds of the other values per setting
+SPREAD_BY = ("kind", "max_depth", "train_size")
 
 _SHARED = {"n": 16, "variant": "full", "test_depth": 13, "seed": 0}
 CONFIGS = {
@@ -57,9 +61,11 @@ def one_run_per_model(config: dict) -> list[dict]:
 
 def runs(config):
     out = [{"name": "closed-form", "kind": "closed-form", "seed": config["seed"]}]
-    out += [{"name": f"q{q:02d}-size{size:08d}", "kind": "trained", "max_depth": q,
-             "train_size": size, "seed": config["seed"]}
-            for q in config["depths"] for size in config["sizes"]]
+    # one seed per point unless the config lists "seeds" (run names then end in -s<seed>)
+    out += [{"name": f"q{q:02d}-size{size:08d}{spread.run_suffix(config, seed)}",
+             "kind": "trained", "max_depth": q, "train_size": size, "seed": seed}
+            for q in config["depths"] for size in config["sizes"]
+            for seed in spread.config_seeds(config)]
     return out
 
 
@@ -82,6 +88,16 @@ def run_one(params, config, device):
             "train_size": params["train_size"], "max_depth": params["max_depth"]}
 
 
+def data(records):
+    """One row per model (and the closed-form head): training depth and set size, in-sample
+    and deep out-of-sample rates."""
+    rows = [{"run": r["run_name"], "kind": r["params"]["kind"], "seed": r["params"]["seed"],
+             "max_depth": r["params"].get("max_depth", min(r["config"]["depths"])),
+             "train_size": r["metrics"]["train_size"], "in_sample": r["metrics"]["in_sample"],
+             "out_of_sample": r["metrics"]["out_of_sample"]} for r in records]
+    return sorted(rows, key=lambda row: (row["kind"], row["max_depth"], row["train_size"]))
+
+
 def figure(records):
     import matplotlib.pyplot as plt
 
@@ -90,13 +106,14 @@ def figure(records):
     depths = sorted({r["params"]["max_depth"] for r in trained})
     colors = plt.cm.plasma(np.linspace(0.1, 0.8, max(len(depths), 1)))
     for q, c in zip(depths, colors):
-        rows = sorted((r["metrics"] for r in trained if r["params"]["max_depth"] == q),
-                      key=lambda m: m["train_size"])
-        sizes = [m["train_size"] for m in rows]
-        ax.plot(sizes, [m["out_of_sample"] for m in rows], "o-", color=c,
-                label=f"train depth <= {q}: deep test")
-        ax.plot(sizes, [m["in_sample"] for m in rows], "o--", color=c, alpha=0.6,
-                label=f"train depth <= {q}: in-sample")
+        # several seeds per point: the mean, and the min-max range shaded
+        groups = spread.group_by([r for r in trained if r["params"]["max_depth"] == q],
+                                 lambda r: r["params"]["train_size"])
+        sizes = sorted(groups)
+        for key, fmt, alpha, what in (("out_of_sample", "o-", 1.0, "deep test"),
+                                      ("in_sample", "o--", 0.6, "in-sample")):
+            spread.line(ax, sizes, [[r["metrics"][key] for r in groups[s]] for s in sizes], fmt,
+                        c, label=f"train depth <= {q}: {what}", alpha=0.15 * alpha)
     for r in records:
         if r["params"]["kind"] == "closed-form":
             ax.scatter(1, r["metrics"]["out_of_sample"], marker="D", s=90, color="limegreen",
@@ -106,7 +123,9 @@ def figure(records):
     ax.set(xlabel="distinct training words", ylim=(-0.05, 1.05),
            ylabel="balanced completions",
            title=f"Test prefixes of depth >= {cfg['test_depth']}; d={cfg['d']}, "
-                 f"L={cfg['layers']}, h={cfg['heads']}, {cfg['steps']} steps")
+                 f"L={cfg['layers']}, h={cfg['heads']}, {cfg['steps']} steps\n"
+                 + spread.seeds_label(trained, lambda r: (r["params"]["max_depth"],
+                                                          r["params"]["train_size"])))
     ax.legend(fontsize=7)
     fig.tight_layout()
     return fig

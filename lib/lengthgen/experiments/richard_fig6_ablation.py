@@ -18,9 +18,13 @@ from lengthgen.experiments.richard_dyck_training import (VARIANTS, completion_ra
                                                          random_prefixes, trainable_parameters,
                                                          trained_model)
 from lengthgen.tasks.dyck import sample_words
+from lengthgen.experiments import spread
 
 FIGURE_ID = "richard-fig6-ablation"
 TITLE = "Ablation: positions, uniform attention with +-1 tokens, fixed V, Eq. (1) vs data size"
+# the columns of data() that name a setting: `figure data ID --over-seeds` gives the
+# mean, min and max over seeds of the other values per setting
+SPREAD_BY = ("variant", "k", "train_size", "trainable_parameters")
 
 _SHARED = {"n": 16, "variants": list(VARIANTS), "seed": 0}
 CONFIGS = {
@@ -34,17 +38,21 @@ CONFIGS = {
 }
 
 
-def ablation_spec(config: dict, variant: str, k: int) -> dict:
-    return model_spec(config, variant=variant, train_size=4 ** k, max_depth=None)
+def ablation_spec(config: dict, variant: str, k: int, seed: int | None = None) -> dict:
+    seed = {} if seed is None else {"seed": seed}
+    return model_spec(config, variant=variant, train_size=4 ** k, max_depth=None, **seed)
 
 
 def runs(config):
-    return [{"name": f"{variant}-k{k:02d}", "variant": variant, "k": k, "seed": config["seed"]}
-            for variant in config["variants"] for k in config["ks"]]
+    # one seed per point unless the config lists "seeds" (run names then end in -s<seed>)
+    return [{"name": f"{variant}-k{k:02d}{spread.run_suffix(config, seed)}", "variant": variant,
+             "k": k, "seed": seed}
+            for variant in config["variants"] for k in config["ks"]
+            for seed in spread.config_seeds(config)]
 
 
 def run_one(params, config, device):
-    spec = ablation_spec(config, params["variant"], params["k"])
+    spec = ablation_spec(config, params["variant"], params["k"], params["seed"])
     model, words = trained_model(spec, device)
     rng = np.random.default_rng([params["seed"], 6])
     seen = set(words)
@@ -59,6 +67,17 @@ def run_one(params, config, device):
                 device)}
 
 
+def data(records):
+    """One row per variant and training set size: in-sample and out-of-sample rates."""
+    rows = [{"variant": r["params"]["variant"], "k": r["params"]["k"],
+             "seed": r["params"]["seed"], "train_size": r["metrics"]["train_size"],
+             "trainable_parameters": r["metrics"]["trainable_parameters"],
+             "in_sample": r["metrics"]["in_sample"], "out_of_sample": r["metrics"]["out_of_sample"]}
+            for r in records]
+    order = {v: i for i, v in enumerate(VARIANTS)}
+    return sorted(rows, key=lambda row: (order.get(row["variant"], 99), row["k"]))
+
+
 COLORS = {"full": "red", "nope": "black", "uniform-pm1": "tab:blue", "uniform-pm1-v": "limegreen",
           "eq1": "purple"}
 
@@ -68,19 +87,24 @@ def figure(records):
 
     fig, ax = plt.subplots(figsize=(7.5, 4.5))
     for variant in VARIANTS:
-        rows = sorted((r["metrics"] for r in records if r["params"]["variant"] == variant),
-                      key=lambda m: m["train_size"])
-        if not rows:
+        # several seeds per point: the mean, and the min-max range shaded
+        groups = spread.group_by([r for r in records if r["params"]["variant"] == variant],
+                                 lambda r: r["metrics"]["train_size"])
+        if not groups:
             continue
-        sizes = [m["train_size"] for m in rows]
-        ax.plot(sizes, [m["out_of_sample"] for m in rows], "o-", color=COLORS[variant],
-                label=f"{variant} ({rows[-1]['trainable_parameters']} params)")
-        ax.plot(sizes, [m["in_sample"] for m in rows], "o--", color=COLORS[variant], alpha=0.5)
+        sizes = sorted(groups)
+        params = groups[sizes[-1]][0]["metrics"]["trainable_parameters"]
+        spread.line(ax, sizes, [[r["metrics"]["out_of_sample"] for r in groups[s]] for s in sizes],
+                    "o-", COLORS[variant], label=f"{variant} ({params} params)")
+        spread.line(ax, sizes, [[r["metrics"]["in_sample"] for r in groups[s]] for s in sizes],
+                    "o--", COLORS[variant], alpha=0.08)
     cfg = records[0]["config"]
     ax.set_xscale("log", base=4)
     ax.set(xlabel="distinct training words (4^k)", ylabel="balanced completions", ylim=(-0.05, 1.05),
            title=f"D_{2 * cfg['n']}: out-of-sample (full) and in-sample (dashed); "
-                 f"d={cfg['d']}, {cfg['steps']} steps")
+                 f"d={cfg['d']}, {cfg['steps']} steps\n"
+                 + spread.seeds_label(records, lambda r: (r["params"]["variant"],
+                                                          r["params"]["k"])))
     ax.legend(fontsize=7)
     fig.tight_layout()
     return fig

@@ -334,6 +334,43 @@ def _record_size(base: Path, figure_id: str) -> int:
     return max(sizes)
 
 
+IN_PROGRESS = "SWEEP_IN_PROGRESS"  # a sweep's marker while registered runs have no record
+
+
+def in_progress(folder: Path) -> dict | None:
+    """The marker of an unfinished sweep in a records folder (what it ran, from which commit),
+    or None. A sweep longer than a session is committed in batches: its folder then holds some
+    of the registered runs and this marker, and captions say INCOMPLETE."""
+    import json
+    path = Path(folder) / IN_PROGRESS
+    if not path.is_file():
+        return None
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise LengthgenError(f"{path}: unreadable sweep marker ({e.__class__.__name__}); "
+                             f"delete it and run the sweep again") from None
+
+
+def _mark(folder: Path, figure_id: str, scale: str, total: int, threads: int) -> None:
+    import json
+    import tempfile
+    from datetime import datetime, timezone
+
+    from lengthgen.results import git_commit
+    marker = {"figure_id": figure_id, "scale": scale, "runs": total, "git_commit": git_commit(),
+              "torch_threads": threads,
+              "started": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+    old = in_progress(folder)
+    if old is not None:
+        marker["started"] = old.get("started", marker["started"])
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-")
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        json.dump(marker, f, indent=1)
+        f.write("\n")
+    os.replace(tmp, folder / IN_PROGRESS)
+
+
 def _sweep(figure_id, scale, device, force, root, progress, workers, threads, backend, folder):
     from lengthgen.results import remove_stale_temp_files
     specs = plan(figure_id, scale, device, threads, workers, root,
@@ -357,10 +394,14 @@ def _sweep(figure_id, scale, device, force, root, progress, workers, threads, ba
                     f"{min(used)} (or --force to re-run everything)")
         failures = []
         start = time.perf_counter()
+        if todo:
+            _mark(folder, figure_id, scale, len(specs), threads)
         for outcome in _execute_all(units(todo), workers, progress, backend, figure_id, scale):
             for record in outcome.records:
                 done[record["run_name"]] = record
             failures.extend(outcome.errors)
+        if all(spec.name in done for spec in specs):
+            (folder / IN_PROGRESS).unlink(missing_ok=True)
         if progress:
             print(f"{figure_id}/{scale}: {len(specs)} runs, {len(specs) - len(todo)} already "
                   f"recorded, {len(todo) - len(failures)} computed, {len(failures)} failed, "

@@ -99,6 +99,13 @@ def book_figure(key: str, content=None, provenance: str | None = None):
     return content
 
 
+def book_text(key: str, text: str) -> None:
+    """Glue a piece of text computed from records, for `{glue:md}` or `{glue:text}` in prose:
+    the page's numbers then cannot drift from its data."""
+    _check_key(key)
+    _glue(key, _Markdown(str(text)))
+
+
 def book_table(key: str, markdown: str, provenance: str | None = None) -> None:
     """Show a Markdown table and glue it for a numbered table on the site.
 
@@ -120,3 +127,12 @@ def book_table(key: str, markdown: str, provenance: str | None = None) -> None:
     if provenance is not None:
         _glue(key + PROVENANCE, _Markdown(provenance_markdown(provenance)))
 
+
+
+def glue_numbers(numbers: dict[str, str]) -> None:
+    """Glue each {key: text} (e.g. `lengthgen.viz.chapter_numbers.limit_numbers()`) for the
+    prose, which pastes it inline with {glue:md}`key`. The cell that calls this is tagged
+    `remove-output` (in Jupyter it shows every key with its text)."""
+    for key, text in numbers.items():
+        _check_key(key)
+        _glue(key, _Markdown(html.escape(str(text), quote=False)))

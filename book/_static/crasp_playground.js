@@ -1,0 +1,203 @@
+/* The C-RASP playground of the book's C-RASP chapter: an editor, an input, the verdict and the
+ * trace, computed in the page by crasp_engine.js (no kernel, no network). The programs offered
+ * come from crasp_library.js (generated from lengthgen.crasp.library). A program and its input
+ * can be shared as a link: they travel in the URL fragment (#crasp=...&input=...).
+ * Keyboard: Ctrl+Enter (or Cmd+Enter) in the editor runs, Enter in the input box runs.
+ */
+(function () {
+  "use strict";
+  const MAX_TRACE_LENGTH = 1000;   // as `crasp run --trace` (lengthgen.cli.crasp)
+  const FILENAME = "program";
+
+  function el(tag, attrs, ...children) {
+    const e = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) {
+      if (k === "class") e.className = v;
+      else if (k === "text") e.textContent = v;
+      else e.setAttribute(k, v);
+    }
+    for (const c of children) if (c !== null && c !== undefined) e.append(c);
+    return e;
+  }
+
+  function exampleInput(program) {
+    if (!program) return "";
+    const a = program.alphabet;
+    const pick = [0, 0, 1, 1, 0, 1, 2, 0].map((k) => a[k % a.length]);
+    return a.every((s) => Array.from(s).length === 1) ? pick.join("") : pick.join(" ");
+  }
+
+  function offsetOf(text, line, col) {   // line and column (in characters) -> string index
+    const lines = text.split("\n");
+    let at = 0;
+    for (let k = 0; k < Math.min(line - 1, lines.length); k++) at += lines[k].length + 1;
+    const row = Array.from(lines[line - 1] || "");
+    return at + row.slice(0, Math.max(0, col - 1)).join("").length;
+  }
+
+  function setup(root) {
+    const CRASP = window.CRASP, LIBRARY = window.CRASP_LIBRARY || {};
+    root.textContent = "";
+    const names = Object.keys(LIBRARY);
+    const select = el("select", { id: "crasp-pg-library" },
+      el("option", { value: "", text: "(your own program)" }),
+      ...names.map((n) => el("option", { value: n, text: n })));
+    const editor = el("textarea", {
+      id: "crasp-pg-program", rows: "10", spellcheck: "false", autocapitalize: "off",
+      autocomplete: "off", "aria-describedby": "crasp-pg-help",
+    });
+    const input = el("input", {
+      id: "crasp-pg-input", type: "text", spellcheck: "false", autocapitalize: "off",
+      autocomplete: "off", "aria-describedby": "crasp-pg-input-help",
+    });
+    const run = el("button", { type: "submit", class: "crasp-pg-run", text: "Run" });
+    const share = el("button", { type: "button", class: "crasp-pg-share", text: "Copy a link to this program" });
+    const shareStatus = el("span", { class: "crasp-pg-share-status", role: "status" });
+    const shareLink = el("input", { type: "text", readonly: "", class: "crasp-pg-link", "aria-label": "Link to this program", hidden: "" });
+    const form = el("form", { class: "crasp-pg-form", "aria-label": "C-RASP playground" },
+      el("div", { class: "crasp-pg-field" },
+        el("label", { for: "crasp-pg-library", text: "Start from a program of the library" }), select),
+      el("div", { class: "crasp-pg-field" },
+        el("label", { for: "crasp-pg-program", text: "Program" }), editor,
+        el("p", { id: "crasp-pg-help", class: "crasp-pg-help",
+          text: "One statement per line: an alphabet line, then NAME := expression; // starts a comment. Ctrl+Enter runs." })),
+      el("div", { class: "crasp-pg-field" },
+        el("label", { for: "crasp-pg-input", text: "Input string" }), input,
+        el("p", { id: "crasp-pg-input-help", class: "crasp-pg-help",
+          text: "Symbols of one character may be written together (aabb); longer symbols are separated by spaces. Enter runs." })),
+      el("div", { class: "crasp-pg-buttons" }, run, share, shareStatus), shareLink);
+    const result = el("div", { class: "crasp-pg-result", role: "region", "aria-label": "Result of the run" });
+    const announce = el("p", { class: "crasp-pg-sr", role: "status" });   // read out: the verdict or the error
+    root.append(form, announce, result);
+
+    function show(...nodes) {
+      result.textContent = "";
+      result.append(...nodes);
+      announce.textContent = nodes[0] ? nodes[0].textContent : "";
+    }
+
+    function runNow() {
+      const text = editor.value, word = input.value;
+      editor.removeAttribute("aria-invalid");
+      input.removeAttribute("aria-invalid");
+      let program;
+      try {
+        program = CRASP.parseProgram(text, FILENAME);
+      } catch (e) {
+        if (!(e instanceof CRASP.CraspError)) throw e;
+        editor.setAttribute("aria-invalid", "true");
+        const go = el("button", { type: "button", class: "crasp-pg-goto", text: "Show it in the program" });
+        go.addEventListener("click", () => {
+          const at = offsetOf(text, e.line, e.col);
+          editor.focus();
+          editor.setSelectionRange(at, at + 1);
+        });
+        show(el("p", { class: "crasp-pg-error" },
+          el("strong", { text: `Error at line ${e.line}, column ${e.col}: ` }), e.detail, " ", go));
+        return;
+      }
+      let rows;
+      try {
+        const n = CRASP.tokensOf(program, word).length;
+        if (n > MAX_TRACE_LENGTH) {
+          const verdict = CRASP.accepts(program, word);
+          show(verdictLine(program, verdict), el("p", { text: `The trace is shown for inputs of at most ${MAX_TRACE_LENGTH} symbols, as by crasp run --trace; this one has ${n}.` }));
+          return;
+        }
+        rows = CRASP.traceRows(program, word);
+      } catch (e) {
+        if (!(e instanceof CRASP.CraspError)) throw e;
+        input.setAttribute("aria-invalid", "true");
+        show(el("p", { class: "crasp-pg-error" }, el("strong", { text: "The input: " }), e.message));
+        return;
+      }
+      const out = rows.values.get(program.output);
+      show(verdictLine(program, out[out.length - 1]), traceTable(program, rows),
+        el("details", { class: "crasp-pg-text" },
+          el("summary", { text: "The same trace as text (what crasp run --trace prints)" }),
+          el("pre", { text: CRASP.traceText(program, word) })));
+    }
+
+    function verdictLine(program, verdict) {
+      const next = program.tokenOutputs.size ? ` A next-token program: the rows ${[...program.tokenOutputs.values()].slice(0, 3).join(", ")}${program.tokenOutputs.size > 3 ? ", ..." : ""} say where each token may come next.` : "";
+      return el("p", { class: "crasp-pg-verdict " + (verdict ? "crasp-pg-accept" : "crasp-pg-reject") },
+        el("strong", { text: verdict ? "Accepted" : "Rejected" }),
+        `: the output operation ${program.output} is ${verdict ? 1 : 0} at the last position.${next}`);
+    }
+
+    function traceTable(program, rows) {
+      const head = el("tr", {}, el("th", { scope: "col", text: "operation" }),
+        ...rows.header.map((s, i) => el("th", { scope: "col" }, el("span", { class: "crasp-pg-pos", text: String(i) }), el("br"), s)));
+      const body = rows.names.map((name, r) => {
+        const isBool = typeof rows.values.get(name)[0] === "boolean";
+        const label = el("th", { scope: "row", title: name, text: name + (name === program.output ? " \u2605" : "") });
+        return el("tr", {}, label, ...rows.rows[r].map((x) =>
+          el("td", { class: isBool && Number(x) === 1 ? "crasp-pg-true" : "", text: String(x) })));
+      });
+      const table = el("table", { class: "crasp-pg-table", "aria-describedby": "crasp-pg-trace-help" },
+        el("thead", {}, head), el("tbody", {}, ...body));
+      return el("div", {},
+        el("p", { id: "crasp-pg-trace-help", class: "crasp-pg-help",
+          text: "The trace: the value of every operation (rows) at every position (columns; ^ is the start position 0, where nothing is read). Booleans are 1 or 0; the output is starred." }),
+        el("div", { class: "crasp-pg-scroll", tabindex: "0", role: "region", "aria-label": "Trace table (scrolls)" }, table));
+    }
+
+    function load(name) {
+      const text = LIBRARY[name];
+      if (text === undefined) return;
+      editor.value = text;
+      let program = null;
+      try { program = CRASP.parseProgram(text, FILENAME); } catch (e) { /* shown by runNow */ }
+      input.value = exampleInput(program);
+    }
+
+    select.addEventListener("change", () => { if (select.value) { load(select.value); runNow(); } });
+    editor.addEventListener("input", () => {
+      if (select.value && editor.value !== LIBRARY[select.value]) select.value = "";
+    });
+    form.addEventListener("submit", (ev) => { ev.preventDefault(); runNow(); });
+    editor.addEventListener("keydown", (ev) => {
+      if (ev.key === "Enter" && (ev.ctrlKey || ev.metaKey)) { ev.preventDefault(); runNow(); }
+    });
+    share.addEventListener("click", () => {
+      const hash = "#crasp=" + encodeURIComponent(editor.value) + "&input=" + encodeURIComponent(input.value);
+      history.replaceState(null, "", hash);
+      const link = location.href;
+      shareLink.value = link;
+      shareLink.hidden = false;
+      const done = (ok) => {
+        shareStatus.textContent = ok ? "Link copied; the address bar holds it too." : "Copy the link below (the address bar holds it too).";
+        if (!ok) { shareLink.focus(); shareLink.select(); }
+      };
+      if (navigator.clipboard && window.isSecureContext) navigator.clipboard.writeText(link).then(() => done(true), () => done(false));
+      else done(false);
+    });
+
+    function fromLink() {   // a shared link: #crasp=PROGRAM&input=INPUT
+      const m = /^#crasp=([^&]*)(?:&input=(.*))?$/.exec(location.hash);
+      if (!m) return false;
+      try {
+        editor.value = decodeURIComponent(m[1]);
+        input.value = decodeURIComponent(m[2] || "");
+      } catch (e) { editor.value = ""; }
+      select.value = names.find((n) => LIBRARY[n] === editor.value) || "";
+      return true;
+    }
+    window.addEventListener("hashchange", () => {
+      if (fromLink()) { runNow(); root.scrollIntoView(); editor.focus(); }
+    });
+    if (!fromLink()) {
+      const first = root.dataset.program && LIBRARY[root.dataset.program] !== undefined ? root.dataset.program : names[0];
+      select.value = first || "";
+      load(first);
+      if (root.dataset.input !== undefined && first === root.dataset.program) input.value = root.dataset.input;
+    }
+    runNow();
+  }
+
+  function start() {
+    document.querySelectorAll(".crasp-playground").forEach(setup);
+  }
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
+  else start();
+})();

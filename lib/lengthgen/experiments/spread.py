@@ -1,0 +1,94 @@
+"""Several seeds per setting: draw their mean and their range (min to max).
+
+A trained figure groups its records by setting (everything but the seed), plots the mean of
+each group and, where a group has more than one seed, shades (or bars) the range from its
+smallest to its largest value. With one seed per setting (most committed book-scale records
+today) the drawing is the plain line it was, with nothing shaded: the range is only drawn
+where there is one.
+"""
+from statistics import mean
+
+
+def group_by(records: list[dict], key) -> dict:
+    """{key(record): [records]} in first-seen order; key maps a record to its setting."""
+    groups = {}
+    for r in records:
+        groups.setdefault(key(r), []).append(r)
+    return groups
+
+
+def spread(values) -> tuple[float, float, float, int]:
+    """(mean, min, max, count) of the values that are not None (NaN if none are)."""
+    values = [v for v in values if v is not None]
+    if not values:
+        return float("nan"), float("nan"), float("nan"), 0
+    return mean(values), min(values), max(values), len(values)
+
+
+def line(ax, xs, groups, fmt, color, label=None, alpha=0.18, **kwargs):
+    """Plot the means of `groups` (one list of values per x) and shade their min-max range
+    where any group has several values. Returns the (mean, min, max, count) per x."""
+    stats = [spread(g) for g in groups]
+    ax.plot(xs, [s[0] for s in stats], fmt, color=color, label=label, **kwargs)
+    if any(s[3] > 1 for s in stats):
+        ax.fill_between(xs, [s[1] for s in stats], [s[2] for s in stats], color=color,
+                        alpha=alpha, lw=0)
+    return stats
+
+
+def points(ax, xs, groups, color, **kwargs):
+    """Scatter the means of `groups` with min-max bars where a group has several values."""
+    stats = [spread(g) for g in groups]
+    ax.scatter(xs, [s[0] for s in stats], color=color, **kwargs)
+    several = [(x, s) for x, s in zip(xs, stats) if s[3] > 1]
+    if several:
+        ax.errorbar([x for x, _ in several], [s[0] for _, s in several],
+                    yerr=[[s[0] - s[1] for _, s in several], [s[2] - s[0] for _, s in several]],
+                    fmt="none", ecolor=color, elinewidth=1, capsize=2)
+    return stats
+
+
+def seeds_label(records: list[dict], key) -> str:
+    """'1 seed' / 'n seeds' / 'n to m seeds' per setting, for a title."""
+    counts = sorted({len(g) for g in group_by(records, key).values()})
+    text = str(counts[0]) if len(counts) == 1 else f"{counts[0]} to {counts[-1]}"
+    return text + (" seed" if counts == [1] else " seeds") + " per setting" + (
+        ", mean and min-max" if counts[-1] > 1 else "")
+
+
+def summarize(rows: list[dict], by: list[str], values: list[str]) -> list[dict]:
+    """Tidy rows over seeds: one row per setting (`by`), with the mean of each of `values`, its
+    min and max (`NAME_min`, `NAME_max`) and the number of seeds (`seeds`)."""
+    out = []
+    for key, group in group_by(rows, lambda r: tuple(r[k] for k in by)).items():
+        row = dict(zip(by, key))
+        for name in values:
+            m, lo, hi, _ = spread([r.get(name) for r in group])
+            row.update({name: m, f"{name}_min": lo, f"{name}_max": hi})
+        row["seeds"] = len(group)
+        out.append(row)
+    return out
+
+
+def config_seeds(config: dict) -> list[int]:
+    """The seeds a config trains: its "seeds" list if it has one, else its one "seed". A
+    figure whose registered configs have one "seed" keeps its run names; a config with "seeds"
+    (several seeds per setting) names each run with a -s<seed> suffix (`run_suffix`)."""
+    return list(config["seeds"]) if "seeds" in config else [config["seed"]]
+
+
+def run_suffix(config: dict, seed: int) -> str:
+    return f"-s{seed}" if "seeds" in config else ""
+
+
+def over_seeds(rows: list[dict], by) -> list[dict]:
+    """`figure data` rows (one per seed) summarized per setting: the columns `by` name the
+    setting; every other numeric column (not the seed or the run name) is a value, given as its
+    mean, min, max; text and true/false columns that are not in `by` are left out."""
+    if not rows:
+        return []
+    skip = set(by) | {"seed", "run"}
+    values = [k for k in dict.fromkeys(k for r in rows for k in r) if k not in skip and all(
+        r.get(k) is None or (isinstance(r.get(k), (int, float)) and not isinstance(r.get(k), bool))
+        for r in rows)]
+    return summarize(rows, list(by), values)

@@ -1,0 +1,730 @@
+"""The numbers a chapter's prose quotes from its records, computed, never typed.
+
+Each `*_numbers()` function reads the committed records of a chapter's figures and returns
+{key: text}; the chapter glues them (`lengthgen.viz.book.glue_numbers`) and its prose pastes
+them with {glue:md}`key`, so that text and data cannot drift apart. Verdicts ("reproduced",
+"partly", "not") and words that state a direction ("worse", "better") are computed here too,
+from the same records, by the rules written next to them. The "Paper vs this book" tables are
+built here as well (`*_paper_vs_book`), with their verdicts.
+
+Numbers the papers report stay typed in the prose, marked as the paper's (see
+tests/test_book_hygiene.py for the convention).
+"""
+import math
+from statistics import mean, stdev
+
+from lengthgen.errors import LengthgenError
+
+_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+# ---------------------------------------------------------------- formatting
+
+def pct(x: float) -> str:
+    """A share as a whole percentage (one decimal just below 100% and just above 0%, so that
+    99.6% never reads as 100% nor 0.4% as 0%)."""
+    value = 100 * float(x)
+    if 99.5 <= value < 100 or 0 < value < 0.5:
+        return f"{value:.1f}%"
+    return f"{round(value)}%"
+
+
+def num(x: float, signed: bool = False, digits: int = 2) -> str:
+    """`digits` significant digits (at least the integer part); powers of ten as a×10ⁿ outside
+    0.01..1000 (never 'e-05')."""
+    x = float(x)
+    sign = "+" if signed and x > 0 else ""
+    if x == 0:
+        return "0"
+    if math.isnan(x):
+        return "n/a"
+    if 0.01 <= abs(x) < 1000:
+        decimals = max(0, digits - 1 - math.floor(math.log10(abs(x))))
+        text = f"{x:.{decimals}f}"
+        return sign + text
+    mantissa, exponent = f"{x:.0e}".split("e")
+    return f"{sign}{mantissa}×10{str(int(exponent)).translate(_SUPERSCRIPT)}"
+
+
+def span(values, fmt=num) -> str:
+    """'lo to hi' of some values (one value if they agree once formatted)."""
+    values = [v for v in values if v is not None]
+    if not values:
+        raise LengthgenError("no values to quote")
+    lo, hi = fmt(min(values)), fmt(max(values))
+    if lo == hi:
+        return lo
+    if fmt is pct:
+        return f"{lo[:-1]} to {hi}"
+    return f"{lo} to {hi}"
+
+
+def listing(texts) -> str:
+    """'a', 'a and b', 'a, b and c'."""
+    texts = list(texts)
+    return texts[0] if len(texts) == 1 else ", ".join(texts[:-1]) + " and " + texts[-1]
+
+
+def seconds(s: float) -> str:
+    return f"{round(s)} s" if s < 100 else f"{round(s)} s ({s / 60:.0f} min)"
+
+
+def seeds_note(records) -> str:
+    """'1 seed' or 'n seeds': how many seeds the records have per setting (the smallest)."""
+    counts = {}
+    for r in records:
+        key = tuple(sorted((k, str(v)) for k, v in r["params"].items()
+                           if k not in ("name", "seed")))
+        counts[key] = counts.get(key, 0) + 1
+    n = min(counts.values())
+    return f"{n} seed" + ("" if n == 1 else "s")
+
+
+def _records(figure_id: str, root=None) -> list[dict]:
+    from lengthgen.experiments import committed_records
+    found = committed_records(figure_id, root)
+    if found is None:
+        raise LengthgenError(f"{figure_id}: no committed records to quote")
+    return found[1]
+
+
+# ---------------------------------------------------------------- Limit Transformers
+
+def positional_numbers(records: list[dict]) -> dict:
+    """The numbers of the positional-fit section (huang-fig5-6-positional)."""
+    from lengthgen.experiments import experiment
+    module = experiment("huang-fig5-6-positional")
+    config = records[0]["config"]
+    train, longest = config["train_length"], max(config["test_lengths"])
+    middle = 2 * train if 2 * train in config["test_lengths"] else sorted(
+        config["test_lengths"])[len(config["test_lengths"]) // 2]
+    first, last = config["checkpoints"][0], config["steps"]
+    at = {n: module.summary(records, n) for n in (train, middle, longest)}
+
+    def rows(n, kind, widths=None):
+        return [r for r in at[n] if r["kind"] == kind and (widths is None or r["width"] in widths)]
+
+    widths = sorted(config["widths"])
+    small, wide = widths[0], [w for w in widths if w > widths[0]]
+    out = {"n-train": str(train), "n-middle": str(middle), "n-longest": str(longest),
+           "steps": f"{last:,}", "first-checkpoint": f"{first:,}",
+           "seeds": seeds_note(records), "d-small": str(small), "d-wide": str(wide[0]),
+           "train-ratio": span(r["ratio_to_constant"] for r in at[train]),
+           "periodic-ratio": span(r["ratio_to_constant"] for r in rows(longest, "periodic")),
+           "periodic-unseen": span(r["unseen_mse"] for r in rows(longest, "periodic")),
+           "periodic-unseen-zero": listing(sorted({num(r["unseen_zero_mse"])
+                                                   for r in rows(longest, "periodic")})),
+           "neither-ratio": span(r["ratio_to_constant"] for r in rows(longest, "neither")),
+           "neither-unseen": span(r["unseen_mse"] for r in rows(longest, "neither")),
+           "local-small-unseen": listing(num(r["unseen_mse"])
+                                         for r in rows(longest, "local", [small])),
+           "local-small-ratio": listing(num(r["ratio_to_constant"])
+                                        for r in rows(longest, "local", [small])),
+           "local-wide-ratio-middle": span(r["ratio_to_constant"]
+                                           for r in rows(middle, "local", wide)),
+           "local-wide-ratio": span(r["ratio_to_constant"] for r in rows(longest, "local", wide)),
+           "local-wide-unseen": span(r["unseen_mse"] for r in rows(longest, "local", wide)),
+           "local-wide-size": span(math.sqrt(r["unseen_mse"])
+                                   for r in rows(longest, "local", wide)),
+           "combined-wide-ratio-middle": span(r["ratio_to_constant"]
+                                              for r in rows(middle, "combined", wide)),
+           "combined-wide-ratio": span(r["ratio_to_constant"]
+                                       for r in rows(longest, "combined", wide)),
+           "combined-small-ratio": span(r["ratio_to_constant"]
+                                        for r in rows(longest, "combined", [small]))}
+    # Training longer, per width: the local fits' ratio at n = longest after the first
+    # checkpoint and at the end. "worse" if every local target's ratio grew, "better" if every
+    # one fell, else "mixed".
+    for width in widths:
+        local = rows(longest, "local", [width])
+        early = [r[f"ratio_to_constant_at_{first}_steps"] for r in local]
+        final = [r["ratio_to_constant"] for r in local]
+        grew = [b > a for a, b in zip(early, final)]
+        out[f"local-d{width}-longer"] = ("worse" if all(grew) else
+                                         "better" if not any(grew) else "mixed")
+        out[f"local-d{width}-early"] = listing(num(v) for v in early)
+        out[f"local-d{width}-final"] = listing(num(v) for v in final)
+    # the exercise: the target i - j >= 20
+    far = [r for r in rows(longest, "neither") if r["target"] == "i-j>=20"]
+    if far:
+        out["far-unseen"] = span(r["unseen_mse"] for r in far)
+        out["far-ratio"] = span(r["ratio_to_constant"] for r in far)
+    return {f"limit-positional-{k}": v for k, v in out.items()}
+
+
+def positional_verdict(records: list[dict]) -> tuple[str, str]:
+    """Huang et al.'s App. G.2 picture: periodic targets extrapolate at every width, targets
+    that are neither do not, local ones do at large width. 'reproduced' if all three hold at
+    the longest test length (ratio to the best constant below 1, resp. above), 'partly' if the
+    periodic and neither parts hold but local targets fail at the largest width, else 'not'."""
+    from lengthgen.experiments import experiment
+    config = records[0]["config"]
+    rows = experiment("huang-fig5-6-positional").summary(records, max(config["test_lengths"]))
+    ratio = lambda kind, widths=None: [r["ratio_to_constant"] for r in rows  # noqa: E731
+                                       if r["kind"] == kind and (widths is None
+                                                                 or r["width"] in widths)]
+    periodic = all(v < 1 for v in ratio("periodic"))
+    neither = all(v > 1 for v in ratio("neither"))
+    local = all(v < 1 for v in ratio("local", [max(config["widths"])]))
+    verdict = ("reproduced" if periodic and neither and local else
+               "partly" if periodic and neither else "not reproduced")
+    return verdict, seeds_note(records)
+
+
+def prop54_numbers(records: list[dict]) -> dict:
+    linear = [r for r in records if r["run_name"].startswith("linear")]
+    fixed = sorted((r for r in records if r["run_name"].startswith("fixed")),
+                   key=lambda r: r["params"]["n"])
+    first = [r["metrics"]["first_position"] for r in linear]
+    pairs = [r["metrics"]["all_pairs"] for r in linear]
+    grow = lambda term: (fixed[-1]["metrics"][term]["mean"]  # noqa: E731
+                         / fixed[0]["metrics"][term]["mean"])
+    lengths = sorted(r["params"]["n"] for r in linear)
+    return {"limit-prop54-first": span(m["mean"] for m in first),
+            "limit-prop54-first-expected": span(m["expected"] for m in first),
+            "limit-prop54-pairs": span(m["mean"] for m in pairs),
+            "limit-prop54-fixed-growth": num(grow("first_position")),
+            "limit-prop54-fixed-growth-pairs": num(grow("all_pairs")),
+            "limit-prop54-length-growth": num(lengths[-1] / lengths[0])}
+
+
+def prop54_verdict(records: list[dict]) -> str:
+    """'matches' when, with the width growing with N, every measured mean is within 3 standard
+    errors of its exact expectation, and at a fixed width the term grows with N."""
+    linear = [r for r in records if r["run_name"].startswith("linear")]
+    fixed = sorted((r for r in records if r["run_name"].startswith("fixed")),
+                   key=lambda r: r["params"]["n"])
+    inits = records[0]["config"]["seeds"]  # random initializations per run
+    close = all(abs(r["metrics"][t]["mean"] - r["metrics"][t]["expected"])
+                <= 3 * r["metrics"][t]["std"] / math.sqrt(inits) + 1e-9
+                for r in linear for t in ("first_position", "all_pairs"))
+    grows = fixed[-1]["metrics"]["all_pairs"]["mean"] > 4 * fixed[0]["metrics"]["all_pairs"]["mean"]
+    return "reproduced" if close and grows else "partly" if close or grows else "not reproduced"
+
+
+def inference_numbers(records: list[dict]) -> dict:
+    def pick(task, key):
+        return {r["params"]["train_length"]: r["metrics"][key] for r in records
+                if r["params"]["task"] == task}
+
+    def head_distance(task):
+        return [h["limit"] for r in records if r["params"]["task"] == task
+                for h in r["metrics"]["products"]]
+
+    lengths = sorted({r["params"]["train_length"] for r in records})
+    parity_in, parity_twice = pick("parity", "in_distribution"), pick("parity", "twice_length")
+    not_fit = [n for n in lengths if parity_in.get(n, 1) < 0.95]
+    return {"limit-inference-aa-steps": str(max(pick("aa_star", "steps").values())),
+            "limit-inference-aa-twice": span(pick("aa_star", "twice_length").values(), pct),
+            "limit-inference-parity-fit": pct(parity_in[lengths[0]]),
+            "limit-inference-parity-first-twice": pct(parity_twice[lengths[0]]),
+            "limit-inference-parity-unfit-lengths": listing(str(n) for n in not_fit) or "none",
+            "limit-inference-parity-unfit": listing(pct(parity_in[n]) for n in not_fit),
+            "limit-inference-parity-twice": listing(pct(parity_twice[n]) for n in lengths),
+            "limit-inference-parity-twice-rest": listing(pct(parity_twice[n])
+                                                         for n in lengths[1:]),
+            "limit-inference-aa-distance-min": num(min(head_distance("aa_star"))),
+            "limit-inference-parity-distance": span(head_distance("parity")),
+            "limit-inference-seeds": seeds_note(records)}
+
+
+def limit_numbers(root=None) -> dict:
+    """Every record-derived number the Limit Transformers chapter quotes."""
+    out = {}
+    out.update(positional_numbers(_records("huang-fig5-6-positional", root)))
+    out.update(prop54_numbers(_records("huang-prop54-regularizer", root)))
+    out.update(inference_numbers(_records("limit-inference-procedure", root)))
+    return out
+
+
+def _table(header: list[str], rows: list[list[str]]) -> str:
+    """A Markdown table; each row lists the cells of PAPER_VS_BOOK_COLUMNS, and only the
+    columns of `header` are kept (the book config is said under each figure, and a narrower
+    table fits the page)."""
+    keep = [PAPER_VS_BOOK_COLUMNS.index(h) for h in header]
+    clean = lambda text: str(text).replace("|", "\\|").replace("\n", " ")  # noqa: E731
+    return "\n".join(["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+                     + ["| " + " | ".join(clean(row[i]) for i in keep) + " |" for row in rows])
+
+
+PAPER_VS_BOOK_COLUMNS = ["figure", "the paper", "`book` config", "verdict",
+                         "the book-scale numbers"]
+PAPER_VS_BOOK_HEADER = ["figure", "the paper", "verdict", "the book-scale numbers"]
+
+
+def limit_paper_vs_book(root=None) -> str:
+    """The Limit chapter's 'Paper vs this book' table; verdicts from the records."""
+    pos = _records("huang-fig5-6-positional", root)
+    n = limit_numbers(root)
+    verdict, seeds = positional_verdict(pos)
+    p = lambda key: n["limit-positional-" + key]  # noqa: E731
+    prop = _records("huang-prop54-regularizer", root)
+    rows = [
+        ["`huang-fig5-6-positional` ({numref}`fig-huang-positional`, "
+         "{numref}`tab-huang-positional`)",
+         "App. G.2, Figs. 5 and 6: periodic targets extrapolate at small $d$, local ones at "
+         "large $d$, the others not (read by eye)",
+         f"the paper's setup, widths 16, 64, 256, 0/1 targets, {p('steps')} steps, {seeds}",
+         f"**{verdict}** ({seeds})",
+         f"ratio to the best constant at $n = {p('n-longest')}$: periodic {p('periodic-ratio')}, "
+         f"neither {p('neither-ratio')}, local at $d \\ge {p('d-wide')}$ {p('local-wide-ratio')} "
+         f"(at $n = {p('n-middle')}$: {p('local-wide-ratio-middle')})"],
+        ["`huang-prop54-regularizer` ({numref}`fig-prop54`)",
+         "Proposition 54 (App. G.1): a proof, no experiment",
+         "$N$ = 16 to 512, random initializations, width $d = N$ or fixed $d = 16$",
+         f"**{prop54_verdict(prop)}** (the proposition)",
+         f"with $d = N$ the first-position term is {n['limit-prop54-first']} (expected "
+         f"{n['limit-prop54-first-expected']}), the all-pairs term {n['limit-prop54-pairs']}; "
+         f"at $d = 16$ they grow {n['limit-prop54-fixed-growth']}-fold and "
+         f"{n['limit-prop54-fixed-growth-pairs']}-fold over a "
+         f"{n['limit-prop54-length-growth']}-fold range of $N$"],
+        ["`limit-inference-procedure` ({numref}`fig-inference-procedure`)",
+         "no counterpart: Definition 6 and Theorem 7 describe an idealized learner, not run",
+         f"APE decoders, $n$ = 8, 16, 32, {n['limit-inference-seeds']}",
+         "nothing to compare",
+         f"$(aa)^*$: {n['limit-inference-aa-twice']} at lengths $n+1..2n$; PARITY: "
+         f"{n['limit-inference-parity-twice']} there"],
+        ["`limit-slider`, `limit-small-multiples` ({numref}`fig-limit-slider`, "
+         "{numref}`fig-small-multiples`)",
+         "no counterpart: a hand-built head", "drawn, not trained", "nothing to compare", "none"],
+    ]
+    return _table(PAPER_VS_BOOK_HEADER, rows)
+
+
+# ---------------------------------------------------------------- Dyck (Richard 2024)
+
+def _by(records, *keys):
+    """{(param values...): metrics} for records of one seed each (the first seed if several)."""
+    out = {}
+    for r in sorted(records, key=lambda r: str(r["params"].get("seed"))):
+        out.setdefault(tuple(r["params"][k] for k in keys), r["metrics"])
+    return out
+
+
+def wall_times(records) -> float:
+    return sum(r["wall_time_s"] for r in records)
+
+
+def boolean_numbers(records: list[dict]) -> dict:
+    """Fig. 1 (Boolean simplification): accuracies of the model and the trivial predictor."""
+    from lengthgen.experiments import experiment
+    rows = experiment("richard-fig1-boolean").data(records)
+    acc = {(r["train_depth"], r["test_depth"], r["split"], r["predictor"]): r for r in rows}
+    depths = sorted({r["train_depth"] for r in rows})
+    tests = sorted({r["test_depth"] for r in rows})
+    count = lambda r: round(r["accuracy"] * r["n"])  # noqa: E731
+    n_in = {q: acc[(depths[0], q, "in_sample", "model")]["n"] for q in tests}
+    n_out = {q: acc[(depths[0], q, "out_of_sample", "model")]["n"] for q in tests}
+    out = {"n-in": listing(sorted({str(v) for v in n_in.values()})),
+           "n-out": listing(str(n_out[q]) for q in tests),
+           "test-depths": listing(str(q) for q in tests),
+           "sweep-minutes": f"{wall_times(records) / 60:.0f}",
+           "params": f"{records[0]['metrics']['n_params']:,}",
+           "seeds": seeds_note(records)}
+    for q in tests:
+        model = [acc[(t, q, "in_sample", "model")] for t in depths]
+        base = [acc[(t, q, "in_sample", "baseline")] for t in depths]
+        out[f"in-d{q}"] = listing(pct(r["accuracy"]) for r in model)
+        out[f"base-d{q}"] = listing(pct(r["accuracy"]) for r in base)
+        beat = [t for t, m, b in zip(depths, model, base) if count(m) > count(b)]
+        out[f"beat-d{q}"] = ("none" if not beat else
+                             "the depth-" + listing(str(t) for t in beat) + " model"
+                             + ("s" if len(beat) > 1 else ""))
+        out[f"nonconstant-max-d{q}"] = str(max(count(acc[(t, q, "in_sample_nonconstant",
+                                                          "model")]) for t in depths))
+        oos = [acc[(t, q, "out_of_sample", "model")] for t in depths]
+        out[f"oos-d{q}"] = listing(pct(r["accuracy"]) for r in oos)
+    cell = lambda t, q, split, who="model": acc[(t, q, split, who)]  # noqa: E731
+    if 3 in depths and 3 in tests:
+        out["d3-in"] = pct(cell(3, 3, "in_sample")["accuracy"])
+        out["d3-base"] = pct(cell(3, 3, "in_sample", "baseline")["accuracy"])
+        out["d3-margin"] = str(count(cell(3, 3, "in_sample")) - count(cell(3, 3, "in_sample",
+                                                                            "baseline")))
+        out["d3-oos"] = pct(cell(3, 3, "out_of_sample")["accuracy"])
+    first = depths[0]
+    if first in tests:
+        out["d1-nonconstant"] = str(count(cell(first, first, "in_sample_nonconstant")))
+        out["d1-nonconstant-pct"] = pct(cell(first, first, "in_sample_nonconstant")["accuracy"])
+        out["d1-nonconstant-base"] = str(count(cell(first, first, "in_sample_nonconstant",
+                                                    "baseline")))
+    oos_hits = [(t, q, r) for (t, q, split, who), r in acc.items()
+                if split == "out_of_sample" and who == "model" and r["accuracy"] > 0]
+    out["oos-hits"] = ("none" if not oos_hits else listing(
+        f"{count(r)} of {r['n']} for the depth-{t} model tested at depth {q}"
+        for t, q, r in sorted(oos_hits, key=lambda x: x[:2])))
+    return {f"dyck-boolean-{k}": v for k, v in out.items()}
+
+
+def boolean_verdict(records) -> str:
+    """The paper: in-sample well above out-of-sample (68% against 9% for the depth-3 model at
+    depth 3). 'not reproduced' if our depth-3 model at depth 3 is within 2 expressions of the
+    trivial predictor, 'partly' if it beats it by more but stays below half the paper's 68%."""
+    m = _by(records, "train_depth").get((3,))
+    if m is None:
+        return "not run"
+    n = m["in_sample_depth3_n"]
+    margin = round((m["in_sample_depth3"] - m["baseline_in_sample_depth3"]) * n)
+    return ("not reproduced" if margin <= 2 else
+            "partly" if m["in_sample_depth3"] < 0.34 else "reproduced")
+
+
+def capacity_numbers(records) -> dict:
+    trained = [r for r in records if r["run_name"] != "closed-form"]
+    by_d = {}
+    for r in trained:
+        by_d.setdefault(r["metrics"]["d"], []).append(r["metrics"]["accuracy"])
+    widths = sorted(by_d)
+    out = {f"d{d}": span(by_d[d], pct) for d in widths}
+    out["monotone"] = "yes" if all(min(by_d[a]) <= min(by_d[b]) and max(by_d[a]) <= max(by_d[b])
+                                   for a, b in zip(widths, widths[1:])) else "no"
+    out["best"] = pct(max(max(v) for v in by_d.values()))
+    closed = [r for r in records if r["run_name"] == "closed-form"]
+    out["closed"] = pct(closed[0]["metrics"]["accuracy"]) if closed else "n/a"
+    smallest = min((r["metrics"] for r in trained), key=lambda m: m["n_params"])
+    out["smallest-params"] = f"{smallest['n_params']:,}"
+    out["smallest"] = pct(smallest["accuracy"])
+    out["seeds"] = seeds_note(trained)
+    return {f"dyck-capacity-{k}": v for k, v in out.items()}
+
+
+def capacity_verdict(records) -> str:
+    """'reproduced' if deep accuracy grows with width (every shape of a width at least as good
+    as every shape of the narrower one, which the paper's figure shows), else 'partly'."""
+    return ("reproduced" if capacity_numbers(records)["dyck-capacity-monotone"] == "yes"
+            else "partly")
+
+
+def samples_numbers(records) -> dict:
+    trained = [r for r in records if r["run_name"] != "closed-form"]
+    acc = _by(trained, "max_depth", "train_size")
+    depths = sorted({q for q, _ in acc})
+    sizes = sorted({s for _, s in acc})
+    out = {"one-word": span([acc[(q, sizes[0])]["out_of_sample"] for q in depths], pct),
+           "largest": f"{sizes[-1]:,}", "seeds": seeds_note(trained)}
+    for q in depths:
+        curve = [acc[(q, s)]["out_of_sample"] for s in sizes]
+        out[f"q{q}-curve"] = listing(pct(v) for v in curve)
+        out[f"q{q}-largest"] = pct(curve[-1])
+        out[f"q{q}-monotone"] = "yes" if all(a <= b for a, b in zip(curve, curve[1:])) else "no"
+        out[f"q{q}-in"] = span([acc[(q, s)]["in_sample"] for s in sizes], pct)
+    bumps = [f"{pct(acc[(q, s)]['out_of_sample'])} with {s:,} words of depth ≤ {q}"
+             for q in depths for a, s, b in zip(sizes, sizes[1:], sizes[2:])
+             if acc[(q, s)]["out_of_sample"] > max(acc[(q, a)]["out_of_sample"],
+                                                   acc[(q, b)]["out_of_sample"])]
+    out["bumps"] = listing(bumps) if bumps else "none"
+    out["non-monotone"] = str(sum(out[f"q{q}-monotone"] == "no" for q in depths))
+    out["depths"] = str(len(depths))
+    return {f"dyck-samples-{k}": v for k, v in out.items()}
+
+
+def samples_verdict(records) -> str:
+    """The paper's shape: more words help at every training depth, and the shallowest training
+    depth stays lowest with many words. 'reproduced' if the endpoints agree and every curve is
+    monotone, 'partly' if only the endpoints agree, else 'not reproduced'."""
+    trained = [r for r in records if r["run_name"] != "closed-form"]
+    acc = _by(trained, "max_depth", "train_size")
+    depths = sorted({q for q, _ in acc})
+    sizes = sorted({s for _, s in acc})
+    end = lambda q: acc[(q, sizes[-1])]["out_of_sample"]  # noqa: E731
+    ends = (all(end(q) >= acc[(q, sizes[0])]["out_of_sample"] for q in depths[1:])
+            and end(depths[0]) < min(end(q) for q in depths[1:]))
+    monotone = all(acc[(q, a)]["out_of_sample"] <= acc[(q, b)]["out_of_sample"]
+                   for q in depths for a, b in zip(sizes, sizes[1:]))
+    return "reproduced" if ends and monotone else "partly" if ends else "not reproduced"
+
+
+def completions_numbers(fig4, table1, spectrum) -> dict:
+    ctx = {r["run_name"]: r["metrics"]["contexts"] for r in fig4}
+    single, many = ctx["single"], ctx["many"]
+    own = [k for k in single if "training prefix" in k][0]
+    others = [k for k in single if k != own]
+    deep = {r["run_name"]: r["metrics"] for r in table1}
+    spec = {r["run_name"]: r["metrics"] for r in spectrum}
+    dominant = lambda m: max(zip(m["eigenvalues_real"], m["eigenvalues_imag"]),  # noqa: E731
+                             key=lambda z: math.hypot(*z))
+    real, imag = dominant(spec["many"])
+    return {"dyck-fig4-single-own": str(round(single[own]["accuracy"] * 100)),
+            "dyck-fig4-single-others": listing(str(round(single[k]["accuracy"] * 100))
+                                               for k in others),
+            "dyck-fig4-many": span([c["accuracy"] for c in many.values()], pct),
+            "dyck-table1-many": str(deep["many"]["balanced"]),
+            "dyck-table1-single": str(deep["single"]["balanced"]),
+            "dyck-table1-trials": str(deep["many"]["trials"]),
+            "dyck-spectrum-many-share": pct(spec["many"]["top_singular_share"]),
+            "dyck-spectrum-single-share": pct(spec["single"]["top_singular_share"]),
+            "dyck-spectrum-many-dominant": num(real, signed=True),
+            "dyck-spectrum-many-dominant-kind": ("real" if imag == 0 else "complex")
+            + (" and positive" if imag == 0 and real > 0 else
+               " and negative" if imag == 0 and real < 0 else "")}
+
+
+def sign_study_numbers(records) -> dict:
+    m = {}
+    for r in records:
+        m.setdefault(r["params"]["setting"], []).append(r["metrics"])
+    real = lambda rows: [x["wo_wv_real"] for x in rows]  # noqa: E731
+    negative = lambda rows: [x for x in rows if x["wo_wv_imag"] == 0  # noqa: E731
+                             and x["wo_wv_real"] < 0]
+    oos = lambda rows: span([x["out_of_sample"] for x in rows], pct)  # noqa: E731
+    out = {"seeds": str(min(len(v) for v in m.values())), "settings": str(len(m)),
+           "models": str(len(records))}
+    for setting, rows in m.items():
+        out[f"{setting}-real"] = span(real(rows), lambda v: num(v, signed=True))
+        out[f"{setting}-oos"] = oos(rows)
+        out[f"{setting}-negative"] = str(len(negative(rows)))
+        out[f"{setting}-complex"] = str(sum(x["wo_wv_imag"] != 0 for x in rows))
+        out[f"{setting}-positive"] = str(sum(x["wo_wv_imag"] == 0 and x["wo_wv_real"] > 0
+                                             for x in rows))
+        neg = negative(rows)
+        out[f"{setting}-negative-values"] = (listing(num(x["wo_wv_real"], signed=True)
+                                                     for x in sorted(neg, key=lambda x:
+                                                                     -x["wo_wv_real"]))
+                                             if neg else "none")
+        pos = [x for x in rows if x["wo_wv_imag"] == 0 and x["wo_wv_real"] > 0]
+        out[f"{setting}-positive-values"] = (listing(num(x["wo_wv_real"], signed=True)
+                                                     for x in pos) if pos else "none")
+    pair = [x for s in ("wider", "fresh-words") for x in m.get(s, [])]
+    if pair:
+        out["wider-fresh-negative"] = str(len(negative(pair)))
+        out["wider-fresh-models"] = str(len(pair))
+        out["wider-fresh-oos"] = oos(pair)
+    few = m.get("fewer-words", [])
+    if few:
+        out["few-min"] = num(min(real(few)), signed=True)
+        out["few-modulus"] = span([x["wo_wv_modulus"] for x in few])
+        out["few-gap"] = num(max(x["wo_wv_gap"] for x in few))
+        out["study-min"] = num(min(x["wo_wv_real"] for rows in m.values() for x in rows),
+                               signed=True)
+        out["few-is-min"] = "yes" if min(real(few)) == min(
+            x["wo_wv_real"] for rows in m.values() for x in rows) else "no"
+    good = [x for s, rows in m.items() if s != "fewer-words" for x in rows]
+    out["good-modulus"] = span([x["wo_wv_modulus"] for x in good])
+    out["good-gap"] = num(max(x["wo_wv_gap"] for x in good))
+    every = [x for rows in m.values() for x in rows]
+    out["gain-min"] = num(min(x["ln_gain_min"] for x in every))
+    out["gain-negative-models"] = str(sum(x["ln_gain_negative_share"] > 0 for x in every))
+    same = [x for x in every if (x["effective_real"] > 0) == (x["wo_wv_real"] > 0)]
+    out["same-sign"] = str(len(same))
+    out["effective-diff"] = num(max(abs(x["effective_real"] - x["wo_wv_real"]) for x in every))
+    out["reading-ratio"] = span([x["wo_wv_modulus"] / x["wv_wot_modulus"] for x in every])
+    return {f"dyck-sign-{k}": v for k, v in out.items()}
+
+
+def order_study_numbers(records) -> dict:
+    cell = {}
+    for r in records:
+        cell.setdefault((r["params"]["setting"], r["params"]["variant"]), []).append(r["metrics"])
+    settings = list(dict.fromkeys(r["params"]["setting"] for r in records))
+    stat = lambda s, v, k: mean(x[k] for x in cell[(s, v)])  # noqa: E731
+    fig7 = ("uniform-pm1", "uniform-pm1-v", "eq1")
+    out = {"models": str(len(records)),
+           "seeds": str(min(len(v) for v in cell.values())),
+           "settings": str(len(settings))}
+    stds = {(s, v): stdev([x["end_abs_mean"] for x in rows]) for (s, v), rows in cell.items()}
+    out["std-fig7"] = num(max(sd for (s, v), sd in stds.items() if v in fig7))
+    out["std-res"] = num(max(sd for (s, v), sd in stds.items() if v == "eq1-res"))
+    for v in fig7 + ("eq1-res",):
+        out[f"{v}-abs"] = span([stat(s, v, "end_abs_mean") for s in settings])
+        out[f"{v}-rel"] = span([stat(s, v, "end_relative") for s in settings])
+    lowest = [s for s in settings
+              if min(fig7, key=lambda v: stat(s, v, "end_abs_mean")) == "uniform-pm1"]
+    out["pm1-lowest"] = ("every setting" if len(lowest) == len(settings) else
+                         f"{len(lowest)} of {len(settings)} settings")
+    steps = [s for s in ("base", "more-steps", "most-steps") if s in settings]
+    for v, key in (("uniform-pm1-v", "pm1v"), ("eq1", "eq1")):
+        out[f"{key}-abs-by-steps"] = listing(num(stat(s, v, "end_abs_mean")) for s in steps)
+        out[f"{key}-rel-by-steps"] = listing(num(stat(s, v, "end_relative")) for s in steps)
+    if "wider" in settings:
+        shrink = [1 - stat("wider", v, "end_abs_mean") / stat("base", v, "end_abs_mean")
+                  for v in fig7 + ("eq1-res",)]
+        out["wider-shrink"] = span(shrink, pct)
+        out["wider-all-shrink"] = "yes" if min(shrink) > 0 else "no"
+    for s in steps:
+        ends = [x["readout_end"] for x in cell[(s, "eq1")]]
+        out[f"readout-{s}"] = span(ends, lambda v: num(v, signed=True, digits=3))
+    weights = [x["token_weight"] for s in settings for x in cell[(s, "eq1")]]
+    out["token-weight"] = span(weights)
+    return {f"dyck-order-{k}": v for k, v in out.items()}
+
+
+def ablation_numbers(records) -> dict:
+    acc = _by(records, "variant", "k")
+    ks = sorted({k for _, k in acc})
+    size = {k: 4 ** k for k in ks}
+    oos = lambda v, k: acc[(v, k)]["out_of_sample"]  # noqa: E731
+    out = {"sizes": listing(f"{size[k]:,}" for k in ks), "largest": f"{size[ks[-1]]:,}",
+           "smallest": f"{size[ks[0]]:,}", "seeds": seeds_note(records)}
+    for v in {v for v, _ in acc}:
+        out[f"{v}"] = listing(pct(oos(v, k)) for k in ks)
+        out[f"{v}-range"] = span([oos(v, k) for k in ks], pct)
+    few = {v: oos(v, ks[0]) for v, _ in acc}
+    out["best-few"] = max(few, key=few.get)
+    below = [k for k in ks if oos("nope", k) < oos("full", k)]
+    out["nope-below-at"] = ("no size" if not below else
+                            listing(f"{size[k]:,}" for k in below) + " words")
+    out["nope-below-everywhere"] = "yes" if len(below) == len(ks) else "no"
+    out["full-catches-up"] = "yes" if oos("full", ks[-1]) >= max(
+        oos(v, ks[-1]) for v, _ in acc) - 0.02 else "no"
+    out["eq1-beats-frozen-v"] = "yes" if all(oos("eq1", k) > oos("uniform-pm1-v", k)
+                                             for k in ks) else "no"
+    return {f"dyck-ablation-{k}": v for k, v in out.items()}
+
+
+def ablation_verdict(records) -> tuple[str, int]:
+    """Of the paper's four observations (uniform ±1 best with few words; full catches up with
+    many; NoPE below full; the single head above the frozen-V decoder), how many hold at every
+    size where they apply. All: 'reproduced'; none: 'not reproduced'; else 'partly'."""
+    n = ablation_numbers(records)
+    held = sum([n["dyck-ablation-best-few"] == "uniform-pm1",
+                n["dyck-ablation-full-catches-up"] == "yes",
+                n["dyck-ablation-nope-below-everywhere"] == "yes",
+                n["dyck-ablation-eq1-beats-frozen-v"] == "yes"])
+    return ("reproduced" if held == 4 else "not reproduced" if held == 0 else "partly"), held
+
+
+def learned_pe_numbers(records) -> dict:
+    ends = {r["metrics"]["variant"]: r["metrics"]["end_abs_mean"] for r in records}
+    order = sorted(ends, key=ends.get)
+    return {**{f"dyck-learned-pe-{v}": num(e) for v, e in ends.items()},
+            "dyck-learned-pe-closest": order[0]}
+
+
+def order_verdict(learned, study) -> str:
+    """The paper's order: curves end closer to 0 with V frozen than learned, closest for the
+    single head. 'not reproduced' if the learned-V decoder ends closest in the figure's model
+    and in every setting of the study; 'partly' if in some; 'reproduced' if in none."""
+    n = order_study_numbers(study)
+    first = learned_pe_numbers(learned)["dyck-learned-pe-closest"] == "uniform-pm1"
+    every = n["dyck-order-pm1-lowest"] == "every setting"
+    return "not reproduced" if first and every else "partly" if first or every else "reproduced"
+
+
+def closed_form_numbers(paths, thm) -> dict:
+    ex = [r["metrics"] for r in thm if r["run_name"].startswith("exhaustive")]
+    sampled = [r["metrics"] for r in thm if r["run_name"].startswith("sampled")]
+    rates = [m["generalization_rate"] for m in ex + sampled if "generalization_rate" in m]
+    above = all(m["generalization_min_probability"] >= m["probability_bound"]
+                for m in ex + sampled if "probability_bound" in m)
+    largest = max((m for m in ex), key=lambda m: m["n"])
+    return {"dyck-closed-exhaustive-n": str(largest["n"]),
+            "dyck-closed-exhaustive-prefixes": f"{largest['n_prefixes']:,}",
+            "dyck-closed-exhaustive-words": str(largest["n_train_words"]),
+            "dyck-closed-rate": span(rates, pct),
+            "dyck-closed-above-bound": "yes" if above else "no",
+            "dyck-closed-path-balanced": "yes" if paths[0]["metrics"]["balanced"] else "no"}
+
+
+DYCK_TRAINED = ("richard-fig1-boolean", "richard-fig3-left-capacity",
+                "richard-fig3-right-samples", "richard-fig6-ablation",
+                "richard-fig5-sign-study", "richard-fig7-order-study")
+
+
+def dyck_numbers(root=None) -> dict:
+    """Every record-derived number the Dyck chapter quotes."""
+    rec = lambda fid: _records(fid, root)  # noqa: E731
+    out = {}
+    out.update(boolean_numbers(rec("richard-fig1-boolean")))
+    out.update(capacity_numbers(rec("richard-fig3-left-capacity")))
+    out.update(samples_numbers(rec("richard-fig3-right-samples")))
+    out.update(completions_numbers(rec("richard-fig4-completions"), rec("richard-table1-deepest"),
+                                   rec("richard-fig5-spectrum")))
+    out.update(sign_study_numbers(rec("richard-fig5-sign-study")))
+    out.update(ablation_numbers(rec("richard-fig6-ablation")))
+    out.update(learned_pe_numbers(rec("richard-fig7-learned-pe")))
+    out.update(order_study_numbers(rec("richard-fig7-order-study")))
+    out.update(closed_form_numbers(rec("richard-fig2-closed-form-paths"),
+                                   rec("richard-thm41-closed-form")))
+    times = {fid: wall_times(rec(fid)) for fid in DYCK_TRAINED}
+    out["dyck-wall-times"] = listing(seconds(t) for t in sorted(times.values()))
+    return out
+
+
+def dyck_verdicts(root=None) -> dict:
+    rec = lambda fid: _records(fid, root)  # noqa: E731
+    ablation, held = ablation_verdict(rec("richard-fig6-ablation"))
+    return {"dyck-boolean-verdict": boolean_verdict(rec("richard-fig1-boolean")),
+            "dyck-capacity-verdict": capacity_verdict(rec("richard-fig3-left-capacity")),
+            "dyck-samples-verdict": samples_verdict(rec("richard-fig3-right-samples")),
+            "dyck-ablation-verdict": ablation, "dyck-ablation-held": str(held),
+            "dyck-order-verdict": order_verdict(rec("richard-fig7-learned-pe"),
+                                                rec("richard-fig7-order-study"))}
+
+
+def dyck_paper_vs_book(root=None) -> str:
+    """The Dyck chapter's 'Paper vs this book' table; verdicts from the records."""
+    n = {**dyck_numbers(root), **dyck_verdicts(root)}
+    d = lambda key: n["dyck-" + key]  # noqa: E731
+    fig = lambda *labels: ", ".join("{numref}`" + x + "`" for x in labels)  # noqa: E731
+    table1 = (f"{d('table1-many')}/{d('table1-trials')} and "
+              f"{d('table1-single')}/{d('table1-trials')} balanced")
+    table1_verdict = ("reproduced" if int(d("table1-single")) == 0 and int(d("table1-many")) > 0
+                      else "not reproduced")
+    fig4_verdict = ("reproduced" if d("fig4-single-own") == "100"
+                    and set(d("fig4-single-others").split(" and ")) == {"0"} else "partly")
+    rank_verdict = ("partly" if d("spectrum-many-dominant-kind") != "real and negative"
+                    else "reproduced")
+    rows = [
+        [f"`richard-fig1-boolean` ({fig('fig-dyck-boolean')})",
+         "Fig. 1: depth-3 model at depth 3: 68% in-sample, 9% out-of-sample; $d = 1024$, "
+         "$10^5$ steps, 10,000 test expressions",
+         f"$d = 64$, 2 layers, 2,000 steps, {d('boolean-n-in')} in-sample and "
+         f"{d('boolean-n-out')} out-of-sample test expressions, {d('boolean-seeds')}",
+         f"**{d('boolean-verdict')}**",
+         f"depth 3: in-sample {d('boolean-in-d3')} (training depths 1 to 4) against "
+         f"{d('boolean-base-d3')} for the trivial predictor; out-of-sample {d('boolean-oos-d3')}"],
+        [f"`richard-fig2-closed-form-paths`, `richard-thm41-closed-form` "
+         f"({fig('fig-dyck-paths', 'fig-dyck-thm41')})",
+         "Fig. 2, Theorems 3.1 and 4.1 (proofs, no experiment)",
+         "the construction, exhaustive for $N \\le 8$, sampled for $\\mathcal{D}_{32}$",
+         "**reproduced**" if d("closed-rate") == "100%" and d("closed-above-bound") == "yes"
+         else "**not reproduced**",
+         f"balanced completions {d('closed-rate')}; every probability above the bound: "
+         f"{d('closed-above-bound')}"],
+        [f"`richard-fig3-left-capacity` ({fig('fig-dyck-capacity')})",
+         "Fig. 3 left: deep accuracy grows with width, up to $d = 1024$",
+         f"$d \\in \\{{2, 8, 32\\}}$, 400 steps, 128 prefixes, {d('capacity-seeds')}",
+         f"**{d('capacity-verdict')}** ({d('capacity-seeds')})",
+         f"$d = 2$: {d('capacity-d2')}, $d = 8$: {d('capacity-d8')}, $d = 32$: "
+         f"{d('capacity-d32')}; closed form {d('capacity-closed')}"],
+        [f"`richard-fig3-right-samples` ({fig('fig-dyck-samples')})",
+         "Fig. 3 right: more words help; depth $\\le 4$ stays low; $10^k$ words, $k \\le 7$",
+         f"$d = 32$, up to {d('samples-largest')} words, {d('samples-seeds')}; the `paper` "
+         "config uses one rate of the paper's range",
+         f"**{d('samples-verdict')}** ({d('samples-seeds')})",
+         f"deep test by training-set size: depth $\\le 4$ {d('samples-q4-curve')}; $\\le 8$ "
+         f"{d('samples-q8-curve')}; $\\le 12$ {d('samples-q12-curve')}"],
+        [f"`richard-fig4-completions` ({fig('fig-dyck-completions')})",
+         "Fig. 4: the 1-word model replays its word; the many-word model completes",
+         "the 1-word and 1,000-word models of Fig. 3 right, 100 trials",
+         f"**{fig4_verdict}**",
+         f"1-word model: {d('fig4-single-own')}/100 on its own prefix, "
+         f"{d('fig4-single-others')} elsewhere; many-word model {d('fig4-many')}"],
+        [f"`richard-table1-deepest` ({fig('fig-dyck-deepest')})",
+         "Table 1: sixteen open brackets: 52/100 ($10^7$ words) and 0/100 (1 word)",
+         "the same two models", f"**{table1_verdict}**", table1],
+        [f"`richard-fig5-spectrum`, `richard-fig5-sign-study` "
+         f"({fig('fig-dyck-spectrum', 'fig-dyck-sign-study')})",
+         "Fig. 5: low rank, dominant negative real eigenvalue",
+         f"the Fig. 4 models; the study: {d('sign-settings')} settings, {d('sign-seeds')} seeds",
+         f"**{rank_verdict}**",
+         f"top singular share {d('spectrum-many-share')} against {d('spectrum-single-share')}; "
+         f"dominant eigenvalue {d('spectrum-many-dominant')}; negative for "
+         f"{d('sign-more-steps-negative')} of {d('sign-seeds')} seeds at 2,000 steps"],
+        [f"`richard-fig6-ablation` ({fig('fig-dyck-ablation')})",
+         "Fig. 6: four observations on five variants, $4^k$ words, $k \\le 12$",
+         f"{d('ablation-sizes')} words, $d = 32$, {d('ablation-seeds')}; `eq1` without "
+         "residual or LayerNorm",
+         f"**{d('ablation-verdict')}** ({d('ablation-held')} of 4 hold)",
+         f"full {d('ablation-full')}, nope {d('ablation-nope')}, uniform-pm1 "
+         f"{d('ablation-uniform-pm1')}, uniform-pm1-v {d('ablation-uniform-pm1-v')}, eq1 "
+         f"{d('ablation-eq1')}"],
+        [f"`richard-fig7-learned-pe`, `richard-fig7-order-study` "
+         f"({fig('fig-dyck-learned-pe', 'fig-dyck-order-study')})",
+         "Fig. 7: curves end closer to 0 with $V$ frozen, closest for the single head",
+         f"the Fig. 6 models; the study: {d('order-settings')} settings, {d('order-seeds')} "
+         "seeds",
+         f"**{d('order-verdict')}**",
+         f"mean absolute end: learned $V$ {d('order-uniform-pm1-abs')}, frozen $V$ "
+         f"{d('order-uniform-pm1-v-abs')}, eq1 {d('order-eq1-abs')} over the settings"],
+    ]
+    return _table(PAPER_VS_BOOK_HEADER, rows)

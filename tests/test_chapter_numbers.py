@@ -1,0 +1,92 @@
+"""The numbers the Limit and Dyck chapters quote are computed from records: formatting, the
+verdict rules (on records made up to hit each branch), and agreement with `figure data`."""
+import copy
+
+from lengthgen.experiments import committed_records, experiment
+from lengthgen.viz import chapter_numbers as cn
+
+
+def test_formatting():
+    assert cn.pct(0.996) == "99.6%" and cn.pct(1.0) == "100%" and cn.pct(0.004) == "0.4%"
+    assert cn.pct(0.0) == "0%" and cn.pct(0.7656) == "77%"
+    assert cn.num(2.1e-7) == "2×10⁻⁷" and cn.num(0.000955) == "1×10⁻³"
+    assert cn.num(0.0249) == "0.025" and cn.num(185.3) == "185" and cn.num(1.45) == "1.4"
+    assert cn.num(0.19, signed=True) == "+0.19" and cn.num(-0.7, signed=True) == "-0.70"
+    assert cn.num(42.47, signed=True, digits=3) == "+42.5"
+    assert cn.span([0.95, 0.98], cn.pct) == "95 to 98%" and cn.span([0.5, 0.5]) == "0.50"
+    assert cn.listing(["a"]) == "a" and cn.listing(["a", "b", "c"]) == "a, b and c"
+
+
+def _samples_records(curves):
+    """Fig. 3 right records: {depth: [deep-test accuracy at sizes 1, 10, 1000]}."""
+    return [{"run_name": f"q{q}-{s}", "params": {"kind": "trained", "max_depth": q,
+                                                 "train_size": s, "seed": 0},
+             "metrics": {"out_of_sample": v, "in_sample": 1.0, "train_size": s}}
+            for q, values in curves.items() for s, v in zip((1, 10, 1000), values)]
+
+
+def test_samples_verdict_follows_its_rule():
+    shape = {4: [0.2, 0.25, 0.3], 8: [0.3, 0.5, 0.9], 12: [0.3, 0.6, 0.95]}
+    assert cn.samples_verdict(_samples_records(shape)) == "reproduced"
+    bump = copy.deepcopy(shape)
+    bump[4] = [0.2, 0.8, 0.3]             # a non-monotone point, the end points still agree
+    assert cn.samples_verdict(_samples_records(bump)) == "partly"
+    flat = {4: [0.2, 0.3, 0.95], 8: [0.3, 0.5, 0.9], 12: [0.3, 0.6, 0.92]}
+    assert cn.samples_verdict(_samples_records(flat)) == "not reproduced"
+    numbers = cn.samples_numbers(_samples_records(bump))
+    assert numbers["dyck-samples-q4-monotone"] == "no" and numbers["dyck-samples-non-monotone"] == "1"
+    assert numbers["dyck-samples-bumps"] == "80% with 10 words of depth ≤ 4"
+
+
+def test_boolean_verdict_follows_its_rule():
+    def record(model, baseline, n=48):
+        return [{"run_name": "train-depth3", "params": {"train_depth": 3, "seed": 0},
+                 "metrics": {"in_sample_depth3": model, "baseline_in_sample_depth3": baseline,
+                             "in_sample_depth3_n": n}}]
+    assert cn.boolean_verdict(record(17 / 48, 15 / 48)) == "not reproduced"  # 2 expressions
+    assert cn.boolean_verdict(record(0.30, 0.15)) == "partly"
+    assert cn.boolean_verdict(record(0.68, 0.15)) == "reproduced"
+
+
+def test_the_issue_items_are_what_the_records_say():
+    """The statements issue 22 found untrue are now computed; check them against figure data."""
+    numbers = {**cn.dyck_numbers(), **cn.dyck_verdicts(), **cn.limit_numbers()}
+    _, boolean = committed_records("richard-fig1-boolean")
+    rows = experiment("richard-fig1-boolean").data(boolean)
+    out_n = {r["test_depth"]: r["n"] for r in rows if r["split"] == "out_of_sample"}
+    assert numbers["dyck-boolean-n-out"] == cn.listing(str(out_n[q]) for q in sorted(out_n))
+    _, order = committed_records("richard-fig7-order-study")
+    ends = [r["metrics"]["readout_end"] for r in order
+            if r["params"]["setting"] == "most-steps" and r["params"]["variant"] == "eq1"]
+    assert numbers["dyck-order-readout-most-steps"] == (
+        f"{cn.num(min(ends), True, 3)} to {cn.num(max(ends), True, 3)}")
+    # "training longer makes it worse" is said per width, from the checkpoints
+    _, positional = committed_records("huang-fig5-6-positional")
+    for width in (64, 256):
+        local = [r for r in positional if r["metrics"]["kind"] == "local"
+                 and r["params"]["width"] == width]
+        grew = [r["metrics"]["test_mse_by_steps"]["15000"]["200"]
+                > r["metrics"]["test_mse_by_steps"]["1000"]["200"] for r in local]
+        word = numbers[f"limit-positional-local-d{width}-longer"]
+        assert word == ("worse" if all(grew) else "better" if not any(grew) else "mixed")
+    # wall times: one sum per trained figure, from the records
+    for figure_id in cn.DYCK_TRAINED:
+        total = sum(r["wall_time_s"] for r in committed_records(figure_id)[1])
+        assert cn.seconds(total) in numbers["dyck-wall-times"]
+    # NoPE below full: at exactly the sizes where the records say so
+    _, ablation = committed_records("richard-fig6-ablation")
+    acc = {(r["params"]["variant"], r["params"]["k"]): r["metrics"]["out_of_sample"]
+           for r in ablation}
+    below = [f"{4 ** k:,}" for k in sorted({k for _, k in acc})
+             if acc[("nope", k)] < acc[("full", k)]]
+    assert numbers["dyck-ablation-nope-below-at"] == cn.listing(below) + " words"
+
+
+def test_paper_vs_book_tables_have_a_verdict_per_row():
+    for table in (cn.limit_paper_vs_book(), cn.dyck_paper_vs_book()):
+        lines = table.splitlines()
+        assert lines[0] == "| " + " | ".join(cn.PAPER_VS_BOOK_HEADER) + " |"
+        for row in lines[2:]:
+            cells = [c.strip() for c in row.strip("|").split(" | ")]
+            assert len(cells) == len(cn.PAPER_VS_BOOK_HEADER), row
+            assert cells[2].startswith("**") or cells[2] == "nothing to compare", row

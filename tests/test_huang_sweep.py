@@ -1,0 +1,237 @@
+"""The APE vs NoPE sweep's protocol: the authors' schedule and stop rule, the main text's
+selection, the book's ladder, what counts as fitting, the headline counts, and a sweep that
+is committed in batches."""
+import pytest
+import torch
+
+from lengthgen.errors import LengthgenError
+from lengthgen.experiments import experiment, run_experiment
+from lengthgen.experiments import huang_sweep as sweep
+from lengthgen.experiments.runner import IN_PROGRESS, in_progress
+from lengthgen.results import load_records
+from lengthgen.tasks import get_task
+from lengthgen.train import TrainConfig, decoder_for_task, learning_rate, train
+
+BOOK = experiment("huang-fig1-languages").CONFIGS["book"]
+ALG_BOOK = experiment("huang-fig1-algorithmic").CONFIGS["book"]
+FIGURE = "huang-fig1-languages"
+
+
+# ---- training: the authors' schedule, and giving up ----------------------------------------
+def test_the_schedule_decays_over_its_horizon_not_the_step_cap():
+    cfg = TrainConfig(steps=6000, lr=1e-3, schedule="linear", schedule_steps=30000)
+    assert learning_rate(cfg, 0) == pytest.approx(1e-3)
+    assert learning_rate(cfg, 3000) == pytest.approx(0.9e-3)  # the authors' rate at step 3k
+    assert learning_rate(cfg, 6000) == pytest.approx(0.8e-3)
+    capped = TrainConfig(steps=6000, lr=1e-3, schedule="linear")
+    assert learning_rate(capped, 3000) == pytest.approx(0.5e-3)
+
+
+@pytest.mark.parametrize("bad", [100, 0, 1.5, True])
+def test_a_horizon_before_the_end_of_training_is_refused(bad):
+    with pytest.raises(LengthgenError, match="schedule_steps"):
+        TrainConfig(steps=200, schedule_steps=bad)
+
+
+def test_a_run_far_from_fitting_is_abandoned_at_its_first_evaluation():
+    task = get_task("tomita3")
+    model = decoder_for_task(task, seed=0, n_layers=1, n_heads=1, d_model=16, pe="ape")
+    cfg = TrainConfig(steps=40, eval_every=10, eval_samples=32, lr=1e-3, abandon_below=1.0)
+    result = train(model, task, cfg)
+    assert result.steps == 10 and result.abandoned and not result.stopped_early
+    # without the rule it trains to the cap; at the cap it is not "abandoned"
+    model = decoder_for_task(task, seed=0, n_layers=1, n_heads=1, d_model=16, pe="ape")
+    result = train(model, task, TrainConfig(steps=20, eval_every=20, eval_samples=32,
+                                            abandon_below=1.0))
+    assert result.steps == 20 and not result.abandoned
+
+
+@pytest.mark.parametrize("bad", [0, 1.5, -0.1, True, "0.9"])
+def test_bad_abandon_thresholds_are_refused(bad):
+    with pytest.raises(LengthgenError, match="abandon_below"):
+        TrainConfig(abandon_below=bad)
+
+
+# ---- the ladder ----------------------------------------------------------------------------
+def labels(task_id, encoding, config=BOOK):
+    return [s.label() for s in sweep.ladder(task_id, encoding, config)]
+
+
+def test_the_ladder_ends_at_the_cells_own_table_6_7_setting():
+    # Tomita 1: the paper's setting is the simplest one, so nothing else is tried
+    assert labels("tomita1", "ape") == ["1L 1H d=16, lr 0.001"]
+    # Tomita 4 with APE: 4L 2H d=64 in the paper; both simpler settings come first
+    assert labels("tomita4", "ape") == ["1L 1H d=16, lr 0.001", "2L 2H d=64, lr 0.001",
+                                        "4L 2H d=64, lr 0.001"]
+    # majority with APE: 1L 2H d=256 is simpler than 2L 2H d=64 (layers count first)
+    assert labels("majority", "ape", ALG_BOOK) == ["1L 1H d=16, lr 0.001",
+                                                   "1L 2H d=256, lr 0.001"]
+
+
+def test_settings_too_large_for_a_cpu_become_the_limit_at_the_papers_rate():
+    # the 12-layer extra setting (lr 3e-5 for NoPE parity) and 4L d=256 (copy with repeats)
+    assert labels("parity_task", "nope", ALG_BOOK)[-1] == "4L 4H d=128, lr 3e-05"
+    assert labels("copy_repeat", "ape", ALG_BOOK)[-1] == "4L 4H d=128, lr 0.001"
+    assert labels("tomita3", "ape")[-1] == "4L 4H d=128, lr 0.0001"  # 6L 4H d=256 in the paper
+
+
+def test_cells_whose_setting_our_copy_lost_try_the_search_list_only():
+    assert sweep.paper_setting("d12", "ape") is None
+    assert labels("d12", "ape") == ["1L 1H d=16, lr 0.001", "2L 2H d=64, lr 0.001"]
+
+
+def test_the_paper_config_searches_the_whole_grid_in_the_authors_order():
+    paper = BOOK | {"paper_setting": False, "search": sweep.paper_grid()}
+    rungs = sweep.ladder("tomita4", "ape", paper)
+    assert len(rungs) == 54
+    assert [r.complexity for r in rungs] == sorted(r.complexity for r in rungs)
+    assert rungs[0].label() == "1L 1H d=16, lr 0.001" and rungs[1].lr == 1e-4
+
+
+def test_settings_round_trip_through_records():
+    s = sweep.Setting(12, 12, 768, 1e-4, 60000, 3000)
+    assert sweep.Setting.of(s.as_list()) == s
+    assert sweep.Setting(1, 1, 16, 1e-3).as_list() == [1, 1, 16, 1e-3]
+
+
+# ---- selection -----------------------------------------------------------------------------
+def run(fit, heldout, first=None):
+    return {"fit": fit, "bins": {"1-50": 1.0 if fit else (first or 0.5), "51-100": heldout,
+                                 "101-150": 0.0}}
+
+
+def test_the_main_text_stops_at_the_first_setting_perfect_up_to_length_100():
+    config = {"selection": "main_text", "heldout_bin": "51-100"}
+    assert sweep.select([run(True, 0.97)], config)[0] is None      # fits, not perfect: go on
+    chosen, rule = sweep.select([run(True, 0.97), run(True, 1.0)], config)
+    assert chosen["bins"]["51-100"] == 1.0 and "100%" in rule
+    assert sweep.select([run(False, 1.0)], config)[0] is None     # perfect held out, no fit
+
+
+def test_after_the_ladder_the_best_held_out_among_fits_wins_ties_to_the_simplest():
+    config = {"selection": "main_text", "heldout_bin": "51-100"}
+    tried = [run(False, 0.99), run(True, 0.6), run(True, 0.9), run(True, 0.9)]
+    chosen, _ = sweep.settle(tried, config)
+    assert chosen is tried[2]
+    assert sweep.settle([run(False, 0.9)], config) == (None, "")
+    with pytest.raises(LengthgenError, match="unknown selection rule"):
+        sweep.select([run(True, 1.0)], {"selection": "best", "heldout_bin": "51-100"})
+
+
+# ---- what a cell says ----------------------------------------------------------------------
+def cell_record(task, encoding, seeds, rule="r"):
+    bins = list(seeds[0])
+    fitting = [s for s in seeds if s["1-50"] >= 1.0]
+    counted = fitting or seeds
+    return {"config": {"tasks": [task]}, "metrics": {
+        "task": task, "encoding": encoding, "fit": bool(fitting), "selected": [1, 1, 16, 1e-3],
+        "rule": rule, "n_used": len(counted), "n_successful": len(fitting),
+        "seeds": [{"seed": i, "fit": s["1-50"] >= 1.0, "bins": s} for i, s in enumerate(seeds)],
+        "accuracy": {b: sum(s[b] for s in counted) / len(counted) for b in bins}}}
+
+
+def bins(a, b, c):
+    return {"1-50": a, "51-100": b, "101-150": c}
+
+
+def test_a_cell_fits_with_one_seed_at_100_or_at_the_papers_own_level():
+    records = [
+        # D2 with APE: one seed of three fits; the mean counts that seed only
+        cell_record("d2", "ape", [bins(1.0, 1.0, 0.9), bins(0.98, 0.5, 0.1),
+                                  bins(0.97, 0.4, 0.2)]),
+        # Tomita 3 with APE: the paper reached 60.45% in distribution; 61% is its level
+        cell_record("tomita3", "ape", [bins(0.61, 0.1, 0.0), bins(0.5, 0.0, 0.0),
+                                       bins(0.4, 0.0, 0.0)]),
+        # Tomita 5 with APE: the paper reached 54.4%; 30% is not a fit
+        cell_record("tomita5", "ape", [bins(0.3, 0.0, 0.0)] * 3),
+    ]
+    rows = {r["task"]: r for r in sweep.table(records)}
+    assert rows["d2"]["fit"] and rows["d2"]["seeds_fit"] == 1
+    assert rows["d2"]["accuracy"]["101-150"] == pytest.approx(0.9)
+    assert rows["d2"]["spread"]["101-150"] == {"mean": pytest.approx(0.4), "min": 0.1,
+                                               "max": 0.9}
+    assert rows["tomita3"]["fit"] and rows["tomita3"]["fit_at_paper_level"]
+    assert not rows["tomita5"]["fit"]
+    counts = sweep.agreement(list(rows.values()))
+    assert counts["ours_fit"] == 2 and counts["never_fit"] == ["tomita5/ape"]
+    # Tomita 5 fails as predicted, but it never fit: counted apart, not as confirmed
+    assert counts["no_failed"] == 2 and counts["no_failed_fit"] == 1
+    assert counts["no_never_fit"] == 1
+    # D2 (predicted yes) passes the rule on the mean of its fitting seed; 1 of 3 seeds pass
+    assert rows["d2"]["ours_success"] and rows["d2"]["seeds_pass"] == 1
+    tidy = sweep.tidy(list(rows.values()))
+    assert len(tidy) == 3 * 3 * 3 and {r["seed"] for r in tidy} == {0, 1, 2}
+    assert all(set(r) == set(tidy[0]) for r in tidy)
+
+
+# ---- the sweep -----------------------------------------------------------------------------
+def test_train_setting_ties_embeddings_where_inputs_and_outputs_share_symbols(monkeypatch):
+    built = []
+    real = sweep.decoder_for_task
+
+    def spy(task, **options):
+        model = real(task, **options)
+        built.append(model)
+        return model
+
+    monkeypatch.setattr(sweep, "decoder_for_task", spy)
+    config = experiment("huang-fig1-algorithmic").CONFIGS["test"]
+    sweep.train_setting(get_task("binary_majority"), "ape", [1, 1, 16, 1e-2], 0, config, "cpu")
+    sweep.train_setting(get_task("tomita2"), "nope", [1, 1, 16, 1e-2], 0, config, "cpu")
+    assert built[0].unembed.weight is built[0].token_embeddings.weight
+    assert not built[1].cfg.tied_embeddings  # output classes are sets of next symbols
+
+
+def test_an_interrupted_training_resumes_from_its_checkpoint(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    config = experiment(FIGURE).CONFIGS["test"] | {"checkpoints": True, "abandon_below": None}
+    task, used = get_task("tomita2"), []
+    first = sweep.train_setting(task, "ape", [1, 1, 16, 1e-2], 0, config, "cpu", used)
+    assert len(used) == 1 and used[0].exists()
+    again = sweep.train_setting(task, "ape", [1, 1, 16, 1e-2], 0, config, "cpu", [])
+    assert again["bins"] == first["bins"] and again["steps"] == first["steps"]
+    # loaded, not trained again: the training time is the checkpoint's, no more
+    assert again["train_wall_time_s"] <= first["train_wall_time_s"]
+    # another thread count is another key: float rounding depends on it
+    old = torch.get_num_threads()
+    try:
+        torch.set_num_threads(old + 1)
+        other = sweep._checkpoint("tomita2", "ape", sweep.Setting(1, 1, 16, 1e-2), 0, config,
+                                  decoder_for_task(task, seed=0, d_model=16))
+    finally:
+        torch.set_num_threads(old)
+    assert other != used[0]
+
+
+def test_a_sweep_cut_short_keeps_its_marker_and_a_finished_one_removes_it(tmp_path,
+                                                                          monkeypatch):
+    module = experiment(FIGURE)
+    real = module.run_one
+
+    def flaky(params, config, device):
+        if params["name"] == "aa_star/nope":
+            raise ValueError("boom")
+        return real(params, config, device)
+
+    monkeypatch.setattr(module, "run_one", flaky)
+    with pytest.raises(LengthgenError, match="1 of 6 runs"):
+        run_experiment(FIGURE, "test", "cpu", root=tmp_path)
+    folder = tmp_path / FIGURE / "test"
+    marker = in_progress(folder)
+    assert marker["runs"] == 6 and marker["figure_id"] == FIGURE
+    assert {r["git_commit"] for r in load_records(FIGURE, "test", tmp_path)} == \
+        {marker["git_commit"]}
+    monkeypatch.setattr(module, "run_one", real)
+    run_experiment(FIGURE, "test", "cpu", root=tmp_path)
+    assert not (folder / IN_PROGRESS).exists()
+
+
+def test_the_savings_of_giving_up_are_counted_once_per_training():
+    run = {"setting": [1, 1, 16, 1e-3], "seed": 0, "abandoned": True, "steps": 3000,
+           "train_wall_time_s": 30.0}
+    kept = {**run, "seed": 1, "abandoned": False, "steps": 6000, "train_wall_time_s": 60.0}
+    record = {"config": {"steps": 6000}, "metrics": {"encoding": "ape", "search": [run],
+                                                     "seeds": [run, kept]}}
+    baseline = {"config": {"steps": 6000}, "metrics": {"encoding": "baseline"}}
+    assert sweep.abandon_savings([record, baseline]) == {"trainings": 1, "spent_s": 30,
+                                                         "saved_s": 30}

@@ -1,0 +1,125 @@
+"""Trained figures draw the mean and the min-max range over seeds when records have several
+seeds per setting, and stay the plain picture with one seed (the committed records today)."""
+import copy
+
+import matplotlib
+import pytest
+from matplotlib.collections import PolyCollection
+
+from lengthgen.experiments import committed_records, experiment
+from lengthgen.experiments.spread import spread
+
+matplotlib.use("Agg")
+
+TRAINED = ("richard-fig1-boolean", "richard-fig3-left-capacity", "richard-fig3-right-samples",
+           "richard-fig6-ablation", "limit-inference-procedure", "huang-fig5-6-positional")
+
+
+def _scaled(value, factor):
+    """Every float of a metrics tree times `factor` (a second 'seed' with other values)."""
+    if isinstance(value, dict):
+        return {k: _scaled(v, factor) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_scaled(v, factor) for v in value]
+    if isinstance(value, float):
+        return value * factor
+    return value
+
+
+def _with_seeds(records):
+    out = []
+    for r in records:
+        out.append(r)
+        if r["params"].get("kind") == "closed-form":
+            continue
+        for seed, factor in ((1, 0.9), (2, 0.8)):
+            twin = copy.deepcopy(r)
+            twin["params"]["seed"], twin["seed"] = seed, seed
+            twin["run_name"] += f"-s{seed}"
+            twin["metrics"] = _scaled(r["metrics"], factor)
+            out.append(twin)
+    return out
+
+
+def _shaded(fig) -> int:
+    shaded = sum(isinstance(c, PolyCollection) for ax in fig.axes for c in ax.collections)
+    bars = sum(len(ax.containers) for ax in fig.axes)  # errorbar containers
+    return shaded + bars
+
+
+def test_spread_of_values():
+    assert spread([1.0, None, 3.0]) == (2.0, 1.0, 3.0, 2)
+    assert spread([None])[3] == 0
+
+
+@pytest.mark.parametrize("figure_id", TRAINED)
+def test_one_seed_draws_no_range_and_several_seeds_do(figure_id):
+    import matplotlib.pyplot as plt
+    found = committed_records(figure_id)
+    if found is None:
+        pytest.skip(f"{figure_id}: no committed records")
+    records = found[1]
+    module = experiment(figure_id)
+    single = module.figure(records)
+    several = module.figure(_with_seeds(records))
+    try:
+        assert _shaded(single) == 0, "one seed per setting: nothing to shade"
+        assert _shaded(several) > 0, "three seeds per setting: the min-max range is drawn"
+    finally:
+        plt.close(single)
+        plt.close(several)
+
+
+SUMMARIZED = ("richard-fig1-boolean", "richard-fig3-left-capacity", "richard-fig3-right-samples",
+              "richard-fig6-ablation", "limit-inference-procedure", "huang-fig5-6-positional")
+
+
+@pytest.mark.parametrize("figure_id", SUMMARIZED)
+def test_figure_data_over_seeds_gives_mean_and_range(figure_id):
+    """data() has one row per seed; over_seeds (`figure data ID --over-seeds`) one row per
+    setting with the mean, min, max and number of seeds."""
+    from lengthgen.experiments import figure_data
+    from lengthgen.experiments.spread import over_seeds
+    found = committed_records(figure_id)
+    if found is None:
+        pytest.skip(f"{figure_id}: no committed records")
+    by = experiment(figure_id).SPREAD_BY
+    one = over_seeds(figure_data(figure_id, found[1]), by)
+    three = over_seeds(figure_data(figure_id, _with_seeds(found[1])), by)
+    assert len(one) == len(three), "one row per setting, whatever the number of seeds"
+    assert {r["seeds"] for r in one} == {1}
+    assert max(r["seeds"] for r in three) == 3
+    values = [k[:-4] for k in three[0] if k.endswith("_min")]
+    assert values
+    for row in three:
+        for name in values:
+            if row[name] is not None and row[name] == row[name]:  # not NaN
+                assert row[f"{name}_min"] <= row[name] + 1e-12 <= row[f"{name}_max"] + 2e-12
+    assert any(r[f"{v}_min"] < r[f"{v}_max"] for r in three for v in values)
+
+
+def test_figure_data_over_seeds_on_the_command_line(capsys):
+    from lengthgen.__main__ import main
+    assert main(["figure", "data", "richard-fig3-right-samples", "--over-seeds"]) in (0, None)
+    header = capsys.readouterr().out.splitlines()[0].split(",")
+    assert header[:3] == ["kind", "max_depth", "train_size"] and "out_of_sample_max" in header
+    assert header[-1] == "seeds"
+    # a figure without seeds to summarize: one line, exit 2
+    assert main(["figure", "data", "richard-fig2-closed-form-paths", "--over-seeds"]) == 2
+    assert "--over-seeds" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("figure_id", ("richard-fig1-boolean", "richard-fig3-left-capacity",
+                                       "richard-fig3-right-samples", "richard-fig6-ablation"))
+def test_registered_configs_keep_their_run_names_and_seeds_list_multiplies_them(figure_id):
+    module = experiment(figure_id)
+    for scale, config in module.CONFIGS.items():
+        names = [p["name"] for p in module.runs(config)]
+        assert not any(n.endswith("-s0") for n in names), "one-seed configs keep their names"
+        seeded = {**config, "seeds": [0, 1, 2]}
+        runs = module.runs(seeded)
+        trained = [p for p in runs if p.get("kind", "trained") == "trained"]
+        assert len({p["name"] for p in runs}) == len(runs)
+        assert sorted({p["seed"] for p in trained}) == [0, 1, 2]
+        assert len(trained) == 3 * len([p for p in module.runs(config)
+                                        if p.get("kind", "trained") == "trained"])
