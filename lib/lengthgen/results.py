@@ -59,6 +59,7 @@ def cpu_description() -> tuple[str, str]:
     """The processor's model name (from /proc/cpuinfo, else platform) and torch's CPU kernel
     set: a re-run on another processor rounds differently and may land elsewhere in the
     spread."""
+    import torch  # here, not at the top: reading records needs no torch
     model = ""
     try:
         with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as f:
