@@ -69,6 +69,26 @@ def _mean_over_seeds(records, task, n, value):
     return sum(rows) / len(rows)
 
 
+def data(records: list[dict]) -> list[dict]:
+    """One row per task, training length and seed: the two accuracies (left panel) and each
+    first-layer head's distances from the Limit Transformer's shapes (right panel: their mean,
+    `limit_distance` and `translation_distance`, averaged over seeds)."""
+    rows = []
+    for r in sorted(records, key=lambda r: (r["params"]["task"], r["params"]["train_length"],
+                                            r["params"]["seed"])):
+        m, heads = r["metrics"], r["metrics"]["products"]
+        row = {"task": r["params"]["task"], "train_length": r["params"]["train_length"],
+               "seed": r["params"]["seed"], "in_distribution": m["in_distribution"],
+               "twice_length": m["twice_length"], "steps": m["steps"],
+               "limit_distance": sum(h["limit"] for h in heads) / len(heads),
+               "translation_distance": sum(h["translation"] for h in heads) / len(heads)}
+        for h in heads:
+            for key in ("limit", "periodic", "local", "translation"):
+                row[f"head{h['head']}_{key}"] = h[key]
+        rows.append(row)
+    return rows
+
+
 def figure(records: list[dict]):
     config = records[0]["config"]
     fig, (ax, ax_products) = plt.subplots(1, 2, figsize=(12, 5))

@@ -88,6 +88,22 @@ def run_one(params, config, device):
             "layers": params["layers"], "heads": params["heads"]}
 
 
+def data(records):
+    """One row per model: its shape, learning rate, parameter count and accuracy, and whether
+    it is its shape's best (the point drawn)."""
+    best = {id(m) for m in best_per_shape([r["metrics"] for r in records
+                                           if r["params"]["kind"] == "trained"])}
+    rows = [{"run": r["run_name"], "kind": r["params"]["kind"], "seed": r["params"]["seed"],
+             "d": r["metrics"]["d"], "layers": r["metrics"]["layers"],
+             "heads": r["metrics"]["heads"],
+             "lr": r["params"].get("lr", r["config"].get("lr", "")) if r["params"]["kind"] ==
+             "trained" else "", "n_params": r["metrics"]["n_params"],
+             "accuracy": r["metrics"]["accuracy"],
+             "drawn": r["params"]["kind"] == "closed-form" or id(r["metrics"]) in best}
+            for r in records]
+    return sorted(rows, key=lambda row: (row["kind"], row["n_params"]))
+
+
 def figure(records):
     import matplotlib.pyplot as plt
 

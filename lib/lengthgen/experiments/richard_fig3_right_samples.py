@@ -82,6 +82,16 @@ def run_one(params, config, device):
             "train_size": params["train_size"], "max_depth": params["max_depth"]}
 
 
+def data(records):
+    """One row per model (and the closed-form head): training depth and set size, in-sample
+    and deep out-of-sample rates."""
+    rows = [{"run": r["run_name"], "kind": r["params"]["kind"], "seed": r["params"]["seed"],
+             "max_depth": r["params"].get("max_depth", min(r["config"]["depths"])),
+             "train_size": r["metrics"]["train_size"], "in_sample": r["metrics"]["in_sample"],
+             "out_of_sample": r["metrics"]["out_of_sample"]} for r in records]
+    return sorted(rows, key=lambda row: (row["kind"], row["max_depth"], row["train_size"]))
+
+
 def figure(records):
     import matplotlib.pyplot as plt
 

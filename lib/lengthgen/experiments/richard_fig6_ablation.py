@@ -59,6 +59,17 @@ def run_one(params, config, device):
                 device)}
 
 
+def data(records):
+    """One row per variant and training set size: in-sample and out-of-sample rates."""
+    rows = [{"variant": r["params"]["variant"], "k": r["params"]["k"],
+             "seed": r["params"]["seed"], "train_size": r["metrics"]["train_size"],
+             "trainable_parameters": r["metrics"]["trainable_parameters"],
+             "in_sample": r["metrics"]["in_sample"], "out_of_sample": r["metrics"]["out_of_sample"]}
+            for r in records]
+    order = {v: i for i, v in enumerate(VARIANTS)}
+    return sorted(rows, key=lambda row: (order.get(row["variant"], 99), row["k"]))
+
+
 COLORS = {"full": "red", "nope": "black", "uniform-pm1": "tab:blue", "uniform-pm1-v": "limegreen",
           "eq1": "purple"}
 
