@@ -249,11 +249,12 @@ def agreement(programs: list[str], ns: list[int], inputs: int = 3, seed: int = 0
 
 
 def slider(records: list[dict], programs: list[str], ns: list[int] | None = None,
-           max_ns: int = 6, dpi: int = 60):
+           max_ns: int = 6):
     """A kernel-free slider over N and program (frames drawn now, switched in the browser).
 
     Programs without a record are left out; without ns, up to max_ns measured lengths spread
     over the range."""
+    from lengthgen.viz.book import DPI, fit_to_column
     from lengthgen.viz.frames import FrameSlider
     have = {r["params"]["program"] for r in records}
     programs = [p for p in programs if p in have]
@@ -270,8 +271,9 @@ def slider(records: list[dict], programs: list[str], ns: list[int] | None = None
             if current:
                 plt.close(current["figure"].fig)
             current.update(program=program, figure=_MessageFigure(records, program))
+            fit_to_column(current["figure"].fig)
         buffer = io.BytesIO()
-        current["figure"].show(n).savefig(buffer, format="png", dpi=dpi)
+        current["figure"].show(n).savefig(buffer, format="png", dpi=DPI)
         return buffer.getvalue()
 
     slider = FrameSlider(draw, {"program": programs, "n": ns},

@@ -35,6 +35,173 @@ PROVENANCE = "-provenance"  # the provenance line of figure KEY is glued as KEY-
 _KEY = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 
 
+# How the site shows a figure. The book's column shows images up to about 755 CSS px wide at
+# a 1400 px window (tests/test_site_browser.py measures it), and figure captions are 0.9rem
+# (14.4 px; book/_static/lengthgen.css). A figure is therefore saved at most COLUMN_PX wide at
+# DPI dots per inch, so that it is shown at its natural size, and no text in it is smaller than
+# MIN_FONT_PT: 10.5 pt at 100 dpi is 14.6 px on screen, the caption's size or more.
+COLUMN_PX = 740
+DPI = 100
+MIN_FONT_PT = 10.5
+
+
+def _figure_level_bottom(fig) -> float:
+    """The top (in figure fraction) of legends and texts placed at the bottom of the figure
+    itself (not in an axes): the layout keeps the axes above them."""
+    renderer = fig.canvas.get_renderer()
+    height = fig.bbox.height
+    tops = []
+    for artist in list(fig.legends) + [t for t in fig.texts if t is not fig._suptitle]:
+        box = artist.get_window_extent(renderer)
+        if box.y1 < 0.5 * height:
+            tops.append(box.y1 / height + 0.01)
+    return min(max(tops, default=0.0), 0.5)
+
+
+def fit_to_column(fig, width_px: int = COLUMN_PX, min_font_pt: float = MIN_FONT_PT):
+    """Draw `fig` for the book's column, in place: no text smaller than `min_font_pt`, and a
+    width of at most `width_px` pixels at DPI (a wider figure is narrowed, its height by the
+    square root of that factor, and laid out again). Returns the figure.
+
+    The figure modules choose sizes for a notebook; this is the one place where the site's
+    sizes are decided, for figures (`book_figure`) and slider frames (`viz.frames`) alike."""
+    import warnings
+
+    from matplotlib.legend import Legend
+    from matplotlib.text import Text
+
+    for text in fig.findobj(Text):
+        if text.get_text() and text.get_fontsize() < min_font_pt:
+            text.set_fontsize(min_font_pt)
+    width, height = fig.get_size_inches()
+    target = width_px / DPI
+    if not _reflow(fig, target) and width > target:
+        fig.set_size_inches(target, height * (target / width) ** 0.5)
+    if fig.get_layout_engine() is None or type(fig.get_layout_engine()).__name__ == \
+            "PlaceHolderLayoutEngine":
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            fig.tight_layout(rect=(0, _figure_level_bottom(fig), 1, 1))
+    # Legends and labels outside the axes widen the saved image (bbox_inches="tight"): wrap
+    # titles to the column, take columns off legends, and only then narrow the figure (by at
+    # most a fifth: narrower, the panels would be crushed).
+    _wrap_titles(fig, target)
+    for _ in range(8):
+        saved = _saved_width_px(fig)
+        if saved <= width_px + 1:
+            break
+        legends = [legend for legend in fig.findobj(Legend) if legend._ncols > 1]
+        width, height = fig.get_size_inches()
+        if legends:  # a legend in several columns is narrowed first, by one column
+            widest = max(legends, key=lambda lg: lg.get_window_extent().width)
+            _relegend(widest, widest._ncols - 1)
+        elif width * width_px / saved >= 0.8 * target:
+            fig.set_size_inches(width * width_px / saved, height)
+        else:
+            break
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            fig.tight_layout(rect=(0, _figure_level_bottom(fig), 1, 1))
+    return fig
+
+
+MIN_PANEL_IN = 3.5  # a panel narrower than this at MIN_FONT_PT has no room for its labels
+
+
+def _reflow(fig, target_in: float) -> bool:
+    """Re-arrange the panels of a grid too wide for the column into fewer columns (two, or one
+    for three panels in a row), keeping their order; a panel's colorbar moves with it. Returns
+    whether the figure was re-arranged (it then has width target_in)."""
+    from matplotlib.gridspec import GridSpec, GridSpecFromSubplotSpec
+
+    cells = {}  # top-level cell -> what to move: an axes, or the sub-grid holding it
+    for ax in fig.axes:
+        spec = ax.get_subplotspec()
+        if spec is None:
+            continue
+        grid = spec.get_gridspec()
+        if isinstance(grid, GridSpecFromSubplotSpec):
+            holder = grid
+            while isinstance(holder._subplot_spec.get_gridspec(), GridSpecFromSubplotSpec):
+                holder = holder._subplot_spec.get_gridspec()
+            top = holder._subplot_spec
+            cells.setdefault((top.get_gridspec(), top.rowspan.start, top.colspan.start), holder)
+        elif not hasattr(ax, "_colorbar"):
+            cells.setdefault((grid, spec.rowspan.start, spec.colspan.start), ax)
+    grids = {key[0] for key in cells}
+    if len(grids) != 1:
+        return False
+    grid = grids.pop()
+    rows, cols = grid.get_geometry()
+    if cols < 2 or target_in / cols >= MIN_PANEL_IN or len(cells) != rows * cols:
+        return False
+    new_cols = 1 if cols == 3 or target_in / 2 < MIN_PANEL_IN else 2
+    count = rows * cols
+    new_rows = -(-count // new_cols)
+    width, height = fig.get_size_inches()
+    panel_height = min(max(height / rows * (target_in / new_cols) / (width / cols), 2.4), 3.0)
+    new_grid = GridSpec(new_rows, new_cols, figure=fig)
+    for index, key in enumerate(sorted(cells, key=lambda k: (k[1], k[2]))):
+        cell = new_grid[index // new_cols, index % new_cols]
+        moved = cells[key]
+        if isinstance(moved, GridSpecFromSubplotSpec):
+            moved._subplot_spec = cell
+        else:
+            moved.set_subplotspec(cell)
+    fig.set_size_inches(target_in, panel_height * new_rows + 0.4)
+    return True
+
+
+def _relegend(legend, ncols: int) -> None:
+    """Draw a legend again in `ncols` columns, where it was (a legend lays out its columns
+    only when it is made)."""
+    parent = legend.parent
+    title = legend.get_title()
+    anchor = legend._bbox_to_anchor
+    placed = {} if anchor is None or anchor is parent.bbox else \
+        {"bbox_to_anchor": anchor._bbox.bounds, "bbox_transform": anchor._transform}
+    kwargs = {"loc": legend._loc, **placed, "ncols": ncols,
+              "fontsize": legend.texts[0].get_fontsize() if legend.texts else None,
+              "frameon": legend.get_frame_on()}
+    if title.get_text():
+        kwargs.update(title=title.get_text(), title_fontsize=title.get_fontsize())
+    handles, labels = legend.legend_handles, [t.get_text() for t in legend.texts]
+    legend.remove()
+    parent.legend(handles, labels, **kwargs)
+
+
+def _wrap_titles(fig, width_in: float) -> None:
+    """Break the figure's and the axes' titles that are wider than their room into lines."""
+    import textwrap
+    renderer = fig.canvas.get_renderer()
+    titles = [(fig._suptitle, width_in * DPI)] if fig._suptitle is not None else []
+    for ax in fig.axes:
+        room = max(ax.get_window_extent(renderer).width * 1.15, 150)
+        titles += [(t, room) for t in (ax.title, ax._left_title, ax._right_title)]
+    for text, room in titles:
+        content = text.get_text()
+        width = text.get_window_extent(renderer).width
+        if content and width > room:
+            chars = max(12, int(len(content.replace("\n", " ")) * room / width))
+            text.set_text("\n".join(textwrap.wrap(content.replace("\n", " "), chars)))
+
+
+def _saved_width_px(fig) -> float:
+    fig.draw_without_rendering()  # legends and texts lay themselves out when drawn
+    renderer = fig.canvas.get_renderer()
+    box = fig.get_tightbbox(renderer)
+    return box.width * DPI + 2 * DPI * 0.1  # savefig's pad_inches = 0.1
+
+
+def column_png(fig) -> bytes:
+    """PNG bytes of a figure drawn for the book's column (fit_to_column, then saved at DPI)."""
+    import io
+    fit_to_column(fig)
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=DPI, bbox_inches="tight")
+    return buffer.getvalue()
+
+
 def _glue(key: str, obj) -> None:
     """Display `obj` and mark the output so that myst-nb can paste it elsewhere as `key`."""
     from IPython.core.formatters import format_display_data
@@ -42,10 +209,7 @@ def _glue(key: str, obj) -> None:
 
     if hasattr(obj, "savefig"):  # a matplotlib Figure: PNG whatever the backend or shell
         import base64
-        import io
-        buffer = io.BytesIO()
-        obj.savefig(buffer, format="png", bbox_inches="tight")
-        bundle = {"image/png": base64.b64encode(buffer.getvalue()).decode("ascii"),
+        bundle = {"image/png": base64.b64encode(column_png(obj)).decode("ascii"),
                   "text/plain": repr(obj)}
         metadata = {}
     else:
