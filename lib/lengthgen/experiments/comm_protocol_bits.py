@@ -138,7 +138,9 @@ def figure(records: list[dict]):
     rows = data(records)
     programs = sorted({r["program"] for r in rows})
     ns = sorted({r["n"] for r in rows})
-    fig, (ax, bx) = plt.subplots(1, 2, figsize=(13, 5.2), gridspec_kw={"width_ratios": [1.5, 1]})
+    # Stacked: the book's column is narrow, and the right panel names every program.
+    fig, (ax, bx) = plt.subplots(2, 1, figsize=(7.4, 6.5 + 0.22 * len(programs)),
+                                 gridspec_kw={"height_ratios": [1, 0.05 * len(programs) + 0.2]})
     cmap = plt.get_cmap("tab20", max(len(programs), 2))
     grid = np.geomspace(min(ns), max(ns) * 4, 200)
     for k, program in enumerate(programs):
@@ -154,7 +156,7 @@ def figure(records: list[dict]):
     ax.set_xlabel("input length N (Alice holds the first N/2 symbols)")
     ax.set_ylabel("bits Alice sends (max over the inputs tried)")
     ax.set_title("measured message length; lines: a + b log2 N")
-    ax.legend(fontsize=6, ncol=2, loc="upper left")
+    ax.legend(fontsize=8, ncol=3, loc="upper center", bbox_to_anchor=(0.5, -0.2))
     summary = sorted(((r["crossing_n"], r["fit_b"], r["program"]) for r in
                       {r["program"]: r for r in rows}.values()))
     y = np.arange(len(summary))
@@ -254,7 +256,7 @@ def slider(records: list[dict], programs: list[str], ns: list[int] | None = None
 
     Programs without a record are left out; without ns, up to max_ns measured lengths spread
     over the range."""
-    from lengthgen.viz.book import DPI, fit_to_column
+    from lengthgen.viz.book import DPI, compact_png, fit_to_column
     from lengthgen.viz.frames import FrameSlider
     have = {r["params"]["program"] for r in records}
     programs = [p for p in programs if p in have]
@@ -274,7 +276,7 @@ def slider(records: list[dict], programs: list[str], ns: list[int] | None = None
             fit_to_column(current["figure"].fig)
         buffer = io.BytesIO()
         current["figure"].show(n).savefig(buffer, format="png", dpi=DPI)
-        return buffer.getvalue()
+        return compact_png(buffer.getvalue())
 
     slider = FrameSlider(draw, {"program": programs, "n": ns},
                          initial={"program": programs[0], "n": ns[len(ns) // 2]},

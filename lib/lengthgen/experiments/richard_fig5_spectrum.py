@@ -58,8 +58,9 @@ def figure(records):
     import matplotlib.pyplot as plt
 
     records = sorted(records, key=lambda r: r["metrics"]["train_size"])
-    fig, axes = plt.subplots(len(records), 3, figsize=(13, 3.6 * len(records)), squeeze=False)
-    for row, r in zip(axes, records):
+    # one column per model, one row per view: two panels side by side fit the book's column
+    fig, axes = plt.subplots(3, len(records), figsize=(3.7 * len(records), 10.5), squeeze=False)
+    for row, r in zip(axes.T, records):
         m = r["metrics"]
         label = f"{m['train_size']} word(s), depth <= {m['max_depth']}"
         mat = np.array(m["matrix"])

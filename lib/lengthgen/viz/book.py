@@ -79,9 +79,7 @@ def fit_to_column(fig, width_px: int = COLUMN_PX, min_font_pt: float = MIN_FONT_
         fig.set_size_inches(target, height * (target / width) ** 0.5)
     if fig.get_layout_engine() is None or type(fig.get_layout_engine()).__name__ == \
             "PlaceHolderLayoutEngine":
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            fig.tight_layout(rect=(0, _figure_level_bottom(fig), 1, 1))
+        _layout(fig)
     # Legends and labels outside the axes widen the saved image (bbox_inches="tight"): wrap
     # titles to the column, take columns off legends, and only then narrow the figure (by at
     # most a fifth: narrower, the panels would be crushed).
@@ -99,9 +97,7 @@ def fit_to_column(fig, width_px: int = COLUMN_PX, min_font_pt: float = MIN_FONT_
             fig.set_size_inches(width * width_px / saved, height)
         else:
             break
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            fig.tight_layout(rect=(0, _figure_level_bottom(fig), 1, 1))
+        _layout(fig)
     return fig
 
 
@@ -133,12 +129,15 @@ def _reflow(fig, target_in: float) -> bool:
         return False
     grid = grids.pop()
     rows, cols = grid.get_geometry()
-    if cols < 2 or target_in / cols >= MIN_PANEL_IN or len(cells) != rows * cols:
+    width, height = fig.get_size_inches()
+    if cols < 2 or len(cells) != rows * cols or \
+            (target_in / cols >= MIN_PANEL_IN and width <= 1.5 * target_in):
         return False
-    new_cols = 1 if cols == 3 or target_in / 2 < MIN_PANEL_IN else 2
+    if any(isinstance(moved, GridSpecFromSubplotSpec) for moved in cells.values()):
+        return False  # panels with colorbars: left to their module's own layout
+    new_cols = 1 if cols <= 3 else 2
     count = rows * cols
     new_rows = -(-count // new_cols)
-    width, height = fig.get_size_inches()
     panel_height = min(max(height / rows * (target_in / new_cols) / (width / cols), 2.4), 3.0)
     new_grid = GridSpec(new_rows, new_cols, figure=fig)
     for index, key in enumerate(sorted(cells, key=lambda k: (k[1], k[2]))):
@@ -148,8 +147,52 @@ def _reflow(fig, target_in: float) -> bool:
             moved._subplot_spec = cell
         else:
             moved.set_subplotspec(cell)
+            # panels that shared an axis with a neighbour hid its tick labels: show them again
+            # where the new arrangement has no neighbour to read them from
+            if index % new_cols == 0:
+                moved.tick_params(axis="y", labelleft=True)
+            moved.tick_params(axis="x", labelbottom=True)
     fig.set_size_inches(target_in, panel_height * new_rows + 0.4)
     return True
+
+
+def _below_axes(legend) -> bool:
+    """Whether a legend hangs under its axes at a fixed fraction of the axes' height (which
+    larger text and a shorter axes turn into an overlap with the x label)."""
+    anchor, ax = legend._bbox_to_anchor, legend.axes
+    return (ax is not None and anchor is not None and anchor is not legend.parent.bbox
+            and getattr(anchor, "_transform", None) == ax.transAxes
+            and anchor._bbox.y1 < 0 and legend._loc in (1, 2, 9))
+
+
+def _hang_legends(fig) -> None:
+    """Hang each legend placed under its axes just below that axes' x label (the fraction of
+    the axes' height it was placed at does not clear larger text on a shorter axes)."""
+    from matplotlib.legend import Legend
+    fig.draw_without_rendering()
+    renderer = fig.canvas.get_renderer()
+    for legend in fig.findobj(Legend):
+        if not _below_axes(legend):
+            continue
+        ax = legend.axes
+        bottom = ax.xaxis.get_tightbbox(renderer)
+        if bottom is None:
+            continue
+        y = ax.transAxes.inverted().transform((0, bottom.y0))[1]
+        x0, _, width, _ = legend._bbox_to_anchor._bbox.bounds
+        legend.set_bbox_to_anchor((x0, y - 0.02, width, 0), transform=ax.transAxes)
+
+
+def _layout(fig) -> None:
+    """tight_layout that keeps figure-level legends and notes below the axes, and legends hung
+    under an axes below its x label."""
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for _ in range(2):
+            _hang_legends(fig)
+            fig.tight_layout(rect=(0, _figure_level_bottom(fig), 1, 1))
+        _hang_legends(fig)
 
 
 def _relegend(legend, ncols: int) -> None:
@@ -171,10 +214,12 @@ def _relegend(legend, ncols: int) -> None:
 
 
 def _wrap_titles(fig, width_in: float) -> None:
-    """Break the figure's and the axes' titles that are wider than their room into lines."""
+    """Break the figure's titles and notes, and the axes' titles, that are wider than their
+    room into lines."""
     import textwrap
     renderer = fig.canvas.get_renderer()
     titles = [(fig._suptitle, width_in * DPI)] if fig._suptitle is not None else []
+    titles += [(t, width_in * DPI * 0.95) for t in fig.texts if t is not fig._suptitle]
     for ax in fig.axes:
         room = max(ax.get_window_extent(renderer).width * 1.15, 150)
         titles += [(t, room) for t in (ax.title, ax._left_title, ax._right_title)]
@@ -182,7 +227,8 @@ def _wrap_titles(fig, width_in: float) -> None:
         content = text.get_text()
         width = text.get_window_extent(renderer).width
         if content and width > room:
-            chars = max(12, int(len(content.replace("\n", " ")) * room / width))
+            longest = max(len(line) for line in content.split("\n"))
+            chars = max(12, int(longest * room / width))
             text.set_text("\n".join(textwrap.wrap(content.replace("\n", " "), chars)))
 
 
@@ -194,12 +240,27 @@ def _saved_width_px(fig) -> float:
 
 
 def column_png(fig) -> bytes:
-    """PNG bytes of a figure drawn for the book's column (fit_to_column, then saved at DPI)."""
+    """PNG bytes of a figure drawn for the book's column (fit_to_column, then saved at DPI and
+    made compact by `compact_png`)."""
     import io
     fit_to_column(fig)
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png", dpi=DPI, bbox_inches="tight")
-    return buffer.getvalue()
+    return compact_png(buffer.getvalue())
+
+
+def compact_png(png: bytes) -> bytes:
+    """The same picture in at most 256 colours (a palette PNG, no dithering): plots have few
+    colours, and the page weighs about a quarter (slider frames are inlined in the pages)."""
+    import io
+
+    from PIL import Image
+    image = Image.open(io.BytesIO(png)).convert("RGB")
+    palette = image.quantize(colors=256, method=Image.Quantize.FASTOCTREE,
+                             dither=Image.Dither.NONE)
+    out = io.BytesIO()
+    palette.save(out, format="PNG", optimize=True)
+    return out.getvalue()
 
 
 def _glue(key: str, obj) -> None:

@@ -16,7 +16,7 @@ import torch
 
 from lengthgen.errors import LengthgenError
 from lengthgen.models.limit import LimitHead, LimitLayer, LimitTransformer, round_to_bits
-from lengthgen.viz.book import DPI, fit_to_column
+from lengthgen.viz.book import DPI, compact_png, fit_to_column
 
 DEFAULTS = {"delta": 4, "tau": 6, "precision": 2}
 LENGTH = 64  # positions drawn: far beyond the period and the locality window
@@ -167,7 +167,7 @@ class _FrameDrawer:
                             f"p={self.precision}")
         buffer = self.io.BytesIO()
         self.fig.savefig(buffer, format="png", dpi=DPI)
-        return buffer.getvalue()
+        return compact_png(buffer.getvalue())
 
 
 def limit_frame_slider(deltas=SLIDER_DELTAS, taus=SLIDER_TAUS,
