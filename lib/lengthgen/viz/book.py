@@ -73,6 +73,11 @@ def fit_to_column(fig, width_px: int = COLUMN_PX, min_font_pt: float = MIN_FONT_
     for text in fig.findobj(Text):
         if text.get_text() and text.get_fontsize() < min_font_pt:
             text.set_fontsize(min_font_pt)
+    for ax in fig.axes:  # ticks made later (a resized axis gets new ones) take this size too
+        for name, axis in (("x", ax.xaxis), ("y", ax.yaxis)):
+            labels = axis.get_ticklabels(which="both")
+            size = max([min_font_pt] + [label.get_fontsize() for label in labels])
+            ax.tick_params(axis=name, which="both", labelsize=size)
     width, height = fig.get_size_inches()
     target = width_px / DPI
     if not _reflow(fig, target) and width > target:
