@@ -49,8 +49,9 @@ def test_estimate_scales_the_committed_wall_time_by_the_run_count():
     runs = len(expected_runs("richard-fig6-ablation", "paper"))
     assert paper["runs"] == runs > len(records)
     assert paper["seconds"] == pytest.approx(wall / len(records) * runs)
-    assert "at least" in paper["basis"]
-    assert "at most" in estimate("richard-fig6-ablation", "test")["basis"]
+    assert paper["bound"] == "at least" and "at least" in paper["basis"]
+    assert estimate("richard-fig6-ablation", "test")["bound"] == "at most"
+    assert same["bound"] == "same"
 
 
 def test_rerun_prints_the_estimate_first_and_draws_from_the_new_records(tmp_path, capsys):

@@ -68,23 +68,27 @@ def estimate(figure_id: str, scale: str, root=None) -> dict:
     seconds = wall if scale == basis_scale else per_run * runs
     rank = SCALE_ORDER.index  # paper < book < test: a smaller index is a larger scale
     if scale == basis_scale:
-        bound = "the committed runs' own time"
+        bound, why = "", "the committed runs' own time"
     elif rank(scale) < rank(basis_scale):
-        bound = (f"at least: each {scale}-scale run is larger than a {basis_scale}-scale one "
-                 "(more steps, widths or seeds)")
+        bound, why = "at least ", (f"each {scale}-scale run is larger than a {basis_scale}-scale "
+                                   "one: more steps, widths or seeds")
     else:
-        bound = f"at most: each {scale}-scale run is smaller than a {basis_scale}-scale one"
+        bound, why = "at most ", f"each {scale}-scale run is smaller than a {basis_scale}-scale one"
     return {"figure_id": figure_id, "scale": scale, "runs": runs, "seconds": seconds,
-            "basis": f"{len(records)} {basis_scale}-scale run(s) took {wall:.0f} s on {devices} "
-                     f"({per_run:.1f} s per run); {bound}"}
+            "bound": bound.strip() or "same",
+            "basis": f"{len(records)} {basis_scale}-scale run(s) took {wall:.0f} s on {devices}, "
+                     f"{per_run:.1f} s per run; {bound}since {why}" if bound else
+                     f"{len(records)} {basis_scale}-scale run(s) took {wall:.0f} s on {devices}, "
+                     f"{why}"}
 
 
 def describe(plan: dict) -> str:
     if plan["seconds"] is None:
         return (f"{plan['figure_id']} at {plan['scale']} scale: {plan['runs']} run(s); "
                 f"{plan['basis']}.")
+    bound = "" if plan["bound"] == "same" else plan["bound"] + " "
     return (f"{plan['figure_id']} at {plan['scale']} scale: {plan['runs']} run(s), expected "
-            f"{_duration(plan['seconds'])} ({plan['basis']}).")
+            f"{bound}{_duration(plan['seconds'])} ({plan['basis']}).")
 
 
 def _duration(seconds: float) -> str:
