@@ -93,6 +93,7 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
 def pages(html: Path) -> list[str]:
     return sorted(str(p.relative_to(html)) for p in html.rglob("*.html")
                   if p.name not in SKIPPED_PAGES and "_sources" not in p.parts
+                  and "_static" not in p.parts  # the themes' template snippets
                   and p.name != "index.html")
 
 
