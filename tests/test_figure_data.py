@@ -110,8 +110,6 @@ DRAWN_NOT_DATA = {
 # Figures whose data() does not yet hold everything they draw, and what is missing. The five
 # huang-* modules belong to another change in flight (see the issue 25 report).
 NOT_YET_COVERED = {
-    "huang-fig1-algorithmic": "the fitted and predicted accuracies drawn as markers",
-    "huang-fig1-languages": "the fitted and predicted accuracies drawn as markers",
     "huang-fig2-dotdepth": "positions on a categorical axis only: nothing checkable",
     "huang-fig4-starfree": "positions on a categorical axis only: nothing checkable",
     "izzo-fig1-simpletask": "the two end points of the least-squares line of the right panel",
