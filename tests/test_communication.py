@@ -67,6 +67,6 @@ def test_html_table_from_dicts_keeps_order_and_escapes():
     table = HTMLTable.from_dicts([{"a": 1, "b": "x<y"}, {"a": 0.123456, "b": None}])
     assert table.header == ["a", "b"]
     assert "<td>x&lt;y</td>" in table.html and "<td>0.123</td>" in table.html
-    assert str(table).splitlines() == ["a | b", "1 | x<y", "0.123 | None"]
+    assert str(table).splitlines() == ["a | b", "1 | x<y", "0.123 | –"]
     with pytest.raises(LengthgenError):
         HTMLTable.from_dicts([])

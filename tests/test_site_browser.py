@@ -93,6 +93,7 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
 def pages(html: Path) -> list[str]:
     return sorted(str(p.relative_to(html)) for p in html.rglob("*.html")
                   if p.name not in SKIPPED_PAGES and "_sources" not in p.parts
+                  and "_static" not in p.parts  # the themes' template snippets
                   and p.name != "index.html")
 
 
@@ -156,3 +157,111 @@ def test_every_slider_changes_the_picture(browser, site):
                 assert after != before, f"{page}: moving slider {name!r} left the picture as it was"
                 moved += 1
     assert moved >= 2, "expected the Limit Transformers sliders (period and locality) at least"
+
+
+# Each figure image in the page body: its natural width (pixels of the PNG) and the width it is
+# shown at (CSS px), with the font size of its caption; every table: how wide it is against the
+# box that holds it, and whether its caption is cut.
+LAYOUT_JS = """
+const main = document.querySelector('main') || document.body;
+const vw = document.documentElement.clientWidth;
+const figures = Array.from(main.querySelectorAll('figure img, .lengthgen-frame-slider img'))
+  .map(img => {
+    const box = img.getBoundingClientRect();
+    const figure = img.closest('figure');
+    const caption = figure ? figure.querySelector('figcaption') : null;
+    return {src: (img.currentSrc || img.src).slice(-50), natural: img.naturalWidth,
+            shown: box.width, left: box.left, right: box.right,
+            caption_px: caption ? parseFloat(getComputedStyle(caption).fontSize) : null};
+  });
+const tables = Array.from(main.querySelectorAll('table')).map(table => {
+  const holder = table.parentElement;
+  const caption = table.querySelector('caption');
+  return {number: caption ? (caption.querySelector('.caption-number') || {}).textContent || ''
+                          : '',
+          width: table.scrollWidth, room: holder.clientWidth,
+          caption_cut: caption ? caption.scrollWidth > caption.clientWidth + 1 ||
+                                 caption.getBoundingClientRect().right >
+                                 holder.getBoundingClientRect().right + 1 : false};
+});
+const sliders = Array.from(main.querySelectorAll('.lengthgen-frame-slider')).map(block => {
+  const img = block.querySelector('img').getBoundingClientRect();
+  const inputs = Array.from(block.querySelectorAll('input')).map(i => i.getBoundingClientRect());
+  return {img_right: img.right, img_left: img.left,
+          input_right: Math.max(...inputs.map(r => r.right))};
+});
+const search = Array.from(document.querySelectorAll('.search-button, .search-button-field'))
+  .filter(e => { const r = e.getBoundingClientRect(); const s = getComputedStyle(e);
+                 return r.width > 0 && r.height > 0 && s.visibility !== 'hidden' &&
+                        r.right > 0 && r.left < vw; }).length;
+return {figures, tables, sliders, search, vw, page_width: document.documentElement.scrollWidth};
+"""
+
+
+def _layout(browser, url, page):
+    browser.get(f"{url}/{page}")
+    browser.execute_async_script(MATHJAX_JS)
+    browser.execute_script("return Promise.all(Array.from(document.images).map(i => i.decode()"
+                           ".catch(() => null)))")
+    return browser.execute_script(LAYOUT_JS)
+
+
+def test_figure_text_is_at_least_caption_size_at_1400px(browser, site):
+    """Every figure is drawn with no text under MIN_FONT_PT at DPI (lengthgen.viz.book); shown at
+    `shown` of its `natural` pixels, its smallest text is MIN_FONT_PT * DPI / 72 * shown /
+    natural CSS px, which must be at least its caption's font size."""
+    from lengthgen.viz.book import DPI, MIN_FONT_PT
+
+    url, html = site
+    problems, sizes = [], []
+    for page in pages(html):
+        layout = _layout(browser, url, page)
+        for fig in layout["figures"]:
+            if not fig["natural"]:
+                continue
+            on_screen = MIN_FONT_PT * DPI / 72 * min(fig["shown"] / fig["natural"], 1.0)
+            sizes.append(on_screen)
+            caption = fig["caption_px"] or 14.4
+            if on_screen < caption - 0.05:
+                problems.append(f"{page}: {fig['src']}: {fig['natural']} px shown at "
+                                f"{fig['shown']:.0f} px: text {on_screen:.1f} px < caption "
+                                f"{caption:.1f} px")
+    assert sizes, "no figures measured"
+    assert not problems, "\n".join(problems)
+
+
+def test_tables_fit_and_one_search_box_at_1400px(browser, site):
+    url, html = site
+    problems = []
+    for page in pages(html):
+        layout = _layout(browser, url, page)
+        if layout["search"] != 1:
+            problems.append(f"{page}: {layout['search']} search boxes visible")
+        for table in layout["tables"]:
+            name = table["number"].strip() or "a table"
+            if table["width"] > table["room"] + 1:
+                problems.append(f"{page}: {name} is {table['width']} px wide in "
+                                f"{table['room']} px: columns hidden")
+            if table["caption_cut"]:
+                problems.append(f"{page}: {name}: caption cut")
+    assert not problems, "\n".join(problems)
+
+
+def test_nothing_scrolls_sideways_at_420px(browser, site):
+    """On a phone the figures scale to the screen and each slider stays beside its picture."""
+    url, html = site
+    problems = []
+    browser.set_window_size(420, 900)
+    try:
+        for page in pages(html):
+            layout = _layout(browser, url, page)
+            vw = layout["vw"]
+            for fig in layout["figures"]:
+                if fig["right"] > vw + 1 or fig["left"] < -1:
+                    problems.append(f"{page}: {fig['src']} reaches {fig['right']:.0f} px of {vw}")
+            for slider in layout["sliders"]:
+                if slider["img_right"] > vw + 1 or slider["input_right"] > vw + 1:
+                    problems.append(f"{page}: a slider or its picture is off the screen")
+    finally:
+        browser.set_window_size(1400, 1000)
+    assert not problems, "\n".join(problems)

@@ -63,3 +63,13 @@ def test_keys_are_checked(shown, key):
     with pytest.raises(LengthgenError, match="figure key"):
         book.book_figure(key, object())
     assert not shown
+
+
+def test_tables_read_as_prose_not_python():
+    from lengthgen.viz.tables import HTMLTable
+    table = HTMLTable.from_dicts([{"train_length": 8, "shape": [2, 2, 64, 0.001], "ok": True,
+                                   "fit": None, "mean weight": 0.123456}])
+    assert table.header == ["train length", "shape", "ok", "fit", "mean weight"]
+    text = table.markdown
+    assert "[" not in text and "True" not in text and "None" not in text
+    assert "2\\, 2\\, 64\\, 0\\.001" in text and "| yes |" in text and "0\\.123" in text

@@ -138,7 +138,9 @@ def figure(records: list[dict]):
     rows = data(records)
     programs = sorted({r["program"] for r in rows})
     ns = sorted({r["n"] for r in rows})
-    fig, (ax, bx) = plt.subplots(1, 2, figsize=(13, 5.2), gridspec_kw={"width_ratios": [1.5, 1]})
+    # Stacked: the book's column is narrow, and the right panel names every program.
+    fig, (ax, bx) = plt.subplots(2, 1, figsize=(7.4, 6.5 + 0.22 * len(programs)),
+                                 gridspec_kw={"height_ratios": [1, 0.05 * len(programs) + 0.2]})
     cmap = plt.get_cmap("tab20", max(len(programs), 2))
     grid = np.geomspace(min(ns), max(ns) * 4, 200)
     for k, program in enumerate(programs):
@@ -154,7 +156,7 @@ def figure(records: list[dict]):
     ax.set_xlabel("input length N (Alice holds the first N/2 symbols)")
     ax.set_ylabel("bits Alice sends (max over the inputs tried)")
     ax.set_title("measured message length; lines: a + b log2 N")
-    ax.legend(fontsize=6, ncol=2, loc="upper left")
+    ax.legend(fontsize=8, ncol=3, loc="upper center", bbox_to_anchor=(0.5, -0.2))
     summary = sorted(((r["crossing_n"], r["fit_b"], r["program"]) for r in
                       {r["program"]: r for r in rows}.values()))
     y = np.arange(len(summary))
@@ -249,11 +251,12 @@ def agreement(programs: list[str], ns: list[int], inputs: int = 3, seed: int = 0
 
 
 def slider(records: list[dict], programs: list[str], ns: list[int] | None = None,
-           max_ns: int = 6, dpi: int = 60):
+           max_ns: int = 6):
     """A kernel-free slider over N and program (frames drawn now, switched in the browser).
 
     Programs without a record are left out; without ns, up to max_ns measured lengths spread
     over the range."""
+    from lengthgen.viz.book import DPI, compact_png, fit_to_column
     from lengthgen.viz.frames import FrameSlider
     have = {r["params"]["program"] for r in records}
     programs = [p for p in programs if p in have]
@@ -270,9 +273,10 @@ def slider(records: list[dict], programs: list[str], ns: list[int] | None = None
             if current:
                 plt.close(current["figure"].fig)
             current.update(program=program, figure=_MessageFigure(records, program))
+            fit_to_column(current["figure"].fig)
         buffer = io.BytesIO()
-        current["figure"].show(n).savefig(buffer, format="png", dpi=dpi)
-        return buffer.getvalue()
+        current["figure"].show(n).savefig(buffer, format="png", dpi=DPI)
+        return compact_png(buffer.getvalue())
 
     slider = FrameSlider(draw, {"program": programs, "n": ns},
                          initial={"program": programs[0], "n": ns[len(ns) // 2]},

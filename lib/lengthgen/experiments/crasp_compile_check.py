@@ -113,6 +113,31 @@ def _series(record, mode):
     return ns, [rows[str(n)] for n in ns]
 
 
+MODES = ("heaviside", "relu", "relu_break")
+
+
+def data(records: list[dict]) -> list[dict]:
+    """One row per program, compilation and input length: how many positions were checked,
+    how many values and accept bits agree with the interpreter, and the largest deviation of a
+    stored value from its exact representation (mode relu_break: compiled for the short
+    max_length and run beyond it)."""
+    rows = []
+    for record in sorted(records, key=lambda r: r["params"]["program"]):
+        m = record["metrics"]
+        for mode in MODES:
+            ns, entries = _series(record, mode)
+            rows += [{"program": record["params"]["program"], "fragment": m["fragment"],
+                      "seed": record["params"]["seed"], "mode": mode,
+                      "max_length": m[mode]["max_length"], "length": n,
+                      "strings": e["strings"], "positions": e["positions"],
+                      "value_agree": e["value_agree"], "accept_agree": e["accept_agree"],
+                      "accept_fraction": e["accept_agree"] / e["positions"],
+                      "max_error": e["max_error"],
+                      "exact": e["value_agree"] == e["positions"] and e["max_error"] <= EXACT}
+                     for n, e in zip(ns, entries)]
+    return rows
+
+
 def figure(records: list[dict]):
     records = sorted(records, key=lambda r: r["params"]["program"])
     config = records[0]["config"]

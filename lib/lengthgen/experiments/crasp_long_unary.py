@@ -50,6 +50,23 @@ def run_one(params, config, device):
             "boolean_operations": len(bools)}
 
 
+def data(records):
+    """One row per program and n: the verdict of the program's output on a^n (0 or 1; for a
+    next-token program its first token output, the one drawn), with the program's last change
+    (of its outputs, and of any Boolean operation: the bars)."""
+    rows = []
+    for r in sorted(records, key=lambda r: (r["metrics"]["fragment"], r["run_name"])):
+        m = r["metrics"]
+        for output, values in list(m["outputs"].items())[:1]:
+            rows += [{"program": r["run_name"], "fragment": m["fragment"], "symbol": m["symbol"],
+                      "output": output, "n": n, "value": value,
+                      "last_change_output": m["last_change_output"],
+                      "last_change_any": m["last_change_any"],
+                      "boolean_operations": m["boolean_operations"]}
+                     for n, value in enumerate(values)]
+    return rows
+
+
 def figure(records):
     records = sorted(records, key=lambda r: (r["metrics"]["fragment"], r["run_name"]))
     n = records[0]["metrics"]["n"]

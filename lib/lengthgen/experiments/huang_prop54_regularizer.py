@@ -43,6 +43,20 @@ def run_one(params: dict, config: dict, device) -> dict:
     return metrics
 
 
+def data(records: list[dict]) -> list[dict]:
+    """One row per width rule, context length and regularizer term: the mean and standard
+    deviation over seeds (the error bars) and the exact expectation (the dashed lines)."""
+    rows = []
+    for r in sorted(records, key=lambda r: (RULES.index(r["params"]["rule"]), r["params"]["n"])):
+        for variant in VARIANTS:
+            term = r["metrics"][variant]
+            rows.append({"rule": r["params"]["rule"], "n": r["params"]["n"],
+                         "width": r["metrics"]["width"], "term": variant,
+                         "seeds": r["config"]["seeds"], "mean": term["mean"], "std": term["std"],
+                         "expected": term["expected"]})
+    return rows
+
+
 def figure(records: list[dict]):
     config = records[0]["config"]
     fig, axes = plt.subplots(1, len(VARIANTS), figsize=(10, 3.8), sharex=True)

@@ -479,20 +479,23 @@ def agreement(rows: list[dict]) -> dict:
 
 
 def tidy(rows: list[dict]) -> list[dict]:
-    """`figure data` rows: one per (cell, seed, bin) with the cell's mean, the seed's value,
-    whether the seed fit, the baseline and the paper's number."""
+    """`figure data` rows, in percent as the figure draws them: one per (cell, seed, bin) with
+    the seed's accuracy, whether it fit, the cell's mean (over the seeds that fit), the
+    baseline and the paper's number."""
+    def pc(value):
+        return "" if value in ("", None) else round(100 * value, 3)
     out = []
     for row in rows:
         for i, name in enumerate(row["accuracy"]):
             for seed in row["per_seed"]:
                 out.append({"task": row["task"], "encoding": row["encoding"], "bin": name,
-                            "seed": seed["seed"], "accuracy": seed["bins"][name],
-                            "seed_fit": seed["fit"], "cell_mean": row["accuracy"][name],
+                            "seed": seed["seed"], "accuracy_pct": pc(seed["bins"][name]),
+                            "seed_fit": seed["fit"], "cell_mean_pct": pc(row["accuracy"][name]),
                             "cell_fit": row["fit"], "predicted": row["predicted"],
                             "setting": " ".join(map(str, row["selected"])),
-                            "baseline": row["baseline"].get(name, ""),
-                            "paper_accuracy": "" if row["paper"] is None
-                            else row["paper"]["bins"][i]})
+                            "baseline_pct": pc(row["baseline"].get(name, "")),
+                            "paper_pct": "" if row["paper"] is None
+                            else pc(row["paper"]["bins"][i])})
     return out
 
 

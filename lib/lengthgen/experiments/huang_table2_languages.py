@@ -147,6 +147,29 @@ def markdown_table(records: list[dict], extra_columns=None) -> str:
     return "\n".join(lines)
 
 
+def data(records: list[dict]) -> list[dict]:
+    """One row per task and column of the table: our entry, the paper's, whether they agree,
+    and what backs ours (the checked program and how many strings it was run on, or the
+    proof)."""
+    rows = []
+    for r in in_order(records):
+        m = r["metrics"]
+        for column in COLUMNS:
+            cell = m["cells"][column]
+            rows.append({"task": r["run_name"], "name": m["name"], "number": m["number"],
+                         "column": column, "entry": cell["entry"], "paper": cell["paper"],
+                         "agrees": cell["agrees"], "program": cell.get("program", ""),
+                         "fragment": cell.get("fragment", ""),
+                         "operations": cell.get("operations", ""),
+                         "checked": cell.get("checked", ""),
+                         "exhaustive_length": cell.get("exhaustive_length", ""),
+                         "disagreements": cell.get("disagreements", ""),
+                         "verified": cell.get("verified", ""), "proof": cell.get("proof", ""),
+                         "star_free": m.get("star_free", ""), "dot_depth": m.get("dot_depth", ""),
+                         "ac0": m["ac0"]})
+    return rows
+
+
 EXTRA = [("star-free", lambda m: {True: "yes", False: "no"}[m["star_free"]]),
          ("dot-depth", lambda m: str(m["dot_depth"] or "-")),
          ("AC0", lambda m: "yes" if m["ac0"] else "no")]

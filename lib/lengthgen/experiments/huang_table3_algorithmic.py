@@ -39,6 +39,12 @@ def figure(records):
                                       "against the task's solver")
 
 
+def data(records: list[dict]) -> list[dict]:
+    """One row per task and column of the table (as for Table 2)."""
+    return [{k: v for k, v in row.items() if k not in ("star_free", "dot_depth")}
+            for row in huang_table2_languages.data(records)]
+
+
 def markdown_table(records: list[dict]) -> str:
     """The table as Markdown, for the book's HTML table."""
     return huang_table2_languages.markdown_table(records, EXTRA)

@@ -232,4 +232,8 @@ def data(records) -> list[dict]:
                     rows.append({"train_depth": m["train_depth"], "test_depth": q,
                                  "split": split, "predictor": predictor, "accuracy": m[key],
                                  "n": m[f"{split}_depth{q}_n"]})
+    for split in ("in_sample", "out_of_sample"):  # the paper's q = 3 model (stars)
+        rows.append({"train_depth": 3, "test_depth": 3, "split": split,
+                     "predictor": "paper (1e8 parameters)",
+                     "accuracy": PAPER[f"{split}_depth3"], "n": ""})
     return rows

@@ -36,6 +36,24 @@ def run_one(params, config, device):
     }
 
 
+def data(records):
+    """One row per position r: the training word's Dyck path, the cumulative closed-form
+    positional embeddings, and the path of the prefix followed by the head's completion."""
+    rows = []
+    for r in records:
+        m = r["metrics"]
+        word = m["prefix"] + m["completion"]
+        for i, (train, positional, completed) in enumerate(
+                zip(m["train_path"], m["positional_cumsum"], m["completed_path"]), start=1):
+            rows.append({"seed": r["params"]["seed"], "position": i,
+                         "train_symbol": m["train_word"][i - 1], "train_path": train,
+                         "positional_cumsum": positional, "completed_symbol": word[i - 1],
+                         "part": "prefix" if i <= len(m["prefix"]) else "completion",
+                         "completed_path": completed, "balanced": m["balanced"],
+                         "completion_probability": m["completion_probability"]})
+    return rows
+
+
 def figure(records):
     import matplotlib.pyplot as plt
 

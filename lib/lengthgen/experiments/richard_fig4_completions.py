@@ -55,6 +55,24 @@ def run_one(params, config, device):
                          for name, ctx in contexts(single_words[0]).items()}}
 
 
+def data(records):
+    """One row per model, context and completion shown (the bars): how often it was sampled and
+    whether the word is balanced, with the context's overall rate of balanced completions."""
+    rows = []
+    for r in sorted(records, key=lambda r: r["metrics"]["train_size"]):
+        m = r["metrics"]
+        for name in m["order"]:
+            dist = m["contexts"][name]
+            rows += [{"model": r["params"]["model"], "seed": r["params"]["seed"],
+                      "train_size": m["train_size"], "max_depth": m["max_depth"],
+                      "context_kind": name, "context": dist["context"],
+                      "completion": t["completion"], "count": t["count"],
+                      "trials": r["config"]["trials"], "balanced": t["balanced"],
+                      "context_balanced_rate": dist["accuracy"],
+                      "context_distinct": dist["distinct"]} for t in dist["top"]]
+    return rows
+
+
 def figure(records):
     import matplotlib.pyplot as plt
 

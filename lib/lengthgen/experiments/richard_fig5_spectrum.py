@@ -36,12 +36,31 @@ def run_one(params, config, device):
             "top_singular_share": float(singular[0] ** 2 / (singular ** 2).sum())}
 
 
+def data(records):
+    """One row per plotted number of each model: the entries of W_O W_V (quantity "matrix",
+    row i, column j), its singular values and its eigenvalues (index i, largest first; the
+    eigenvalue's imaginary part in `imag`)."""
+    rows = []
+    for r in sorted(records, key=lambda r: r["metrics"]["train_size"]):
+        m = r["metrics"]
+        base = {"model": r["params"]["model"], "seed": r["params"]["seed"],
+                "train_size": m["train_size"], "max_depth": m["max_depth"]}
+        rows += [{**base, "quantity": "matrix", "i": i, "j": j, "value": value, "imag": 0.0}
+                 for i, line in enumerate(m["matrix"]) for j, value in enumerate(line)]
+        rows += [{**base, "quantity": "singular_value", "i": i, "j": "", "value": value,
+                  "imag": 0.0} for i, value in enumerate(m["singular_values"])]
+        rows += [{**base, "quantity": "eigenvalue", "i": i, "j": "", "value": re, "imag": im}
+                 for i, (re, im) in enumerate(zip(m["eigenvalues_real"], m["eigenvalues_imag"]))]
+    return rows
+
+
 def figure(records):
     import matplotlib.pyplot as plt
 
     records = sorted(records, key=lambda r: r["metrics"]["train_size"])
-    fig, axes = plt.subplots(len(records), 3, figsize=(13, 3.6 * len(records)), squeeze=False)
-    for row, r in zip(axes, records):
+    # one column per model, one row per view: two panels side by side fit the book's column
+    fig, axes = plt.subplots(3, len(records), figsize=(3.7 * len(records), 10.5), squeeze=False)
+    for row, r in zip(axes.T, records):
         m = r["metrics"]
         label = f"{m['train_size']} word(s), depth <= {m['max_depth']}"
         mat = np.array(m["matrix"])

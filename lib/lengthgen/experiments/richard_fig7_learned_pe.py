@@ -47,6 +47,24 @@ def run_one(params, config, device):
             "end_abs_mean": float(np.abs(curves[:, -1]).mean())}
 
 
+def data(records):
+    """One row per curve and position: each coordinate's cumulative positional embedding
+    (kind "curve", index = coordinate) and each k-means centroid (kind "centroid", index =
+    cluster, with its size)."""
+    rows = []
+    for r in records:
+        m = r["metrics"]
+        base = {"variant": m["variant"], "seed": r["params"]["seed"]}
+        for kind, curves, sizes in (("curve", m["curves"], None),
+                                    ("centroid", m["centroids"], m["cluster_sizes"])):
+            for index, curve in enumerate(curves):
+                size = "" if sizes is None else sizes[index]
+                rows += [{**base, "kind": kind, "index": index, "cluster_size": size,
+                          "position": position, "value": value}
+                         for position, value in enumerate(curve, start=1)]
+    return rows
+
+
 def figure(records):
     import matplotlib.pyplot as plt
 

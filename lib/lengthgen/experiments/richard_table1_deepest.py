@@ -41,6 +41,21 @@ def run_one(params, config, device):
                     for c, k in counts.most_common(config["top"])]}
 
 
+def data(records):
+    """One row per model and completion shown, with the model's total of balanced completions
+    and the paper's count."""
+    rows = []
+    for r in sorted(records, key=lambda r: r["metrics"]["train_size"]):
+        m = r["metrics"]
+        rows += [{"model": r["params"]["model"], "seed": r["params"]["seed"],
+                  "train_size": m["train_size"], "max_depth": m["max_depth"],
+                  "context": m["context"], "completion": t["completion"], "count": t["count"],
+                  "balanced": t["balanced"], "trials": m["trials"],
+                  "total_balanced": m["balanced"],
+                  "paper_balanced_of_100": m["paper_balanced_of_100"]} for t in m["top"]]
+    return rows
+
+
 def figure(records):
     import matplotlib.pyplot as plt
 

@@ -159,6 +159,38 @@ def run_one(params, config, device):
     return memorization(params["d"], config, params["seed"])
 
 
+QUANTITIES = {
+    "exhaustive": ("generalization_rate", "memorization_rate", "no_pe_rate",
+                   "repulsive_success_rate", "generalization_failure_probability",
+                   "no_pe_failure_probability", "theorem_failure_bound", "n_prefixes",
+                   "n_train_words"),
+    "sampled": ("random_rate", "deep_rate", "deepest_rate", "random_count", "deep_count",
+                "deepest_count", "n_train_words"),
+    "memorization": ("mean_probability", "min_probability", "bound", "t", "n", "v_gamma"),
+}
+
+
+def data(records):
+    """One row per run and plotted quantity (long form: the three kinds of runs measure
+    different things). N is the half-length of the Dyck words, d the embedding dimension of
+    Theorem 3.1; the failure probabilities are 1 - the smallest greedy-completion probability
+    (middle panel), the repulsive success rate is 1 - its failure rate (left panel)."""
+    rows = []
+    for r in sorted(records, key=lambda r: r["run_name"]):
+        m, kind = dict(r["metrics"]), r["params"]["kind"]
+        if kind == "exhaustive":
+            m["repulsive_success_rate"] = (None if m["repulsive_failure_rate"] is None
+                                           else 1 - m["repulsive_failure_rate"])
+            m["generalization_failure_probability"] = 1 - m["generalization_min_probability"]
+            m["no_pe_failure_probability"] = 1 - m["no_pe_min_probability"]
+            m["theorem_failure_bound"] = 2 * m["n"] * math.exp(-m["n"])
+        rows += [{"run": r["run_name"], "kind": kind, "seed": r["params"]["seed"],
+                  "N": r["params"].get("n", ""), "d": r["params"].get("d", ""),
+                  "quantity": q, "value": "" if m[q] is None else m[q]}
+                 for q in QUANTITIES[kind]]
+    return rows
+
+
 def figure(records):
     import matplotlib.pyplot as plt
 

@@ -35,6 +35,239 @@ PROVENANCE = "-provenance"  # the provenance line of figure KEY is glued as KEY-
 _KEY = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 
 
+# How the site shows a figure. The book's column shows images up to about 755 CSS px wide at
+# a 1400 px window (tests/test_site_browser.py measures it), and figure captions are 0.9rem
+# (14.4 px; book/_static/lengthgen.css). A figure is therefore saved at most COLUMN_PX wide at
+# DPI dots per inch, so that it is shown at its natural size, and no text in it is smaller than
+# MIN_FONT_PT: 10.5 pt at 100 dpi is 14.6 px on screen, the caption's size or more.
+COLUMN_PX = 740
+DPI = 100
+MIN_FONT_PT = 10.5
+
+
+def _figure_level_bottom(fig) -> float:
+    """The top (in figure fraction) of legends and texts placed at the bottom of the figure
+    itself (not in an axes): the layout keeps the axes above them."""
+    renderer = fig.canvas.get_renderer()
+    height = fig.bbox.height
+    tops = []
+    for artist in list(fig.legends) + [t for t in fig.texts if t is not fig._suptitle]:
+        box = artist.get_window_extent(renderer)
+        if box.y1 < 0.5 * height:
+            tops.append(box.y1 / height + 0.01)
+    return min(max(tops, default=0.0), 0.5)
+
+
+def fit_to_column(fig, width_px: int = COLUMN_PX, min_font_pt: float = MIN_FONT_PT):
+    """Draw `fig` for the book's column, in place: no text smaller than `min_font_pt`, and a
+    width of at most `width_px` pixels at DPI (a wider figure is narrowed, its height by the
+    square root of that factor, and laid out again). Returns the figure.
+
+    The figure modules choose sizes for a notebook; this is the one place where the site's
+    sizes are decided, for figures (`book_figure`) and slider frames (`viz.frames`) alike."""
+    import warnings
+
+    from matplotlib.legend import Legend
+    from matplotlib.text import Text
+
+    for text in fig.findobj(Text):
+        if text.get_text() and text.get_fontsize() < min_font_pt:
+            text.set_fontsize(min_font_pt)
+    for ax in fig.axes:  # ticks made later (a resized axis gets new ones) take this size too
+        for name, axis in (("x", ax.xaxis), ("y", ax.yaxis)):
+            labels = axis.get_ticklabels(which="both")
+            size = max([min_font_pt] + [label.get_fontsize() for label in labels])
+            ax.tick_params(axis=name, which="both", labelsize=size)
+    width, height = fig.get_size_inches()
+    target = width_px / DPI
+    if not _reflow(fig, target) and width > target:
+        fig.set_size_inches(target, height * (target / width) ** 0.5)
+    if fig.get_layout_engine() is None or type(fig.get_layout_engine()).__name__ == \
+            "PlaceHolderLayoutEngine":
+        _layout(fig)
+    # Legends and labels outside the axes widen the saved image (bbox_inches="tight"): wrap
+    # titles to the column, take columns off legends, and only then narrow the figure (by at
+    # most a fifth: narrower, the panels would be crushed).
+    _wrap_titles(fig, target)
+    for _ in range(8):
+        saved = _saved_width_px(fig)
+        if saved <= width_px + 1:
+            break
+        legends = [legend for legend in fig.findobj(Legend) if legend._ncols > 1]
+        width, height = fig.get_size_inches()
+        if legends:  # a legend in several columns is narrowed first, by one column
+            widest = max(legends, key=lambda lg: lg.get_window_extent().width)
+            _relegend(widest, widest._ncols - 1)
+        elif width * width_px / saved >= 0.8 * target:
+            fig.set_size_inches(width * width_px / saved, height)
+        else:
+            break
+        _layout(fig)
+    return fig
+
+
+MIN_PANEL_IN = 3.5  # a panel narrower than this at MIN_FONT_PT has no room for its labels
+
+
+def _reflow(fig, target_in: float) -> bool:
+    """Re-arrange the panels of a grid too wide for the column into fewer columns (two, or one
+    for three panels in a row), keeping their order; a panel's colorbar moves with it. Returns
+    whether the figure was re-arranged (it then has width target_in)."""
+    from matplotlib.gridspec import GridSpec, GridSpecFromSubplotSpec
+
+    cells = {}  # top-level cell -> what to move: an axes, or the sub-grid holding it
+    for ax in fig.axes:
+        spec = ax.get_subplotspec()
+        if spec is None:
+            continue
+        grid = spec.get_gridspec()
+        if isinstance(grid, GridSpecFromSubplotSpec):
+            holder = grid
+            while isinstance(holder._subplot_spec.get_gridspec(), GridSpecFromSubplotSpec):
+                holder = holder._subplot_spec.get_gridspec()
+            top = holder._subplot_spec
+            cells.setdefault((top.get_gridspec(), top.rowspan.start, top.colspan.start), holder)
+        elif not hasattr(ax, "_colorbar"):
+            cells.setdefault((grid, spec.rowspan.start, spec.colspan.start), ax)
+    grids = {key[0] for key in cells}
+    if len(grids) != 1:
+        return False
+    grid = grids.pop()
+    rows, cols = grid.get_geometry()
+    width, height = fig.get_size_inches()
+    if cols < 2 or len(cells) != rows * cols or \
+            (target_in / cols >= MIN_PANEL_IN and width <= 1.5 * target_in):
+        return False
+    if any(isinstance(moved, GridSpecFromSubplotSpec) for moved in cells.values()):
+        return False  # panels with colorbars: left to their module's own layout
+    new_cols = 1 if cols <= 3 else 2
+    count = rows * cols
+    new_rows = -(-count // new_cols)
+    panel_height = min(max(height / rows * (target_in / new_cols) / (width / cols), 2.4), 3.0)
+    new_grid = GridSpec(new_rows, new_cols, figure=fig)
+    for index, key in enumerate(sorted(cells, key=lambda k: (k[1], k[2]))):
+        cell = new_grid[index // new_cols, index % new_cols]
+        moved = cells[key]
+        if isinstance(moved, GridSpecFromSubplotSpec):
+            moved._subplot_spec = cell
+        else:
+            moved.set_subplotspec(cell)
+            # panels that shared an axis with a neighbour hid its tick labels: show them again
+            # where the new arrangement has no neighbour to read them from
+            if index % new_cols == 0:
+                moved.tick_params(axis="y", labelleft=True)
+            moved.tick_params(axis="x", labelbottom=True)
+    fig.set_size_inches(target_in, panel_height * new_rows + 0.4)
+    return True
+
+
+def _below_axes(legend) -> bool:
+    """Whether a legend hangs under its axes at a fixed fraction of the axes' height (which
+    larger text and a shorter axes turn into an overlap with the x label)."""
+    anchor, ax = legend._bbox_to_anchor, legend.axes
+    return (ax is not None and anchor is not None and anchor is not legend.parent.bbox
+            and getattr(anchor, "_transform", None) == ax.transAxes
+            and anchor._bbox.y1 < 0 and legend._loc in (1, 2, 9))
+
+
+def _hang_legends(fig) -> None:
+    """Hang each legend placed under its axes just below that axes' x label (the fraction of
+    the axes' height it was placed at does not clear larger text on a shorter axes)."""
+    from matplotlib.legend import Legend
+    fig.draw_without_rendering()
+    renderer = fig.canvas.get_renderer()
+    for legend in fig.findobj(Legend):
+        if not _below_axes(legend):
+            continue
+        ax = legend.axes
+        bottom = ax.xaxis.get_tightbbox(renderer)
+        if bottom is None:
+            continue
+        y = ax.transAxes.inverted().transform((0, bottom.y0))[1]
+        x0, _, width, _ = legend._bbox_to_anchor._bbox.bounds
+        legend.set_bbox_to_anchor((x0, y - 0.02, width, 0), transform=ax.transAxes)
+
+
+def _layout(fig) -> None:
+    """tight_layout that keeps figure-level legends and notes below the axes, and legends hung
+    under an axes below its x label."""
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for _ in range(2):
+            _hang_legends(fig)
+            fig.tight_layout(rect=(0, _figure_level_bottom(fig), 1, 1))
+        _hang_legends(fig)
+
+
+def _relegend(legend, ncols: int) -> None:
+    """Draw a legend again in `ncols` columns, where it was (a legend lays out its columns
+    only when it is made)."""
+    parent = legend.parent
+    title = legend.get_title()
+    anchor = legend._bbox_to_anchor
+    placed = {} if anchor is None or anchor is parent.bbox else \
+        {"bbox_to_anchor": anchor._bbox.bounds, "bbox_transform": anchor._transform}
+    kwargs = {"loc": legend._loc, **placed, "ncols": ncols,
+              "fontsize": legend.texts[0].get_fontsize() if legend.texts else None,
+              "frameon": legend.get_frame_on()}
+    if title.get_text():
+        kwargs.update(title=title.get_text(), title_fontsize=title.get_fontsize())
+    handles, labels = legend.legend_handles, [t.get_text() for t in legend.texts]
+    legend.remove()
+    parent.legend(handles, labels, **kwargs)
+
+
+def _wrap_titles(fig, width_in: float) -> None:
+    """Break the figure's titles and notes, and the axes' titles, that are wider than their
+    room into lines."""
+    import textwrap
+    renderer = fig.canvas.get_renderer()
+    titles = [(fig._suptitle, width_in * DPI)] if fig._suptitle is not None else []
+    titles += [(t, width_in * DPI * 0.95) for t in fig.texts if t is not fig._suptitle]
+    for ax in fig.axes:
+        room = max(ax.get_window_extent(renderer).width * 1.15, 150)
+        titles += [(t, room) for t in (ax.title, ax._left_title, ax._right_title)]
+    for text, room in titles:
+        content = text.get_text()
+        width = text.get_window_extent(renderer).width
+        if content and width > room:
+            longest = max(len(line) for line in content.split("\n"))
+            chars = max(12, int(longest * room / width))
+            text.set_text("\n".join(textwrap.wrap(content.replace("\n", " "), chars)))
+
+
+def _saved_width_px(fig) -> float:
+    fig.draw_without_rendering()  # legends and texts lay themselves out when drawn
+    renderer = fig.canvas.get_renderer()
+    box = fig.get_tightbbox(renderer)
+    return box.width * DPI + 2 * DPI * 0.1  # savefig's pad_inches = 0.1
+
+
+def column_png(fig) -> bytes:
+    """PNG bytes of a figure drawn for the book's column (fit_to_column, then saved at DPI and
+    made compact by `compact_png`)."""
+    import io
+    fit_to_column(fig)
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=DPI, bbox_inches="tight")
+    return compact_png(buffer.getvalue())
+
+
+def compact_png(png: bytes) -> bytes:
+    """The same picture in at most 256 colours (a palette PNG, no dithering): plots have few
+    colours, and the page weighs about a quarter (slider frames are inlined in the pages)."""
+    import io
+
+    from PIL import Image
+    image = Image.open(io.BytesIO(png)).convert("RGB")
+    palette = image.quantize(colors=256, method=Image.Quantize.FASTOCTREE,
+                             dither=Image.Dither.NONE)
+    out = io.BytesIO()
+    palette.save(out, format="PNG", optimize=True)
+    return out.getvalue()
+
+
 def _glue(key: str, obj) -> None:
     """Display `obj` and mark the output so that myst-nb can paste it elsewhere as `key`."""
     from IPython.core.formatters import format_display_data
@@ -42,10 +275,7 @@ def _glue(key: str, obj) -> None:
 
     if hasattr(obj, "savefig"):  # a matplotlib Figure: PNG whatever the backend or shell
         import base64
-        import io
-        buffer = io.BytesIO()
-        obj.savefig(buffer, format="png", bbox_inches="tight")
-        bundle = {"image/png": base64.b64encode(buffer.getvalue()).decode("ascii"),
+        bundle = {"image/png": base64.b64encode(column_png(obj)).decode("ascii"),
                   "text/plain": repr(obj)}
         metadata = {}
     else:

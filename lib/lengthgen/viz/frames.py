@@ -26,16 +26,17 @@ from lengthgen.errors import LengthgenError
 MAX_FRAMES = 400  # each frame is an inline image in the page: keep pages small
 
 
-def _render(obj, dpi: int) -> str:
-    """A data URI for one frame: a matplotlib Figure (closed afterwards) or PNG bytes."""
+def _render(obj) -> str:
+    """A data URI for one frame: a matplotlib Figure (drawn for the book's column by
+    `viz.book.column_png`, closed afterwards) or PNG bytes."""
     if isinstance(obj, (bytes, bytearray)):
         png = bytes(obj)
     else:
         import matplotlib.pyplot as plt
-        buffer = io.BytesIO()
-        obj.savefig(buffer, format="png", dpi=dpi, bbox_inches="tight")
+
+        from lengthgen.viz.book import column_png
+        png = column_png(obj)
         plt.close(obj)
-        png = buffer.getvalue()
     return "data:image/png;base64," + base64.b64encode(png).decode("ascii")
 
 
@@ -44,7 +45,7 @@ class FrameSlider:
 
     def __init__(self, draw: Callable, sliders: dict[str, Sequence], *,
                  initial: dict | None = None, labels: dict[str, str] | None = None,
-                 caption: str | None = None, dpi: int = 80):
+                 caption: str | None = None):
         if not sliders:
             raise LengthgenError("a frame slider needs at least one slider")
         self.names = list(sliders)
@@ -71,7 +72,7 @@ class FrameSlider:
         # Row-major order over the sliders: index = sum(position_k * stride_k).
         self.settings = [dict(zip(self.names, combo))
                          for combo in itertools.product(*self.values.values())]
-        self.frames = [_render(draw(**setting), dpi) for setting in self.settings]
+        self.frames = [_render(draw(**setting)) for setting in self.settings]
 
     def index(self, **setting) -> int:
         """The frame shown for one combination of slider values."""

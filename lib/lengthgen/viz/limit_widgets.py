@@ -16,6 +16,7 @@ import torch
 
 from lengthgen.errors import LengthgenError
 from lengthgen.models.limit import LimitHead, LimitLayer, LimitTransformer, round_to_bits
+from lengthgen.viz.book import DPI, compact_png, fit_to_column
 
 DEFAULTS = {"delta": 4, "tau": 6, "precision": 2}
 LENGTH = 64  # positions drawn: far beyond the period and the locality window
@@ -155,6 +156,7 @@ class _FrameDrawer:
         # Two lines, as every frame's title has, so that the layout leaves room for them.
         self.title = axes[0].set_title("positional logit a(i, j)\n", fontsize=9)
         self.fig.tight_layout()
+        fit_to_column(self.fig)
         plt.close(self.fig)  # drawn only into PNGs, never shown by the notebook
 
     def __call__(self, delta: int, tau: int) -> bytes:
@@ -164,8 +166,8 @@ class _FrameDrawer:
         self.title.set_text(f"positional logit a(i, j)\nDelta={delta}, tau={tau}, "
                             f"p={self.precision}")
         buffer = self.io.BytesIO()
-        self.fig.savefig(buffer, format="png", dpi=72)
-        return buffer.getvalue()
+        self.fig.savefig(buffer, format="png", dpi=DPI)
+        return compact_png(buffer.getvalue())
 
 
 def limit_frame_slider(deltas=SLIDER_DELTAS, taus=SLIDER_TAUS,

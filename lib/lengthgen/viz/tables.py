@@ -20,14 +20,32 @@ def _escape_markdown(text: str) -> str:
 
 
 def _text(value) -> str:
+    """A cell as a reader reads it: floats to 3 significant digits, yes/no for booleans, a dash
+    for a missing value, lists as comma-separated values (never Python's brackets)."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if value is None:
+        return "–"
     if isinstance(value, float):
         return f"{value:.3g}"
+    if isinstance(value, (list, tuple)):
+        return ", ".join(_text(v) for v in value)
+    if isinstance(value, dict):
+        return ", ".join(f"{readable_header(k)} {_text(v)}" for k, v in value.items())
     return str(value)
+
+
+def readable_header(name) -> str:
+    """A column name as a reader reads it: snake_case words split by spaces (train_length ->
+    train length); names already written for readers are left as they are."""
+    text = str(name)
+    return text.replace("_", " ") if "_" in text and " " not in text else text
 
 
 class HTMLTable:
     def __init__(self, header: list[str], rows: list[list], caption: str | None = None):
-        self.header, self.rows, self.caption = list(header), [list(r) for r in rows], caption
+        self.header = [readable_header(h) for h in header]
+        self.rows, self.caption = [list(r) for r in rows], caption
 
     @classmethod
     def from_dicts(cls, rows: list[dict], caption: str | None = None) -> "HTMLTable":
