@@ -124,15 +124,19 @@ def expected_runs(figure_id: str, scale: str) -> list[str]:
     return names
 
 
-def committed_records(figure_id: str, root=None) -> tuple[str, list[dict]]:
+def committed_records(figure_id: str, root=None,
+                      missing_ok: bool = False) -> tuple[str, list[dict]] | None:
     """The records of the largest scale that has any (paper over book over test); none at all
-    is an error that says what is missing and the command that produces it."""
+    is an error that says what is missing and the command that produces it (None instead with
+    missing_ok=True, for a caller that has its own answer to "nothing yet")."""
     from lengthgen.results import results_dir
     for scale in SCALE_ORDER:
         records = [r for source in source_ids(figure_id)
                    for r in load_records(source, scale, root)]
         if records:
             return scale, records
+    if missing_ok:
+        return None
     raise LengthgenError(missing_message(figure_id, root if root is not None else results_dir()))
 
 

@@ -57,7 +57,7 @@ def estimate(figure_id: str, scale: str, root=None) -> dict:
     from lengthgen.experiments import SCALE_ORDER, committed_records, expected_runs
     scale = get_scale(scale)
     runs = len(expected_runs(figure_id, scale))
-    found = committed_records(figure_id, root)
+    found = committed_records(figure_id, root, missing_ok=True)
     if found is None:
         return {"figure_id": figure_id, "scale": scale, "runs": runs, "seconds": None,
                 "basis": "no committed records to estimate from"}
