@@ -8,8 +8,12 @@ task's real-valued target. Training strings have lengths uniform in [min_len, N]
 at length T' is measured on strings of exactly T'.
 
 Not stated in the paper, chosen here: the positional encoding (none for SimpleTask, a learned
-table of period p for ModPTask, i.e. the Delta = p of its construction), log-length scaling of
-the logits (the Limit Transformer's log N), and the step cap `max_steps` that book scale needs.
+table of period p for ModPTask, i.e. the Delta = p of its construction) and a step cap
+`max_steps`, a safety that a run reaching the stop loss never meets (`reached_stop_loss` in each
+record says which runs met it). The logits follow the paper's scaling: only the tau-suffix term
+is multiplied by log i (`logit_scaling="suffix"`, which for a head without a local term means no
+scaling); `logit_scaling="all"` multiplies every logit by log i as the Limit Transformer of
+Huang et al. does, and ModPTask runs it beside the paper's for comparison.
 """
 from lengthgen.errors import LengthgenError
 from lengthgen.evaluate import evaluate
@@ -20,12 +24,13 @@ D_MODEL = 16
 PAPER_PROTOCOL = {"d_model": D_MODEL, "mlp_width": 256, "init": "mup", "lr": 1e-2,
                   "hidden_lr": 1e-2 / D_MODEL, "batch_size": 1024, "stop_loss": 1e-5,
                   "max_steps": 200_000, "eval_every": 100, "eval_samples": 1024,
-                  "test_samples": 1024}
+                  "test_samples": 1024, "logit_scaling": "suffix"}
 
 
 def build_model(task, config: dict, seed: int, **options) -> LimitStyleTransformer:
     import torch
     torch.manual_seed(seed)
+    options = {"logit_scaling": config["logit_scaling"], **options}
     cfg = LimitStyleConfig(vocab_size=len(task.vocab), n_outputs=task.n_classes,
                            d_model=config["d_model"], mlp_width=config["mlp_width"],
                            init=config["init"], **options)
@@ -91,7 +96,7 @@ def required_length(lengths, losses, eps: float) -> float | None:
     return None
 
 
-# ---- Figures 1 and 2 share their data and their three panels -------------------------------
+# ---- Figures 1 and 2 share their data and their panels ---------------------------------------
 def _by(records, key):
     groups = {}
     for r in records:
@@ -99,27 +104,68 @@ def _by(records, key):
     return dict(sorted(groups.items()))
 
 
+def main_records(records) -> list:
+    """The records of the paper's logit scaling (the comparison runs of the other are apart)."""
+    return [r for r in records
+            if r["params"].get("logit_scaling", r["config"]["logit_scaling"])
+            == r["config"]["logit_scaling"]]
+
+
+def spread(values) -> tuple[float, float, float]:
+    """Mean, min and max."""
+    values = list(values)
+    return mean(values), min(values), max(values)
+
+
 def curve_rows(records, key: str) -> list[dict]:
-    """One row per (key value, train length, test length): the mean test loss over seeds, the
-    seed count, the plateau of that train length, and the interpolated train length whose
-    plateau reaches eps and eps / 10 (None where the grid never gets there)."""
+    """One row per (key value, train length, test length) of the paper's logit scaling: the
+    test loss (mean, min and max over seeds), the seed count, the plateau of that train length
+    (mean, min, max over seeds), and the train length whose plateau reaches eps and eps / 10,
+    interpolated on the mean plateaus and, for the spread, on each seed's own (min and max over
+    seeds; None where the grid never gets there)."""
     rows = []
+    records = main_records(records)
     config = records[0]["config"]
     for value, group in _by(records, key).items():
         lengths = sorted({r["params"]["train_length"] for r in group})
+        seeds = sorted({r["params"]["seed"] for r in group})
+        per_seed = {s: {r["params"]["train_length"]: plateau(r) for r in group
+                        if r["params"]["seed"] == s} for s in seeds}
         plateaus = [mean(plateau(r) for r in group if r["params"]["train_length"] == n)
                     for n in lengths]
-        need = required_length(lengths, plateaus, config["eps"])
-        need_tenth = required_length(lengths, plateaus, config["eps"] / 10)
+        need = {}
+        for name, eps in (("required_N", config["eps"]),
+                          ("required_N_eps_over_10", config["eps"] / 10)):
+            need[name] = required_length(lengths, plateaus, eps)
+            own = [required_length(sorted(per_seed[s]), [per_seed[s][n]
+                                                         for n in sorted(per_seed[s])], eps)
+                   for s in seeds]
+            reached = [v for v in own if v is not None]
+            need[name + "_min"] = min(reached) if len(reached) == len(own) else None
+            need[name + "_max"] = max(reached) if len(reached) == len(own) else None
         for n, level in zip(lengths, plateaus):
             runs_n = [r for r in group if r["params"]["train_length"] == n]
+            levels = [plateau(r) for r in runs_n]
             for t in config["test_lengths"]:
+                loss, low, high = spread(r["metrics"]["test_loss"][str(t)] for r in runs_n)
                 rows.append({key: value, "train_length": n, "test_length": t,
-                             "test_loss": mean(r["metrics"]["test_loss"][str(t)]
-                                               for r in runs_n),
-                             "seeds": len(runs_n), "plateau": level, "required_N": need,
-                             "required_N_eps_over_10": need_tenth})
+                             "test_loss": loss, "test_loss_min": low, "test_loss_max": high,
+                             "seeds": len(runs_n), "plateau": level,
+                             "plateau_min": min(levels), "plateau_max": max(levels),
+                             "stopped_by_loss": sum(r["metrics"]["reached_stop_loss"]
+                                                    for r in runs_n),
+                             "train_loss_max": max(r["metrics"]["train_loss"] for r in runs_n),
+                             **need})
     return rows
+
+
+def summary_rows(records, key: str) -> list[dict]:
+    """One row per (key value, train length): the plateau (mean, min, max over seeds), how
+    many seeds stopped by the loss rule, and the required N columns."""
+    rows = curve_rows(records, key)
+    longest = max(r["test_length"] for r in rows)
+    return [{k: v for k, v in r.items() if not k.startswith("test_")}
+            for r in rows if r["test_length"] == longest]
 
 
 def linear_fit(xs, ys) -> tuple[float, float]:
@@ -130,56 +176,83 @@ def linear_fit(xs, ys) -> tuple[float, float]:
     return slope, my - slope * mx
 
 
+def required_fit(records, key: str, column: str = "required_N") -> dict | None:
+    """The least-squares line of the required train length against `key` (None with fewer than
+    two values reaching it): slope, intercept, and the ratio of the largest to the smallest."""
+    rows = summary_rows(records, key)
+    pts = sorted({(r[key], r[column]) for r in rows if r[column] is not None})
+    if len(pts) < 2:
+        return None
+    xs, ys = zip(*pts)
+    slope, intercept = linear_fit(xs, ys)
+    return {"slope": slope, "intercept": intercept, "points": len(pts),
+            "ratio": ys[-1] / ys[0], "key_ratio": xs[-1] / xs[0]}
+
+
 def curves_figure(records, key: str, symbol: str, task_name: str):
-    """Left: test loss vs test length per train length (largest `key` value). Middle: plateau
-    vs train length per `key` value. Right: required train length vs `key` at eps and eps/10,
-    with least-squares lines."""
+    """(a) test loss vs test length per train length (largest `key` value), band: min to max
+    over seeds. (b) plateau vs train length per `key` value, bars: min to max over seeds.
+    (c) the same against N / key, where the curves overlap if the required N is linear in the
+    key. (d) required train length vs `key` at eps and eps/10, bars: each seed's own."""
     import matplotlib.pyplot as plt
-    from matplotlib.ticker import NullFormatter
     config = records[0]["config"]
     rows = curve_rows(records, key)
     values = sorted({r[key] for r in rows})
-    fig, axes = plt.subplots(1, 3, figsize=(12.5, 3.7))
+    fig, axes = plt.subplots(2, 2, figsize=(8.2, 6.6))
+    axes = axes.ravel()
     shown = values[-1]
     lengths = sorted({r["train_length"] for r in rows if r[key] == shown})
     for i, n in enumerate(lengths):
-        pts = [(r["test_length"], r["test_loss"]) for r in rows
-               if r[key] == shown and r["train_length"] == n]
-        axes[0].plot(*zip(*pts), "o-", ms=3, color=f"C{i}", label=f"N = {n}")
+        pts = [r for r in rows if r[key] == shown and r["train_length"] == n]
+        xs = [r["test_length"] for r in pts]
+        axes[0].plot(xs, [r["test_loss"] for r in pts], "o-", ms=3, color=f"C{i}",
+                     label=f"N = {n}")
+        axes[0].fill_between(xs, [r["test_loss_min"] for r in pts],
+                             [r["test_loss_max"] for r in pts], color=f"C{i}", alpha=0.2, lw=0)
     axes[0].set(xscale="log", yscale="log", xlabel="test length", ylabel="test MSE",
-                title=f"test loss vs test length ({symbol} = {shown:g})")
-    axes[0].legend(fontsize=7)
+                title=f"(a) test loss, {symbol} = {shown:g}")
+    axes[0].legend(fontsize=7, ncol=2)
+    summary = summary_rows(records, key)
     for i, value in enumerate(values):
-        pts = sorted({(r["train_length"], r["plateau"]) for r in rows if r[key] == value})
-        axes[1].plot(*zip(*pts), "o-", color=f"C{i}", label=f"{symbol} = {value:g}")
-    for level in (config["eps"], config["eps"] / 10):
-        axes[1].axhline(level, color="k", ls=":", lw=1)
-    axes[1].set(xscale="log", yscale="log", xlabel="train length N",
-                ylabel=f"plateau (MSE at length {max(config['test_lengths'])})",
-                title="plateau vs train length")
-    every_length = sorted({r["train_length"] for r in rows})
-    axes[1].set_xticks(every_length, [str(n) for n in every_length])
-    axes[1].xaxis.set_minor_formatter(NullFormatter())
-    axes[1].legend(fontsize=7)
+        pts = sorted((r["train_length"], r["plateau"], r["plateau_min"], r["plateau_max"])
+                     for r in summary if r[key] == value)
+        ns, mid, low, high = map(list, zip(*pts))
+        bars = [[m - lo for m, lo in zip(mid, low)], [h - m for m, h in zip(mid, high)]]
+        for ax, x in ((axes[1], ns), (axes[2], [n / value for n in ns])):
+            ax.errorbar(x, mid, yerr=bars, fmt="o-", ms=3, capsize=2, color=f"C{i}",
+                        label=f"{symbol} = {value:g}")
+    for ax, xlabel, title in ((axes[1], "train length N", "(b) plateau vs N"),
+                              (axes[2], f"N / {symbol}", f"(c) plateau vs N / {symbol}")):
+        for level in (config["eps"], config["eps"] / 10):
+            ax.axhline(level, color="k", ls=":", lw=1)
+        ax.set(xscale="log", yscale="log", xlabel=xlabel,
+               ylabel=f"MSE at length {max(config['test_lengths'])}", title=title)
+        ax.legend(fontsize=7)
     for column, eps, color in (("required_N", config["eps"], "C3"),
                                ("required_N_eps_over_10", config["eps"] / 10, "C4")):
-        need = sorted({(r[key], r[column]) for r in rows if r[column] is not None})
-        if len(need) >= 2:
-            xs, ys = zip(*need)
+        pts = sorted({(r[key], r[column], r[column + "_min"], r[column + "_max"])
+                      for r in summary if r[column] is not None})
+        if not pts:
+            continue
+        xs, ys = [p[0] for p in pts], [p[1] for p in pts]
+        low = [p[1] - p[2] if p[2] is not None else 0 for p in pts]
+        high = [p[3] - p[1] if p[3] is not None else 0 for p in pts]
+        axes[3].errorbar(xs, ys, yerr=[low, high], fmt="o", capsize=3, color=color,
+                         label=f"plateau <= {eps:g}")
+        if len(pts) >= 2:
             slope, intercept = linear_fit(xs, ys)
-            axes[2].plot(xs, ys, "o", color=color, label=f"plateau <= {eps:g}")
-            axes[2].plot([min(xs), max(xs)], [intercept + slope * min(xs),
+            axes[3].plot([min(xs), max(xs)], [intercept + slope * min(xs),
                                               intercept + slope * max(xs)], ":", color=color,
                          label=f"line, slope {slope:.2g}")
-    axes[2].set(xlabel=symbol, ylabel="smallest N (interpolated)",
-                title=f"required train length vs {symbol}")
-    if axes[2].get_legend_handles_labels()[0]:
-        axes[2].legend(fontsize=7)
-    else:  # e.g. test scale: no train length in the grid reaches eps for two values
-        axes[2].text(0.5, 0.5, f"eps = {config['eps']:g} reached for fewer than two {symbol}",
-                     ha="center", va="center", transform=axes[2].transAxes, fontsize=8)
-    fig.suptitle(f"{task_name}, {len(config['seeds'])} seed(s), batch {config['batch_size']}, "
-                 f"at most {config['max_steps']} steps (stop at loss < {config['stop_loss']:g})",
+    axes[3].set(xlabel=symbol, ylabel="smallest N (interpolated)",
+                title=f"(d) required N vs {symbol}")
+    if axes[3].get_legend_handles_labels()[0]:
+        axes[3].legend(fontsize=7)
+    else:  # e.g. test scale: no train length in the grid reaches eps
+        axes[3].text(0.5, 0.5, f"eps = {config['eps']:g} not reached", ha="center",
+                     va="center", transform=axes[3].transAxes, fontsize=8)
+    fig.suptitle(f"{task_name}: {len(config['seeds'])} seeds, batch {config['batch_size']}, "
+                 f"stop at loss < {config['stop_loss']:g} (cap {config['max_steps']} steps)",
                  fontsize=10)
     fig.tight_layout()
     return fig
