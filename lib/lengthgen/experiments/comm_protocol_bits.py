@@ -281,3 +281,87 @@ def slider(records: list[dict], programs: list[str], ns: list[int] | None = None
                                  "the most bits, split by layer and by what it carries.")
     plt.close(current["figure"].fig)
     return slider
+
+
+# ---- p-bit attention on a model whose keys take many values --------------------------------
+def random_model(seed: int = 0, key_bits: int | None = None, vocab: int = 3, width: int = 6,
+                 layers: int = 2, period: int = 2, tau: int = 1):
+    """A Periodic and Local Limit Transformer with random weights (Gaussian, scale 1/sqrt(d)):
+    `layers` layers of one head (local bias phi over distances 0..tau) and a ReLU MLP, periodic
+    positions of period `period`, token 0 the start symbol. From the second layer on its keys
+    read the first layer's attention averages, so they take about as many values as there are
+    positions; key_bits rounds them (LimitTransformer.key_bits)."""
+    import torch
+
+    from lengthgen.models.limit import LimitHead, LimitLayer, LimitMLP, LimitTransformer
+    g = torch.Generator().manual_seed(seed)
+
+    def rnd(*shape, scale=1.0):
+        return torch.randn(*shape, generator=g, dtype=torch.float64) * scale
+
+    d, s = width, width ** -0.5
+    blocks = []
+    for _ in range(layers):
+        head = LimitHead(rnd(d, d, scale=s), rnd(d, d, scale=s), rnd(d, d, scale=s),
+                         rnd(d, d, scale=s), local=rnd(tau + 1))
+        mlp = LimitMLP(rnd(d, 2 * d, scale=s), rnd(2 * d, scale=0.1),
+                       rnd(2 * d, d, scale=(2 * d) ** -0.5), torch.zeros(d, dtype=torch.float64))
+        blocks.append(LimitLayer([head], mlp))
+    return LimitTransformer(rnd(vocab + 1, d), rnd(period, d, scale=0.5), blocks, period=period,
+                            key_bits=key_bits, check=True)
+
+
+def rounding_rows(ns, key_bits_options, seed: int = 0, inputs: int = 2,
+                  check_up_to: int = 400) -> list[dict]:
+    """The protocol on `random_model(seed, key_bits)` for each key_bits (None: exact keys) and
+    length n (Alice: the start symbol and floor(n/2) uniform symbols): the bits of the longest
+    message, the classes per layer, and Bob's largest distance from the forward pass of the same
+    model (checked up to check_up_to)."""
+    import torch
+    rows = []
+    for bits in key_bits_options:
+        model = random_model(seed, bits)
+        vocab = model.token_embedding.shape[0] - 1
+        rng = np.random.default_rng(seed)
+        for n in ns:
+            cut = 1 + n // 2
+            worst, error = None, 0.0 if n <= check_up_to else None
+            for _ in range(inputs):
+                tokens = torch.as_tensor(np.concatenate([[0], rng.integers(1, vocab + 1, n)]))
+                if error is not None:
+                    played = run_protocol(model, tokens, cut)
+                    message, error = played.message, max(error, played.max_error)
+                else:
+                    message = alice(model, tokens[:cut], n + 1)
+                if worst is None or len(message) > len(worst):
+                    worst = message
+            classes = [p["classes"] for p in worst.parts if p["part"] == "header"]
+            rows.append({"key_bits": "exact" if bits is None else bits, "n": n,
+                         "alice_positions": cut, "bits": len(worst),
+                         "classes_layer_1": classes[0], "classes_layer_2": classes[-1],
+                         "bits_per_alice_position": len(worst) / cut, "max_error": error})
+    return rows
+
+
+def rounding_figure(rows):
+    """Left: the longest message against N per key precision, with N/2 for reference. Right:
+    the key classes of the last layer against N."""
+    fig, axes = plt.subplots(1, 2, figsize=(8.0, 3.3))
+    options = list(dict.fromkeys(r["key_bits"] for r in rows))
+    for i, option in enumerate(options):
+        pts = [r for r in rows if r["key_bits"] == option]
+        label = "exact keys" if option == "exact" else f"keys at {option} bits"
+        ns = [r["n"] for r in pts]
+        axes[0].plot(ns, [r["bits"] for r in pts], "o-", ms=3, color=f"C{i}", label=label)
+        axes[1].plot(ns, [r["classes_layer_2"] for r in pts], "o-", ms=3, color=f"C{i}",
+                     label=label)
+    ns = sorted({r["n"] for r in rows})
+    axes[0].plot(ns, [n / 2 for n in ns], "k--", lw=1, label="N/2")
+    axes[0].set(xscale="log", yscale="log", xlabel="N", ylabel="bits of Alice's message",
+                title="message length")
+    axes[1].set(xscale="log", yscale="log", xlabel="N", ylabel="key classes (layer 2)",
+                title="classes Alice sends")
+    for ax in axes:
+        ax.legend(fontsize=7)
+    fig.tight_layout()
+    return fig
