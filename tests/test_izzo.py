@@ -233,13 +233,54 @@ def test_simulation_bad_eps():
         simulate(modp_task_model(2), np.array([1, 2, 1, 2, 1]), 0.0)
 
 
-@pytest.mark.parametrize("figure_id", ["izzo-fig1-simpletask", "izzo-fig2-modp",
-                                       "izzo-fig3-hardmax", "izzo-kgram", "izzo-thm41-bound"])
-def test_data_rows_share_their_keys(figure_id, tmp_path):
+IZZO_IDS = ["izzo-fig1-simpletask", "izzo-fig2-modp", "izzo-fig3-hardmax", "izzo-kgram",
+            "izzo-thm41-bound"]
+
+
+@pytest.fixture(scope="module")
+def test_scale_records(tmp_path_factory):
     from lengthgen.experiments import run_experiment
-    records = run_experiment(figure_id, "test", "cpu", root=tmp_path)
-    rows = experiment(figure_id).data(records)
+    root = tmp_path_factory.mktemp("izzo-results")
+    return {fid: run_experiment(fid, "test", "cpu", root=root) for fid in IZZO_IDS}
+
+
+@pytest.mark.parametrize("figure_id", IZZO_IDS)
+def test_data_rows_share_their_keys(figure_id, test_scale_records):
+    rows = experiment(figure_id).data(test_scale_records[figure_id])
     assert rows and all(set(r) == set(rows[0]) for r in rows)
+
+
+def test_paper_vs_book_rows_come_from_the_records(test_scale_records):
+    from lengthgen.experiments.izzo_common import headline, stop_counts, table_rows
+    rows = table_rows(test_scale_records)
+    assert [r["figure"] for r in rows] == [
+        "`izzo-fig1-simpletask`", "`izzo-fig2-modp`", "`izzo-fig2-modp` (scalings)",
+        "`izzo-fig3-hardmax`", "`izzo-kgram`", "`izzo-thm41-bound`"]
+    assert all(set(r) == {"figure", "paper", "this book", "verdict"} and r["verdict"]
+               for r in rows)
+    stopped, total, _ = stop_counts(test_scale_records["izzo-fig2-modp"])
+    assert f"{stopped} of {total} runs" not in rows[1]["this book"]  # main runs only
+    main = [r for r in test_scale_records["izzo-fig2-modp"] if "logit_scaling" not in r["params"]]
+    assert f"{stop_counts(main)[0]} of {len(main)} runs" in rows[1]["this book"]
+    numbers = headline(test_scale_records["izzo-fig1-simpletask"], "omega")
+    assert numbers["runs"] == str(len(test_scale_records["izzo-fig1-simpletask"]))
+    assert set(numbers) >= {"stopped", "required", "required10", "creep-median", "values"}
+
+
+def test_kgram_records_carry_where_the_layers_look(test_scale_records):
+    for r in test_scale_records["izzo-kgram"]:
+        shares = r["metrics"]["attention"]
+        assert set(shares) == {str(n) for n in r["config"]["test_lengths"]}
+        for v in shares.values():
+            assert 0 <= v["layer1_previous"] <= 1
+            assert v["layer2_matches"] is None or 0 <= v["layer2_matches"] <= 1
+        assert [len(phi) for phi in r["metrics"]["phi"]] == [r["params"]["k"]] * 2
+
+
+def test_smoothing_gap_is_the_distance_to_the_laplace_target():
+    from lengthgen.experiments.izzo_kgram import smoothing_gap_rows
+    short, long = smoothing_gap_rows([(2, 2)], [(2, 8), (200, 200)], samples=100)
+    assert short["gap_mse"] > 10 * long["gap_mse"] > 0   # the gap shrinks like 1/n^2
 
 
 def test_required_length_interpolates_the_crossing():

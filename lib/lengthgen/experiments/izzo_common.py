@@ -256,3 +256,208 @@ def curves_figure(records, key: str, symbol: str, task_name: str):
                  fontsize=10)
     fig.tight_layout()
     return fig
+
+
+# ---- numbers for the chapter's prose and its "Paper vs this book" table ---------------------
+def fmt(x, digits: int = 2) -> str:
+    """A number as the prose shows it: 2 significant digits, '-' for None."""
+    if x is None:
+        return "-"
+    if isinstance(x, int) or (isinstance(x, float) and x.is_integer() and abs(x) < 1e4):
+        return str(int(x))
+    return f"{x:.{digits}g}"
+
+
+def _key(value) -> str:
+    return fmt(value).replace(".", "p").replace("-", "m")
+
+
+def stop_counts(records) -> tuple[int, int, float | None]:
+    """How many runs stopped by the loss rule, of how many, and the largest final training loss
+    among those that met the step cap instead (None if every run stopped by the rule)."""
+    capped = [r["metrics"]["train_loss"] for r in records
+              if not r["metrics"]["reached_stop_loss"]]
+    return len(records) - len(capped), len(records), max(capped) if capped else None
+
+
+def creep(records, start: int = 64) -> tuple[float, float]:
+    """Median and largest ratio, over the runs whose train length is at least twice the
+    smallest, of the test loss at the longest test length to that at `start`: 1 means flat."""
+    records = main_records(records)
+    tests = records[0]["config"]["test_lengths"]
+    start = start if start in tests else min(tests)
+    shortest = min(r["params"]["train_length"] for r in records)
+    ratios = sorted(r["metrics"]["test_loss"][str(max(r["config"]["test_lengths"]))]
+                    / r["metrics"]["test_loss"][str(start)]
+                    for r in records if r["params"]["train_length"] >= 2 * shortest)
+    return ratios[len(ratios) // 2], ratios[-1]
+
+
+def headline(records, key: str) -> dict:
+    """The numbers the prose around Figs. 1 and 2 cites, as strings keyed for book_text:
+    stops, the plateau per train length at the largest key value, the required N per key
+    value at eps and eps/10 (seed range in brackets), the fitted slopes and the creep."""
+    main = main_records(records)
+    out = {}
+    stopped, total, worst = stop_counts(main)
+    out["stopped"], out["runs"], out["capped-worst"] = str(stopped), str(total), fmt(worst)
+    out["cap"] = str(main[0]["config"]["max_steps"])
+    summary = summary_rows(main, key)
+    values = sorted({r[key] for r in summary})
+    largest = values[-1]
+    out["largest"] = fmt(largest)
+    out["plateaus-largest"] = ", ".join(
+        f"{fmt(r['plateau'])} (N = {r['train_length']})"
+        for r in sorted(summary, key=lambda r: r["train_length"]) if r[key] == largest)
+    for column, name in (("required_N", "required"), ("required_N_eps_over_10", "required10")):
+        parts = []
+        for v in values:
+            r = next(r for r in summary if r[key] == v)
+            spread_text = (f" ({fmt(r[column + '_min'])} to {fmt(r[column + '_max'])})"
+                           if r[column + "_min"] is not None else "")
+            parts.append(f"{fmt(r[column])}{spread_text}")
+            out[f"{name}-{_key(v)}"] = fmt(r[column])
+        out[name] = ", ".join(parts)
+        fit = required_fit(main, key, column)
+        out[f"{name}-slope"] = fmt(fit["slope"]) if fit else "-"
+        out[f"{name}-ratio"] = fmt(fit["ratio"]) if fit else "-"
+    middle, top = creep(main)
+    out["creep-median"], out["creep-max"] = fmt(middle), fmt(top)
+    out["values"] = ", ".join(fmt(v) for v in values)
+    return out
+
+
+def monotone(values, decreasing: bool = False) -> bool:
+    pairs = list(zip(values, values[1:]))
+    return all((b <= a) if decreasing else (b >= a) for a, b in pairs)
+
+
+def _curves_verdict(records, key: str, symbol: str) -> str:
+    main = main_records(records)
+    summary = summary_rows(main, key)
+    values = sorted({r[key] for r in summary})
+    falling = sum(monotone([r["plateau"] for r in sorted(summary, key=lambda r: r["train_length"])
+                            if r[key] == v], decreasing=True) for v in values)
+    parts = [f"plateau falls with N for {falling} of {len(values)} {symbol}"]
+    for column, eps in (("required_N", main[0]["config"]["eps"]),
+                        ("required_N_eps_over_10", main[0]["config"]["eps"] / 10)):
+        need = [next(r for r in summary if r[key] == v)[column] for v in values]
+        if any(n is None for n in need):
+            parts.append(f"eps = {fmt(eps)} not reached for every {symbol}")
+            continue
+        grows = monotone(need)
+        fit = required_fit(main, key, column)
+        factor = (f"; x{fmt(fit['ratio'])} for {symbol} x{fmt(fit['key_ratio'])}" if fit
+                  else "")
+        parts.append(f"required N at eps = {fmt(eps)} {'grows' if grows else 'does not grow'}"
+                     f" with {symbol} ({', '.join(fmt(n) for n in need)}{factor})")
+    middle, top = creep(main)
+    tests = main[0]["config"]["test_lengths"]
+    parts.append(f"loss at {max(tests)} over loss at {64 if 64 in tests else min(tests)}: "
+                 f"median {fmt(middle)}, largest {fmt(top)}")
+    return "; ".join(parts)
+
+
+def table_rows(records: dict) -> list[dict]:
+    """The chapter's "Paper vs this book" rows from the committed records of each izzo figure
+    (`records` maps figure id to its records): the paper's setting, the book's, and a verdict
+    computed from the records."""
+    rows = []
+    fig1, fig2 = records.get("izzo-fig1-simpletask"), records.get("izzo-fig2-modp")
+    for fid, recs, key, symbol, what in (
+            ("izzo-fig1-simpletask", fig1, "omega", "omega", "Fig. 1, SimpleTask"),
+            ("izzo-fig2-modp", fig2, "period", "Delta", "Fig. 2, ModPTask")):
+        if not recs:
+            continue
+        main = main_records(recs)
+        config = main[0]["config"]
+        stopped, total, _ = stop_counts(main)
+        values = sorted({r["params"][key] for r in main})
+        lengths = sorted({r["params"]["train_length"] for r in main})
+        rows.append({
+            "figure": f"`{fid}`", "paper": f"{what}: 8 seeds, batch 1024, stop at loss < 1e-5",
+            "this book": (f"{symbol} = {', '.join(fmt(v) for v in values)}; N = "
+                          f"{', '.join(str(n) for n in lengths)}; {len(config['seeds'])} seeds, "
+                          f"batch {config['batch_size']}; {stopped} of {total} runs stopped "
+                          f"by the rule (cap {config['max_steps']})"),
+            "verdict": _curves_verdict(recs, key, symbol)})
+    if fig2:
+        from lengthgen.experiments.izzo_fig2_modp import scaling_rows
+        comparison = scaling_rows(fig2)
+        if comparison:
+            growth = {}
+            for r in comparison:
+                growth.setdefault(r["logit_scaling"], []).append(
+                    r["growth_longest_over_shortest"])
+            rows.append({
+                "figure": "`izzo-fig2-modp` (scalings)",
+                "paper": "Sec. 3.1: every logit x log N; Sec. 5 (two layers): the tau-suffix "
+                         "only; App. B does not say which it trained",
+                "this book": f"both at Delta = {comparison[0]['period']}, "
+                             f"N = {', '.join(str(n) for n in sorted({r['train_length'] for r in comparison}))}",
+                "verdict": ("loss at the longest over the shortest test length: "
+                            + "; ".join(f"{'suffix only' if s == 'suffix' else 'every logit'}"
+                                        f" x{fmt(min(g))} to x{fmt(max(g))}"
+                                        for s, g in growth.items()))})
+    fig3 = records.get("izzo-fig3-hardmax")
+    if fig3:
+        from lengthgen.experiments.izzo_fig3_hardmax import data as hardmax_data
+        hd = hardmax_data(fig3)
+        lengths = sorted({r["train_length"] for r in hd})
+        on = {n: max(r["std_weight"] for r in hd if r["train_length"] == n
+                     and r["positions"] == "k mod p") for n in lengths}
+        off = {n: max(r["mean_weight"] for r in hd if r["train_length"] == n
+                      and r["positions"] == "other") for n in lengths}
+        rows.append({
+            "figure": "`izzo-fig3-hardmax`",
+            "paper": "Fig. 3: p = 5, length-80 strings, weights near 1/16 on t = k mod 5",
+            "this book": f"N = {', '.join(str(n) for n in lengths)}, "
+                         f"{len({r['seed'] for r in hd})} seeds",
+            "verdict": (f"off-residue mean weight at most {fmt(off[lengths[-1]])} at N = "
+                        f"{lengths[-1]} ({fmt(off[lengths[0]])} at N = {lengths[0]}); spread on "
+                        f"the residue {', '.join(fmt(on[n]) for n in lengths)} (largest over "
+                        f"seeds) for N = {', '.join(str(n) for n in lengths)}")})
+    kgram = records.get("izzo-kgram")
+    if kgram:
+        from lengthgen.experiments.izzo_kgram import data as kgram_data
+        kd = kgram_data(kgram)
+        longest = max(r["test_length"] for r in kd)
+        at = {(r["S"], r["k"]): r for r in kd if r["test_length"] == longest}
+        by_s = [at[s] for s in sorted(at) if s[1] == 2]
+        by_k = [at[s] for s in sorted(at) if s[0] == 2]
+        before = {(r["S"], r["k"]): r for r in kd if r["test_length"] == longest // 2}
+        rising = [at[s]["test_loss"] / before[s]["test_loss"] for s in at if s in before]
+        stopped, total, _ = stop_counts(kgram)
+        rows.append({
+            "figure": "`izzo-kgram`",
+            "paper": "two layers, in-context k-grams: described in words only (summary)",
+            "this book": f"our setup; S, k = {', '.join(f'{s}, {k}' for s, k in sorted(at))}; "
+                         f"{stopped} of {total} runs stopped by the rule",
+            "verdict": (f"loss at {longest} {'grows' if monotone([r['test_loss'] for r in by_s]) else 'does not grow'}"
+                        f" with S ({', '.join(fmt(r['test_loss']) for r in by_s)}) and "
+                        f"{'grows' if monotone([r['test_loss'] for r in by_k]) else 'does not grow'}"
+                        f" with k ({', '.join(fmt(r['test_loss']) for r in by_k)}); still x"
+                        f"{fmt(min(rising))} to x{fmt(max(rising))} from {longest // 2} to "
+                        f"{longest}: not a plateau")})
+    bound = records.get("izzo-thm41-bound")
+    if bound:
+        from lengthgen.experiments.izzo_thm41_bound import data as bound_data
+        bd = bound_data(bound)
+        ratio = [r["output_error_max"] / r["L_eps"] for r in bd]
+        by_model = {}
+        for r in bd:
+            by_model.setdefault((r["model"], r["eps"]), []).append(r)
+        z_prev = max(g[-2]["z_length_max"] for g in by_model.values() if len(g) > 1)
+        z_last = max(g[-1]["z_length_max"] for g in by_model.values())
+        lengths = sorted({r["x_length"] for r in bd})
+        rows.append({
+            "figure": "`izzo-thm41-bound`",
+            "paper": "Thm. 4.1 and its proof (App. A.1): no experiment",
+            "this book": f"the proof's string z for one model f, |x| up to {lengths[-1]}; the "
+                         f"step for g on top of f (the eps^2) is not run",
+            "verdict": (f"longest z {z_prev} at |x| = {lengths[-2]}, {z_last} at |x| = "
+                        f"{lengths[-1]} ({'flat' if z_last <= z_prev else 'still growing'}); "
+                        f"output error / (L eps) {fmt(min(ratio))} to {fmt(max(ratio))}; the "
+                        f"theorem's N (constants 1) {fmt(min(r['N'] for r in bd))} to "
+                        f"{fmt(max(r['N'] for r in bd))}")})
+    return rows

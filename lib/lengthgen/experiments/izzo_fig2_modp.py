@@ -107,7 +107,7 @@ def data(records):
 
 
 def figure(records):
-    return curves_figure(records, "period", "p", "ModPTask")
+    return curves_figure(records, "period", "Δ", "ModPTask")
 
 
 def scaling_figure(records):
@@ -128,7 +128,7 @@ def scaling_figure(records):
             ax.fill_between(xs, [r["test_loss_min"] for r in pts],
                             [r["test_loss_max"] for r in pts], color=f"C{i}", alpha=0.15, lw=0)
     ax.set(xscale="log", yscale="log", xlabel="test length", ylabel="test MSE",
-           title=f"ModPTask p = {rows[0]['period'] if rows else '?'}: two logit scalings")
+           title=f"ModPTask Δ = {rows[0]['period'] if rows else '?'}: two logit scalings")
     ax.legend(fontsize=7)
     fig.tight_layout()
     return fig

@@ -83,7 +83,7 @@ def figure(records):
             mean = np.array(r["metrics"]["attention_mean"])
             std = np.array(r["metrics"]["attention_std"])
             ax.errorbar(t[on] + 0.8 * i, mean[on], yerr=std[on], fmt="o", ms=2.5, lw=0.8,
-                        color=f"C{i}", label=f"seed {r['params']['seed']}, t = k mod p")
+                        color=f"C{i}", label=f"seed {r['params']['seed']}, t = k mod Δ")
             ax.plot(t[~on], mean[~on], ".", ms=1.5, color="0.5",
                     label="other t" if i == 0 else None)
         ax.axhline(1 / on.sum(), color="k", ls="--", lw=1, label=f"1/{on.sum()}")
@@ -91,7 +91,7 @@ def figure(records):
         ax.set_xlabel("key position t")
     axes[0][0].set_ylabel("attention weight")
     axes[0][-1].legend(fontsize=6)
-    fig.suptitle(f"ModPTask p = {config['period']}: last-token attention on length-{n} strings, "
+    fig.suptitle(f"ModPTask Δ = {config['period']}: last-token attention on length-{n} strings, "
                  f"mean and std over {config['attention_samples']} strings, per seed",
                  fontsize=9)
     fig.tight_layout()
