@@ -396,3 +396,26 @@ def test_curve_rows_give_the_seed_spread():
     assert r["plateau"] == pytest.approx(2e-1)
     # seed 0 crosses 1e-2 between 2 and 4, seed 1 never does: no spread, a mean crossing
     assert rows[(4, 16)]["required_N"] is not None and rows[(4, 16)]["required_N_min"] is None
+
+
+def test_two_model_simulation_needs_tau_delta_over_eps_squared():
+    from lengthgen.theory.izzo_bound import simulate_pair
+    f, g = modp_task_model(4, 0), modp_task_model(4, 1)
+    rng = np.random.default_rng(3)
+    x = ModPTask(4, 0).sample(rng, 1, 20000, 20000).inputs[0]
+    for eps in (0.1, 0.05):
+        r = simulate_pair(f, g, x, eps)
+        assert r["case"] == "eps^2"   # disjoint attended sets: the eps^2 step
+        assert 0.9 * 4 / eps ** 2 <= r["z_length"] <= 4 / eps ** 2 + 8
+        assert max(r["output_error_f"], r["output_error_g"]) <= theorem_norm(f) * eps
+    one = simulate(f, x, 0.05)
+    assert one["z_length"] < r["z_length"] / 5    # one model: tau Delta / eps only
+    simple_f, simple_g = simple_task_model(2.0), simple_task_model(2.0, pair=(1, 2))
+    y = SimpleTask(2.0).sample(rng, 1, 5000, 5000).inputs[0]
+    both = simulate_pair(simple_f, simple_g, y, 0.05)
+    assert both["output_error_f"] <= theorem_norm(simple_f) * 0.05
+    assert both["output_error_g"] <= theorem_norm(simple_g) * 0.05
+    with pytest.raises(LengthgenError, match="same vocabulary"):
+        simulate_pair(f, modp_task_model(2, 0), x, 0.1)
+    with pytest.raises(LengthgenError, match="pair"):
+        simple_task_model(2.0, pair=(1, 1))
