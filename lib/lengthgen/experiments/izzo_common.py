@@ -388,14 +388,14 @@ def table_rows(records: dict) -> list[dict]:
             growth = {}
             for r in comparison:
                 growth.setdefault(r["logit_scaling"], []).append(
-                    r["growth_longest_over_shortest"])
+                    r["growth_longest_over_64"])
             rows.append({
                 "figure": "`izzo-fig2-modp` (scalings)",
                 "paper": "Sec. 3.1: every logit x log N; Sec. 5 (two layers): the tau-suffix "
                          "only; App. B does not say which it trained",
                 "this book": f"both at Delta = {comparison[0]['period']}, "
                              f"N = {', '.join(str(n) for n in sorted({r['train_length'] for r in comparison}))}",
-                "verdict": ("loss at the longest over the shortest test length: "
+                "verdict": ("loss at the longest test length over the loss at 64: "
                             + "; ".join(f"{'suffix only' if s == 'suffix' else 'every logit'}"
                                         f" x{fmt(min(g))} to x{fmt(max(g))}"
                                         for s, g in growth.items()))})

@@ -115,6 +115,31 @@ def smoothing_gap_rows(settings, length_bins, samples: int = 2000, seed: int = 0
     return rows
 
 
+def attention_summary(records) -> dict:
+    """What the prose says about where the layers look, computed from the records: the range
+    over runs of layer 1's weight on the previous tokens and of layer 2's weight on the matches
+    at the shortest and longest test length, the range of layer 1's phi at distance 1, and the
+    regime it puts layer 1 in (the previous token's weight grows like i^phi against the i
+    other positions: phi > 1 sharpens with length, phi < 1 fades)."""
+    def span(values):
+        values = [v for v in values if v is not None]
+        return f"{min(values):.2g} to {max(values):.2g}" if values else "-"
+    lengths = sorted({int(n) for r in records for n in r["metrics"]["attention"]})
+    first, last = str(lengths[0]), str(lengths[-1])
+    att = [r["metrics"]["attention"] for r in records]
+    phi1 = [r["metrics"]["phi"][0][1] for r in records]
+    l1 = [(a[first]["layer1_previous"], a[last]["layer1_previous"]) for a in att]
+    sharper = sum(b > a for a, b in l1)
+    regime = ("above 1 in every run: the paper's position-dominated regime" if min(phi1) > 1
+              else "below 1 in every run: the token-dominated regime, where the local read "
+                   "fades" if max(phi1) < 1 else "on both sides of 1 across runs")
+    return {"first": first, "last": last, "phi1": span(phi1), "regime": regime,
+            "l1-first": span(a for a, _ in l1), "l1-last": span(b for _, b in l1),
+            "l1-sharper": f"{sharper} of {len(l1)}",
+            "l2-first": span(a[first]["layer2_matches"] for a in att),
+            "l2-last": span(a[last]["layer2_matches"] for a in att)}
+
+
 def data(records):
     """One row per (S, k, train length, test length): the test MSE (mean, min and max over
     seeds), the final train loss (mean and max) and how many seeds stopped by the loss rule."""
