@@ -228,9 +228,9 @@ def curves_figure(records, key: str, symbol: str, task_name: str):
             ax.axhline(level, color="k", ls=":", lw=1)
         ax.set(xscale="log", yscale="log", xlabel=xlabel,
                ylabel=f"MSE at length {max(config['test_lengths'])}", title=title)
-        ax.xaxis.set_minor_formatter(NullFormatter())
         ax.legend(fontsize=7)
     every_length = sorted({r["train_length"] for r in summary})
+    axes[1].xaxis.set_minor_formatter(NullFormatter())
     axes[1].set_xticks(every_length, [str(n) for n in every_length], fontsize=7)
     for column, eps, color in (("required_N", config["eps"], "C3"),
                                ("required_N_eps_over_10", config["eps"] / 10, "C4")):
