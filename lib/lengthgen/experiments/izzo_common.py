@@ -195,7 +195,7 @@ def curves_figure(records, key: str, symbol: str, task_name: str):
     (c) the same against N / key, where the curves overlap if the required N is linear in the
     key. (d) required train length vs `key` at eps and eps/10, bars: each seed's own."""
     import matplotlib.pyplot as plt
-    from matplotlib.ticker import NullFormatter
+    from matplotlib.ticker import FuncFormatter, NullFormatter
     config = records[0]["config"]
     rows = curve_rows(records, key)
     values = sorted({r[key] for r in rows})
@@ -231,6 +231,10 @@ def curves_figure(records, key: str, symbol: str, task_name: str):
         ax.legend(fontsize=7)
     every_length = sorted({r["train_length"] for r in summary})
     axes[1].xaxis.set_minor_formatter(NullFormatter())
+    plain = FuncFormatter(lambda x, _: f"{x:g}")
+    axes[2].xaxis.set_major_formatter(plain)
+    axes[2].xaxis.set_minor_formatter(plain)
+    axes[2].tick_params(axis="x", which="both", labelsize=7)
     axes[1].set_xticks(every_length, [str(n) for n in every_length], fontsize=7)
     for column, eps, color in (("required_N", config["eps"], "C3"),
                                ("required_N_eps_over_10", config["eps"] / 10, "C4")):
