@@ -275,6 +275,11 @@ def test_kgram_records_carry_where_the_layers_look(test_scale_records):
             assert 0 <= v["layer1_previous"] <= 1
             assert v["layer2_matches"] is None or 0 <= v["layer2_matches"] <= 1
         assert [len(phi) for phi in r["metrics"]["phi"]] == [r["params"]["k"]] * 2
+    from lengthgen.experiments.izzo_kgram import attention_summary
+    summary = attention_summary(test_scale_records["izzo-kgram"])
+    runs = len(test_scale_records["izzo-kgram"])
+    assert int(summary["sure-runs"]) + int(summary["unsure-runs"]) == runs
+    assert summary["l1-sharper"].endswith(f"of {runs}")
 
 
 def test_smoothing_gap_is_the_distance_to_the_laplace_target():
