@@ -373,8 +373,10 @@ def table_rows(records: dict) -> list[dict]:
     rows = []
     fig1, fig2 = records.get("izzo-fig1-simpletask"), records.get("izzo-fig2-modp")
     for fid, recs, key, symbol, what in (
-            ("izzo-fig1-simpletask", fig1, "omega", "omega", "Fig. 1, SimpleTask"),
-            ("izzo-fig2-modp", fig2, "period", "Delta", "Fig. 2, ModPTask")):
+            ("izzo-fig1-simpletask", fig1, "omega", "omega",
+             "Fig. 1, SimpleTask: plateaus fall with N, required N linear in omega"),
+            ("izzo-fig2-modp", fig2, "period", "Delta",
+             "Fig. 2, ModPTask: plateaus fall with N, required N linear in Delta (their p)")):
         if not recs:
             continue
         main = main_records(recs)
@@ -383,7 +385,7 @@ def table_rows(records: dict) -> list[dict]:
         values = sorted({r["params"][key] for r in main})
         lengths = sorted({r["params"]["train_length"] for r in main})
         rows.append({
-            "figure": f"`{fid}`", "paper": f"{what}: 8 seeds, batch 1024, stop at loss < 1e-5",
+            "figure": f"`{fid}`", "paper": f"{what}; 8 seeds, batch 1024, stop at loss < 1e-5",
             "this book": (f"{symbol} = {', '.join(fmt(v) for v in values)}; N = "
                           f"{', '.join(str(n) for n in lengths)}; {len(config['seeds'])} seeds, "
                           f"batch {config['batch_size']}; {stopped} of {total} runs stopped "
@@ -418,7 +420,7 @@ def table_rows(records: dict) -> list[dict]:
                       and r["positions"] == "other") for n in lengths}
         rows.append({
             "figure": "`izzo-fig3-hardmax`",
-            "paper": "Fig. 3: p = 5, length-80 strings, weights near 1/16 on t = k mod 5",
+            "paper": "Fig. 3: Delta = 5, length-80 strings, weights near 1/16 on t = k mod 5",
             "this book": f"N = {', '.join(str(n) for n in lengths)}, "
                          f"{len({r['seed'] for r in hd})} seeds",
             "verdict": (f"off-residue mean weight at most {fmt(off[lengths[-1]])} at N = "
@@ -436,15 +438,20 @@ def table_rows(records: dict) -> list[dict]:
         before = {(r["S"], r["k"]): r for r in kd if r["test_length"] == longest // 2}
         rising = [at[s]["test_loss"] / before[s]["test_loss"] for s in at if s in before]
         stopped, total, _ = stop_counts(kgram)
+
+        def trend(points):
+            if len(points) < 2:
+                return "not measured"
+            return "grows" if monotone([r["test_loss"] for r in points]) else "does not grow"
         rows.append({
             "figure": "`izzo-kgram`",
-            "paper": "two layers, in-context k-grams: described in words only (summary)",
+            "paper": "two layers, in-context k-grams, described in words only (summary): the "
+                     "plateau rises with S and with k",
             "this book": f"our setup; S, k = {', '.join(f'{s}, {k}' for s, k in sorted(at))}; "
                          f"{stopped} of {total} runs stopped by the rule",
-            "verdict": (f"loss at {longest} {'grows' if monotone([r['test_loss'] for r in by_s]) else 'does not grow'}"
+            "verdict": (f"loss at {longest} {trend(by_s)}"
                         f" with S ({', '.join(fmt(r['test_loss']) for r in by_s)}) and "
-                        f"{'grows' if monotone([r['test_loss'] for r in by_k]) else 'does not grow'}"
-                        f" with k ({', '.join(fmt(r['test_loss']) for r in by_k)}); still x"
+                        f"{trend(by_k)} with k ({', '.join(fmt(r['test_loss']) for r in by_k)}); still x"
                         f"{fmt(min(rising))} to x{fmt(max(rising))} from {longest // 2} to "
                         f"{longest}: not a plateau")})
     bound = records.get("izzo-thm41-bound")
