@@ -123,9 +123,10 @@ def attention_summary(records) -> dict:
     over runs of layer 1's weight on the previous tokens and of layer 2's weight on the matches
     at the shortest and longest test length, the range of layer 1's phi at distance 1, and the
     regime it puts layer 1 in (the previous token's weight grows like i^phi against the i
-    other positions: phi > 1 sharpens with length, phi < 1 fades), and the growth of the loss
-    from the shortest to the longest test length for the runs whose layer-1 read is already
-    settled at the shortest length (weight >= SATURATED) and for the others."""
+    other positions: phi > 1 sharpens with length, phi < 1 fades), and, for k = 2, the growth
+    of the loss from the shortest to the longest test length for the runs whose layer-1 read is
+    already settled at the shortest length (weight >= SATURATED) and for the others; the final
+    training losses of k = 2 and of longer contexts."""
     def span(values):
         values = [v for v in values if v is not None]
         return f"{min(values):.2g} to {max(values):.2g}" if values else "-"
@@ -140,12 +141,17 @@ def attention_summary(records) -> dict:
                    "fades" if max(phi1) < 1 else "on both sides of 1 across runs")
     growth = [r["metrics"]["test_loss"][last] / r["metrics"]["test_loss"][first]
               for r in records]
-    sure = [g for (a, _), g in zip(l1, growth) if a >= SATURATED]
-    unsure = [g for (a, _), g in zip(l1, growth) if a < SATURATED]
+    pairs = [(a, g) for r, (a, _), g in zip(records, l1, growth) if r["params"]["k"] == 2]
+    sure = [g for a, g in pairs if a >= SATURATED]
+    unsure = [g for a, g in pairs if a < SATURATED]
+    longer = [r["metrics"]["train_loss"] for r in records if r["params"]["k"] > 2]
     return {"first": first, "last": last, "phi1": span(phi1), "regime": regime,
             "saturated": f"{SATURATED:g}", "sure-runs": str(len(sure)),
             "sure-growth": span(sure), "unsure-runs": str(len(unsure)),
-            "unsure-growth": span(unsure),
+            "unsure-growth": span(unsure), "k2-runs": str(len(pairs)),
+            "longer-context-train": span(longer),
+            "k2-train": span(r["metrics"]["train_loss"] for r in records
+                             if r["params"]["k"] == 2),
             "l1-first": span(a for a, _ in l1), "l1-last": span(b for _, b in l1),
             "l1-sharper": f"{sharper} of {len(l1)}",
             "l2-first": span(a[first]["layer2_matches"] for a in att),
