@@ -278,7 +278,8 @@ def test_kgram_records_carry_where_the_layers_look(test_scale_records):
     from lengthgen.experiments.izzo_kgram import attention_summary
     summary = attention_summary(test_scale_records["izzo-kgram"])
     runs = len(test_scale_records["izzo-kgram"])
-    assert int(summary["sure-runs"]) + int(summary["unsure-runs"]) == runs
+    k2 = sum(r["params"]["k"] == 2 for r in test_scale_records["izzo-kgram"])
+    assert int(summary["sure-runs"]) + int(summary["unsure-runs"]) == int(summary["k2-runs"]) == k2
     assert summary["l1-sharper"].endswith(f"of {runs}")
 
 
