@@ -48,3 +48,48 @@ def test_slider_frame_refuses_what_was_not_measured():
         exp.message_frame(records, "tomita4", 8)
     slider = exp.slider(records, ["dyck1"])
     assert len(slider.frames) == 2 and slider.frames[0] != slider.frames[1]
+
+
+def test_rounded_keys_bound_the_classes_and_bob_still_matches_the_forward_pass():
+    rows = exp.rounding_rows([16, 128, 512], [None, 4], inputs=1, check_up_to=128)
+    exact = {r["n"]: r for r in rows if r["key_bits"] == "exact"}
+    rounded = {r["n"]: r for r in rows if r["key_bits"] == 4}
+    # exact keys: from layer 2 on every far position of Alice's is its own class
+    assert exact[512]["classes_layer_2"] == exact[512]["alice_positions"] - 1  # tau = 1 window
+    assert rounded[512]["classes_layer_2"] < exact[512]["classes_layer_2"] / 4
+    # the rounded message grows far slower than the exact one
+    assert rounded[512]["bits"] / rounded[128]["bits"] < 1.5 < exact[512]["bits"] / exact[128]["bits"]
+    for r in rows:
+        assert r["max_error"] is None if r["n"] > 128 else r["max_error"] < 1e-9
+
+
+def test_key_bits_round_the_keys_in_the_model_itself():
+    import torch
+    model = exp.random_model(0, key_bits=2)
+    head = model.layers[0].heads[0]
+    stream = model.embed(torch.tensor([[0, 1, 2, 3, 1]]))
+    keys = stream @ head.key
+    got = head.logits(stream, None, 2) - head.positional_logits(5)
+    want = (stream @ head.query) @ (torch.round(keys * 4) / 4).transpose(-1, -2)
+    assert torch.allclose(got, want)
+    with pytest.raises(LengthgenError, match="key_bits"):
+        exp.random_model(0, key_bits=-1)
+
+
+def test_paper_vs_book_rows_follow_their_inputs():
+    from lengthgen.theory import communication as cc
+    config = dict(exp.CONFIGS["test"], programs=["majority_ab"], ns=[8, 64])
+    params = exp.runs(config)[0]
+    records = [{"params": params, "metrics": exp.run_one(params, config, "cpu")}]
+    rounding = exp.rounding_rows([16, 64], [None, 4], inputs=1)
+    matrices = [cc.summary(n, m) for n in ("equality", "parity", "inner_equality",
+                                           "inner_equality_early") for m in (2, 4)]
+    rows = exp.table_rows(records, rounding, matrices)
+    claims = [r["claim"] for r in rows]
+    assert len(claims) == 5 and all(set(r) == {"claim", "paper", "this book", "verdict"}
+                                    for r in rows)
+    by = dict(zip(claims, rows))
+    assert "full rank at every m" in by[claims[2]]["verdict"]
+    assert by["PARITY"]["verdict"].startswith("1 bit")
+    assert "2 bits (rank 4)" in by[claims[-1]]["verdict"]
+    assert "open" in by["PARITY"]["paper"]

@@ -70,3 +70,18 @@ def test_html_table_from_dicts_keeps_order_and_escapes():
     assert str(table).splitlines() == ["a | b", "1 | x<y", "0.123 | –"]
     with pytest.raises(LengthgenError):
         HTMLTable.from_dicts([])
+
+
+def test_one_function_cheap_at_one_cut_is_equality_at_another():
+    from lengthgen.theory import communication as cc
+    middle, early = cc.summary("inner_equality", 6), cc.summary("inner_equality_early", 6)
+    assert (middle["distinct_rows"], middle["one_way_bits"]) == (2, 1)
+    assert early["rank"] == early["rows"] == 8 and early["fooling_set"] == 8
+    # the same function of the whole word at both cuts
+    mat, rows, cols = cc.problem_matrix("inner_equality_early", 4)
+    for r, x in enumerate(rows):
+        for c, y in enumerate(cols):
+            w = x + y
+            assert mat[r, c] == (w[:2] == w[2:4])
+    with pytest.raises(LengthgenError, match="must be even"):
+        cc.problem_matrix("inner_equality", 3)

@@ -41,10 +41,13 @@ def test_targets_by_hand():
     m = ModPTask(3, 1)
     assert m.target([0, 1, 0, 0, 0, 1, 1]) == pytest.approx(0.5)  # t = 1, 4
     k = KGramTask(2, 2)
-    # context 1; it was followed by 0 once and by 1 once before the end: (1+1, 1+1)/4
-    assert np.allclose(k.target([1, 0, 1, 1]), [2 / 4, 2 / 4])
-    assert np.allclose(k.target([0, 0, 0, 1]), [1 / 2, 1 / 2])  # 1 never seen before
-    assert np.allclose(k.target([0, 0, 0]), [3 / 4, 1 / 4])  # 0 -> 0 twice
+    # context 1; it was followed by 0 once and by 1 once before the end: (1, 1)/2
+    assert np.allclose(k.target([1, 0, 1, 1]), [1 / 2, 1 / 2])
+    assert np.allclose(k.target([0, 1, 1, 1]), [0, 1])  # 1 -> 1 twice, never 1 -> 0
+    # 1 never occurred before the end: the string's own frequencies, 3 zeros and 1 one
+    assert np.allclose(k.target([0, 0, 0, 1]), [3 / 4, 1 / 4])
+    assert np.allclose(k.target([0, 0, 0]), [1, 0])  # 0 -> 0 twice, no smoothing
+    assert np.allclose(KGramTask(2, 3).target([0, 1, 1, 0, 1]), [0, 1])  # 01 -> 1 once
 
 
 def test_modp_data_follow_the_per_residue_bernoulli():
@@ -230,13 +233,60 @@ def test_simulation_bad_eps():
         simulate(modp_task_model(2), np.array([1, 2, 1, 2, 1]), 0.0)
 
 
-@pytest.mark.parametrize("figure_id", ["izzo-fig1-simpletask", "izzo-fig2-modp",
-                                       "izzo-fig3-hardmax", "izzo-kgram", "izzo-thm41-bound"])
-def test_data_rows_share_their_keys(figure_id, tmp_path):
+IZZO_IDS = ["izzo-fig1-simpletask", "izzo-fig2-modp", "izzo-fig3-hardmax", "izzo-kgram",
+            "izzo-thm41-bound"]
+
+
+@pytest.fixture(scope="module")
+def test_scale_records(tmp_path_factory):
     from lengthgen.experiments import run_experiment
-    records = run_experiment(figure_id, "test", "cpu", root=tmp_path)
-    rows = experiment(figure_id).data(records)
+    root = tmp_path_factory.mktemp("izzo-results")
+    return {fid: run_experiment(fid, "test", "cpu", root=root) for fid in IZZO_IDS}
+
+
+@pytest.mark.parametrize("figure_id", IZZO_IDS)
+def test_data_rows_share_their_keys(figure_id, test_scale_records):
+    rows = experiment(figure_id).data(test_scale_records[figure_id])
     assert rows and all(set(r) == set(rows[0]) for r in rows)
+
+
+def test_paper_vs_book_rows_come_from_the_records(test_scale_records):
+    from lengthgen.experiments.izzo_common import headline, stop_counts, table_rows
+    rows = table_rows(test_scale_records)
+    assert [r["figure"] for r in rows] == [
+        "`izzo-fig1-simpletask`", "`izzo-fig2-modp`", "`izzo-fig2-modp` (scalings)",
+        "`izzo-fig3-hardmax`", "`izzo-kgram`", "`izzo-thm41-bound`"]
+    assert all(set(r) == {"figure", "paper", "this book", "verdict"} and r["verdict"]
+               for r in rows)
+    stopped, total, _ = stop_counts(test_scale_records["izzo-fig2-modp"])
+    assert f"{stopped} of {total} runs" not in rows[1]["this book"]  # main runs only
+    main = [r for r in test_scale_records["izzo-fig2-modp"] if "logit_scaling" not in r["params"]]
+    assert f"{stop_counts(main)[0]} of {len(main)} runs" in rows[1]["this book"]
+    numbers = headline(test_scale_records["izzo-fig1-simpletask"], "omega")
+    assert numbers["runs"] == str(len(test_scale_records["izzo-fig1-simpletask"]))
+    assert set(numbers) >= {"stopped", "required", "required10", "creep-median", "values"}
+
+
+def test_kgram_records_carry_where_the_layers_look(test_scale_records):
+    for r in test_scale_records["izzo-kgram"]:
+        shares = r["metrics"]["attention"]
+        assert set(shares) == {str(n) for n in r["config"]["test_lengths"]}
+        for v in shares.values():
+            assert 0 <= v["layer1_previous"] <= 1
+            assert v["layer2_matches"] is None or 0 <= v["layer2_matches"] <= 1
+        assert [len(phi) for phi in r["metrics"]["phi"]] == [r["params"]["k"]] * 2
+    from lengthgen.experiments.izzo_kgram import attention_summary
+    summary = attention_summary(test_scale_records["izzo-kgram"])
+    runs = len(test_scale_records["izzo-kgram"])
+    k2 = sum(r["params"]["k"] == 2 for r in test_scale_records["izzo-kgram"])
+    assert int(summary["sure-runs"]) + int(summary["unsure-runs"]) == int(summary["k2-runs"]) == k2
+    assert summary["l1-sharper"].endswith(f"of {runs}")
+
+
+def test_smoothing_gap_is_the_distance_to_the_laplace_target():
+    from lengthgen.experiments.izzo_kgram import smoothing_gap_rows
+    short, long = smoothing_gap_rows([(2, 2)], [(2, 8), (200, 200)], samples=100)
+    assert short["gap_mse"] > 10 * long["gap_mse"] > 0   # the gap shrinks like 1/n^2
 
 
 def test_required_length_interpolates_the_crossing():
@@ -252,3 +302,126 @@ def test_the_model_refuses_inputs_past_its_absolute_table_but_not_periodic_ones(
     assert ape(torch.ones(2, 8, dtype=torch.long)).shape == (2, 8, 1)
     periodic = LimitStyleTransformer(LimitStyleConfig(vocab_size=3, pe="periodic", period=4))
     assert periodic(torch.ones(1, 500, dtype=torch.long)).shape == (1, 500, 1)
+
+
+def _manual_logits(model, x, scaling):
+    """The layer-1 logits of every query written out: q.k/d + phi, scaled as named."""
+    layer = model.layers[0]
+    t = x.shape[1]
+    q, k = layer.query(x), layer.key(x)
+    logits = (q @ k.transpose(1, 2)) * layer.scale
+    i = torch.arange(t)[:, None]
+    j = torch.arange(t)[None, :]
+    phi = torch.zeros(t, t)
+    tau = len(layer.local_bias) - 1
+    inside = (i - j >= 0) & (i - j <= tau)
+    phi[inside] = layer.local_bias[(i - j)[inside]]
+    log_i = torch.log(torch.arange(1, t + 1, dtype=torch.float32))[:, None]
+    if scaling == "suffix":
+        return logits + phi * log_i
+    return (logits + phi) * log_i
+
+
+@pytest.mark.parametrize("scaling", ["suffix", "all"])
+def test_logit_scalings_are_the_named_formulas(scaling):
+    torch.manual_seed(0)
+    model = LimitStyleTransformer(LimitStyleConfig(vocab_size=4, local_tau=2, init="standard",
+                                                   logit_scaling=scaling, readout="all"))
+    with torch.no_grad():
+        model.layers[0].local_bias.copy_(torch.tensor([0.5, 2.0, -1.0]))
+        model.layers[0].query.weight.normal_()
+        x = model.embed(torch.randint(1, 4, (2, 9)))
+        got = model.layers[0].weights(x, None)
+        expected = _manual_logits(model, x, scaling)
+        expected = expected.masked_fill(torch.ones(9, 9).triu(1).bool(), float("-inf"))
+        assert torch.allclose(got, expected.softmax(-1), atol=1e-6)
+
+
+def test_suffix_scaling_without_a_local_term_scales_nothing():
+    torch.manual_seed(1)
+    kw = dict(vocab_size=3, init="standard", readout="all")
+    suffix = LimitStyleTransformer(LimitStyleConfig(**kw, logit_scaling="suffix"))
+    every = LimitStyleTransformer(LimitStyleConfig(**kw, logit_scaling="all"))
+    every.load_state_dict(suffix.state_dict())
+    with torch.no_grad():
+        for m in (suffix, every):
+            m.layers[0].query.weight.copy_(torch.eye(16) * 3)
+            m.token_embeddings.weight.copy_(torch.randn(3, 16, generator=torch.Generator()
+                                                        .manual_seed(2)))
+        x = suffix.embed(torch.randint(1, 3, (1, 40)))
+        plain = suffix.layers[0].weights(x, None)
+        scaled = every.layers[0].weights(x, None)
+        raw = (suffix.layers[0].query(x) @ suffix.layers[0].key(x).transpose(1, 2)) \
+            * suffix.layers[0].scale
+        raw = raw.masked_fill(torch.ones(40, 40).triu(1).bool(), float("-inf"))
+    assert torch.allclose(plain, raw.softmax(-1), atol=1e-6)
+    assert not torch.allclose(plain[0, -1], scaled[0, -1], atol=1e-3)
+
+
+def test_unknown_logit_scaling_is_one_clear_error():
+    with pytest.raises(LengthgenError, match="logit scaling 'log'.*suffix, all"):
+        LimitStyleConfig(vocab_size=3, logit_scaling="log")
+
+
+def test_modp_grid_is_relative_to_the_period_and_compares_the_scalings():
+    from lengthgen.experiments import izzo_fig2_modp as fig2
+    config = fig2.CONFIGS["book"]
+    runs = fig2.runs(config)
+    main = [r for r in runs if "logit_scaling" not in r]
+    assert {(r["period"], r["train_length"]) for r in main} == {
+        (p, int(x * p)) for p in (2, 4, 8) for x in (1.5, 2, 3, 4, 6, 8)}
+    assert len({r["seed"] for r in main}) >= 3
+    other = [r for r in runs if r.get("logit_scaling") == "all"]
+    assert other and {r["period"] for r in other} == {4}
+    assert len({r["name"] for r in runs}) == len(runs)
+    with pytest.raises(LengthgenError, match="not a whole train length"):
+        fig2.runs(dict(config, periods=[3]))
+
+
+def test_book_configs_train_to_the_stop_rule_with_the_papers_scaling():
+    from lengthgen.experiments import experiment
+    for figure_id in ("izzo-fig1-simpletask", "izzo-fig2-modp", "izzo-fig3-hardmax",
+                      "izzo-kgram"):
+        config = experiment(figure_id).CONFIGS["book"]
+        assert config["stop_loss"] == 1e-5 and config["logit_scaling"] == "suffix"
+        assert len(config["seeds"]) >= 3
+
+
+def test_curve_rows_give_the_seed_spread():
+    from lengthgen.experiments.izzo_common import curve_rows
+    config = {"eps": 1e-2, "test_lengths": [8, 16], "logit_scaling": "suffix"}
+
+    def record(seed, n, loss):
+        return {"params": {"omega": 1.0, "train_length": n, "seed": seed}, "config": config,
+                "metrics": {"test_loss": {"8": loss / 2, "16": loss}, "reached_stop_loss": True,
+                            "train_loss": 1e-6}}
+    records = [record(0, 2, 1e-1), record(1, 2, 3e-1), record(0, 4, 1e-3), record(1, 4, 1.5e-2)]
+    rows = {(r["train_length"], r["test_length"]): r for r in curve_rows(records, "omega")}
+    r = rows[(2, 16)]
+    assert (r["plateau_min"], r["plateau_max"], r["seeds"]) == (1e-1, 3e-1, 2)
+    assert r["plateau"] == pytest.approx(2e-1)
+    # seed 0 crosses 1e-2 between 2 and 4, seed 1 never does: no spread, a mean crossing
+    assert rows[(4, 16)]["required_N"] is not None and rows[(4, 16)]["required_N_min"] is None
+
+
+def test_two_model_simulation_needs_tau_delta_over_eps_squared():
+    from lengthgen.theory.izzo_bound import simulate_pair
+    f, g = modp_task_model(4, 0), modp_task_model(4, 1)
+    rng = np.random.default_rng(3)
+    x = ModPTask(4, 0).sample(rng, 1, 20000, 20000).inputs[0]
+    for eps in (0.1, 0.05):
+        r = simulate_pair(f, g, x, eps)
+        assert r["case"] == "eps^2"   # disjoint attended sets: the eps^2 step
+        assert 0.9 * 4 / eps ** 2 <= r["z_length"] <= 4 / eps ** 2 + 8
+        assert max(r["output_error_f"], r["output_error_g"]) <= theorem_norm(f) * eps
+    one = simulate(f, x, 0.05)
+    assert one["z_length"] < r["z_length"] / 5    # one model: tau Delta / eps only
+    simple_f, simple_g = simple_task_model(2.0), simple_task_model(2.0, pair=(1, 2))
+    y = SimpleTask(2.0).sample(rng, 1, 5000, 5000).inputs[0]
+    both = simulate_pair(simple_f, simple_g, y, 0.05)
+    assert both["output_error_f"] <= theorem_norm(simple_f) * 0.05
+    assert both["output_error_g"] <= theorem_norm(simple_g) * 0.05
+    with pytest.raises(LengthgenError, match="same vocabulary"):
+        simulate_pair(f, modp_task_model(2, 0), x, 0.1)
+    with pytest.raises(LengthgenError, match="pair"):
+        simple_task_model(2.0, pair=(1, 1))

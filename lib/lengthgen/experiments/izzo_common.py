@@ -8,8 +8,12 @@ task's real-valued target. Training strings have lengths uniform in [min_len, N]
 at length T' is measured on strings of exactly T'.
 
 Not stated in the paper, chosen here: the positional encoding (none for SimpleTask, a learned
-table of period p for ModPTask, i.e. the Delta = p of its construction), log-length scaling of
-the logits (the Limit Transformer's log N), and the step cap `max_steps` that book scale needs.
+table of period p for ModPTask, i.e. the Delta = p of its construction) and a step cap
+`max_steps`, a safety that a run reaching the stop loss never meets (`reached_stop_loss` in each
+record says which runs met it). The logits follow the paper's scaling: only the tau-suffix term
+is multiplied by log i (`logit_scaling="suffix"`, which for a head without a local term means no
+scaling); `logit_scaling="all"` multiplies every logit by log i as the Limit Transformer of
+Huang et al. does, and ModPTask runs it beside the paper's for comparison.
 """
 from lengthgen.errors import LengthgenError
 from lengthgen.evaluate import evaluate
@@ -20,12 +24,13 @@ D_MODEL = 16
 PAPER_PROTOCOL = {"d_model": D_MODEL, "mlp_width": 256, "init": "mup", "lr": 1e-2,
                   "hidden_lr": 1e-2 / D_MODEL, "batch_size": 1024, "stop_loss": 1e-5,
                   "max_steps": 200_000, "eval_every": 100, "eval_samples": 1024,
-                  "test_samples": 1024}
+                  "test_samples": 1024, "logit_scaling": "suffix"}
 
 
 def build_model(task, config: dict, seed: int, **options) -> LimitStyleTransformer:
     import torch
     torch.manual_seed(seed)
+    options = {"logit_scaling": config["logit_scaling"], **options}
     cfg = LimitStyleConfig(vocab_size=len(task.vocab), n_outputs=task.n_classes,
                            d_model=config["d_model"], mlp_width=config["mlp_width"],
                            init=config["init"], **options)
@@ -91,7 +96,7 @@ def required_length(lengths, losses, eps: float) -> float | None:
     return None
 
 
-# ---- Figures 1 and 2 share their data and their three panels -------------------------------
+# ---- Figures 1 and 2 share their data and their panels ---------------------------------------
 def _by(records, key):
     groups = {}
     for r in records:
@@ -99,27 +104,68 @@ def _by(records, key):
     return dict(sorted(groups.items()))
 
 
+def main_records(records) -> list:
+    """The records of the paper's logit scaling (the comparison runs of the other are apart)."""
+    return [r for r in records
+            if r["params"].get("logit_scaling", r["config"]["logit_scaling"])
+            == r["config"]["logit_scaling"]]
+
+
+def spread(values) -> tuple[float, float, float]:
+    """Mean, min and max."""
+    values = list(values)
+    return mean(values), min(values), max(values)
+
+
 def curve_rows(records, key: str) -> list[dict]:
-    """One row per (key value, train length, test length): the mean test loss over seeds, the
-    seed count, the plateau of that train length, and the interpolated train length whose
-    plateau reaches eps and eps / 10 (None where the grid never gets there)."""
+    """One row per (key value, train length, test length) of the paper's logit scaling: the
+    test loss (mean, min and max over seeds), the seed count, the plateau of that train length
+    (mean, min, max over seeds), and the train length whose plateau reaches eps and eps / 10,
+    interpolated on the mean plateaus and, for the spread, on each seed's own (min and max over
+    seeds; None where the grid never gets there)."""
     rows = []
+    records = main_records(records)
     config = records[0]["config"]
     for value, group in _by(records, key).items():
         lengths = sorted({r["params"]["train_length"] for r in group})
+        seeds = sorted({r["params"]["seed"] for r in group})
+        per_seed = {s: {r["params"]["train_length"]: plateau(r) for r in group
+                        if r["params"]["seed"] == s} for s in seeds}
         plateaus = [mean(plateau(r) for r in group if r["params"]["train_length"] == n)
                     for n in lengths]
-        need = required_length(lengths, plateaus, config["eps"])
-        need_tenth = required_length(lengths, plateaus, config["eps"] / 10)
+        need = {}
+        for name, eps in (("required_N", config["eps"]),
+                          ("required_N_eps_over_10", config["eps"] / 10)):
+            need[name] = required_length(lengths, plateaus, eps)
+            own = [required_length(sorted(per_seed[s]), [per_seed[s][n]
+                                                         for n in sorted(per_seed[s])], eps)
+                   for s in seeds]
+            reached = [v for v in own if v is not None]
+            need[name + "_min"] = min(reached) if len(reached) == len(own) else None
+            need[name + "_max"] = max(reached) if len(reached) == len(own) else None
         for n, level in zip(lengths, plateaus):
             runs_n = [r for r in group if r["params"]["train_length"] == n]
+            levels = [plateau(r) for r in runs_n]
             for t in config["test_lengths"]:
+                loss, low, high = spread(r["metrics"]["test_loss"][str(t)] for r in runs_n)
                 rows.append({key: value, "train_length": n, "test_length": t,
-                             "test_loss": mean(r["metrics"]["test_loss"][str(t)]
-                                               for r in runs_n),
-                             "seeds": len(runs_n), "plateau": level, "required_N": need,
-                             "required_N_eps_over_10": need_tenth})
+                             "test_loss": loss, "test_loss_min": low, "test_loss_max": high,
+                             "seeds": len(runs_n), "plateau": level,
+                             "plateau_min": min(levels), "plateau_max": max(levels),
+                             "stopped_by_loss": sum(r["metrics"]["reached_stop_loss"]
+                                                    for r in runs_n),
+                             "train_loss_max": max(r["metrics"]["train_loss"] for r in runs_n),
+                             **need})
     return rows
+
+
+def summary_rows(records, key: str) -> list[dict]:
+    """One row per (key value, train length): the plateau (mean, min, max over seeds), how
+    many seeds stopped by the loss rule, and the required N columns."""
+    rows = curve_rows(records, key)
+    longest = max(r["test_length"] for r in rows)
+    return [{k: v for k, v in r.items() if not k.startswith("test_")}
+            for r in rows if r["test_length"] == longest]
 
 
 def linear_fit(xs, ys) -> tuple[float, float]:
@@ -130,56 +176,311 @@ def linear_fit(xs, ys) -> tuple[float, float]:
     return slope, my - slope * mx
 
 
+def required_fit(records, key: str, column: str = "required_N") -> dict | None:
+    """The least-squares line of the required train length against `key` (None with fewer than
+    two values reaching it): slope, intercept, and the ratio of the largest to the smallest."""
+    rows = summary_rows(records, key)
+    pts = sorted({(r[key], r[column]) for r in rows if r[column] is not None})
+    if len(pts) < 2:
+        return None
+    xs, ys = zip(*pts)
+    slope, intercept = linear_fit(xs, ys)
+    return {"slope": slope, "intercept": intercept, "points": len(pts),
+            "ratio": ys[-1] / ys[0], "key_ratio": xs[-1] / xs[0]}
+
+
 def curves_figure(records, key: str, symbol: str, task_name: str):
-    """Left: test loss vs test length per train length (largest `key` value). Middle: plateau
-    vs train length per `key` value. Right: required train length vs `key` at eps and eps/10,
-    with least-squares lines."""
+    """(a) test loss vs test length per train length (largest `key` value), band: min to max
+    over seeds. (b) plateau vs train length per `key` value, bars: min to max over seeds.
+    (c) the same against N / key, where the curves overlap if the required N is linear in the
+    key. (d) required train length vs `key` at eps and eps/10, bars: each seed's own."""
     import matplotlib.pyplot as plt
-    from matplotlib.ticker import NullFormatter
+    from matplotlib.ticker import FuncFormatter, NullFormatter
     config = records[0]["config"]
     rows = curve_rows(records, key)
     values = sorted({r[key] for r in rows})
-    fig, axes = plt.subplots(1, 3, figsize=(12.5, 3.7))
+    fig, axes = plt.subplots(2, 2, figsize=(8.2, 6.6))
+    axes = axes.ravel()
     shown = values[-1]
     lengths = sorted({r["train_length"] for r in rows if r[key] == shown})
     for i, n in enumerate(lengths):
-        pts = [(r["test_length"], r["test_loss"]) for r in rows
-               if r[key] == shown and r["train_length"] == n]
-        axes[0].plot(*zip(*pts), "o-", ms=3, color=f"C{i}", label=f"N = {n}")
+        pts = [r for r in rows if r[key] == shown and r["train_length"] == n]
+        xs = [r["test_length"] for r in pts]
+        axes[0].plot(xs, [r["test_loss"] for r in pts], "o-", ms=3, color=f"C{i}",
+                     label=f"N = {n}")
+        axes[0].fill_between(xs, [r["test_loss_min"] for r in pts],
+                             [r["test_loss_max"] for r in pts], color=f"C{i}", alpha=0.2, lw=0)
     axes[0].set(xscale="log", yscale="log", xlabel="test length", ylabel="test MSE",
-                title=f"test loss vs test length ({symbol} = {shown:g})")
-    axes[0].legend(fontsize=7)
+                title=f"(a) test loss, {symbol} = {shown:g}")
+    axes[0].legend(fontsize=7, ncol=2)
+    summary = summary_rows(records, key)
     for i, value in enumerate(values):
-        pts = sorted({(r["train_length"], r["plateau"]) for r in rows if r[key] == value})
-        axes[1].plot(*zip(*pts), "o-", color=f"C{i}", label=f"{symbol} = {value:g}")
-    for level in (config["eps"], config["eps"] / 10):
-        axes[1].axhline(level, color="k", ls=":", lw=1)
-    axes[1].set(xscale="log", yscale="log", xlabel="train length N",
-                ylabel=f"plateau (MSE at length {max(config['test_lengths'])})",
-                title="plateau vs train length")
-    every_length = sorted({r["train_length"] for r in rows})
-    axes[1].set_xticks(every_length, [str(n) for n in every_length])
+        pts = sorted((r["train_length"], r["plateau"], r["plateau_min"], r["plateau_max"])
+                     for r in summary if r[key] == value)
+        ns, mid, low, high = map(list, zip(*pts))
+        bars = [[m - lo for m, lo in zip(mid, low)], [h - m for m, h in zip(mid, high)]]
+        for ax, x in ((axes[1], ns), (axes[2], [n / value for n in ns])):
+            ax.errorbar(x, mid, yerr=bars, fmt="o-", ms=3, capsize=2, color=f"C{i}",
+                        label=f"{symbol} = {value:g}")
+    for ax, xlabel, title in ((axes[1], "train length N", "(b) plateau vs N"),
+                              (axes[2], f"N / {symbol}", f"(c) plateau vs N / {symbol}")):
+        for level in (config["eps"], config["eps"] / 10):
+            ax.axhline(level, color="k", ls=":", lw=1)
+        ax.set(xscale="log", yscale="log", xlabel=xlabel,
+               ylabel=f"MSE at length {max(config['test_lengths'])}", title=title)
+        ax.legend(fontsize=7)
+    every_length = sorted({r["train_length"] for r in summary})
     axes[1].xaxis.set_minor_formatter(NullFormatter())
-    axes[1].legend(fontsize=7)
+    plain = FuncFormatter(lambda x, _: f"{x:g}")
+    axes[2].xaxis.set_major_formatter(plain)
+    axes[2].xaxis.set_minor_formatter(plain)
+    axes[2].tick_params(axis="x", which="both", labelsize=7)
+    axes[1].set_xticks(every_length, [str(n) for n in every_length], fontsize=7)
     for column, eps, color in (("required_N", config["eps"], "C3"),
                                ("required_N_eps_over_10", config["eps"] / 10, "C4")):
-        need = sorted({(r[key], r[column]) for r in rows if r[column] is not None})
-        if len(need) >= 2:
-            xs, ys = zip(*need)
+        pts = sorted({(r[key], r[column], r[column + "_min"], r[column + "_max"])
+                      for r in summary if r[column] is not None})
+        if not pts:
+            continue
+        xs, ys = [p[0] for p in pts], [p[1] for p in pts]
+        low = [p[1] - p[2] if p[2] is not None else 0 for p in pts]
+        high = [p[3] - p[1] if p[3] is not None else 0 for p in pts]
+        axes[3].errorbar(xs, ys, yerr=[low, high], fmt="o", capsize=3, color=color,
+                         label=f"plateau <= {eps:g}")
+        if len(pts) >= 2:
             slope, intercept = linear_fit(xs, ys)
-            axes[2].plot(xs, ys, "o", color=color, label=f"plateau <= {eps:g}")
-            axes[2].plot([min(xs), max(xs)], [intercept + slope * min(xs),
+            axes[3].plot([min(xs), max(xs)], [intercept + slope * min(xs),
                                               intercept + slope * max(xs)], ":", color=color,
                          label=f"line, slope {slope:.2g}")
-    axes[2].set(xlabel=symbol, ylabel="smallest N (interpolated)",
-                title=f"required train length vs {symbol}")
-    if axes[2].get_legend_handles_labels()[0]:
-        axes[2].legend(fontsize=7)
-    else:  # e.g. test scale: no train length in the grid reaches eps for two values
-        axes[2].text(0.5, 0.5, f"eps = {config['eps']:g} reached for fewer than two {symbol}",
-                     ha="center", va="center", transform=axes[2].transAxes, fontsize=8)
-    fig.suptitle(f"{task_name}, {len(config['seeds'])} seed(s), batch {config['batch_size']}, "
-                 f"at most {config['max_steps']} steps (stop at loss < {config['stop_loss']:g})",
+    axes[3].set(xlabel=symbol, ylabel="smallest N (interpolated)",
+                title=f"(d) required N vs {symbol}")
+    if axes[3].get_legend_handles_labels()[0]:
+        axes[3].legend(fontsize=7)
+    else:  # e.g. test scale: no train length in the grid reaches eps
+        axes[3].text(0.5, 0.5, f"eps = {config['eps']:g} not reached", ha="center",
+                     va="center", transform=axes[3].transAxes, fontsize=8)
+    fig.suptitle(f"{task_name}: {len(config['seeds'])} seeds, batch {config['batch_size']}, "
+                 f"stop at loss < {config['stop_loss']:g} (cap {config['max_steps']} steps)",
                  fontsize=10)
     fig.tight_layout()
     return fig
+
+
+# ---- numbers for the chapter's prose and its "Paper vs this book" table ---------------------
+def fmt(x, digits: int = 2) -> str:
+    """A number as the prose shows it: 2 significant digits, '-' for None."""
+    if x is None:
+        return "-"
+    if isinstance(x, int) or (isinstance(x, float) and x.is_integer() and abs(x) < 1e4):
+        return str(int(x))
+    return f"{x:.{digits}g}"
+
+
+def _key(value) -> str:
+    return fmt(value).replace(".", "p").replace("-", "m")
+
+
+def stop_counts(records) -> tuple[int, int, float | None]:
+    """How many runs stopped by the loss rule, of how many, and the largest final training loss
+    among those that met the step cap instead (None if every run stopped by the rule)."""
+    capped = [r["metrics"]["train_loss"] for r in records
+              if not r["metrics"]["reached_stop_loss"]]
+    return len(records) - len(capped), len(records), max(capped) if capped else None
+
+
+def creep(records, start: int = 64) -> tuple[float, float]:
+    """Median and largest ratio, over the runs whose train length is at least twice the
+    smallest, of the test loss at the longest test length to that at `start`: 1 means flat."""
+    records = main_records(records)
+    tests = records[0]["config"]["test_lengths"]
+    start = start if start in tests else min(tests)
+    shortest = min(r["params"]["train_length"] for r in records)
+    ratios = sorted(r["metrics"]["test_loss"][str(max(r["config"]["test_lengths"]))]
+                    / r["metrics"]["test_loss"][str(start)]
+                    for r in records if r["params"]["train_length"] >= 2 * shortest)
+    return ratios[len(ratios) // 2], ratios[-1]
+
+
+def headline(records, key: str) -> dict:
+    """The numbers the prose around Figs. 1 and 2 cites, as strings keyed for book_text:
+    stops, the plateau per train length at the largest key value, the required N per key
+    value at eps and eps/10 (seed range in brackets), the fitted slopes and the creep."""
+    main = main_records(records)
+    out = {}
+    stopped, total, worst = stop_counts(main)
+    out["stopped"], out["runs"], out["capped-worst"] = str(stopped), str(total), fmt(worst)
+    out["cap"] = str(main[0]["config"]["max_steps"])
+    summary = summary_rows(main, key)
+    values = sorted({r[key] for r in summary})
+    largest = values[-1]
+    out["largest"] = fmt(largest)
+    out["plateaus-largest"] = ", ".join(
+        f"{fmt(r['plateau'])} (N = {r['train_length']})"
+        for r in sorted(summary, key=lambda r: r["train_length"]) if r[key] == largest)
+    for column, name in (("required_N", "required"), ("required_N_eps_over_10", "required10")):
+        parts = []
+        for v in values:
+            r = next(r for r in summary if r[key] == v)
+            spread_text = (f" ({fmt(r[column + '_min'])} to {fmt(r[column + '_max'])})"
+                           if r[column + "_min"] is not None else "")
+            parts.append(f"{fmt(r[column])}{spread_text}")
+            out[f"{name}-{_key(v)}"] = fmt(r[column])
+        out[name] = ", ".join(parts)
+        fit = required_fit(main, key, column)
+        out[f"{name}-slope"] = fmt(fit["slope"]) if fit else "-"
+        out[f"{name}-ratio"] = fmt(fit["ratio"]) if fit else "-"
+    middle, top = creep(main)
+    out["creep-median"], out["creep-max"] = fmt(middle), fmt(top)
+    out["values"] = ", ".join(fmt(v) for v in values)
+    return out
+
+
+def monotone(values, decreasing: bool = False) -> bool:
+    pairs = list(zip(values, values[1:]))
+    return all((b <= a) if decreasing else (b >= a) for a, b in pairs)
+
+
+def _curves_verdict(records, key: str, symbol: str) -> str:
+    main = main_records(records)
+    summary = summary_rows(main, key)
+    values = sorted({r[key] for r in summary})
+    falling = sum(monotone([r["plateau"] for r in sorted(summary, key=lambda r: r["train_length"])
+                            if r[key] == v], decreasing=True) for v in values)
+    parts = [f"plateau falls with N for {falling} of {len(values)} {symbol}"]
+    for column, eps in (("required_N", main[0]["config"]["eps"]),
+                        ("required_N_eps_over_10", main[0]["config"]["eps"] / 10)):
+        need = [next(r for r in summary if r[key] == v)[column] for v in values]
+        if any(n is None for n in need):
+            parts.append(f"eps = {fmt(eps)} not reached for every {symbol}")
+            continue
+        grows = monotone(need)
+        fit = required_fit(main, key, column)
+        factor = (f"; x{fmt(fit['ratio'])} for {symbol} x{fmt(fit['key_ratio'])}" if fit
+                  else "")
+        parts.append(f"required N at eps = {fmt(eps)} {'grows' if grows else 'does not grow'}"
+                     f" with {symbol} ({', '.join(fmt(n) for n in need)}{factor})")
+    middle, top = creep(main)
+    tests = main[0]["config"]["test_lengths"]
+    parts.append(f"loss at {max(tests)} over loss at {64 if 64 in tests else min(tests)}: "
+                 f"median {fmt(middle)}, largest {fmt(top)}")
+    return "; ".join(parts)
+
+
+def table_rows(records: dict) -> list[dict]:
+    """The chapter's "Paper vs this book" rows from the committed records of each izzo figure
+    (`records` maps figure id to its records): the paper's setting, the book's, and a verdict
+    computed from the records."""
+    rows = []
+    fig1, fig2 = records.get("izzo-fig1-simpletask"), records.get("izzo-fig2-modp")
+    for fid, recs, key, symbol, what in (
+            ("izzo-fig1-simpletask", fig1, "omega", "omega",
+             "Fig. 1, SimpleTask: plateaus fall with N, required N linear in omega"),
+            ("izzo-fig2-modp", fig2, "period", "Delta",
+             "Fig. 2, ModPTask: plateaus fall with N, required N linear in Delta (their p)")):
+        if not recs:
+            continue
+        main = main_records(recs)
+        config = main[0]["config"]
+        stopped, total, _ = stop_counts(main)
+        values = sorted({r["params"][key] for r in main})
+        lengths = sorted({r["params"]["train_length"] for r in main})
+        rows.append({
+            "figure": f"`{fid}`", "paper": f"{what}; 8 seeds, batch 1024, stop at loss < 1e-5",
+            "this book": (f"{symbol} = {', '.join(fmt(v) for v in values)}; N = "
+                          f"{', '.join(str(n) for n in lengths)}; {len(config['seeds'])} seeds, "
+                          f"batch {config['batch_size']}; {stopped} of {total} runs stopped "
+                          f"by the rule (cap {config['max_steps']})"),
+            "verdict": _curves_verdict(recs, key, symbol)})
+    if fig2:
+        from lengthgen.experiments.izzo_fig2_modp import scaling_rows
+        comparison = scaling_rows(fig2)
+        if comparison:
+            growth = {}
+            for r in comparison:
+                growth.setdefault(r["logit_scaling"], []).append(
+                    r["growth_longest_over_64"])
+            rows.append({
+                "figure": "`izzo-fig2-modp` (scalings)",
+                "paper": "Sec. 3.1: every logit x log N; Sec. 5 (two layers): the tau-suffix "
+                         "only; App. B does not say which it trained",
+                "this book": f"both at Delta = {comparison[0]['period']}, "
+                             f"N = {', '.join(str(n) for n in sorted({r['train_length'] for r in comparison}))}",
+                "verdict": ("loss at the longest test length over the loss at 64: "
+                            + "; ".join(f"{'suffix only' if s == 'suffix' else 'every logit'}"
+                                        f" x{fmt(min(g))} to x{fmt(max(g))}"
+                                        for s, g in growth.items()))})
+    fig3 = records.get("izzo-fig3-hardmax")
+    if fig3:
+        from lengthgen.experiments.izzo_fig3_hardmax import data as hardmax_data
+        hd = hardmax_data(fig3)
+        lengths = sorted({r["train_length"] for r in hd})
+        on = {n: max(r["std_weight"] for r in hd if r["train_length"] == n
+                     and r["positions"] == "k mod p") for n in lengths}
+        off = {n: max(r["mean_weight"] for r in hd if r["train_length"] == n
+                      and r["positions"] == "other") for n in lengths}
+        rows.append({
+            "figure": "`izzo-fig3-hardmax`",
+            "paper": "Fig. 3: Delta = 5, length-80 strings, weights near 1/16 on t = k mod 5",
+            "this book": f"N = {', '.join(str(n) for n in lengths)}, "
+                         f"{len({r['seed'] for r in hd})} seeds",
+            "verdict": (f"off-residue mean weight at most {fmt(off[lengths[-1]])} at N = "
+                        f"{lengths[-1]} ({fmt(off[lengths[0]])} at N = {lengths[0]}); spread on "
+                        f"the residue {', '.join(fmt(on[n]) for n in lengths)} (largest over "
+                        f"seeds) for N = {', '.join(str(n) for n in lengths)}")})
+    kgram = records.get("izzo-kgram")
+    if kgram:
+        from lengthgen.experiments.izzo_kgram import data as kgram_data
+        kd = kgram_data(kgram)
+        longest = max(r["test_length"] for r in kd)
+        at = {(r["S"], r["k"]): r for r in kd if r["test_length"] == longest}
+        by_s = [at[s] for s in sorted(at) if s[1] == 2]
+        by_k = [at[s] for s in sorted(at) if s[0] == 2]
+        before = {(r["S"], r["k"]): r for r in kd if r["test_length"] == longest // 2}
+        rising = [at[s]["test_loss"] / before[s]["test_loss"] for s in at if s in before]
+        stopped, total, _ = stop_counts(kgram)
+
+        def trend(points):
+            if len(points) < 2:
+                return "not measured"
+            return "grows" if monotone([r["test_loss"] for r in points]) else "does not grow"
+        rows.append({
+            "figure": "`izzo-kgram`",
+            "paper": "two layers, in-context k-grams, described in words only (summary): the "
+                     "plateau rises with S and with k",
+            "this book": f"our setup; S, k = {', '.join(f'{s}, {k}' for s, k in sorted(at))}; "
+                         f"{stopped} of {total} runs stopped by the rule",
+            "verdict": (f"loss at {longest} {trend(by_s)}"
+                        f" with S ({', '.join(fmt(r['test_loss']) for r in by_s)}) and "
+                        f"{trend(by_k)} with k ({', '.join(fmt(r['test_loss']) for r in by_k)}); still x"
+                        f"{fmt(min(rising))} to x{fmt(max(rising))} from {longest // 2} to "
+                        f"{longest}: not a plateau")})
+    bound = records.get("izzo-thm41-bound")
+    if bound:
+        from lengthgen.experiments.izzo_thm41_bound import data as bound_data, pair_summary
+        bd = [r for r in bound_data(bound) if not r["pair"]]
+        ratio = [r["output_error_max"] / r["L_eps"] for r in bd]
+        by_model = {}
+        for r in bd:
+            by_model.setdefault((r["model"], r["eps"]), []).append(r)
+        z_prev = max(g[-2]["z_length_max"] for g in by_model.values() if len(g) > 1)
+        z_last = max(g[-1]["z_length_max"] for g in by_model.values())
+        lengths = sorted({r["x_length"] for r in bd})
+        pairs = pair_summary(bound)
+        if pairs:
+            scaled = [p["z eps^2 / (tau Delta)"] for p in pairs]
+            worst = max(p["worst output error"] / p["L eps"] for p in pairs)
+            second = (f"; two models: |z| eps^2 / (tau Delta) {fmt(min(scaled))} to "
+                      f"{fmt(max(scaled))}, output error / (L eps) at most {fmt(worst)}")
+            book = "both halves: z for one model f, and for f and g together"
+        else:
+            second, book = "", "the first half: z for one model f; the step for g is not run"
+        rows.append({
+            "figure": "`izzo-thm41-bound`",
+            "paper": "Thm. 4.1 and its proof (App. A.1): no experiment",
+            "this book": f"the proof's construction, {book}; |x| up to {lengths[-1]}",
+            "verdict": (f"one model: longest z {z_prev} at |x| = {lengths[-2]}, {z_last} at "
+                        f"|x| = {lengths[-1]} ({'flat' if z_last <= z_prev else 'still growing'}),"
+                        f" output error / (L eps) {fmt(min(ratio))} to {fmt(max(ratio))}"
+                        f"{second}; the theorem's N (constants 1) "
+                        f"{fmt(min(r['N'] for r in bd))} to {fmt(max(r['N'] for r in bd))}")})
+    return rows

@@ -12,7 +12,11 @@ softmax into hardmax on long inputs, and may be rounded to p fractional bits.
 The logit of query position i on key position j <= i in one head:
     a_ij = round_p( (x_i @ query) . (x_j @ key) + phi(j, i) ),   weight_ij = softmax_j(log N * a_ij)
 where round_p(z) = round(z * 2^p) / 2^p (no rounding when precision_bits is None): the logit is
-rounded before the log N scaling, as in Huang et al. (eq. 2).
+rounded before the log N scaling, as in Huang et al. (eq. 2). With key_bits = q set, the keys
+themselves are rounded to q fractional bits before the product, (x_j @ key) -> round_q(x_j @ key):
+p-bit attention in the form Huang et al.'s communication proof uses (App. B.3: a rounded key
+determines the rounded logit), so that keys, and hence the protocol's key classes, take
+finitely many values on bounded activations.
 
 For analysis, a head may instead carry a general positional table `phi` (phi[j, i] for all
 positions below its size), e.g. the product functions p_j^T K^T Q p_i of a trained transformer;
@@ -84,10 +88,14 @@ class LimitHead(nn.Module):
         out[inside] = self.local[distance[inside]].to(dtype)
         return out
 
-    def logits(self, stream: torch.Tensor, precision_bits: int | None) -> torch.Tensor:
-        """Unscaled logits a[b, i, j] (before log N), rounded if precision_bits is set."""
+    def logits(self, stream: torch.Tensor, precision_bits: int | None,
+               key_bits: int | None = None) -> torch.Tensor:
+        """Unscaled logits a[b, i, j] (before log N), rounded if precision_bits is set, from
+        keys rounded to key_bits fractional bits if that is set."""
         q = stream @ self.query
         k = stream @ self.key
+        if key_bits is not None:
+            k = round_to_bits(k, key_bits)
         raw = q @ k.transpose(-1, -2) + self.positional_logits(stream.shape[-2])
         return raw if precision_bits is None else round_to_bits(raw, precision_bits)
 
@@ -145,7 +153,8 @@ class LimitTransformer(nn.Module):
     def __init__(self, token_embedding: torch.Tensor, positional: torch.Tensor | None,
                  layers: list[LimitLayer], period: int | None = None,
                  precision_bits: int | None = None, log_length_scaling: bool = True,
-                 round_softmax: bool = False, check: bool = False):
+                 round_softmax: bool = False, check: bool = False,
+                 key_bits: int | None = None):
         super().__init__()
         if token_embedding.dim() != 2:
             raise LengthgenError(f"token_embedding must be [V, d], got "
@@ -163,6 +172,9 @@ class LimitTransformer(nn.Module):
                                      f"period={period} positional rows, got {positional.shape[0]}")
         if precision_bits is not None and precision_bits < 0:
             raise LengthgenError(f"precision_bits must be >= 0, got {precision_bits}")
+        if key_bits is not None and (isinstance(key_bits, bool) or not isinstance(key_bits, int)
+                                     or key_bits < 0):
+            raise LengthgenError(f"key_bits must be None or an integer >= 0, got {key_bits!r}")
         if round_softmax and precision_bits is None:
             raise LengthgenError("round_softmax needs precision_bits")
         for number, layer in enumerate(layers):
@@ -177,6 +189,7 @@ class LimitTransformer(nn.Module):
         self.precision_bits = precision_bits
         self.log_length_scaling = log_length_scaling
         self.round_softmax = round_softmax
+        self.key_bits = key_bits
         if check:
             self.check_periodic_local()
 
@@ -208,7 +221,7 @@ class LimitTransformer(nn.Module):
         """Causal attention weights [B, N, N] of one head."""
         n = stream.shape[-2]
         scale = math.log(n) if self.log_length_scaling else 1.0
-        scores = scale * head.logits(stream, self.precision_bits)
+        scores = scale * head.logits(stream, self.precision_bits, self.key_bits)
         causal = torch.ones(n, n, dtype=torch.bool, device=stream.device).tril()
         scores = scores.masked_fill(~causal, float("-inf"))
         if not self.round_softmax:

@@ -11,9 +11,16 @@ positions only the ways a Limit Transformer may (Huang et al. 2025; Izzo et al. 
 * `local_tau`: a learned translation-invariant, tau-local bias phi(i - j) added to the logit of
   query i on key j when 0 <= i - j <= tau (None: no such term).
 
-The logit of query i on key j <= i is q_i . k_j * scale + phi(i - j), multiplied by log(i + 1)
-when log_length_scaling is on (the Limit Transformer's log N at the last position, where N = i
-+ 1). scale is 1/d under muP (Yang et al. 2022) and 1/sqrt(d) under the standard init.
+The logit of query i on key j <= i (0-based; i + 1 is the 1-based position) is one of two
+named scalings (`logit_scaling`):
+
+* "suffix" (Izzo et al. 2026, their two-layer model; the default): q_i . k_j * scale
+  + log(i + 1) * phi(i - j): only the tau-suffix term phi is multiplied by the log of the
+  position; the token logits are not scaled. Without phi (local_tau None) nothing is scaled.
+* "all" (the Limit Transformer of Huang et al. 2025): (q_i . k_j * scale + phi(i - j)) *
+  log(i + 1), every logit multiplied by the log of the position (log N at the last token).
+
+scale is 1/d under muP (Yang et al. 2022) and 1/sqrt(d) under the standard init.
 
 readout="last" computes the last layer (attention and MLP) only at each sequence's last real
 token and returns zeros elsewhere: the regression tasks of the Izzo chapter put their one
@@ -35,6 +42,7 @@ from lengthgen.models.protocol import check_init_scheme, default_roles, mup_init
 
 PE_KINDS = ("nope", "periodic", "ape")
 READOUTS = ("last", "all")
+LOGIT_SCALINGS = ("suffix", "all")
 
 
 @dataclass
@@ -48,7 +56,7 @@ class LimitStyleConfig:
     period: int = 1                  # rows of the periodic table (pe="periodic")
     n_positions: int = 256           # rows of the absolute table (pe="ape")
     local_tau: int | None = None     # locality of the learned bias phi; None: no bias
-    log_length_scaling: bool = True
+    logit_scaling: str = "suffix"   # see the module docstring
     readout: str = "last"
     init: str = "mup"
 
@@ -62,6 +70,9 @@ class LimitStyleConfig:
         if self.pe not in PE_KINDS:
             raise LengthgenError(f"limit-style config: unknown positional scheme {self.pe!r}; "
                                  f"valid: {', '.join(PE_KINDS)}")
+        if self.logit_scaling not in LOGIT_SCALINGS:
+            raise LengthgenError(f"limit-style config: unknown logit scaling "
+                                 f"{self.logit_scaling!r}; valid: {', '.join(LOGIT_SCALINGS)}")
         if self.readout not in READOUTS:
             raise LengthgenError(f"limit-style config: unknown readout {self.readout!r}; "
                                  f"valid: {', '.join(READOUTS)}")
@@ -87,7 +98,7 @@ class LimitStyleLayer(nn.Module):
         self.up = nn.Linear(d, cfg.mlp_width)
         self.down = nn.Linear(cfg.mlp_width, d, bias=False)
         self.scale = 1.0 / d if cfg.init == "mup" else 1.0 / math.sqrt(d)
-        self.log_length_scaling = cfg.log_length_scaling
+        self.logit_scaling = cfg.logit_scaling
 
     def weights(self, x: torch.Tensor, query_positions: torch.Tensor | None) -> torch.Tensor:
         """Attention weights [B, Q, T] of the queries at query_positions [B, Q] (None: all)."""
@@ -98,13 +109,15 @@ class LimitStyleLayer(nn.Module):
         rows = x.gather(1, query_positions[..., None].expand(-1, -1, x.shape[-1]))
         logits = (self.query(rows) @ self.key(x).transpose(1, 2)) * self.scale
         distance = query_positions[..., None] - keys  # [B, Q, T]: i - j
+        log_position = torch.log1p(query_positions.float())[..., None]  # log of the 1-based i
         if self.local_bias is not None:
             tau = len(self.local_bias) - 1
             inside = (distance >= 0) & (distance <= tau)
-            logits = logits + torch.where(inside, self.local_bias[distance.clamp(0, tau)],
-                                          torch.zeros((), device=x.device))
-        if self.log_length_scaling:
-            logits = logits * torch.log1p(query_positions.float())[..., None]
+            bias = torch.where(inside, self.local_bias[distance.clamp(0, tau)],
+                               torch.zeros((), device=x.device))
+            logits = logits + (bias * log_position if self.logit_scaling == "suffix" else bias)
+        if self.logit_scaling == "all":
+            logits = logits * log_position
         logits = logits.masked_fill(distance < 0, float("-inf"))
         return logits.softmax(dim=-1)
 

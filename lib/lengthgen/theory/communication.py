@@ -8,10 +8,17 @@ ch. 1 and 4) turn it into bit counts:
     differ somewhere;
   * any deterministic protocol, even with many rounds, needs >= log2 rank(M) bits, and >= log2 |S|
     bits for a fooling set S (pairs with f = 1 whose crossings are not all 1).
-Equality of two m-bit strings has the identity matrix: rank 2^m, fooling set {(x, x)}, so m bits.
-Copying and adding 0 contain it. C-RASP languages such as majority and Dyck-1 have only
-polynomially many distinct rows (a count, a depth), and so does PARITY (two rows: 1 bit), which
-is why communication complexity cannot rule PARITY out.
+Equality of two m-bit strings has the identity matrix: rank 2^m, fooling set {(x, x)}, so m bits
+for deterministic protocols (a randomized protocol with private coins tests equality with
+O(log m) bits, so these rank bounds are about deterministic protocols, which is what the
+Limit Transformer's protocol is). Copying and adding 0 contain it. C-RASP languages such as
+majority and Dyck-1 have only polynomially many distinct rows (a count, a depth), and so does
+PARITY (two rows: 1 bit), which is why communication complexity cannot rule PARITY out.
+
+One cut is not enough: "inner_equality" (is the first quarter of the word equal to the second?)
+has two distinct rows at the middle cut, where Alice holds both quarters, and is equality of
+m/2 symbols at the cut after the first quarter ("inner_equality_early"). Theorem 12 gives a
+short protocol at every cut at once, so the second cut rules it out.
 Ranks are exact (over the rationals, with sympy), not floating-point.
 """
 import itertools
@@ -151,6 +158,14 @@ PROBLEMS = {
                         "x + 0 = y"),
     "dyck2": Problem("dyck2", dyck2_mirror, lambda m: strings("([", m),
                      lambda m: strings(")]", m), "Remark 21: x y in Dyck-2"),
+    "inner_equality": Problem("inner_equality", lambda x, y: x[:len(x) // 2] == x[len(x) // 2:],
+                              lambda m: strings("01", m), lambda m: strings("01", m),
+                              "w[:m/2] = w[m/2:m], cut at m (Alice holds both quarters)"),
+    "inner_equality_early": Problem("inner_equality_early",
+                                    lambda x, y: x == y[:len(x)],
+                                    lambda m: strings("01", m // 2),
+                                    lambda m: strings("01", m + m // 2),
+                                    "the same function, cut at m/2"),
     "parity": Problem("parity", parity, lambda m: strings("01", m), lambda m: strings("01", m),
                       "odd number of 1s in x y"),
     "majority_ab": Problem("majority_ab", None, lambda m: strings("ab", m),
@@ -173,6 +188,9 @@ def problem_matrix(name: str, m: int) -> tuple[np.ndarray, list, list]:
     """The matrix of a named problem with parts of m symbols, and its rows and columns."""
     if m < 1:
         raise LengthgenError(f"parts need at least one symbol, got m={m}")
+    if name.startswith("inner_equality") and m % 2:
+        raise LengthgenError(f"{name} splits Alice's part in two quarters: m must be even, "
+                             f"got m={m}")
     p = problem(name)
     rows, columns = p.rows(m), p.columns(m)
     if PROBLEMS[name].f is None:    # a C-RASP program: one vectorized run
@@ -189,8 +207,9 @@ def summary(name: str, m: int) -> dict:
     out = {"problem": name, "m": m, "rows": len(rows), "columns": len(columns),
            "distinct_rows": distinct_rows(mat), "rank": rank, "one_way_bits": one_way_bits(mat),
            "rank_bits": math.log2(rank) if rank else 0.0, "fooling_set": None}
-    if name in ("equality", "copy"):
-        out["fooling_set"] = len(rows) if is_fooling_set(p.f, [(x, x) for x in rows]) else 0
+    if name in ("equality", "copy", "inner_equality_early"):
+        pairs = [(x, x + "0" * (len(columns[0]) - len(x))) for x in rows]
+        out["fooling_set"] = len(rows) if is_fooling_set(p.f, pairs) else 0
     elif name == "dyck2":
         out["fooling_set"] = len(rows) if is_fooling_set(p.f, [(x, _mirror(x)) for x in rows]) \
             else 0

@@ -104,12 +104,21 @@ def _eye(d, i):
 
 
 def simple_task_model(omega: float, knots: int = 64, margin: float = 2.0,
-                      bits: int = 8) -> Construction:
+                      bits: int = 8, pair: tuple = (0, 1)) -> Construction:
     """SimpleTask (App. A.2): E_0, E_1, E_2 orthogonal, no positions; the logit is `margin`
     on 0s and 1s and 0 on 2s, so attention is uniform over the 0s and 1s; V E_0 = -V E_1
     writes (c0 - c1)/(c0 + c1) to one coordinate and a ReLU MLP interpolates sin(omega z) on
-    [-1, 1] at `knots` evenly spaced points (its weights grow with omega, so L = Theta(omega)
-    up to the interpolation's accuracy)."""
+    [-1, 1] at `knots` evenly spaced points. Its output weights are the changes of slope between
+    knots, about omega^2 / knots each, so L = ||A||_F ||B||_F max_s ||V E_s|| grows faster than
+    the Theta(omega) the paper states for its construction: at 64 knots L is 4.5, 8.7, 30.7,
+    89.5 and 373 for omega = 1, 2, 4, 8, 16 (x1.9, 3.5, 2.9, 4.2 per doubling; the ragged
+    factors come from where the knots fall on the sine), between omega and omega^2.
+    The Lipschitz constant of the function itself is omega.
+    `pair` = (a, b) builds the same model for the symbols a and b in place of 0 and 1,
+    sin(omega (c_a - c_b) / (c_a + c_b)): a second model for the two-model simulation."""
+    if len(pair) != 2 or set(pair) - {0, 1, 2} or pair[0] == pair[1]:
+        raise LengthgenError(f"SimpleTask: pair must be two different symbols of 0, 1, 2, "
+                             f"got {pair!r}")
     if not (math.isfinite(omega) and 0 < omega <= 100):
         raise LengthgenError(f"SimpleTask: omega must be in (0, 100], got {omega!r}")
     d = 6  # 0..2 token one-hots, 3 constant, 4 the ratio z, 5 the output
@@ -120,9 +129,10 @@ def simple_task_model(omega: float, knots: int = 64, margin: float = 2.0,
     query = torch.zeros(d, 1, dtype=torch.float64)
     query[3, 0] = 1.0
     key = torch.zeros(d, 1, dtype=torch.float64)
-    key[0, 0] = key[1, 0] = margin
+    a, b = pair
+    key[a, 0] = key[b, 0] = margin
     value = torch.zeros(d, 1, dtype=torch.float64)
-    value[0, 0], value[1, 0] = 1.0, -1.0
+    value[a, 0], value[b, 0] = 1.0, -1.0
     output = _eye(d, 4)[None, :]
     head = LimitHead(query, key, value, output)
     # piecewise-linear interpolation of sin(omega z): sum_k a_k relu(z - t_k) + sin(omega t_0)
@@ -327,3 +337,115 @@ def simulate(c: Construction, tokens: np.ndarray, eps: float, min_length: int = 
     return {"x_length": n, "z_length": len(z_tokens), "statistic_error": stat,
             "output_x": out_x, "output_z": out_z, "output_error": abs(out_x - out_z),
             "z": z_tokens}
+
+
+# ---- the second half of the proof: one string for two models ---------------------------------
+def attended_types(c: Construction, tokens: np.ndarray) -> set:
+    """The (token, residue) types of maximal rounded logit for the last token among the types
+    present in x: the positions the hardmax of c averages over."""
+    types = _types(c)
+    head = _head(c)
+    vectors = _type_vectors(c, types)
+    n = len(tokens)
+    last = types.index((int(tokens[-1]), (n - 1) % c.delta))
+    logits = round_to_bits((vectors @ head.key) @ (vectors[last] @ head.query), c.bits)
+    present = {(int(t), i % c.delta) for i, t in enumerate(tokens)}
+    best = max(float(logits[types.index(s)]) for s in present)
+    return {s for s in types if float(logits[types.index(s)]) == best}
+
+
+def simulate_pair(f: Construction, g: Construction, tokens: np.ndarray, eps: float,
+                  min_length: int = 1) -> dict:
+    """The proof's string z for two models at once (App. A.1, both halves).
+
+    Name the model whose attended positions in x's tau-prefix are fewer "f" (|A_f| <= |A_g|).
+    Its attended types are written as in `simulate` (m_s = floor(n_s / |A_f| * tau / eps), or
+    copied when |A_f| <= tau / eps). Then the types only g attends to are added without
+    touching f's proportions: when A_f and A_g overlap in at most an eps share of A_g, m_s = floor(n_s /
+    |A_g| * tau / eps^2) (the step that costs tau / eps^2 tokens and gives the bound its
+    eps^2); otherwise m_s = floor(m_s* / n_s* * n_s) with s* f's most frequent type, so g's
+    proportions follow f's scale. If both |A| are at most tau / eps, x's attended tokens are
+    copied. Fillers are types neither model attends to; at a residue where both models
+    attend to every type (ModPTask's), the slot gets the attended type furthest below its
+    proportion in x, which keeps the proportions. Returns |z|, the case, and for both
+    models the largest change of an attended type's weight and |model(x) - model(z)|.
+    """
+    if not (isinstance(eps, (int, float)) and math.isfinite(eps) and 0 < eps < 1):
+        raise LengthgenError(f"simulation: eps must be a number in (0, 1), got {eps!r}")
+    if f.delta != g.delta or f.vocab != g.vocab:
+        raise LengthgenError("simulate_pair needs two models over the same vocabulary and "
+                             f"period (got Delta {f.delta} and {g.delta})")
+    tokens = np.asarray(tokens, dtype=np.int64)
+    n, delta, tau = len(tokens), f.delta, max(f.tau, g.tau)
+    if n <= tau + 1:
+        raise LengthgenError(f"simulation: x must be longer than tau + 1 = {tau + 1}")
+    attended = {"f": attended_types(f, tokens), "g": attended_types(g, tokens)}
+    prefix, suffix = tokens[: n - tau - 1], tokens[n - tau - 1:]
+    residues = np.arange(len(prefix)) % delta
+    counts = {s: int(((prefix == s[0]) & (residues == s[1])).sum()) for s in _types(f)}
+    size = {k: sum(counts[s] for s in v) for k, v in attended.items()}
+    first, second = ("f", "g") if size["f"] <= size["g"] else ("g", "f")
+    s_f, s_g = attended[first], attended[second]
+    a_f, a_g = size[first], size[second]
+    budget = tau / eps
+    if a_f <= budget and a_g <= budget:
+        case = "copy"
+        wanted = {s: counts[s] for s in s_f | s_g}
+    else:
+        wanted = ({s: counts[s] for s in s_f} if a_f <= budget else
+                  {s: math.floor(counts[s] / a_f * budget) for s in s_f})
+        overlap = sum(counts[s] for s in s_f & s_g)
+        if overlap <= eps * a_g:
+            case = "eps^2"
+            for s in s_g - s_f:
+                wanted[s] = math.floor(counts[s] / a_g * tau / eps ** 2)
+        else:
+            case = "rescaled"
+            star = max(s_f, key=lambda s: counts[s])
+            factor = wanted[star] / counts[star] if counts[star] else 0.0
+            for s in s_g - s_f:
+                wanted[s] = math.floor(factor * counts[s])
+    either = s_f | s_g
+    fillers = {}
+    for r in range(delta):
+        options = [s for s in _types(f) if s[1] == r and s not in either]
+        if options:
+            fillers[r] = options[0][0]
+    pending = {s: v for s, v in wanted.items() if v > 0}
+    start = (n - tau - 1) % delta
+    z: list[int] = []
+    written: dict = {}
+
+    def place() -> None:
+        r = len(z) % delta
+        here = [s for s in pending if s[1] == r]
+        if here:
+            s = max(here, key=lambda s: pending[s])
+            z.append(s[0])
+            pending[s] -= 1
+            if pending[s] == 0:
+                del pending[s]
+        elif r in fillers:
+            z.append(fillers[r])
+            return
+        else:  # every type at this residue is attended: the one furthest below x's proportion
+            here = [s for s in either if s[1] == r and counts[s] > 0]
+            if not here:
+                raise LengthgenError(f"simulate_pair: no type of x to write at residue {r}")
+            s = min(here, key=lambda s: written.get(s, 0) / counts[s])
+            z.append(s[0])
+        written[s] = written.get(s, 0) + 1
+
+    while pending or len(z) % delta != start:
+        place()
+    while len(z) + len(suffix) < min_length or len(z) % delta != start:
+        place()
+    z_tokens = np.array(z + list(suffix), dtype=np.int64)
+    out = {"x_length": n, "z_length": len(z_tokens), "case": case, "smaller": first}
+    for name, c in (("f", f), ("g", g)):
+        fx, fz = attended_frequencies(c, tokens), attended_frequencies(c, z_tokens)
+        keys = set(fx) | set(fz)
+        out[f"statistic_error_{name}"] = max((abs(fx.get(s, 0.0) - fz.get(s, 0.0))
+                                              for s in keys), default=0.0)
+        out[f"output_error_{name}"] = abs(last_output(c, tokens) - last_output(c, z_tokens))
+    return out

@@ -15,7 +15,10 @@ value vectors. Alice's last tau positions can be close to Bob's queries; for tho
 and value individually. Positions enter keys only through p_{j mod Delta}, so in a model whose
 keys come from finitely many vectors (every compiled C-RASP program: keys read the start symbol
 only) the number of classes is bounded independently of N and the message holds O(1) numbers,
-each at most N: O(log N) bits.
+each at most N: O(log N) bits. A model whose keys take many values (random or trained weights,
+from the second layer on) needs the theorem's p-bit attention for that: with the model's
+key_bits set, keys are rounded to key_bits fractional bits (LimitTransformer.key_bits) and a
+class is a rounded key; bounded activations then leave finitely many classes whatever N is.
 
 The same decomposition is how both parties compute: a causal sweep keeps, per layer, the class
 table of the positions that are already "far" and a buffer of the last tau positions. Alice's
@@ -227,7 +230,9 @@ def _attend(model: LimitTransformer, layer: _Layer, x: torch.Tensor, lo: int, n:
         return torch.zeros_like(x), state
     b = state.buffered
     e0 = lo - b                                          # first position kept individually
-    keys = [torch.cat([bk, x @ h.key]) for bk, h in zip(state.buffer_keys, layer.heads)]
+    bits = model.key_bits
+    keys = [torch.cat([bk, x @ h.key if bits is None else round_to_bits(x @ h.key, bits)])
+            for bk, h in zip(state.buffer_keys, layer.heads)]
     values = [torch.cat([bv, x @ h.value]) for bv, h in zip(state.buffer_values, layer.heads)]
     m = keys[0].shape[0]                                 # positions e0..hi-1
     # Classes: distinct key signatures (all heads' keys side by side) among the old classes and

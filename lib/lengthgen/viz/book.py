@@ -329,11 +329,14 @@ def book_figure(key: str, content=None, provenance: str | None = None):
     return content
 
 
-def book_text(key: str, text: str) -> None:
-    """Glue a piece of text computed from records, for `{glue:md}` or `{glue:text}` in prose:
-    the page's numbers then cannot drift from its data."""
+def book_text(key: str, text) -> str:
+    """Glue a short piece of text (a number computed from records) for the prose: the markdown
+    cell pastes it inline with {glue:md}`KEY`, so no number from a record is typed by hand.
+    Returns the text."""
     _check_key(key)
-    _glue(key, _Markdown(str(text)))
+    text = str(text)
+    _glue(key, _Markdown(text))
+    return text
 
 
 def book_table(key: str, markdown: str, provenance: str | None = None) -> None:
