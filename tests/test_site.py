@@ -50,3 +50,18 @@ def test_every_glued_figure_is_numbered(built_site):
             figure = re.search(rf'<figure[^>]*id="{label}".*?</figure>', page, re.S)
             assert figure and "caption-number" in figure.group(0), \
                 f"{notebook.name}: figure {label} has no number"
+
+
+def test_every_chapter_has_the_books_shape(built_site):
+    """The introduction promises it: each chapter states its definitions or theorems in boxes
+    and closes with exercises whose solutions are folded."""
+    _, html = built_site
+    for notebook in sorted((ROOT / "book").glob("*.ipynb")):
+        page = (html / "book" / (notebook.stem + ".html")).read_text()
+        boxes = len(re.findall(r'class="proof [a-z]+ admonition"', page))
+        exercises = len(re.findall(r'class="exercise admonition"', page))
+        folded = len(re.findall(r'class="solution dropdown admonition"', page))
+        assert boxes >= 1, f"{notebook.name}: no definition or theorem box"
+        assert exercises >= 2, f"{notebook.name}: {exercises} exercise(s)"
+        assert folded == exercises, \
+            f"{notebook.name}: {exercises} exercises but {folded} folded solutions"
