@@ -141,3 +141,17 @@ def test_records_that_lack_what_the_figure_reads_are_one_error(tmp_path):
     foreign = {**records[1], "params": {**records[1]["params"], "extra": 1}}
     with pytest.raises(LengthgenError, match="not a registered run"):
         check_records(figure_id, [foreign])   # what `figure data` checks of records on disk
+
+
+def test_the_registry_is_derived_from_the_modules():
+    """A figure id reaches its module in one hop, and the list is the modules' own FIGURE_IDs:
+    protocol modules (no FIGURE_ID) are not figures, and a new figure module needs no line
+    elsewhere."""
+    import lengthgen.experiments as package
+    from pathlib import Path
+    declared = {p.stem for p in Path(package.__file__).parent.glob("*.py")
+                if "\nFIGURE_ID = " in p.read_text()}
+    assert set(EXPERIMENTS.values()) == declared
+    assert {"huang_sweep", "runner", "richard_dyck_training"}.isdisjoint(EXPERIMENTS.values())
+    for figure_id, name in EXPERIMENTS.items():
+        assert experiment(figure_id).__name__.endswith("." + name)

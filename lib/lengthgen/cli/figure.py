@@ -77,6 +77,5 @@ def _data(args):
 
 
 def _list(args):
-    from lengthgen.experiments import EXPERIMENTS, experiment_title
-    for figure_id in sorted(EXPERIMENTS):
-        print(f"{figure_id:32s} {experiment_title(figure_id)}")
+    from lengthgen.experiments import figure_listing
+    print("\n".join(figure_listing()))

@@ -244,7 +244,7 @@ def _list_tasks():
 
 
 def _list_figures():
-    from lengthgen.experiments import EXPERIMENTS, experiment_title
+    from lengthgen.experiments import figure_listing
     print("Figures (figure run ID):")
-    for figure_id in sorted(EXPERIMENTS):
-        print(f"  {figure_id:32s} {experiment_title(figure_id)}")
+    for line in figure_listing():
+        print(f"  {line}")

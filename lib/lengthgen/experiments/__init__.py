@@ -27,39 +27,30 @@ from lengthgen.config import get_scale
 from lengthgen.errors import LengthgenError, unknown_name
 from lengthgen.results import load_records
 
-# figure id -> module name inside lengthgen.experiments (add a line per new experiment)
-EXPERIMENTS: dict[str, str] = {
-    "richard-fig1-boolean": "richard_fig1_boolean",
-    "limit-inference-procedure": "limit_inference_procedure",
-    "richard-fig7-learned-pe": "richard_fig7_learned_pe",
-    "richard-fig7-order-study": "richard_fig7_order_study",
-    "richard-fig6-ablation": "richard_fig6_ablation",
-    "richard-fig5-spectrum": "richard_fig5_spectrum",
-    "richard-fig5-sign-study": "richard_fig5_sign_study",
-    "richard-table1-deepest": "richard_table1_deepest",
-    "richard-fig4-completions": "richard_fig4_completions",
-    "richard-fig3-right-samples": "richard_fig3_right_samples",
-    "richard-fig3-left-capacity": "richard_fig3_left_capacity",
-    "huang-fig5-6-positional": "huang_fig5_6_positional",
-    "crasp-compile-check": "crasp_compile_check",
-    "richard-fig2-closed-form-paths": "richard_fig2_closed_form_paths",
-    "richard-thm41-closed-form": "richard_thm41_closed_form",
-    "huang-prop54-regularizer": "huang_prop54_regularizer",
-    "huang-table2-languages": "huang_table2_languages",
-    "huang-table3-algorithmic": "huang_table3_algorithmic",
-    "crasp-long-unary": "crasp_long_unary",
-    "huang-fig1-algorithmic": "huang_fig1_algorithmic",
-    "huang-fig1-languages": "huang_fig1_languages",
-    "huang-fig2-dotdepth": "huang_fig2_dotdepth",
-    "huang-fig4-starfree": "huang_fig4_starfree",
-    "huang-table6-7-hparams": "huang_table6_7_hparams",
-    "comm-protocol-bits": "comm_protocol_bits",
-    "izzo-fig1-simpletask": "izzo_fig1_simpletask",
-    "izzo-fig2-modp": "izzo_fig2_modp",
-    "izzo-fig3-hardmax": "izzo_fig3_hardmax",
-    "izzo-kgram": "izzo_kgram",
-    "izzo-thm41-bound": "izzo_thm41_bound",
-}
+def _registry() -> dict[str, str]:
+    """figure id -> module name, derived from the modules themselves: every module of this
+    package that assigns FIGURE_ID = "..." at its top level is a figure (protocol modules such
+    as huang_sweep have none). Read from the source, so listing figures imports no torch."""
+    import ast
+    from pathlib import Path
+    found: dict[str, str] = {}
+    for path in sorted(Path(__file__).parent.glob("*.py")):
+        if path.name.startswith("_"):
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in tree.body:
+            if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "FIGURE_ID"
+                                                    for t in node.targets):
+                figure_id = ast.literal_eval(node.value)
+                if figure_id in found:
+                    raise LengthgenError(f"figure id {figure_id!r} is declared by both "
+                                         f"{found[figure_id]} and {path.stem}")
+                found[figure_id] = path.stem
+    return found
+
+
+# figure id -> module name inside lengthgen.experiments (derived: add a module, not a line)
+EXPERIMENTS: dict[str, str] = _registry()
 
 SCALE_ORDER = ("paper", "book", "test")
 
@@ -91,6 +82,12 @@ def experiment_title(figure_id: str) -> str:
     except (OSError, SyntaxError, ValueError, TypeError, AttributeError):
         pass
     return experiment(figure_id).TITLE
+
+
+def figure_listing() -> list[str]:
+    """One line per figure id, sorted: the id and its TITLE (for `figure list` and `train
+    --list`)."""
+    return [f"{figure_id:32s} {experiment_title(figure_id)}" for figure_id in sorted(EXPERIMENTS)]
 
 
 def run_experiment(figure_id: str, scale: str | None = None, device=None, force: bool = False,
