@@ -95,6 +95,8 @@ def run_experiment(figure_id: str, scale: str | None = None, device=None, force:
                    threads: int | None = None, backend="local",
                    address: str | None = None) -> list[dict]:
     """Run every run of a figure at a scale and write one record per run (see runner.run)."""
+    if backend == "ray":  # the Ray executor registers itself with the runner when imported
+        import lengthgen.experiments.ray_backend  # noqa: F401
     from lengthgen.experiments.runner import run
     return run(figure_id, scale, device, force=force, root=root, progress=progress,
                workers=workers, threads=threads, backend=backend, address=address)

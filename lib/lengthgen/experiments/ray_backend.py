@@ -29,7 +29,7 @@ from contextlib import contextmanager
 
 from lengthgen.config import requested_device
 from lengthgen.errors import LengthgenError
-from lengthgen.experiments.runner import Outcome, execute, save
+from lengthgen.experiments.runner import BACKEND_OPENERS, Outcome, execute, save
 
 GPUS_PER_RUN = 1      # a whole GPU per run: simplest, and no run slows another down
 MAX_RETRIES = 2       # re-runs of a unit whose worker died (Ray's own retry; not for exceptions)
@@ -205,3 +205,6 @@ def _warn_if_other_commit(outcome: Outcome) -> bool:
         print(f"warning: Ray workers run lengthgen {there}, this driver {here}; the records "
               f"name the workers' commit", file=sys.stderr, flush=True)
     return True
+
+
+BACKEND_OPENERS["ray"] = ray_cluster  # `run(..., backend="ray")` opens the cluster through this

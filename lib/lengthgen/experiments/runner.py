@@ -257,6 +257,11 @@ def _check_workers(workers) -> int:
 
 BACKENDS = ("local", "ray")  # local: in process or --workers processes; ray: a Ray cluster
 
+# Executors other than the local one plug in here (name -> a function (address, device,
+# threads) that opens a context yielding an executor with .device and .slots); a backend
+# module registers itself when imported (ray_backend), so this module imports none of them.
+BACKEND_OPENERS: dict = {}
+
 
 def _check_backend(backend, address, workers) -> None:
     if callable(backend):
@@ -305,13 +310,16 @@ def run(figure_id: str, scale: str | None = None, device=None, *, force: bool = 
     check_file_size(_record_size(base, figure_id), f"a record of {figure_id}")
     _preflight(module)
     with ExitStack() as stack:
-        if backend == "ray":  # the cluster, not this machine, says which device there is
-            from lengthgen.experiments.ray_backend import ray_cluster
-            cluster = stack.enter_context(ray_cluster(address, device, threads))
-            device, workers, backend = cluster.device, cluster.slots, cluster
-        elif backend == "local":
+        if isinstance(backend, str) and backend != "local":
+            if backend not in BACKEND_OPENERS:
+                raise LengthgenError(f"the {backend} backend is not loaded (import its module, "
+                                     f"as run_experiment does)")
+            # the cluster, not this machine, says which device there is and how many slots
+            backend = stack.enter_context(BACKEND_OPENERS[backend](address, device, threads))
+        if isinstance(backend, str):  # "local"
             device, backend = str(get_device(device)), None
-        else:  # a callable; a ray_backend.Cluster made by the caller says its device and size
+        else:  # an executor: a ray_backend.Cluster (opened above or by the caller) says its
+            # device and size
             device = getattr(backend, "device", None) or str(get_device(device))
             workers = getattr(backend, "slots", workers)
         return _sweep(figure_id, scale, device, force, root, progress, workers, threads,
