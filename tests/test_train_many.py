@@ -31,3 +31,11 @@ def test_train_seeds_refuses_what_it_cannot_match():
         train_seeds(task, TrainConfig(steps=1), [1, 1], **OPTIONS)
     with pytest.raises(LengthgenError, match="dropout=0"):
         train_seeds(task, TrainConfig(steps=1), [1, 2], dropout=0.1, **OPTIONS)
+
+
+def test_giving_up_on_single_seeds_is_refused_not_ignored():
+    """The stacked trainer cannot stop one seed early: a config that asks for it must not be
+    silently trained to the cap."""
+    cfg = TrainConfig(steps=10, eval_every=5, eval_samples=16, abandon_below=0.5)
+    with pytest.raises(LengthgenError, match="abandon_below"):
+        train_seeds(get_task("tomita2"), cfg, [0, 1], d_model=16)

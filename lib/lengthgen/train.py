@@ -190,9 +190,30 @@ def parameter_groups(named_params: dict, roles: dict[str, str], dims: dict[str, 
 def make_optimizer(model: torch.nn.Module, cfg: TrainConfig, device) -> torch.optim.AdamW:
     """AdamW over `parameter_groups` (Adam when weight_decay is 0)."""
     named = {n: p for n, p in model.named_parameters() if p.requires_grad}
-    groups = parameter_groups(named, model.parameter_roles(), {n: p.dim() for n, p in
-                                                               named.items()}, cfg)
+    return adamw(parameter_groups(named, model.parameter_roles(),
+                                  {n: p.dim() for n, p in named.items()}, cfg), cfg, device)
+
+
+def adamw(groups: list[dict], cfg: TrainConfig, device) -> torch.optim.AdamW:
+    """The one optimizer of both trainers (train, and train_many's stacked seeds)."""
     return torch.optim.AdamW(groups, lr=cfg.lr, fused=_fused_supported(device))
+
+
+def preamble(model, task: Task, cfg: TrainConfig) -> tuple:
+    """What both trainers check before a step: a trainable model, an objective that has what
+    the stop rule reads, and a position table long enough for the training lengths. Returns
+    (objective, lo, hi, ape)."""
+    check_trainable(model)
+    objective = objective_of(task)
+    if cfg.stop_accuracy is not None and objective.metric != "accuracy":
+        raise LengthgenError(f"{task.id}: a {objective.name} task has no accuracy to stop on; "
+                             f"set stop_accuracy=None (and stop_loss to stop early)")
+    lo, hi = cfg.length_range(task)
+    ape = model.cfg.pe == "ape"
+    if ape and task.max_tokens(hi) > model.cfg.n_positions:
+        raise LengthgenError(f"{task.id}: inputs of Len {hi} take {task.max_tokens(hi)} "
+                             f"positions but the model has n_positions={model.cfg.n_positions}")
+    return objective, lo, hi, ape
 
 
 def set_learning_rates(optimizer: torch.optim.Optimizer, cfg: TrainConfig, step: int) -> None:
@@ -318,16 +339,7 @@ def train(model: Decoder, task: Task, cfg: TrainConfig, device="cpu",
     from tqdm.auto import tqdm
 
     device = torch.device(device)
-    check_trainable(model)
-    objective = objective_of(task)
-    if cfg.stop_accuracy is not None and objective.metric != "accuracy":
-        raise LengthgenError(f"{task.id}: a {objective.name} task has no accuracy to stop on; "
-                             f"set stop_accuracy=None (and stop_loss to stop early)")
-    lo, hi = cfg.length_range(task)
-    ape = model.cfg.pe == "ape"
-    if ape and task.max_tokens(hi) > model.cfg.n_positions:
-        raise LengthgenError(f"{task.id}: inputs of Len {hi} take {task.max_tokens(hi)} "
-                             f"positions but the model has n_positions={model.cfg.n_positions}")
+    objective, lo, hi, ape = preamble(model, task, cfg)
     model.to(device).train()
     optimizer = make_optimizer(model, cfg, device)
     rng = np.random.default_rng(cfg.seed)

@@ -18,12 +18,10 @@ from torch.nn.attention import SDPBackend, sdpa_kernel
 
 from lengthgen.errors import LengthgenError
 from lengthgen.evaluate import autocast, bin_name, evaluate
-from lengthgen.models.protocol import check_trainable
-from lengthgen.objectives import objective_of
 from lengthgen.tasks.base import Task
-from lengthgen.train import (EVAL_SEED_OFFSET, TrainConfig, TrainResult, decoder_for_task,
-                             history_metrics, learning_rate, parameter_groups, sample_offsets,
-                             set_learning_rates, should_stop)
+from lengthgen.train import (EVAL_SEED_OFFSET, TrainConfig, TrainResult, adamw,
+                             decoder_for_task, history_metrics, learning_rate, parameter_groups,
+                             preamble, sample_offsets, set_learning_rates, should_stop)
 
 
 def _pad_to(array: np.ndarray, width: int) -> np.ndarray:
@@ -58,23 +56,17 @@ def train_seeds(task: Task, cfg: TrainConfig, seeds, device="cpu", make_model=No
     if cfg.checkpoint_path is not None:
         raise LengthgenError("train_seeds does not checkpoint; use train() for resumable runs")
     device = torch.device(device)
-    lo, hi = cfg.length_range(task)
-    objective = objective_of(task)
-    if cfg.stop_accuracy is not None and objective.metric != "accuracy":
-        raise LengthgenError(f"{task.id}: a {objective.name} task has no accuracy to stop on; "
-                             f"set stop_accuracy=None (and stop_loss to stop early)")
+    if cfg.abandon_below is not None:
+        raise LengthgenError("train_seeds does not give up on single seeds (abandon_below): "
+                             "train them one by one with train()")
     build = make_model or (lambda seed: decoder_for_task(task, seed=seed, **model_options))
     models = [build(seed).to(device) for seed in seeds]
     for model in models:
-        check_trainable(model)
+        objective, lo, hi, ape = preamble(model, task, cfg)
     mcfg = models[0].cfg
     if getattr(mcfg, "dropout", 0.0) > 0:
         raise LengthgenError("train_seeds needs dropout=0 (dropout streams would differ from "
                              "separate runs)")
-    ape = mcfg.pe == "ape"
-    if ape and task.max_tokens(hi) > mcfg.n_positions:
-        raise LengthgenError(f"{task.id}: inputs of Len {hi} take {task.max_tokens(hi)} "
-                             f"positions but the model has n_positions={mcfg.n_positions}")
     params, buffers = stack_module_state(models)
     template = copy.deepcopy(models[0]).to("meta")
 
@@ -85,7 +77,7 @@ def train_seeds(task: Task, cfg: TrainConfig, seeds, device="cpu", make_model=No
     dims = {n: p.dim() for n, p in models[0].named_parameters()}
     roles = models[0].parameter_roles()
     groups = parameter_groups({n: params[n] for n in params if n in roles}, roles, dims, cfg)
-    optimizer = torch.optim.AdamW(groups, lr=cfg.lr, fused=device.type in ("cuda", "cpu"))
+    optimizer = adamw(groups, cfg, device)
     rngs = [np.random.default_rng(seed) for seed in seeds]
     histories = [[] for _ in seeds]
     finished: list[TrainResult | None] = [None] * len(seeds)
