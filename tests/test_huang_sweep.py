@@ -5,10 +5,8 @@ import pytest
 import torch
 
 from lengthgen.errors import LengthgenError
-from lengthgen.experiments import experiment, run_experiment
+from lengthgen.experiments import experiment
 from lengthgen.experiments import huang_sweep as sweep
-from lengthgen.experiments.runner import IN_PROGRESS, in_progress
-from lengthgen.results import load_records
 from lengthgen.tasks import get_task
 from lengthgen.train import TrainConfig, decoder_for_task, learning_rate, train
 
@@ -201,29 +199,6 @@ def test_an_interrupted_training_resumes_from_its_checkpoint(tmp_path, monkeypat
     finally:
         torch.set_num_threads(old)
     assert other != used[0]
-
-
-def test_a_sweep_cut_short_keeps_its_marker_and_a_finished_one_removes_it(tmp_path,
-                                                                          monkeypatch):
-    module = experiment(FIGURE)
-    real = module.run_one
-
-    def flaky(params, config, device):
-        if params["name"] == "aa_star/nope":
-            raise ValueError("boom")
-        return real(params, config, device)
-
-    monkeypatch.setattr(module, "run_one", flaky)
-    with pytest.raises(LengthgenError, match="1 of 6 runs"):
-        run_experiment(FIGURE, "test", "cpu", root=tmp_path)
-    folder = tmp_path / FIGURE / "test"
-    marker = in_progress(folder)
-    assert marker["runs"] == 6 and marker["figure_id"] == FIGURE
-    assert {r["git_commit"] for r in load_records(FIGURE, "test", tmp_path)} == \
-        {marker["git_commit"]}
-    monkeypatch.setattr(module, "run_one", real)
-    run_experiment(FIGURE, "test", "cpu", root=tmp_path)
-    assert not (folder / IN_PROGRESS).exists()
 
 
 def test_the_savings_of_giving_up_are_counted_once_per_training():

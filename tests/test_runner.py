@@ -13,7 +13,7 @@ import pytest
 
 from lengthgen.errors import LengthgenError
 from lengthgen.experiments import experiment, run_experiment, show
-from lengthgen.experiments.runner import sweep_lock
+from lengthgen.experiments.runner import in_progress, sweep_lock
 from lengthgen.results import load_record, load_records, write_record
 from records_compare import same  # tests/records_compare.py, shared with test_ray_backend
 
@@ -100,6 +100,15 @@ def test_a_failing_run_is_named_and_the_others_are_recorded(tmp_path, monkeypatc
     assert len(load_records(FIGURE, "test", tmp_path)) == 5
     fig, cap = show(FIGURE, root=tmp_path)
     assert "INCOMPLETE: 1 registered run(s) have no record" in cap
+    # the folder says a sweep is under way, from which commit; finishing it clears that
+    folder = tmp_path / FIGURE / "test"
+    marker = in_progress(folder)
+    assert marker["runs"] == 6 and marker["figure_id"] == FIGURE
+    assert {r["git_commit"] for r in load_records(FIGURE, "test", tmp_path)} == \
+        {marker["git_commit"]}
+    monkeypatch.setattr(module, "run_one", real)
+    run_experiment(FIGURE, "test", "cpu", root=tmp_path)
+    assert in_progress(folder) is None
 
 
 def test_resuming_with_another_thread_count_is_refused(tmp_path, monkeypatch):
