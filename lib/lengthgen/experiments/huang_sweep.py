@@ -728,8 +728,9 @@ def sweep_status(records: list[dict], configs_by_figure: dict[str, dict]) -> str
     cells = [r for r in records if r["metrics"]["encoding"] != "baseline"]
     registered = sum(2 * len(c["tasks"]) for c in configs_by_figure.values())
     hours = sum(r["wall_time_s"] for r in records) / 3600
-    text = (f"{len(cells)} of the {registered} cells have records ({hours:.1f} CPU-hours of "
-            f"recorded training, baselines included)")
+    text = (f"{len(cells)} of the {registered} cells have records ({hours:.1f} hours of "
+            f"recorded run time, one torch thread per run, baselines included; on a machine "
+            f"shared with other work that is more than the CPU time)")
     if len(cells) < registered:
         text += ("; the sweep is run in batches over several sessions and this page shows the "
                  "cells done so far, cheapest first, so the missing ones are the costliest")
