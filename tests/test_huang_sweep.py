@@ -210,3 +210,31 @@ def test_the_savings_of_giving_up_are_counted_once_per_training():
     baseline = {"config": {"steps": 6000}, "metrics": {"encoding": "baseline"}}
     assert sweep.abandon_savings([record, baseline]) == {"trainings": 1, "spent_s": 30,
                                                          "saved_s": 30}
+
+
+def test_force_trains_again_instead_of_resuming(tmp_path, monkeypatch):
+    """`figure run --force` must retrain: a checkpoint older than the forced sweep is dropped."""
+    import os
+    import time
+
+    from lengthgen.experiments import runner
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    config = experiment(FIGURE).CONFIGS["test"] | {"checkpoints": True, "abandon_below": None}
+    task, used = get_task("tomita2"), []
+    sweep.train_setting(task, "ape", [1, 1, 16, 1e-2], 0, config, "cpu", used)
+    os.utime(used[0], (time.time() - 100, time.time() - 100))
+    monkeypatch.setattr(runner, "_fresh_after", time.time() - 10)
+    again = []
+    result = sweep.train_setting(task, "ape", [1, 1, 16, 1e-2], 0, config, "cpu", again)
+    assert again == used and used[0].stat().st_mtime > time.time() - 60  # written anew
+    assert result["steps"] == config["steps"] or result["stopped_early"]
+
+
+def test_an_unwritable_checkpoint_folder_is_one_line_before_any_run(tmp_path, monkeypatch):
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(blocker))
+    from lengthgen.experiments import run_experiment
+    with pytest.raises(LengthgenError, match="sweep's checkpoints"):
+        run_experiment(FIGURE, "test", "cpu", root=tmp_path / "results")
+    assert not list((tmp_path / "results" / FIGURE / "test").glob("*.json"))

@@ -16,6 +16,15 @@ SCALES = ("test", "book", "paper")
 DEFAULT_SCALE = "book"
 
 
+def cache_dir(name: str):
+    """A folder of the library's caches (never committed): $XDG_CACHE_HOME/lengthgen/NAME, else
+    ~/.cache/lengthgen/NAME. The trained Dyck models and the checkpoints of unfinished sweep
+    trainings live there."""
+    from pathlib import Path
+    root = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(root) / "lengthgen" / name
+
+
 def get_scale(scale: str | None = None) -> str:
     """The scale to run at: the argument, else $LENGTHGEN_SCALE, else 'book'."""
     value = scale if scale is not None else os.environ.get(SCALE_ENV, DEFAULT_SCALE)

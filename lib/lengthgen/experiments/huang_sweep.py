@@ -40,14 +40,15 @@ mid-cell; a cell's checkpoints are removed once its record is computed.
 import csv
 import hashlib
 import json
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
 import torch
 
+from lengthgen.config import cache_dir as library_cache
 from lengthgen.errors import LengthgenError
 from lengthgen.evaluate import bin_name, evaluate
+from lengthgen.experiments.runner import cache_fresh_after, preflight
 from lengthgen.models.token_mlp import TokenMLP, TokenMLPConfig
 from lengthgen.tasks import get_task
 from lengthgen.tasks.metadata import YES, info
@@ -183,8 +184,14 @@ def _train_config(config: dict, setting: Setting, seed: int, checkpoint: str | N
 
 def cache_dir() -> Path:
     """Checkpoints of unfinished trainings (never committed)."""
-    root = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(root) / "lengthgen" / "huang-sweep"
+    return library_cache("huang-sweep")
+
+
+@preflight
+def check_cache_writable() -> None:
+    """Before any run of a Fig. 1 panel: the checkpoint folder takes files (not hours later)."""
+    from lengthgen.results import check_writable
+    check_writable(cache_dir(), "the sweep's checkpoints (XDG_CACHE_HOME)")
 
 
 def _checkpoint(task_id, encoding, setting, seed, config, model) -> Path | None:
@@ -207,8 +214,13 @@ def train_setting(task, encoding: str, setting, seed: int, config: dict, device,
     model = decoder_for_task(task, seed=seed, n_layers=setting.layers, n_heads=setting.heads,
                              d_model=setting.d_model, pe=encoding, tied_embeddings=tie)
     checkpoint = _checkpoint(task.id, encoding, setting, seed, config, model)
-    if checkpoint is not None and used is not None:
-        used.append(checkpoint)
+    if checkpoint is not None:
+        fresh_after = cache_fresh_after()  # `figure run --force`: train again, resume nothing
+        if fresh_after is not None and checkpoint.exists() \
+                and checkpoint.stat().st_mtime < fresh_after:
+            checkpoint.unlink()
+        if used is not None:
+            used.append(checkpoint)
     cfg = _train_config(config, setting, seed, None if checkpoint is None else str(checkpoint))
     result = train(model, task, cfg, device)
     bins = {name: round(v["accuracy"], 5) for name, v in evaluate(

@@ -23,13 +23,13 @@ Fig. 5 and its sign study, position_curves for Fig. 7 and its order study).
 """
 import hashlib
 import json
-import os
 import sys
 from pathlib import Path
 
 import numpy as np
 import torch
 
+from lengthgen.config import cache_dir as library_cache
 from lengthgen.errors import LengthgenError
 from lengthgen.experiments.runner import preflight
 from lengthgen.models.decoder import Decoder, DecoderConfig
@@ -46,8 +46,7 @@ CACHE_VERSION = 3   # 3: the key holds the torch thread count, device type and t
 def cache_dir() -> Path:
     """Trained weights shared between figures (never committed): $XDG_CACHE_HOME, else
     ~/.cache."""
-    root = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(root) / "lengthgen" / "richard-dyck"
+    return library_cache("richard-dyck")
 
 
 @preflight
