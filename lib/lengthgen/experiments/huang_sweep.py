@@ -271,7 +271,8 @@ def run_cell(task_id: str, encoding: str, config: dict, device) -> dict:
     task = get_task(task_id)
     used: list[Path] = []
     tried, selected, rule = [], None, ""
-    for setting in ladder(task_id, encoding, config):
+    rungs = ladder(task_id, encoding, config)
+    for setting in rungs:
         tried.append(train_setting(task, encoding, setting, 0, config, device, used))
         selected, rule = select(tried, config)
         if selected is not None:
@@ -310,7 +311,7 @@ def run_cell(task_id: str, encoding: str, config: dict, device) -> dict:
     return {"task": task_id, "encoding": encoding, "fit": bool(fitting),
             "selected": selected["setting"], "rule": rule,
             "extra": None if extra is None else extra.as_list(),
-            "ladder": [s.as_list() for s in ladder(task_id, encoding, config)],
+            "ladder": [s.as_list() for s in rungs],
             "search": tried, "seeds": seeds, "n_used": len(counted),
             "n_successful": len(fitting),
             "accuracy": {b: round(sum(r["bins"][b] for r in counted) / len(counted), 5)
