@@ -73,9 +73,39 @@ def test_settings_too_large_for_a_cpu_become_the_limit_at_the_papers_rate():
     assert labels("tomita3", "ape")[-1] == "4L 4H d=128, lr 0.0001"  # 6L 4H d=256 in the paper
 
 
-def test_cells_whose_setting_our_copy_lost_try_the_search_list_only():
+def test_languages_whose_name_our_copy_lost_try_the_rows_that_lost_a_name():
     assert sweep.paper_setting("d12", "ape") is None
-    assert labels("d12", "ape") == ["1L 1H d=16, lr 0.001", "2L 2H d=64, lr 0.001"]
+    # APE: 1L 4H d=128, 6L 4H d=64 and 6L 4H d=256 (the CPU limit's 4L 4H d=128), all lr 1e-4
+    assert labels("d12", "ape") == ["1L 4H d=128, lr 0.0001", "4L 4H d=128, lr 0.0001",
+                                    "6L 4H d=64, lr 0.0001"]
+    # NoPE: 6L 4H d=128 at lr 1e-3 becomes the limit's shape at 1e-3, ahead of 4L 4H d=128 at 1e-4
+    assert labels("aa_star", "nope") == ["1L 4H d=128, lr 0.0001", "4L 4H d=64, lr 0.0001",
+                                         "4L 4H d=128, lr 0.001", "4L 4H d=128, lr 0.0001"]
+    # the rows hold the ten languages besides Tomita 1-7, in each table
+    for encoding in sweep.ENCODINGS:
+        named = {r["task"] for r in sweep.reference_hparams() if r["encoding"] == encoding}
+        lost = [t for t in experiment(FIGURE).TASKS if t not in named]
+        assert len(lost) == 10
+        with open(sweep.DATA / "huang_table6_7_unnamed.csv") as f:
+            rows = [line.split(",") for line in f if line.startswith(encoding + ",")]
+        assert sum(int(r[-1]) for r in rows) == 10
+
+
+def test_only_rungs_below_the_last_may_give_up(monkeypatch):
+    """A cheap rung far from fitting is abandoned at its first evaluation; the cell's own
+    setting (the last rung) and the seeds of the selected setting never are."""
+    calls = []
+
+    def fake(task, encoding, setting, seed, config, device, used=None, may_abandon=False):
+        calls.append((sweep.Setting.of(setting).label(), seed, may_abandon))
+        # never fits; the larger the setting, the closer (so the last rung is the one kept)
+        return {"setting": sweep.Setting.of(setting).as_list(), "seed": seed, "fit": False,
+                "bins": {"1-50": 0.5 + 0.1 * len(calls), "51-100": 0.0, "101-150": 0.0}}
+    monkeypatch.setattr(sweep, "train_setting", fake)
+    sweep.run_cell("tomita4", "ape", BOOK, "cpu")
+    assert [c[2] for c in calls if c[1] == 0][:3] == [True, True, False]
+    assert calls[-1][0] == "4L 2H d=64, lr 0.001" and not any(c[2] for c in calls if c[1] > 0)
+    assert len(calls) == 3 + BOOK["seeds"] - 1
 
 
 def test_the_paper_config_searches_the_whole_grid_in_the_authors_order():
@@ -195,7 +225,7 @@ def test_an_interrupted_training_resumes_from_its_checkpoint(tmp_path, monkeypat
     try:
         torch.set_num_threads(old + 1)
         other = sweep._checkpoint("tomita2", "ape", sweep.Setting(1, 1, 16, 1e-2), 0, config,
-                                  decoder_for_task(task, seed=0, d_model=16))
+                                  decoder_for_task(task, seed=0, d_model=16), False)
     finally:
         torch.set_num_threads(old)
     assert other != used[0]

@@ -28,12 +28,15 @@ numbers are kept, so the spread is drawn and `figure data` lists them.
 The `paper` config runs the paper's whole 54-setting grid, 30k steps, 5 successful seeds (up to
 20 tries) and the extra 12-layer setting (lr 1e-4, then 3e-5 if that does not fit) when nothing
 fits. The `book` config keeps the authors' training and cadence but caps each training at 6,000
-steps (two evaluations) and gives up at the 3,000-step evaluation when the in-distribution
-accuracy is below 90% (such a run does not fit by 6,000 steps, and those steps are the
-sweep's costliest); it tries a short ladder (1L1H d16, 2L2H d64, and the cell's own Table 6-7
-setting, in order of complexity and no further than that setting) and trains 3 seeds of the
-selected setting. Table 6-7 settings with layers x width above 512 (4L d256, 6 and 12 layers)
-are replaced in the book by 4 layers, 4 heads, width 128 at the paper's learning rate.
+steps (two evaluations). It tries a short ladder in order of complexity: 1L1H d16, 2L2H d64,
+and the cell's own Table 6-7 setting, no further than that setting. For the ten languages per
+encoding whose names our copy of those tables lost, the ladder is instead the rows that lost a
+name (their own setting is one of them; none is the 1L1H d16 row, which names only Tomita 1
+and 2). A rung below the last gives up at the 3,000-step evaluation when the in-distribution
+accuracy is below 90% (such a run rarely fits by 6,000 steps); the last rung, the cell's own
+setting, never does. Then 3 seeds of the selected setting. Table 6-7 settings with layers x
+width above 512 (4L d256, 6 and 12 layers) are replaced in the book by 4 layers, 4 heads,
+width 128 at the paper's learning rate.
 Every training checkpoints into the cache (`cache_dir()`), so an interrupted sweep resumes
 mid-cell; a cell's checkpoints are removed once its record is computed.
 """
@@ -147,29 +150,51 @@ def paper_setting(task_id: str, encoding: str) -> Setting | None:
     return None
 
 
+def unnamed_rows(encoding: str) -> list[Setting]:
+    """The regular-language settings of the paper's table for `encoding` whose language names
+    our copy lost (data/huang_table6_7_unnamed.csv), in order of complexity."""
+    with open(DATA / "huang_table6_7_unnamed.csv") as f:
+        rows = [r for r in csv.DictReader(line for line in f if not line.startswith("#"))
+                if r["encoding"] == encoding]
+    settings = [Setting(int(r["layers"]), int(r["heads"]), int(r["d_model"]), float(r["lr"]),
+                        int(r["max_steps"]), int(r["warmup"])) for r in rows]
+    return sorted(settings, key=lambda s: s.complexity)
+
+
+def _within_cpu_limit(setting: Setting, config: dict) -> Setting:
+    """The setting at the config's step cap; above the CPU limit (layers x width), the limit's
+    shape at the setting's learning rate."""
+    limit = config.get("cpu_limit")
+    if limit and setting.size() > limit["layers_x_width"]:
+        layers, heads, d = limit["instead"]
+        return Setting(layers, heads, d, setting.lr)
+    return Setting(setting.layers, setting.heads, setting.d_model, setting.lr)
+
+
 def ladder(task_id: str, encoding: str, config: dict) -> list[Setting]:
     """The settings a cell tries, in order of complexity.
 
-    The config's search list; with "paper_setting", also the cell's Table 6-7 setting (at the
-    config's step cap; replaced by the "cpu_limit" setting, at the paper's lr, when layers x
-    width exceeds the limit), and nothing more complex than it: the paper's search had
-    stopped there."""
+    The config's search list; with "paper_setting", the cell's Table 6-7 setting ends it, and
+    nothing more complex than that setting is tried (the paper's search had stopped there). A
+    language whose name our copy of the tables lost tries the rows that lost a name instead:
+    its own setting is one of them, and none of them is the 1L 1H d=16 row, which names only
+    Tomita 1 and 2 (so the paper's search had gone past that setting for these languages).
+    Settings are at the config's step cap; those above the "cpu_limit" become its shape at the
+    paper's learning rate."""
     rungs = [Setting.of(s) for s in config["search"]]
-    own = paper_setting(task_id, encoding) if config.get("paper_setting") else None
-    if own is not None:
-        limit = config.get("cpu_limit")
-        if limit and own.size() > limit["layers_x_width"]:
-            layers, heads, d = limit["instead"]
-            own = Setting(layers, heads, d, own.lr)
-        else:
-            own = Setting(own.layers, own.heads, own.d_model, own.lr)
-        rungs = [r for r in rungs if r.complexity < own.complexity] + [own]
+    if config.get("paper_setting"):
+        own = paper_setting(task_id, encoding)
+        if own is not None:
+            own = _within_cpu_limit(own, config)
+            rungs = [r for r in rungs if r.complexity < own.complexity] + [own]
+        elif info(task_id).kind == "language":
+            rungs = [_within_cpu_limit(r, config) for r in unnamed_rows(encoding)]
     unique = {r.complexity: r for r in rungs}
     return [unique[k] for k in sorted(unique)]
 
 
-def _train_config(config: dict, setting: Setting, seed: int, checkpoint: str | None
-                  ) -> TrainConfig:
+def _train_config(config: dict, setting: Setting, seed: int, checkpoint: str | None,
+                  may_abandon: bool = False) -> TrainConfig:
     steps = setting.max_steps or config["steps"]
     horizon = config.get("schedule_steps")
     return TrainConfig(steps=steps, batch_size=config["batch_size"], lr=setting.lr,
@@ -178,7 +203,7 @@ def _train_config(config: dict, setting: Setting, seed: int, checkpoint: str | N
                        eval_samples=config["eval_samples"], stop_accuracy=1.0, seed=seed,
                        grad_clip=config.get("grad_clip", 1.0),
                        schedule_steps=None if horizon is None else max(horizon, steps),
-                       abandon_below=config.get("abandon_below"),
+                       abandon_below=config.get("abandon_below") if may_abandon else None,
                        length_chunks=chunks_for(setting.d_model), checkpoint_path=checkpoint)
 
 
@@ -194,26 +219,28 @@ def check_cache_writable() -> None:
     check_writable(cache_dir(), "the sweep's checkpoints (XDG_CACHE_HOME)")
 
 
-def _checkpoint(task_id, encoding, setting, seed, config, model) -> Path | None:
+def _checkpoint(task_id, encoding, setting, seed, config, model, may_abandon) -> Path | None:
     """Where a training checkpoints: keyed by everything that changes its result."""
     if not config.get("checkpoints"):
         return None
     key = json.dumps({"task": task_id, "encoding": encoding, "setting": setting.as_list(),
-                      "seed": seed, "config": {k: v for k, v in config.items() if k != "tasks"},
+                      "seed": seed, "may_abandon": may_abandon,
+                      "config": {k: v for k, v in config.items() if k != "tasks"},
                       "model": model.cfg.to_dict(), "threads": torch.get_num_threads(),
                       "torch": torch.__version__}, sort_keys=True)
     return cache_dir() / f"{hashlib.sha256(key.encode()).hexdigest()[:32]}.pt"
 
 
 def train_setting(task, encoding: str, setting, seed: int, config: dict, device,
-                  used: list | None = None) -> dict:
+                  used: list | None = None, may_abandon: bool = False) -> dict:
     """Train one decoder of a setting and score it on the task's three bins. `used` collects
-    the checkpoint paths, for the cell to remove once its record is computed."""
+    the checkpoint paths, for the cell to remove once its record is computed. With
+    `may_abandon` (a rung below the ladder's last), the config's "abandon_below" applies."""
     setting = Setting.of(setting)
     tie = bool(config.get("tie_embeddings")) and task.n_classes == len(task.vocab)
     model = decoder_for_task(task, seed=seed, n_layers=setting.layers, n_heads=setting.heads,
                              d_model=setting.d_model, pe=encoding, tied_embeddings=tie)
-    checkpoint = _checkpoint(task.id, encoding, setting, seed, config, model)
+    checkpoint = _checkpoint(task.id, encoding, setting, seed, config, model, may_abandon)
     if checkpoint is not None:
         fresh_after = cache_fresh_after()  # `figure run --force`: train again, resume nothing
         if fresh_after is not None and checkpoint.exists() \
@@ -221,7 +248,8 @@ def train_setting(task, encoding: str, setting, seed: int, config: dict, device,
             checkpoint.unlink()
         if used is not None:
             used.append(checkpoint)
-    cfg = _train_config(config, setting, seed, None if checkpoint is None else str(checkpoint))
+    cfg = _train_config(config, setting, seed, None if checkpoint is None else str(checkpoint),
+                        may_abandon)
     result = train(model, task, cfg, device)
     bins = {name: round(v["accuracy"], 5) for name, v in evaluate(
         model, task, None, config["samples_per_bin"], seed + 2 * EVAL_SEED_OFFSET,
@@ -272,8 +300,11 @@ def run_cell(task_id: str, encoding: str, config: dict, device) -> dict:
     used: list[Path] = []
     tried, selected, rule = [], None, ""
     rungs = ladder(task_id, encoding, config)
-    for setting in rungs:
-        tried.append(train_setting(task, encoding, setting, 0, config, device, used))
+    for i, setting in enumerate(rungs):
+        # a cheap rung far from fitting gives up early; the last rung (the cell's own setting)
+        # and the seeds of the selected setting always train to the fit or the cap
+        tried.append(train_setting(task, encoding, setting, 0, config, device, used,
+                                   may_abandon=i < len(rungs) - 1))
         selected, rule = select(tried, config)
         if selected is not None:
             break
@@ -598,9 +629,12 @@ def protocol_rows(book: dict, paper: dict) -> list[list[str]]:
         if config.get("paper_setting"):
             limit = config["cpu_limit"]
             layers, heads, d = limit["instead"]
-            text += (f"; then the cell's own Table 6-7 setting (nothing more complex); one with "
-                     f"layers x width above {limit['layers_x_width']} becomes {layers}L {heads}H "
-                     f"d={d} at the paper's lr")
+            text += (f"; then the cell's own Table 6-7 setting (nothing more complex); a "
+                     f"language whose name our copy lost tries instead the rows that lost a "
+                     f"name ({len(unnamed_rows('ape'))} for APE, {len(unnamed_rows('nope'))} "
+                     f"for NoPE); a setting with layers x width above "
+                     f"{limit['layers_x_width']} becomes {layers}L {heads}H d={d} at the "
+                     f"paper's lr")
         return text
     extra = paper["extra"]["setting"]
     return [
@@ -614,7 +648,8 @@ def protocol_rows(book: dict, paper: dict) -> list[list[str]]:
         ["evaluation, early stop", "every 3,000 steps on 2,000 in-distribution inputs; stop at "
          "100%", f"every {paper['eval_every']:,} steps on {paper['eval_samples']:,}; stop at "
          f"100%", f"every {book['eval_every']:,} steps on {book['eval_samples']:,}; stop at "
-         f"100%; give up below {book['abandon_below']:.0%} before the cap"],
+         f"100%; a rung below the ladder's last gives up below {book['abandon_below']:.0%} "
+         f"before the cap"],
         ["learning-rate schedule", "linear to 0 over the whole budget (30k; 60k with 3k warm-up "
          "for 12 layers)", f"linear to 0 over {paper['schedule_steps']:,} (60k with 3k warm-up "
          f"for 12 layers)", f"linear to 0 over {book['schedule_steps']:,}: at the cap the rate "
