@@ -35,7 +35,7 @@ CONFIGS = {
     "test": {"tasks": ["aa_star", "parity"], "train_lengths": [4], "seeds": [0], "steps": 20,
              "batch_size": 16, "lr": 1e-3, "eval_samples": 32, "test_samples": 32,
              "model": {"d_model": 16, "n_layers": 1, "n_heads": 1}},
-    "book": {"tasks": ["aa_star", "parity"], "train_lengths": [8, 16, 32], "seeds": [0],
+    "book": {"tasks": ["aa_star", "parity"], "train_lengths": [8, 16, 32], "seeds": [0, 1, 2],
              "steps": 1000, "batch_size": 64, "lr": 1e-3, "eval_samples": 256,
              "test_samples": 256, "model": _MODEL},
     "paper": {"tasks": ["aa_star", "parity"], "train_lengths": [10, 20, 30, 40, 50],

@@ -57,7 +57,7 @@ CONFIGS = {
     "book": {"clauses": 2, "train_depths": [1, 2, 3, 4], "test_depths": [1, 3, 6],
              "pool": 1500, "test_pool": 400, "held_out": 32, "test_examples": 48,
              "window": 256, "d": 64, "layers": 2, "heads": 4, "steps": 2000, "batch_size": 8,
-             "lr": 2e-3, "seed": 0},
+             "lr": 2e-3, "seed": 0, "seeds": [0, 1, 2]},
     "paper": {"clauses": 5, "train_depths": [1, 2, 3, 4, 5, 6], "test_depths": [3, 6],
               "pool": 1000000, "test_pool": 20000, "held_out": 128, "test_examples": 10000,
               "window": 1024, "d": 1024, "layers": 8, "heads": 8, "steps": 100000,

@@ -32,7 +32,7 @@ CONFIGS = {
     "test": {**_SHARED, "dims": [2, 4], "layers_heads": [[1, 1]], "steps": 3, "batch_size": 4,
              "lr": 3e-3, "test_prefixes": 8},
     "book": {**_SHARED, "dims": [2, 8, 32], "layers_heads": [[1, 1], [2, 2]], "steps": 400,
-             "batch_size": 32, "lr": 3e-3, "test_prefixes": 128},
+             "batch_size": 32, "lr": 3e-3, "test_prefixes": 128, "seeds": [0, 1, 2]},
     "paper": {**_SHARED, "dims": [2, 16, 128, 512, 1024],
               "layers_heads": [[layers, heads] for layers in (1, 2, 4) for heads in (1, 2, 4)],
               "steps": 10000, "batch_size": 8, "lrs": PAPER_LRS, "dropout": 0.1,

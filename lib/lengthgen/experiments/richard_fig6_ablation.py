@@ -31,7 +31,7 @@ CONFIGS = {
     "test": {**_SHARED, "ks": [1], "d": 4, "layers": 1, "heads": 1, "steps": 3,
              "batch_size": 4, "lr": 3e-3, "test_prefixes": 8},
     "book": {**_SHARED, "ks": [1, 3, 5], "d": 32, "layers": 2, "heads": 2, "steps": 400,
-             "batch_size": 32, "lr": 3e-3, "test_prefixes": 128},
+             "batch_size": 32, "lr": 3e-3, "test_prefixes": 128, "seeds": [0, 1, 2]},
     "paper": {**_SHARED, "ks": list(range(1, 13)), "d": 1024, "layers": 4, "heads": 4,
               "steps": 10000, "batch_size": 8, "lr": 6e-5, "dropout": 0.1,
               "test_prefixes": 1024},
