@@ -101,7 +101,7 @@ def test_only_rungs_below_the_last_may_give_up(monkeypatch):
         # never fits; the larger the setting, the closer (so the last rung is the one kept)
         return {"setting": sweep.Setting.of(setting).as_list(), "seed": seed, "fit": False,
                 "bins": {"1-50": 0.5 + 0.1 * len(calls), "51-100": 0.0, "101-150": 0.0}}
-    monkeypatch.setattr(sweep, "train_setting", fake)
+    monkeypatch.setattr(sweep.protocol, "train_setting", fake)
     sweep.run_cell("tomita4", "ape", BOOK, "cpu")
     assert [c[2] for c in calls if c[1] == 0][:3] == [True, True, False]
     assert calls[-1][0] == "4L 2H d=64, lr 0.001" and not any(c[2] for c in calls if c[1] > 0)
@@ -195,14 +195,14 @@ def test_a_cell_fits_with_one_seed_at_100_or_at_the_papers_own_level():
 # ---- the sweep -----------------------------------------------------------------------------
 def test_train_setting_ties_embeddings_where_inputs_and_outputs_share_symbols(monkeypatch):
     built = []
-    real = sweep.decoder_for_task
+    real = sweep.protocol.decoder_for_task
 
     def spy(task, **options):
         model = real(task, **options)
         built.append(model)
         return model
 
-    monkeypatch.setattr(sweep, "decoder_for_task", spy)
+    monkeypatch.setattr(sweep.protocol, "decoder_for_task", spy)
     config = experiment("huang-fig1-algorithmic").CONFIGS["test"]
     sweep.train_setting(get_task("binary_majority"), "ape", [1, 1, 16, 1e-2], 0, config, "cpu")
     sweep.train_setting(get_task("tomita2"), "nope", [1, 1, 16, 1e-2], 0, config, "cpu")
@@ -224,8 +224,9 @@ def test_an_interrupted_training_resumes_from_its_checkpoint(tmp_path, monkeypat
     old = torch.get_num_threads()
     try:
         torch.set_num_threads(old + 1)
-        other = sweep._checkpoint("tomita2", "ape", sweep.Setting(1, 1, 16, 1e-2), 0, config,
-                                  decoder_for_task(task, seed=0, d_model=16), False)
+        other = sweep.protocol._checkpoint("tomita2", "ape", sweep.Setting(1, 1, 16, 1e-2), 0,
+                                           config, decoder_for_task(task, seed=0, d_model=16),
+                                           False)
     finally:
         torch.set_num_threads(old)
     assert other != used[0]

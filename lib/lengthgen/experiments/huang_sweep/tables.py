@@ -1,0 +1,174 @@
+"""The APE vs NoPE sweep's chapter tables and sentences: the protocol side by side, the cells,
+the headline."""
+from lengthgen.experiments.huang_sweep.analysis import agreement
+from lengthgen.experiments.huang_sweep.protocol import LONGEST_BIN, Setting, unnamed_rows
+from lengthgen.tasks.metadata import YES, info
+
+
+def pct(value) -> str:
+    return "" if value is None else f"{100 * value:.1f}"
+
+
+def protocol_rows(book: dict, paper: dict) -> list[list[str]]:
+    """The authors' protocol (from the paper and their code), this book's `paper` config and
+    its `book` config, setting by setting: every difference is a row."""
+    def shapes(config):
+        grid = config["search"]
+        if len(grid) > 6:
+            return f"{len(grid)} settings: layers {{1,2,4}} x heads {{1,2,4}} x d {{16,64,256}} " \
+                   f"x lr {{1e-3,1e-4}}"
+        text = "; ".join(Setting.of(s).label() for s in grid)
+        if config.get("paper_setting"):
+            limit = config["cpu_limit"]
+            layers, heads, d = limit["instead"]
+            text += (f"; then the cell's own Table 6-7 setting (nothing more complex); a "
+                     f"language whose name our copy lost tries instead the rows that lost a "
+                     f"name ({len(unnamed_rows('ape'))} for APE, {len(unnamed_rows('nope'))} "
+                     f"for NoPE); a setting with layers x width above "
+                     f"{limit['layers_x_width']} becomes {layers}L {heads}H d={d} at the "
+                     f"paper's lr")
+        return text
+    extra = paper["extra"]["setting"]
+    return [
+        ["settings searched", "the 54-setting grid (code: the same loop)", shapes(paper),
+         shapes(book)],
+        ["selection", "first in order of complexity at 100% in distribution and on Len 51-100; "
+         "else the best on Len 51-100 among those at 100% in distribution",
+         "the same", "the same, over the ladder"],
+        ["steps (at most)", "30,000 (60,000 for 12 layers)", f"{paper['steps']:,} (60,000 for "
+         f"12 layers)", f"{book['steps']:,}"],
+        ["evaluation, early stop", "every 3,000 steps on 2,000 in-distribution inputs; stop at "
+         "100%", f"every {paper['eval_every']:,} steps on {paper['eval_samples']:,}; stop at "
+         f"100%", f"every {book['eval_every']:,} steps on {book['eval_samples']:,}; stop at "
+         f"100%; a rung below the ladder's last gives up below {book['abandon_below']:.0%} "
+         f"before the cap"],
+        ["learning-rate schedule", "linear to 0 over the whole budget (30k; 60k with 3k warm-up "
+         "for 12 layers)", f"linear to 0 over {paper['schedule_steps']:,} (60k with 3k warm-up "
+         f"for 12 layers)", f"linear to 0 over {book['schedule_steps']:,}: at the cap the rate "
+         f"is still {1 - book['steps'] / book['schedule_steps']:.0%} of its peak"],
+        ["optimizer", "AdamW, wd 0.01, batch 64, gradient norm clipped to 1 (the Trainer's "
+         "default), no dropout",
+         f"AdamW, wd {paper['weight_decay']}, batch {paper['batch_size']}, clip "
+         f"{paper['grad_clip']:g}, no dropout", f"AdamW, wd {book['weight_decay']}, batch "
+         f"{book['batch_size']}, clip {book['grad_clip']:g}, no dropout"],
+        ["embeddings", "GPT-2's: input and output tied", "tied (languages: disjoint symbols)",
+         "tied (languages: disjoint symbols)"],
+        ["seeds averaged", "5 successful (none selected for 12 layers)",
+         f"{paper['seeds']} successful of up to {paper['max_seed_attempts']}",
+         f"all {book['seeds']} seeds shown; the mean is over those that fit"],
+        ["nothing fits", "12L 12H d=768, lr 1e-4 (3e-5 if that fails), 60k steps",
+         f"{extra[0]}L {extra[1]}H d={extra[2]}, lr {extra[3]:g} then "
+         f"{', '.join(f'{v:g}' for v in paper['extra']['fallback_lrs'])}",
+         "the setting closest to fitting, 3 seeds, drawn hatched and counted apart"],
+        ["test samples per bin", "2,000", f"{paper['samples_per_bin']:,}",
+         f"{book['samples_per_bin']:,}"],
+        ["APE offsets", "uniform, so every position row is trained; 0 at test", "the same",
+         "the same"],
+        ["data", "the languages' own code trains on datasets of 10,000 strings, batch 16-32, "
+         "by epochs (Tomita on Len 1-100); the paper's text states the protocol above",
+         "the paper's text: fresh batches, Len 1-50", "the same as the paper config"],
+        ["baseline MLP steps", "30,000 (trained like the transformers)",
+         f"{paper['baseline']['steps']:,}", f"{book['baseline']['steps']:,}"],
+    ]
+
+
+PROTOCOL_HEADER = ["", "the authors (paper, App. E.3, and their code)", "this book's paper "
+                   "config", "this book's book config (what the figures show)"]
+
+
+def cell_rows(rows: list[dict]) -> list[list[str]]:
+    """Per cell: prediction, ours per bin (mean), the lowest-highest seed on the longest bin,
+    the paper's per bin, baseline, seeds that fit and pass, and the outcome by the rule."""
+    out = []
+    for r in rows:
+        ours = " / ".join(pct(v) for v in r["accuracy"].values())
+        spread = r["spread"][LONGEST_BIN]
+        paper = "" if r["paper"] is None else " / ".join(pct(v) for v in r["paper"]["bins"])
+        if not r["fit"]:
+            verdict = "never fit (not a test)"
+        else:
+            verdict = "agrees" if (r["predicted"] == YES) == r["ours_success"] else "DISAGREES"
+        fit = f"{r['seeds_fit']} of {r['n_seeds']}"
+        if r["fit_at_paper_level"]:
+            fit += " (at the paper's level)"
+        out.append([info(r["task"]).name, r["encoding"].upper(), r["predicted"],
+                    Setting.of(r["selected"]).label(), ours,
+                    f"{pct(spread['min'])}-{pct(spread['max'])}", paper,
+                    pct(r["baseline"].get(LONGEST_BIN)), fit,
+                    f"{r['seeds_pass']} of {r['n_seeds']}", verdict])
+    return out
+
+
+CELL_HEADER = ["task", "PE", "C-RASP predicts", "selected setting", "ours % (3 bins, mean)",
+               "seeds % (101-150)", "paper % (3 bins)", "baseline % (101-150)", "seeds fit",
+               "seeds pass", "ours vs prediction"]
+
+
+def cell_names(cells: list[str]) -> str:
+    """"tomita4/ape" -> "Tomita 4 (APE)", joined; "none" for an empty list."""
+    if not cells:
+        return "none"
+    names = []
+    for cell in cells:
+        task_id, encoding = cell.split("/")
+        names.append(f"{info(task_id).name} ({encoding.upper()})")
+    return ", ".join(names)
+
+
+def headline_rows(rows: list[dict]) -> list[list[str]]:
+    """The three headline numbers side by side, ours and the paper's, on the same cells."""
+    a = agreement(rows)
+    return [["prediction agrees with the outcome (all cells)", f"{a['ours']} of {a['cells']}",
+             f"{a['paper']} of {a['paper_cells']}"],
+            ["cells that fit their training range", f"{a['ours_fit']} of {a['cells']}",
+             f"{a['paper_fit']} of {a['paper_cells']}"],
+            ["prediction agrees, among the cells that fit",
+             f"{a['ours_fit_agree']} of {a['ours_fit']}",
+             f"{a['paper_fit_agree']} of {a['paper_fit']}"]]
+
+
+def cell_text(rows: list[dict], task_id: str, encoding: str) -> str:
+    """A cell's longest-bin accuracy as prose: mean over the seeds that fit, the lowest and
+    highest seed, and "never fit" where no seed fit; "not run yet" without a record."""
+    row = next((r for r in rows if r["task"] == task_id and r["encoding"] == encoding), None)
+    if row is None:
+        return "not run yet"
+    spread = row["spread"][LONGEST_BIN]
+    text = (f"{pct(row['accuracy'][LONGEST_BIN])}% (seeds {pct(spread['min'])}-"
+            f"{pct(spread['max'])}%)")
+    return text if row["fit"] else text + ", never fitting its training range"
+
+
+def headline(rows: list[dict]) -> dict[str, str]:
+    """The chapter's headline as glue-able strings: agreement, cells that fit and agreement
+    among them, ours and the paper's on the same cells, and the cells behind the counts."""
+    a = agreement(rows)
+    fit_disagree = [f"{r['task']}/{r['encoding']}" for r in rows
+                    if r["fit"] and (r["predicted"] == YES) != r["ours_success"]]
+    return {
+        "cells": str(a["cells"]), "agree": str(a["ours"]), "paper-agree": str(a["paper"]),
+        "paper-cells": str(a["paper_cells"]), "fit": str(a["ours_fit"]),
+        "fit-agree": str(a["ours_fit_agree"]), "paper-fit": str(a["paper_fit"]),
+        "paper-fit-agree": str(a["paper_fit_agree"]),
+        "yes": str(a["predicted_yes"]), "yes-succeeded": str(a["yes_succeeded"]),
+        "yes-never-fit": str(a["yes_never_fit"]), "no": str(a["predicted_no"]),
+        "no-failed-fit": str(a["no_failed_fit"]), "no-never-fit": str(a["no_never_fit"]),
+        "never-fit": cell_names(a["never_fit"]),
+        "fit-disagree": cell_names(fit_disagree),
+        "paper-disagree": cell_names(a["disagree_paper"]),
+    }
+
+
+def sweep_status(records: list[dict], configs_by_figure: dict[str, dict]) -> str:
+    """One sentence on how much of the sweep the page draws: cells with records out of the
+    registered ones, and the recorded compute."""
+    cells = [r for r in records if r["metrics"]["encoding"] != "baseline"]
+    registered = sum(2 * len(c["tasks"]) for c in configs_by_figure.values())
+    hours = sum(r["wall_time_s"] for r in records) / 3600
+    text = (f"{len(cells)} of the {registered} cells have records ({hours:.1f} hours of "
+            f"recorded run time, one torch thread per run, baselines included; on a machine "
+            f"shared with other work that is more than the CPU time)")
+    if len(cells) < registered:
+        text += ("; the sweep is run in batches over several sessions and this page shows the "
+                 "cells done so far, cheapest first, so the missing ones are the costliest")
+    return text
