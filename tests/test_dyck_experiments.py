@@ -55,6 +55,31 @@ def test_shared_models_are_the_same_weights(records):
     assert single and single[0]["metrics"]["train_size"] == 1
 
 
+@pytest.mark.parametrize("scale", ["test", "book"])
+def test_each_seed_studies_the_models_of_its_own_seed(scale):
+    """Seed s of Fig. 4, Table 1 and Fig. 5 opens Fig. 3 (right)'s models of seed s, and seed s
+    of Fig. 7 opens Fig. 6's largest-set models of seed s: equal specs, so the same weights."""
+    from lengthgen.experiments import richard_fig3_right_samples as right
+    from lengthgen.experiments import richard_fig6_ablation as ablation
+    from lengthgen.experiments.spread import config_seeds, seeded_spec
+    cfg = right.CONFIGS[scale]
+    for fid in ("richard-fig4-completions", "richard-table1-deepest", "richard-fig5-spectrum"):
+        config = experiment(fid).CONFIGS[scale]
+        assert len(config_seeds(config)) >= 2
+        for params in experiment(fid).runs(config):
+            seed, depth = params["seed"], 4 if params["model"] == "single" else 8
+            size = 1 if params["model"] == "single" else max(cfg["sizes"])
+            assert seeded_spec(config, params["model"], seed) == right.model_spec(
+                cfg, train_size=size, max_depth=depth, seed=seed)
+    config, cfg = experiment("richard-fig7-learned-pe").CONFIGS[scale], ablation.CONFIGS[scale]
+    runs = experiment("richard-fig7-learned-pe").runs(config)
+    assert {p["seed"] for p in runs} == set(config_seeds(config)) and len(runs) == 3 * len(
+        config_seeds(config))
+    for params in runs:
+        assert seeded_spec(config, params["variant"], params["seed"]) == ablation.ablation_spec(
+            cfg, params["variant"], max(cfg["ks"]), params["seed"])
+
+
 def test_closed_form_beats_nothing_less_than_all(records):
     closed = [r["metrics"] for r in records["richard-fig3-left-capacity"]
               if r["params"]["kind"] == "closed-form"]
