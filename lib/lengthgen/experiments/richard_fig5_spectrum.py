@@ -104,7 +104,7 @@ def figure(records):
         row[1].legend(fontsize=7)
         row[2].axhline(0, color="grey", lw=0.5)
         row[2].axvline(0, color="grey", lw=0.5)
-        row[2].set(title="eigenvalues (star: largest |eigenvalue|)", xlabel="real part",
+        row[2].set(title="eigenvalues\n(star: largest modulus)", xlabel="real part",
                    ylabel="imaginary part")
     fig.suptitle(spread.seeds_label(records, lambda r: r["params"]["model"])
                  .replace(", mean and min-max", "").replace("per setting", "per model")
