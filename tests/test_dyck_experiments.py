@@ -80,6 +80,35 @@ def test_each_seed_studies_the_models_of_its_own_seed(scale):
             cfg, params["variant"], max(cfg["ks"]), params["seed"])
 
 
+@pytest.mark.parametrize("figure_id", ["richard-fig4-completions", "richard-table1-deepest",
+                                       "richard-fig5-spectrum", "richard-fig7-learned-pe"])
+def test_committed_seeds_are_drawn_and_summarized(figure_id):
+    """The book records of the figures that open trained models have every registered seed of
+    every model; `figure data --over-seeds` gives one row per setting with that many seeds;
+    the figures that summarize seeds draw a min-max bar, and every seed's own values."""
+    import matplotlib.pyplot as plt
+
+    from lengthgen.experiments import committed_records, figure_data
+    from lengthgen.experiments.spread import config_seeds, over_seeds
+    module = experiment(figure_id)
+    scale, records = committed_records(figure_id)
+    seeds = config_seeds(module.CONFIGS[scale])
+    assert len(seeds) >= 3 and sorted({r["params"]["seed"] for r in records}) == seeds
+    rows = figure_data(figure_id, records)
+    assert sorted({row["seed"] for row in rows}) == seeds
+    summary = over_seeds(rows, module.SPREAD_BY)
+    firsts = [row for row in summary if row.get("rank", 1) == 1 and row.get("position", 1) == 1]
+    assert firsts and all(row["seeds"] == len(seeds) for row in firsts)
+    fig = module.figure(records)
+    try:
+        if figure_id != "richard-fig5-spectrum":   # Fig. 5 overlays the seeds, no summary
+            assert sum(len(ax.containers) for ax in fig.axes) > 0, "no min-max bar drawn"
+        text = fig._suptitle.get_text()
+        assert f"{len(seeds)} seeds" in text
+    finally:
+        plt.close(fig)
+
+
 def test_closed_form_beats_nothing_less_than_all(records):
     closed = [r["metrics"] for r in records["richard-fig3-left-capacity"]
               if r["params"]["kind"] == "closed-form"]
