@@ -30,7 +30,8 @@ from pathlib import Path
 
 TRAINED = ("huang-fig5-6-positional", "limit-inference-procedure", "richard-fig1-boolean",
            "richard-fig3-left-capacity", "richard-fig3-right-samples", "richard-fig6-ablation",
-           "richard-fig5-sign-study", "richard-fig7-order-study")
+           "richard-fig5-sign-study", "richard-fig7-order-study", "richard-fig4-completions",
+           "richard-table1-deepest", "richard-fig5-spectrum", "richard-fig7-learned-pe")
 
 
 def scalars(metrics, prefix="") -> dict:

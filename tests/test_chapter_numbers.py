@@ -102,3 +102,41 @@ def test_the_crasp_table_counts_what_the_records_checked():
     checked = {int(r["checked"]) for r in rows if r["entry"] == "yes"}
     assert f"({min(checked):,} distinct instances" in table
     assert table.count("**matches**") == 4 and table.count("\n") == 5
+
+
+def _seeded(model_key, values, metric):
+    """Records of one model per seed: {model: [metric value of each seed]}."""
+    return [{"run_name": f"{m}-s{s}", "params": {model_key: m, "seed": s},
+             "metrics": {**({"variant": m} if model_key == "variant" else {}), **metric(v)}}
+            for m, vs in values.items() for s, v in enumerate(vs)]
+
+
+def test_seeded_comparisons_are_stated_only_where_the_ranges_separate():
+    ends = lambda values: _seeded("variant", values, lambda v: {"end_abs_mean": v})  # noqa: E731
+    apart = cn.learned_pe_numbers(ends({"uniform-pm1": [1.1, 1.3], "uniform-pm1-v": [2.9, 3.0],
+                                        "eq1": [1.6, 1.9]}))
+    assert apart["dyck-learned-pe-closest"] == "uniform-pm1"
+    assert apart["dyck-learned-pe-uniform-pm1"] == "1.1 to 1.3"
+    overlap = cn.learned_pe_numbers(ends({"uniform-pm1": [1.1, 1.7], "uniform-pm1-v": [2.9, 3.0],
+                                          "eq1": [1.6, 1.9]}))
+    assert overlap["dyck-learned-pe-closest"] == "none"
+    assert "overlap" in overlap["dyck-learned-pe-closest-text"]
+
+    def spectrum(shares, eigen):
+        return [{"run_name": f"{m}-s{s}", "params": {"model": m, "seed": s},
+                 "metrics": {"top_singular_share": share, "eigenvalues_real": [eigen[s], 0.01],
+                             "eigenvalues_imag": [0.0, 0.0]}}
+                for m, values in shares.items() for s, share in enumerate(values)]
+    negative = [-0.3, -0.2, -0.1]
+    assert cn.spectrum_verdict(spectrum({"many": [0.9, 0.8, 0.85], "single": [0.6, 0.7, 0.65]},
+                                        negative)) == "reproduced"
+    assert cn.spectrum_verdict(spectrum({"many": [0.9, 0.6, 0.85], "single": [0.6, 0.7, 0.65]},
+                                        negative)) == "partly"        # the shares overlap
+    assert cn.spectrum_verdict(spectrum({"many": [0.9, 0.6, 0.85], "single": [0.6, 0.7, 0.65]},
+                                        [-0.3, 0.2, -0.1])) == "not reproduced"
+
+    deep = lambda values: _seeded("model", values, lambda v: {"balanced": v})  # noqa: E731
+    assert cn.table1_verdict(deep({"single": [0, 0, 0], "many": [50, 89, 79]})) == "reproduced"
+    assert cn.table1_verdict(deep({"single": [0, 1, 0], "many": [50, 89, 79]})) == "partly"
+    assert cn.table1_verdict(deep({"single": [0, 1, 0], "many": [0, 89, 79]})) == \
+        "not reproduced"

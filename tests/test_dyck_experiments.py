@@ -55,6 +55,60 @@ def test_shared_models_are_the_same_weights(records):
     assert single and single[0]["metrics"]["train_size"] == 1
 
 
+@pytest.mark.parametrize("scale", ["test", "book"])
+def test_each_seed_studies_the_models_of_its_own_seed(scale):
+    """Seed s of Fig. 4, Table 1 and Fig. 5 opens Fig. 3 (right)'s models of seed s, and seed s
+    of Fig. 7 opens Fig. 6's largest-set models of seed s: equal specs, so the same weights."""
+    from lengthgen.experiments import richard_fig3_right_samples as right
+    from lengthgen.experiments import richard_fig6_ablation as ablation
+    from lengthgen.experiments.spread import config_seeds, seeded_spec
+    cfg = right.CONFIGS[scale]
+    for fid in ("richard-fig4-completions", "richard-table1-deepest", "richard-fig5-spectrum"):
+        config = experiment(fid).CONFIGS[scale]
+        assert len(config_seeds(config)) >= 2
+        for params in experiment(fid).runs(config):
+            seed, depth = params["seed"], 4 if params["model"] == "single" else 8
+            size = 1 if params["model"] == "single" else max(cfg["sizes"])
+            assert seeded_spec(config, params["model"], seed) == right.model_spec(
+                cfg, train_size=size, max_depth=depth, seed=seed)
+    config, cfg = experiment("richard-fig7-learned-pe").CONFIGS[scale], ablation.CONFIGS[scale]
+    runs = experiment("richard-fig7-learned-pe").runs(config)
+    assert {p["seed"] for p in runs} == set(config_seeds(config)) and len(runs) == 3 * len(
+        config_seeds(config))
+    for params in runs:
+        assert seeded_spec(config, params["variant"], params["seed"]) == ablation.ablation_spec(
+            cfg, params["variant"], max(cfg["ks"]), params["seed"])
+
+
+@pytest.mark.parametrize("figure_id", ["richard-fig4-completions", "richard-table1-deepest",
+                                       "richard-fig5-spectrum", "richard-fig7-learned-pe"])
+def test_committed_seeds_are_drawn_and_summarized(figure_id):
+    """The book records of the figures that open trained models have every registered seed of
+    every model; `figure data --over-seeds` gives one row per setting with that many seeds;
+    the figures that summarize seeds draw a min-max bar, and every seed's own values."""
+    import matplotlib.pyplot as plt
+
+    from lengthgen.experiments import committed_records, figure_data
+    from lengthgen.experiments.spread import config_seeds, over_seeds
+    module = experiment(figure_id)
+    scale, records = committed_records(figure_id)
+    seeds = config_seeds(module.CONFIGS[scale])
+    assert len(seeds) >= 3 and sorted({r["params"]["seed"] for r in records}) == seeds
+    rows = figure_data(figure_id, records)
+    assert sorted({row["seed"] for row in rows}) == seeds
+    summary = over_seeds(rows, module.SPREAD_BY)
+    firsts = [row for row in summary if row.get("rank", 1) == 1 and row.get("position", 1) == 1]
+    assert firsts and all(row["seeds"] == len(seeds) for row in firsts)
+    fig = module.figure(records)
+    try:
+        if figure_id != "richard-fig5-spectrum":   # Fig. 5 overlays the seeds, no summary
+            assert sum(len(ax.containers) for ax in fig.axes) > 0, "no min-max bar drawn"
+        text = fig._suptitle.get_text()
+        assert f"{len(seeds)} seeds" in text
+    finally:
+        plt.close(fig)
+
+
 def test_closed_form_beats_nothing_less_than_all(records):
     closed = [r["metrics"] for r in records["richard-fig3-left-capacity"]
               if r["params"]["kind"] == "closed-form"]

@@ -6,10 +6,13 @@ gives one curve r -> sum_{i<=r} B_i (in the decoder variants, coordinate j is mu
 the sign u_j of the frozen '(' embedding, so that up means "towards '('" in every curve);
 k-means (k = 8) groups the curves. The closed form has a
 single such curve (d = 1): minus the Dyck path of the training word, shifted by gamma E.
+A config with "seeds" studies each seed's own models (the seed is in the model spec, so these
+are Fig. 6's models of that seed).
 """
 import numpy as np
 
 from lengthgen.experiments import richard_fig6_ablation as ablation
+from lengthgen.experiments import spread
 from lengthgen.experiments.richard_dyck_training import position_curves, trained_model
 
 FIGURE_ID = "richard-fig7-learned-pe"
@@ -19,10 +22,18 @@ MODELS = ("uniform-pm1", "uniform-pm1-v", "eq1")
 CONFIGS = {scale: {"models": {v: ablation.ablation_spec(cfg, v, max(cfg["ks"])) for v in MODELS},
                    "clusters": {"test": 2, "book": 8, "paper": 8}[scale], "seed": 0}
            for scale, cfg in ablation.CONFIGS.items()}
+# three seeds at book scale, two at test scale: each seed trains its own models ("models"
+# holds the specs of seed 0)
+CONFIGS["book"] = {**CONFIGS["book"], "seeds": [0, 1, 2]}
+CONFIGS["test"] = {**CONFIGS["test"], "seeds": [0, 1]}
+# the columns of data() that name a setting: `figure data ID --over-seeds` gives the
+# mean, min and max over seeds of the other values per setting (end_abs_mean: per variant)
+SPREAD_BY = ("variant", "kind", "index", "position")
 
 
 def runs(config):
-    return [{"name": v, "variant": v, "seed": config["seed"]} for v in config["models"]]
+    # one run per variant unless the config lists "seeds" (names then end in -s<seed>)
+    return spread.model_runs(config, key="variant")
 
 
 def kmeans(curves: np.ndarray, k: int, rng, iterations: int = 50):
@@ -37,7 +48,8 @@ def kmeans(curves: np.ndarray, k: int, rng, iterations: int = 50):
 
 
 def run_one(params, config, device):
-    model, _ = trained_model(config["models"][params["variant"]], device)
+    model, _ = trained_model(spread.seeded_spec(config, params["variant"], params["seed"]),
+                             device)
     curves = position_curves(model, params["variant"])             # [d, T]
     rng = np.random.default_rng([params["seed"], 7])
     centroids, labels = kmeans(curves, config["clusters"], rng)
@@ -50,11 +62,14 @@ def run_one(params, config, device):
 def data(records):
     """One row per curve and position: each coordinate's cumulative positional embedding
     (kind "curve", index = coordinate) and each k-means centroid (kind "centroid", index =
-    cluster, with its size)."""
+    cluster, with its size), with the model's mean absolute end value of the curves."""
     rows = []
-    for r in records:
+    order = {v: i for i, v in enumerate(MODELS)}
+    for r in sorted(records, key=lambda r: (order.get(r["params"]["variant"], 99),
+                                            r["params"]["seed"])):
         m = r["metrics"]
-        base = {"variant": m["variant"], "seed": r["params"]["seed"]}
+        base = {"variant": m["variant"], "seed": r["params"]["seed"],
+                "end_abs_mean": m["end_abs_mean"]}
         for kind, curves, sizes in (("curve", m["curves"], None),
                                     ("centroid", m["centroids"], m["cluster_sizes"])):
             for index, curve in enumerate(curves):
@@ -66,22 +81,54 @@ def data(records):
 
 
 def figure(records):
+    """A row per variant, a column per seed: the curves (thin) and their centroids (thick);
+    the last column: the mean absolute end value of each seed's curves (dots), their mean and
+    min-max range."""
     import matplotlib.pyplot as plt
 
     order = {v: i for i, v in enumerate(MODELS)}
-    records = sorted(records, key=lambda r: order.get(r["params"]["variant"], 99))
-    fig, axes = plt.subplots(len(records), 1, figsize=(8, 3.2 * len(records)), squeeze=False)
-    for ax, r in zip(axes[:, 0], records):
-        m = r["metrics"]
-        curves = np.array(m["curves"])
-        x = np.arange(1, curves.shape[1] + 1)
-        ax.plot(x, curves.T, color="grey", lw=0.4, alpha=0.4)
-        colors = plt.cm.tab10(np.arange(len(m["centroids"])))
-        for c, size, color in zip(m["centroids"], m["cluster_sizes"], colors):
-            ax.plot(x, c, color=color, lw=2, label=f"{size} curves")
-        ax.axhline(0, color="black", lw=0.5)
-        ax.set(title=f"{m['variant']}: mean |end value| {m['end_abs_mean']:.2f}",
-               xlabel="position r", ylabel="cumulative positional embedding")
-        ax.legend(fontsize=6, ncol=4)
+    records = sorted(records, key=lambda r: (order.get(r["params"]["variant"], 99),
+                                             r["params"]["seed"]))
+    variants = spread.group_by(records, lambda r: r["params"]["variant"])
+    seeds = sorted({r["params"]["seed"] for r in records})
+    fig, axes = plt.subplots(len(variants), len(seeds) + 1,
+                             figsize=(3.6 * len(seeds) + 2.6, 2.9 * len(variants)),
+                             squeeze=False,
+                             gridspec_kw={"width_ratios": [3] * len(seeds) + [2]})
+    ends = []
+    for row, (variant, group) in zip(axes, variants.items()):
+        by_seed = {r["params"]["seed"]: r for r in group}
+        for ax, seed in zip(row, seeds):
+            if seed not in by_seed:
+                ax.axis("off")
+                continue
+            m = by_seed[seed]["metrics"]
+            curves = np.array(m["curves"])
+            x = np.arange(1, curves.shape[1] + 1)
+            ax.plot(x, curves.T, color="grey", lw=0.4, alpha=0.4)
+            colors = plt.cm.tab10(np.arange(len(m["centroids"])))
+            for c, color in zip(m["centroids"], colors):
+                ax.plot(x, c, color=color, lw=1.6)
+            ax.axhline(0, color="black", lw=0.5)
+            ax.set_title(f"{variant}, seed {seed}: mean |end| {m['end_abs_mean']:.2f}",
+                         fontsize=8)
+            ax.set_xlabel("position r", fontsize=8)
+            ax.set_ylabel("cumulative PE", fontsize=8)
+        ends.append([r["metrics"]["end_abs_mean"] for r in group])
+        row[-1].axis("off")
+    summary = axes[0, -1]
+    summary.axis("on")
+    xs = list(range(len(variants)))
+    for x, values in zip(xs, ends):
+        summary.scatter([x] * len(values), values, color="tab:blue", s=14, zorder=4)
+    spread.points(summary, xs, ends, "black", marker="_", s=300, zorder=5)
+    summary.set_xticks(xs)
+    summary.set_xticklabels(list(variants), fontsize=7, rotation=20)
+    summary.set(xlim=(-0.5, len(xs) - 0.5), ylim=(0, None), xlabel="variant",
+                ylabel="mean |end value| of the curves")
+    summary.set_title("per seed (dots), mean and min-max", fontsize=8)
+    fig.suptitle("Cumulative positional embeddings (thin) and k-means centroids (thick); "
+                 + spread.seeds_label(records, lambda r: r["params"]["variant"]).replace(
+                     "per setting", "per variant"), fontsize=9)
     fig.tight_layout()
     return fig

@@ -2,13 +2,15 @@
 
 The only balanced completion is 16 closing brackets. The two models are those of Fig. 3
 (right) and Fig. 4 (same specs, same trained weights). The paper's counts: the 10^7-word model
-closes correctly 52 times out of 100, the single-word model never.
+closes correctly 52 times out of 100, the single-word model never. A config with "seeds" studies
+each seed's own pair of models (the seed is in the model spec).
 """
 from collections import Counter
 
 import numpy as np
 
 from lengthgen.experiments import richard_fig3_right_samples as samples_figure
+from lengthgen.experiments import spread
 from lengthgen.experiments.richard_dyck_training import trained_model
 from lengthgen.models.dyck import complete_with_model
 from lengthgen.tasks.dyck import is_balanced
@@ -17,16 +19,24 @@ FIGURE_ID = "richard-table1-deepest"
 TITLE = "Completions of the deepest context (16 open brackets) over repeated trials"
 
 CONFIGS = samples_figure.completion_configs(top=6)
+# three seeds at book scale, two at test scale: each seed trains its own pair of models
+# ("models" holds the specs of seed 0)
+CONFIGS["book"] = {**CONFIGS["book"], "seeds": [0, 1, 2]}
+CONFIGS["test"] = {**CONFIGS["test"], "seeds": [0, 1]}
+# the columns of data() that name a setting: `figure data ID --over-seeds` gives the
+# mean, min and max over seeds of the other values per setting (rank 1 has every seed)
+SPREAD_BY = ("model", "train_size", "max_depth", "rank")
 
 PAPER_BALANCED = {"single": 0, "many": 52}  # out of 100, Table 1 of the paper
 
 
 def runs(config):
-    return samples_figure.one_run_per_model(config)
+    # one run per model unless the config lists "seeds" (names then end in -s<seed>)
+    return spread.model_runs(config)
 
 
 def run_one(params, config, device):
-    spec = config["models"][params["model"]]
+    spec = spread.seeded_spec(config, params["model"], params["seed"])
     model, _ = trained_model(spec, device)
     context = "(" * spec["n"]
     rng = np.random.default_rng([params["seed"], 16])
@@ -42,36 +52,64 @@ def run_one(params, config, device):
 
 
 def data(records):
-    """One row per model and completion shown, with the model's total of balanced completions
-    and the paper's count."""
+    """One row per model, seed and completion shown (`rank` 1 is the most frequent), with the
+    model's total of balanced completions and the paper's count."""
     rows = []
-    for r in sorted(records, key=lambda r: r["metrics"]["train_size"]):
+    for r in sorted(records, key=lambda r: (r["metrics"]["train_size"], r["params"]["seed"])):
         m = r["metrics"]
         rows += [{"model": r["params"]["model"], "seed": r["params"]["seed"],
                   "train_size": m["train_size"], "max_depth": m["max_depth"],
-                  "context": m["context"], "completion": t["completion"], "count": t["count"],
-                  "balanced": t["balanced"], "trials": m["trials"],
+                  "context": m["context"], "rank": rank, "completion": t["completion"],
+                  "count": t["count"], "balanced": t["balanced"], "trials": m["trials"],
                   "total_balanced": m["balanced"],
-                  "paper_balanced_of_100": m["paper_balanced_of_100"]} for t in m["top"]]
+                  "paper_balanced_of_100": m["paper_balanced_of_100"]}
+                 for rank, t in enumerate(m["top"], start=1)]
     return rows
 
 
+SHOWN_PER_SEED = 3   # completions per seed in the table (data() has the config's top)
+
+
 def figure(records):
+    """Left: balanced completions of the deepest context per model, per seed (dots), their mean
+    and min-max range, and the paper's count (star). Right: each seed's most frequent
+    completions with their counts."""
     import matplotlib.pyplot as plt
 
-    records = sorted(records, key=lambda r: r["metrics"]["train_size"])
+    records = sorted(records, key=lambda r: (r["metrics"]["train_size"], r["params"]["seed"]))
+    models = spread.group_by(records, lambda r: r["params"]["model"])
     rows = []
-    for r in records:
-        m = r["metrics"]
-        for t in m["top"]:
-            rows.append([f"{m['train_size']} (q <= {m['max_depth']})", t["completion"],
-                         str(t["count"]), "yes" if t["balanced"] else "no"])
-        rows.append([f"{m['train_size']} (q <= {m['max_depth']})", "total balanced",
-                     f"{m['balanced']} / {m['trials']}",
-                     f"paper: {m['paper_balanced_of_100']} / 100"])
-    fig, ax = plt.subplots(figsize=(9, 0.3 * len(rows) + 1))
+    for group in models.values():
+        for r in group:
+            m = r["metrics"]
+            who = f"{m['train_size']} (q <= {m['max_depth']}), seed {r['params']['seed']}"
+            for t in m["top"][:SHOWN_PER_SEED]:
+                rows.append([who, t["completion"], str(t["count"]),
+                             "yes" if t["balanced"] else "no"])
+            rows.append([who, "total balanced", f"{m['balanced']} / {m['trials']}", ""])
+    fig, (chart, ax) = plt.subplots(1, 2, figsize=(12, 0.24 * len(rows) + 1.5),
+                                    gridspec_kw={"width_ratios": [1, 3]})
+    labels, counts = [], []
+    for group in models.values():
+        m = group[0]["metrics"]
+        labels.append(f"{m['train_size']} word(s)\nq <= {m['max_depth']}")
+        counts.append([r["metrics"]["balanced"] for r in group])
+    xs = list(range(len(models)))
+    for x, values in zip(xs, counts):
+        chart.scatter([x] * len(values), values, color="tab:blue", s=16, zorder=4)
+    spread.points(chart, xs, counts, "black", marker="_", s=300, zorder=5)
+    chart.scatter(xs, [g[0]["metrics"]["paper_balanced_of_100"] for g in models.values()],
+                  marker="*", s=90, color="orange", edgecolor="black", zorder=6,
+                  label="the paper (of 100)")
+    chart.set_xticks(xs)
+    chart.set_xticklabels(labels, fontsize=8)
+    trials = records[0]["metrics"]["trials"]
+    chart.set(xlim=(-0.5, len(xs) - 0.5), ylim=(-3, trials + 3),
+              ylabel=f"balanced completions of {trials}",
+              title="per seed (dots), mean and min-max")
+    chart.legend(fontsize=7, loc="upper left")
     ax.axis("off")
-    table = ax.table(cellText=rows, colLabels=["training words", "completion of " + "(" * 16,
+    table = ax.table(cellText=rows, colLabels=["training words, seed", "completion of " + "(" * 16,
                                                "count", "balanced?"], loc="center")
     table.auto_set_font_size(False)
     table.set_fontsize(7)
@@ -79,6 +117,9 @@ def figure(records):
     for (row, col), cell in table.get_celld().items():
         if col == 1 and row > 0:
             cell.get_text().set_family("monospace")
-    ax.set_title("Completions of the deepest context of D_32 (16 open brackets)")
+    fig.suptitle("Completions of the deepest context of D_32 (16 open brackets); "
+                 + spread.seeds_label(records, lambda r: r["params"]["model"]).replace(
+                     "per setting", "per model") + f"; table: the {SHOWN_PER_SEED} most "
+                 "frequent completions of each seed", fontsize=9)
     fig.tight_layout()
     return fig

@@ -92,3 +92,17 @@ def over_seeds(rows: list[dict], by) -> list[dict]:
         r.get(k) is None or (isinstance(r.get(k), (int, float)) and not isinstance(r.get(k), bool))
         for r in rows)]
     return summarize(rows, list(by), values)
+
+
+def model_runs(config: dict, key: str = "model") -> list[dict]:
+    """The runs of a figure that studies the trained models named in config["models"] (specs of
+    seed 0): one run per model and seed of the config (`config_seeds`), the model under `key`.
+    Each seed studies its own models (`seeded_spec`)."""
+    return [{"name": name + run_suffix(config, seed), key: name, "seed": seed}
+            for name in config["models"] for seed in config_seeds(config)]
+
+
+def seeded_spec(config: dict, name: str, seed: int) -> dict:
+    """The spec of model `name` of config["models"] trained with `seed` (the seed is part of
+    the spec, so each seed trains, and caches, a model of its own)."""
+    return {**config["models"][name], "seed": seed}

@@ -433,29 +433,100 @@ def samples_verdict(records) -> str:
     return "reproduced" if ends and monotone else "partly" if ends else "not reproduced"
 
 
+def _per_model(records, key="model") -> dict:
+    """{model: [metrics of each seed, in seed order]} of a figure that studies trained models."""
+    out = {}
+    for r in sorted(records, key=lambda r: r["params"]["seed"]):
+        out.setdefault(r["params"][key], []).append(r["metrics"])
+    return out
+
+
+def _dominant(m) -> tuple[float, float]:
+    """(real, imaginary) part of the eigenvalue of largest modulus of a Fig. 5 record."""
+    return max(zip(m["eigenvalues_real"], m["eigenvalues_imag"]), key=lambda z: math.hypot(*z))
+
+
+def _separate(high, low) -> bool:
+    """Two settings differ only where their ranges over seeds do not overlap."""
+    return min(high) > max(low)
+
+
 def completions_numbers(fig4, table1, spectrum) -> dict:
-    ctx = {r["run_name"]: r["metrics"]["contexts"] for r in fig4}
+    """Fig. 4, Table 1 and Fig. 5: each quoted as its range over the seeds (each seed studies
+    its own single-word and many-word model)."""
+    ctx = {m: [x["contexts"] for x in rows] for m, rows in _per_model(fig4).items()}
     single, many = ctx["single"], ctx["many"]
-    own = [k for k in single if "training prefix" in k][0]
-    others = [k for k in single if k != own]
-    deep = {r["run_name"]: r["metrics"] for r in table1}
-    spec = {r["run_name"]: r["metrics"] for r in spectrum}
-    dominant = lambda m: max(zip(m["eigenvalues_real"], m["eigenvalues_imag"]),  # noqa: E731
-                             key=lambda z: math.hypot(*z))
-    real, imag = dominant(spec["many"])
-    return {"dyck-fig4-single-own": str(round(single[own]["accuracy"] * 100)),
-            "dyck-fig4-single-others": listing(str(round(single[k]["accuracy"] * 100))
-                                               for k in others),
-            "dyck-fig4-many": span([c["accuracy"] for c in many.values()], pct),
-            "dyck-table1-many": str(deep["many"]["balanced"]),
-            "dyck-table1-single": str(deep["single"]["balanced"]),
-            "dyck-table1-trials": str(deep["many"]["trials"]),
-            "dyck-spectrum-many-share": pct(spec["many"]["top_singular_share"]),
-            "dyck-spectrum-single-share": pct(spec["single"]["top_singular_share"]),
-            "dyck-spectrum-many-dominant": num(real, signed=True),
-            "dyck-spectrum-many-dominant-kind": ("real" if imag == 0 else "complex")
-            + (" and positive" if imag == 0 and real > 0 else
-               " and negative" if imag == 0 and real < 0 else "")}
+    order = fig4[0]["metrics"]["order"]
+    own = [k for k in order if "training prefix" in k][0]
+    others = [k for k in order if k != own]
+    rate = lambda runs, k: [c[k]["accuracy"] for c in runs]  # noqa: E731
+    deep = _per_model(table1)
+    spec = _per_model(spectrum)
+    shares = {m: [x["top_singular_share"] for x in rows] for m, rows in spec.items()}
+    dominant = [_dominant(x) for x in spec["many"]]
+    negative = [re for re, im in dominant if im == 0 and re < 0]
+    separate = _separate(shares["many"], shares["single"])
+    balanced = {m: [x["balanced"] for x in rows] for m, rows in deep.items()}
+    return {"dyck-fig4-seeds": seeds_note(fig4),
+            "dyck-fig4-single-own": span(rate(single, own), pct),
+            "dyck-fig4-single-others": listing(span(rate(single, k), pct) for k in others),
+            "dyck-fig4-many": span([v for k in order for v in rate(many, k)], pct),
+            "dyck-fig4-many-distinct": span([c[k]["distinct"] for c in many for k in order],
+                                            lambda v: str(round(v))),
+            "dyck-fig4-trials": str(fig4[0]["config"]["trials"]),
+            "dyck-table1-seeds": seeds_note(table1),
+            "dyck-table1-many": span(balanced["many"], lambda v: str(round(v))),
+            "dyck-table1-many-mean": num(mean(balanced["many"])),
+            "dyck-table1-single": span(balanced["single"], lambda v: str(round(v))),
+            "dyck-table1-trials": str(deep["many"][0]["trials"]),
+            "dyck-spectrum-seeds": seeds_note(spectrum),
+            "dyck-spectrum-many-share": span(shares["many"], pct),
+            "dyck-spectrum-single-share": span(shares["single"], pct),
+            # a comparison is stated only where the ranges over seeds do not overlap
+            "dyck-spectrum-share-comparison": (
+                "larger in every many-word model than in every single-word model" if separate
+                else "not larger at this scale: the ranges over seeds overlap"),
+            "dyck-spectrum-low-rank": "yes" if separate else "no",
+            "dyck-spectrum-many-dominant": listing(
+                num(re, signed=True) if im == 0 else f"{num(re, signed=True)} ± {num(abs(im))}i"
+                for re, im in dominant),
+            "dyck-spectrum-many-negative": str(len(negative)),
+            "dyck-spectrum-many-models": str(len(dominant))}
+
+
+def fig4_verdict(fig4) -> str:
+    """The paper's Fig. 4: the single-word model completes its own prefix and fails the other
+    contexts. 'reproduced' if that holds for every seed (100% and 0%), else 'partly'."""
+    single = _per_model(fig4)["single"]
+    order = fig4[0]["metrics"]["order"]
+    own = [k for k in order if "training prefix" in k][0]
+    held = all(x["contexts"][own]["accuracy"] == 1 and all(
+        x["contexts"][k]["accuracy"] == 0 for k in order if k != own) for x in single)
+    return "reproduced" if held else "partly"
+
+
+def table1_verdict(table1) -> str:
+    """The paper's Table 1: the many-word model closes sixteen open brackets sometimes, the
+    single-word model never. 'reproduced' if both hold in every seed, 'partly' if one does,
+    else 'not reproduced'."""
+    deep = _per_model(table1)
+    never = all(x["balanced"] == 0 for x in deep["single"])
+    sometimes = all(x["balanced"] > 0 for x in deep["many"])
+    return ("reproduced" if never and sometimes else "partly" if never or sometimes
+            else "not reproduced")
+
+
+def spectrum_verdict(spectrum) -> str:
+    """The paper's Fig. 5: a lower-rank W_O W_V (larger top singular share) in the model that
+    generalizes, with a dominant negative real eigenvalue. 'reproduced' if the shares separate
+    and every many-word seed has a negative real dominant eigenvalue, 'partly' if one of the
+    two holds, else 'not reproduced'."""
+    spec = _per_model(spectrum)
+    shares = {m: [x["top_singular_share"] for x in rows] for m, rows in spec.items()}
+    low_rank = _separate(shares["many"], shares["single"])
+    negative = all(im == 0 and re < 0 for re, im in map(_dominant, spec["many"]))
+    return ("reproduced" if low_rank and negative else "partly" if low_rank or negative
+            else "not reproduced")
 
 
 def sign_study_numbers(records) -> dict:
@@ -583,16 +654,24 @@ def ablation_verdict(records) -> tuple[str, int]:
 
 
 def learned_pe_numbers(records) -> dict:
-    ends = {r["metrics"]["variant"]: r["metrics"]["end_abs_mean"] for r in records}
-    order = sorted(ends, key=ends.get)
-    return {**{f"dyck-learned-pe-{v}": num(e) for v, e in ends.items()},
-            "dyck-learned-pe-closest": order[0]}
+    """Fig. 7: each variant's mean absolute end value, its range over the seeds; the variant
+    closest to zero is named only where its range lies below every other variant's."""
+    ends = {v: [x["end_abs_mean"] for x in rows]
+            for v, rows in _per_model(records, "variant").items()}
+    closest = [v for v in ends if all(_separate(ends[o], ends[v]) for o in ends if o != v)]
+    return {**{f"dyck-learned-pe-{v}": span(e) for v, e in ends.items()},
+            "dyck-learned-pe-seeds": seeds_note(records),
+            "dyck-learned-pe-closest": closest[0] if closest else "none",
+            "dyck-learned-pe-closest-text": (
+                f"{closest[0]}, whose range over seeds lies below the other two" if closest
+                else "no variant at this scale: the ranges over seeds overlap")}
 
 
 def order_verdict(learned, study) -> str:
     """The paper's order: curves end closer to 0 with V frozen than learned, closest for the
-    single head. 'not reproduced' if the learned-V decoder ends closest in the figure's model
-    and in every setting of the study; 'partly' if in some; 'reproduced' if in none."""
+    single head. 'not reproduced' if the learned-V decoder ends closest in the figure's models
+    (its range over seeds below the others') and in every setting of the study; 'partly' if in
+    some; 'reproduced' if in none."""
     n = order_study_numbers(study)
     first = learned_pe_numbers(learned)["dyck-learned-pe-closest"] == "uniform-pm1"
     every = n["dyck-order-pm1-lowest"] == "every setting"
@@ -619,6 +698,12 @@ DYCK_TRAINED = ("richard-fig1-boolean", "richard-fig3-left-capacity",
                 "richard-fig5-sign-study", "richard-fig7-order-study")
 
 
+# the figures of the chapter that train models (or open trained ones) and draw their seeds
+DYCK_SEEDED = ("richard-fig1-boolean", "richard-fig3-left-capacity", "richard-fig3-right-samples",
+               "richard-fig4-completions", "richard-table1-deepest", "richard-fig5-spectrum",
+               "richard-fig6-ablation", "richard-fig7-learned-pe")
+
+
 def dyck_numbers(root=None) -> dict:
     """Every record-derived number the Dyck chapter quotes."""
     rec = lambda fid: _records(fid, root)  # noqa: E731
@@ -636,6 +721,11 @@ def dyck_numbers(root=None) -> dict:
                                    rec("richard-thm41-closed-form")))
     times = {fid: wall_times(rec(fid)) for fid in DYCK_TRAINED}
     out["dyck-wall-times"] = listing(seconds(t) for t in sorted(times.values()))
+    # the trained figures whose records still have one seed per point (closed forms aside)
+    one = [fid for fid in DYCK_SEEDED
+           if seeds_note([r for r in rec(fid) if r["params"].get("kind") != "closed-form"])
+           == "1 seed"]
+    out["dyck-one-seed"] = listing(f"`{fid}`" for fid in one) if one else "none"
     return out
 
 
@@ -646,6 +736,9 @@ def dyck_verdicts(root=None) -> dict:
             "dyck-capacity-verdict": capacity_verdict(rec("richard-fig3-left-capacity")),
             "dyck-samples-verdict": samples_verdict(rec("richard-fig3-right-samples")),
             "dyck-ablation-verdict": ablation, "dyck-ablation-held": str(held),
+            "dyck-fig4-verdict": fig4_verdict(rec("richard-fig4-completions")),
+            "dyck-table1-verdict": table1_verdict(rec("richard-table1-deepest")),
+            "dyck-spectrum-verdict": spectrum_verdict(rec("richard-fig5-spectrum")),
             "dyck-order-verdict": order_verdict(rec("richard-fig7-learned-pe"),
                                                 rec("richard-fig7-order-study"))}
 
@@ -655,14 +748,8 @@ def dyck_paper_vs_book(root=None) -> str:
     n = {**dyck_numbers(root), **dyck_verdicts(root)}
     d = lambda key: n["dyck-" + key]  # noqa: E731
     fig = lambda *labels: ", ".join("{numref}`" + x + "`" for x in labels)  # noqa: E731
-    table1 = (f"{d('table1-many')}/{d('table1-trials')} and "
-              f"{d('table1-single')}/{d('table1-trials')} balanced")
-    table1_verdict = ("reproduced" if int(d("table1-single")) == 0 and int(d("table1-many")) > 0
-                      else "not reproduced")
-    fig4_verdict = ("reproduced" if d("fig4-single-own") == "100"
-                    and set(d("fig4-single-others").split(" and ")) == {"0"} else "partly")
-    rank_verdict = ("partly" if d("spectrum-many-dominant-kind") != "real and negative"
-                    else "reproduced")
+    table1 = (f"{d('table1-many')} of {d('table1-trials')} (mean {d('table1-many-mean')}) and "
+              f"{d('table1-single')} of {d('table1-trials')} balanced")
     rows = [
         [f"`richard-fig1-boolean` ({fig('fig-dyck-boolean')})",
          "Fig. 1: depth-3 model at depth 3: 68% in-sample, 9% out-of-sample; $d = 1024$, "
@@ -695,20 +782,23 @@ def dyck_paper_vs_book(root=None) -> str:
          f"{d('samples-q8-curve')}; $\\le 12$ {d('samples-q12-curve')}"],
         [f"`richard-fig4-completions` ({fig('fig-dyck-completions')})",
          "Fig. 4: the 1-word model replays its word; the many-word model completes",
-         "the 1-word and 1,000-word models of Fig. 3 right, 100 trials",
-         f"**{fig4_verdict}**",
-         f"1-word model: {d('fig4-single-own')}/100 on its own prefix, "
-         f"{d('fig4-single-others')} elsewhere; many-word model {d('fig4-many')}"],
+         f"the 1-word and 1,000-word models of Fig. 3 right, {d('fig4-trials')} trials, "
+         f"{d('fig4-seeds')}",
+         f"**{n['dyck-fig4-verdict']}** ({d('fig4-seeds')})",
+         f"1-word models: {d('fig4-single-own')} balanced on their own prefix, "
+         f"{d('fig4-single-others')} elsewhere; many-word models {d('fig4-many')}"],
         [f"`richard-table1-deepest` ({fig('fig-dyck-deepest')})",
          "Table 1: sixteen open brackets: 52/100 ($10^7$ words) and 0/100 (1 word)",
-         "the same two models", f"**{table1_verdict}**", table1],
+         "the same models", f"**{n['dyck-table1-verdict']}** ({d('table1-seeds')})", table1],
         [f"`richard-fig5-spectrum`, `richard-fig5-sign-study` "
          f"({fig('fig-dyck-spectrum', 'fig-dyck-sign-study')})",
          "Fig. 5: low rank, dominant negative real eigenvalue",
-         f"the Fig. 4 models; the study: {d('sign-settings')} settings, {d('sign-seeds')} seeds",
-         f"**{rank_verdict}**",
+         f"the Fig. 4 models, {d('spectrum-seeds')}; the study: {d('sign-settings')} settings, "
+         f"{d('sign-seeds')} seeds",
+         f"**{n['dyck-spectrum-verdict']}** ({d('spectrum-seeds')})",
          f"top singular share {d('spectrum-many-share')} against {d('spectrum-single-share')}; "
-         f"dominant eigenvalue {d('spectrum-many-dominant')}; negative for "
+         f"dominant eigenvalue of the many-word models {d('spectrum-many-dominant')}; "
+         f"negative for "
          f"{d('sign-more-steps-negative')} of {d('sign-seeds')} seeds at 2,000 steps"],
         [f"`richard-fig6-ablation` ({fig('fig-dyck-ablation')})",
          "Fig. 6: four observations on five variants, $4^k$ words, $k \\le 12$",
@@ -721,8 +811,8 @@ def dyck_paper_vs_book(root=None) -> str:
         [f"`richard-fig7-learned-pe`, `richard-fig7-order-study` "
          f"({fig('fig-dyck-learned-pe', 'fig-dyck-order-study')})",
          "Fig. 7: curves end closer to 0 with $V$ frozen, closest for the single head",
-         f"the Fig. 6 models; the study: {d('order-settings')} settings, {d('order-seeds')} "
-         "seeds",
+         f"the Fig. 6 models, {d('learned-pe-seeds')}; the study: {d('order-settings')} "
+         f"settings, {d('order-seeds')} seeds",
          f"**{d('order-verdict')}**",
          f"mean absolute end: learned $V$ {d('order-uniform-pm1-abs')}, frozen $V$ "
          f"{d('order-uniform-pm1-v-abs')}, eq1 {d('order-eq1-abs')} over the settings"],
