@@ -140,3 +140,26 @@ def test_seeded_comparisons_are_stated_only_where_the_ranges_separate():
     assert cn.table1_verdict(deep({"single": [0, 1, 0], "many": [50, 89, 79]})) == "partly"
     assert cn.table1_verdict(deep({"single": [0, 1, 0], "many": [0, 89, 79]})) == \
         "not reproduced"
+
+
+def test_inference_numbers_span_every_seed_not_the_last_one_read():
+    """With several seeds per training length, each number is a range over all of them and
+    fitting is counted per seed (a dict keyed by length would keep only one seed)."""
+    from lengthgen.viz.chapter_numbers import inference_numbers
+
+    def record(task, n, seed, fit, twice):
+        return {"params": {"task": task, "train_length": n, "seed": seed, "name": f"{task}{n}"},
+                "metrics": {"steps": 100, "in_distribution": fit, "twice_length": twice,
+                            "products": [{"limit": 0.5}]}}
+    records = [record("aa_star", 8, 0, 1.0, 1.0), record("aa_star", 8, 1, 1.0, 0.2),
+               record("aa_star", 16, 0, 1.0, 1.0), record("aa_star", 16, 1, 1.0, 1.0),
+               record("parity", 8, 0, 1.0, 0.6), record("parity", 8, 1, 0.7, 0.1),
+               record("parity", 16, 0, 0.8, 0.0), record("parity", 16, 1, 0.9, 0.05)]
+    n = inference_numbers(records)
+    assert n["limit-inference-aa-twice-shorter"] == "20 to 100%"
+    assert n["limit-inference-aa-twice-longest"] == "100%"
+    assert n["limit-inference-parity-fit-seeds"] == "1 of 2"
+    assert n["limit-inference-parity-fit"] == "70 to 100%"
+    assert n["limit-inference-parity-unfit-lengths"] == "16"
+    assert n["limit-inference-parity-unfit"] == "80 to 90%"
+    assert n["limit-inference-seeds"] == "2 seeds"

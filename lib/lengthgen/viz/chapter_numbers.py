@@ -202,27 +202,47 @@ def prop54_verdict(records: list[dict]) -> str:
     return "reproduced" if close and grows else "partly" if close or grows else "not reproduced"
 
 
+FITS = 0.99  # a run of the inference-procedure figure fits its training lengths at this accuracy
+
+
+def _share_fit(accuracies) -> str:
+    return f"{sum(a >= FITS for a in accuracies)} of {len(accuracies)}"
+
+
 def inference_numbers(records: list[dict]) -> dict:
-    def pick(task, key):
-        return {r["params"]["train_length"]: r["metrics"][key] for r in records
-                if r["params"]["task"] == task}
+    """The inference-procedure figure's numbers, over every seed: ranges across seeds per
+    training length, and how many seeds fit."""
+    def values(task, key, n=None):
+        return [r["metrics"][key] for r in records if r["params"]["task"] == task
+                and (n is None or r["params"]["train_length"] == n)]
 
     def head_distance(task):
         return [h["limit"] for r in records if r["params"]["task"] == task
                 for h in r["metrics"]["products"]]
 
     lengths = sorted({r["params"]["train_length"] for r in records})
-    parity_in, parity_twice = pick("parity", "in_distribution"), pick("parity", "twice_length")
-    not_fit = [n for n in lengths if parity_in.get(n, 1) < 0.95]
-    return {"limit-inference-aa-steps": str(max(pick("aa_star", "steps").values())),
-            "limit-inference-aa-twice": span(pick("aa_star", "twice_length").values(), pct),
-            "limit-inference-parity-fit": pct(parity_in[lengths[0]]),
-            "limit-inference-parity-first-twice": pct(parity_twice[lengths[0]]),
-            "limit-inference-parity-unfit-lengths": listing(str(n) for n in not_fit) or "none",
-            "limit-inference-parity-unfit": listing(pct(parity_in[n]) for n in not_fit),
-            "limit-inference-parity-twice": listing(pct(parity_twice[n]) for n in lengths),
-            "limit-inference-parity-twice-rest": listing(pct(parity_twice[n])
-                                                         for n in lengths[1:]),
+    first, longest = lengths[0], lengths[-1]
+    parity_first = values("parity", "in_distribution", first)
+    never_fit = [n for n in lengths if max(values("parity", "in_distribution", n)) < FITS]
+    return {"limit-inference-aa-steps": str(max(values("aa_star", "steps"))),
+            "limit-inference-aa-fit-seeds": _share_fit(values("aa_star", "in_distribution")),
+            "limit-inference-aa-twice": span(values("aa_star", "twice_length"), pct),
+            "limit-inference-aa-twice-longest": span(values("aa_star", "twice_length", longest),
+                                                      pct),
+            "limit-inference-aa-twice-shorter": listing(
+                span(values("aa_star", "twice_length", n), pct) for n in lengths[:-1]),
+            "limit-inference-longest": str(longest),
+            "limit-inference-shorter": listing(str(n) for n in lengths[:-1]),
+            "limit-inference-parity-fit": span(parity_first, pct),
+            "limit-inference-parity-fit-seeds": _share_fit(parity_first),
+            "limit-inference-parity-first-twice": span(values("parity", "twice_length", first), pct),
+            "limit-inference-parity-unfit-lengths": listing(str(n) for n in never_fit) or "none",
+            "limit-inference-parity-unfit": listing(
+                span(values("parity", "in_distribution", n), pct) for n in never_fit) or "none",
+            "limit-inference-parity-twice": listing(
+                span(values("parity", "twice_length", n), pct) for n in lengths),
+            "limit-inference-parity-twice-rest": listing(
+                span(values("parity", "twice_length", n), pct) for n in lengths[1:]),
             "limit-inference-aa-distance-min": num(min(head_distance("aa_star"))),
             "limit-inference-parity-distance": span(head_distance("parity")),
             "limit-inference-seeds": seeds_note(records)}
