@@ -249,6 +249,9 @@ def test_ablation_numbers_span_every_seed_and_compare_only_apart_ranges():
     assert cn.ablation_numbers(close)["dyck-ablation-eq1-above-frozen-v-at"] == \
         "64 and 1,024 words"
     assert cn.ablation_numbers(close)["dyck-ablation-eq1-beats-frozen-v"] == "no"
+    assert cn.ablation_numbers(close)["dyck-ablation-eq1-vs-frozen-v"] == (
+        "above it with 64 and 1,024 words; not different from it at this scale with 4 words "
+        "(the ranges over seeds overlap)")
 
 
 def _boolean_records(by_seed, n=48):

@@ -759,12 +759,20 @@ def ablation_numbers(records) -> dict:
     # behind some variant with the fewest words, behind none with the most
     behind = lambda k: [v for v in variants if v != "full" and above(v, "full", k)]  # noqa: E731
     out["full-catches-up"] = "yes" if behind(ks[0]) and not behind(ks[-1]) else "no"
+    out["full-behind-smallest"] = listing(behind(ks[0])) if behind(ks[0]) else "none"
     out["full-behind-largest"] = listing(behind(ks[-1])) if behind(ks[-1]) else "none"
     eq1_above = [k for k in ks if above("eq1", "uniform-pm1-v", k)]
     out["eq1-beats-frozen-v"] = "yes" if len(eq1_above) == len(ks) else "no"
     out["eq1-above-frozen-v-at"] = _sizes_text([size[k] for k in eq1_above])
-    out["eq1-below-frozen-v-at"] = _sizes_text([size[k] for k in ks
-                                                if above("uniform-pm1-v", "eq1", k)])
+    eq1_below = [k for k in ks if above("uniform-pm1-v", "eq1", k)]
+    out["eq1-below-frozen-v-at"] = _sizes_text([size[k] for k in eq1_below])
+    same = [size[k] for k in ks if k not in eq1_above + eq1_below]
+    out["eq1-vs-frozen-v"] = "; ".join(
+        [f"above it with {_sizes_text([size[k] for k in eq1_above])}"] * bool(eq1_above)
+        + [f"below it with {_sizes_text([size[k] for k in eq1_below])}"] * bool(eq1_below)
+        + [("not different from it at this scale with " + _sizes_text(same)
+            if len(same) < len(ks) else "not different from it at any size at this scale")
+           + " (the ranges over seeds overlap)"] * bool(same))
     frozen_below = [k for k in ks if above("uniform-pm1", "uniform-pm1-v", k)]
     out["frozen-v-below-at"] = ("every size" if len(frozen_below) == len(ks)
                                 else _sizes_text([size[k] for k in frozen_below]))
