@@ -2,7 +2,8 @@
 import numpy as np
 import pytest
 
-from lengthgen.experiments import experiment, run_experiment
+from lengthgen.runs.registry import experiment
+from lengthgen.runs.runner import run_experiment
 
 FIELDS = {
     "richard-thm41-closed-form": {"exhaustive": ["generalization_rate", "memorization_rate",
@@ -268,7 +269,7 @@ def test_model_cache_is_keyed_by_thread_count_and_force_retrains(tmp_path, monke
     from lengthgen.config import torch_threads
     from lengthgen.experiments import richard_fig3_right_samples as right
     from lengthgen.experiments.richard_dyck_training import cache_dir, trained_model
-    from lengthgen.experiments.runner import _freshness
+    from lengthgen.runs.execute import _freshness
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     spec = right.single_spec(right.CONFIGS["test"])
     with torch_threads(1):

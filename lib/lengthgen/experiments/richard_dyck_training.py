@@ -31,7 +31,7 @@ import torch
 
 from lengthgen.config import cache_dir as library_cache
 from lengthgen.errors import LengthgenError
-from lengthgen.experiments.runner import preflight
+from lengthgen.runs.execute import preflight
 from lengthgen.models.decoder import Decoder, DecoderConfig
 from lengthgen.models.dyck import SelfAttentionHead, complete_with_model
 from lengthgen.tasks.dyck import (CLOSE, OPEN, TOKEN_ID, VOCAB, DyckTask, deep_prefix,
@@ -140,7 +140,7 @@ def cache_key(spec: dict, device) -> dict:
 def _cached(path: Path) -> dict | None:
     """The cached weights at path, unless missing, unreadable (a killed or foreign file: it is
     trained again and replaced), or older than a --force sweep."""
-    from lengthgen.experiments.runner import cache_fresh_after
+    from lengthgen.runs.execute import cache_fresh_after
     try:
         if not path.is_file():
             return None

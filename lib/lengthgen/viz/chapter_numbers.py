@@ -81,7 +81,7 @@ def seeds_note(records) -> str:
 
 
 def _records(figure_id: str, root=None) -> list[dict]:
-    from lengthgen.experiments import committed_records
+    from lengthgen.runs.records import committed_records
     found = committed_records(figure_id, root)
     if found is None:
         raise LengthgenError(f"{figure_id}: no committed records to quote")
@@ -92,7 +92,7 @@ def _records(figure_id: str, root=None) -> list[dict]:
 
 def positional_numbers(records: list[dict]) -> dict:
     """The numbers of the positional-fit section (huang-fig5-6-positional)."""
-    from lengthgen.experiments import experiment
+    from lengthgen.runs.registry import experiment
     module = experiment("huang-fig5-6-positional")
     config = records[0]["config"]
     train, longest = config["train_length"], max(config["test_lengths"])
@@ -157,7 +157,7 @@ def positional_verdict(records: list[dict]) -> tuple[str, str]:
     that are neither do not, local ones do at large width. 'reproduced' if all three hold at
     the longest test length (ratio to the best constant below 1, resp. above), 'partly' if the
     periodic and neither parts hold but local targets fail at the largest width, else 'not'."""
-    from lengthgen.experiments import experiment
+    from lengthgen.runs.registry import experiment
     config = records[0]["config"]
     rows = experiment("huang-fig5-6-positional").summary(records, max(config["test_lengths"]))
     ratio = lambda kind, widths=None: [r["ratio_to_constant"] for r in rows  # noqa: E731
@@ -327,7 +327,7 @@ def wall_times(records) -> float:
 
 def boolean_numbers(records: list[dict]) -> dict:
     """Fig. 1 (Boolean simplification): accuracies of the model and the trivial predictor."""
-    from lengthgen.experiments import experiment
+    from lengthgen.runs.registry import experiment
     rows = experiment("richard-fig1-boolean").data(records)
     acc = {(r["train_depth"], r["test_depth"], r["split"], r["predictor"]): r for r in rows}
     depths = sorted({r["train_depth"] for r in rows})
@@ -846,7 +846,7 @@ def crasp_paper_vs_book(root=None) -> str:
     """The C-RASP chapter's 'Paper vs this book' table: the paper's claims are proofs, so the
     book's outcome is whether every program it runs agrees with them; settings and counts from
     the configs and the records."""
-    from lengthgen.experiments import experiment
+    from lengthgen.runs.registry import experiment
     rows = []
     for figure_id, label, paper, what, compared in (
             ("huang-table2-languages", "tab-crasp-languages",
