@@ -19,9 +19,9 @@ import numpy as np
 
 from lengthgen.config import one_thread
 from lengthgen.crasp import library
+from lengthgen.crasp.library import SMALL_VOCAB
 from lengthgen.crasp.compile import compile_program, sample_strings
 from lengthgen.errors import LengthgenError
-from lengthgen.experiments.crasp_compile_check import VOCAB, load as load_program
 from lengthgen.theory.protocol import alice, bob, compare, run_protocol
 
 FIGURE_ID = "comm-protocol-bits"
@@ -31,12 +31,12 @@ TITLE = ("Alice's message in the protocol of Theorem 12 grows like log N for eve
 _BOOK_NS = [10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000]
 CONFIGS = {
     "test": {"programs": ["majority_ab", "dyck1", "tomita4", "binary_majority_interleave"],
-             "ns": [8, 32, 128, 512], "inputs": 2, "check_up_to": 128, "vocab": VOCAB,
+             "ns": [8, 32, 128, 512], "inputs": 2, "check_up_to": 128, "vocab": SMALL_VOCAB,
              "seed": 0},
     "book": {"programs": "all", "ns": _BOOK_NS, "inputs": 5, "check_up_to": 1000,
-             "vocab": VOCAB, "seed": 0},
+             "vocab": SMALL_VOCAB, "seed": 0},
     "paper": {"programs": "all", "ns": _BOOK_NS + [50000], "inputs": 10, "check_up_to": 2000,
-              "vocab": VOCAB, "seed": 0},
+              "vocab": SMALL_VOCAB, "seed": 0},
 }
 PARTS = ("header", "class keys", "counts", "value sums", "local positions")
 
@@ -46,13 +46,13 @@ def runs(config: dict) -> list[dict]:
     return [{"name": name, "program": name, "seed": config["seed"]} for name in names]
 
 
-def load(name: str, vocab: dict = VOCAB, max_length: int = 1000):
+def load(name: str, vocab: dict = SMALL_VOCAB, max_length: int = 1000):
     """A library program compiled with Heaviside MLPs (exact at every length, so max_length is
     only the declared range); generated programs over their first vocab[name] symbols. An
     unknown name is a LengthgenError naming the closest ones."""
     if name not in library.program_names():
         library.get_program(name)   # raises: unknown C-RASP program, with the closest names
-    return compile_program(load_program(name, vocab), max_length=max_length)
+    return compile_program(library.program_over(name, vocab), max_length=max_length)
 
 
 def measure(compiled, n: int, strings: list, check: bool) -> dict:
