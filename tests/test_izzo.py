@@ -251,8 +251,9 @@ def test_data_rows_share_their_keys(figure_id, test_scale_records):
 
 
 def test_paper_vs_book_rows_come_from_the_records(test_scale_records):
-    from lengthgen.experiments.izzo_common import headline, stop_counts, table_rows
-    rows = table_rows(test_scale_records)
+    from lengthgen.experiments.izzo_common import headline, stop_counts
+    from lengthgen.viz.chapter_numbers import izzo_paper_vs_book_rows
+    rows = izzo_paper_vs_book_rows(test_scale_records)
     assert [r["figure"] for r in rows] == [
         "`izzo-fig1-simpletask`", "`izzo-fig2-modp`", "`izzo-fig2-modp` (scalings)",
         "`izzo-fig3-hardmax`", "`izzo-kgram`", "`izzo-thm41-bound`"]
