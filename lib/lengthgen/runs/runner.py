@@ -24,6 +24,7 @@ from lengthgen.config import get_device, get_scale
 from lengthgen.errors import LengthgenError
 from lengthgen.runs.execute import (DEFAULT_THREADS, RunSpec, execute, plan, run_preflight,
                                     units)
+from lengthgen.runs.pool import run_pool
 from lengthgen.runs.registry import experiment
 
 THREADS_PER_CORE = 4  # the most torch threads per run on this machine, per CPU core
@@ -242,8 +243,6 @@ def _sweep(figure_id, scale, device, force, root, progress, workers, threads, ba
 
 def _execute_all(all_units, workers, progress, backend, figure_id, scale):
     from tqdm.auto import tqdm
-
-    from lengthgen.runs.pool import run_pool
     bar = tqdm(total=sum(len(u) for u in all_units), disable=not progress or not all_units,
                desc=f"{figure_id}/{scale}", unit="run", file=sys.stderr)
     try:
