@@ -4,6 +4,7 @@ from lengthgen.config import get_scale
 from lengthgen.errors import LengthgenError
 from lengthgen.results import load_records
 from lengthgen.runs.registry import SCALE_ORDER, experiment, expected_runs, source_id, source_ids
+from lengthgen.runs.runner import run_experiment
 
 
 def committed_records(figure_id: str, root=None,
@@ -32,8 +33,9 @@ def missing_message(figure_id: str, root) -> str:
     commands = "; ".join(f"python -m lengthgen figure run {s} --scale {scale}" for s in sources)
     return (f"{figure_id}: no records in {root} (looked for {folders} at the scales "
             f"{', '.join(SCALE_ORDER)}). Produce them with `{commands}` ({runs} run(s) at "
-            f"scale {scale}), or call lengthgen.viz.book.show({figure_id!r}, rerun=True) to compute them here; "
-            f"if {RESULTS_ENV} is set, the committed records are in the repository's results/")
+            f"scale {scale}), or call lengthgen.viz.book.show({figure_id!r}, rerun=True) to "
+            f"compute them here; if {RESULTS_ENV} is set, the committed records are in the "
+            f"repository's results/")
 
 
 def missing_runs(figure_id: str, scale: str, records: list[dict]) -> list[str]:
@@ -48,7 +50,6 @@ def records_for(figure_id: str, scale: str | None = None, rerun: bool = False,
     rerun=True a run at the chosen scale (LENGTHGEN_SCALE). Without rerun=True nothing is
     computed: a figure with no records is an error naming what is missing and the command that
     produces it (a page must never start a sweep of hours on its own)."""
-    from lengthgen.runs.runner import run_experiment
     experiment(figure_id)
     if not rerun:
         return committed_records(figure_id, root)
