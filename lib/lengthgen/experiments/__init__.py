@@ -17,11 +17,11 @@ and may define:
                                       together (e.g. seeds trained as one batch on a GPU)
     SOURCE     another figure id whose records this figure draws (no runs of its own)
 
-Protocol modules (no FIGURE_ID) hold what several figures share: huang_sweep (the APE vs
-NoPE training sweep), huang_expressiveness (the C-RASP tables), richard_dyck_training (the
-Dyck models and the configs several Dyck figures train), izzo_common (the Izzo et al.
-setup), spread (seeds and their spread). A figure module imports protocol modules, never
-another figure module.
+Protocol modules (no FIGURE_ID) hold what several figures share: huang_sweep/ (the APE vs
+NoPE sweep: protocol, analysis, drawing, tables), huang_expressiveness (the C-RASP tables),
+richard_dyck_training (the Dyck models and the configs several Dyck figures train),
+izzo_common (the Izzo et al. setup), spread (seeds and their spread). A figure module imports
+protocol modules, never another figure module (tests/test_architecture.py).
 
 Which modules are figures, and how their runs are executed (in process, in worker processes,
 on a cluster), is the business of the run layer, `lengthgen.runs`; a figure module never
