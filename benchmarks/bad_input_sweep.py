@@ -198,7 +198,7 @@ def cases(tmp: Path) -> list[tuple[list[str], bytes, str, dict]]:
 def _records_for_round_two(tmp: Path) -> dict:
     """Results folders the round-two cases point LENGTHGEN_RESULTS at (made here with the
     library's own writer, at test scale)."""
-    from lengthgen.experiments import run_experiment
+    from lengthgen.runs.runner import run_experiment
     from lengthgen.results import _digest, record_path, write_record
     figure = "crasp-long-unary"
     folders = {name: tmp / f"results-{name}" for name in ("empty", "zero", "nan", "nokeys",
@@ -388,7 +388,7 @@ def main():
     MEMORY_LIMIT = int(args.memory_gib * 2 ** 30)
     env = {**os.environ, "OMP_NUM_THREADS": "1", "LENGTHGEN_SCALE": "test"}
     # import once here, so that every forked case starts warm (the CLI imports some lazily)
-    import lengthgen.experiments  # noqa: F401
+    import lengthgen.runs.runner  # noqa: F401
     import lengthgen.train  # noqa: F401
     from lengthgen.__main__ import build_parser
     build_parser()

@@ -23,7 +23,7 @@ FIGURE = "huang-fig1-languages"
 
 
 def sweep_seconds(**options) -> float:
-    from lengthgen.experiments import run_experiment
+    from lengthgen.runs.runner import run_experiment
     with tempfile.TemporaryDirectory() as root:
         start = time.perf_counter()
         run_experiment(FIGURE, "test", "cpu", root=root, **options)
@@ -31,14 +31,14 @@ def sweep_seconds(**options) -> float:
 
 
 def noop_units(n: int):
-    from lengthgen.experiments.runner import plan
+    from lengthgen.runs.execute import plan
     spec = plan(FIGURE, "test")[0]
     return [[spec] for _ in range(n)]
 
 
 def empty(unit, write=True):
     """A unit that does nothing: what is left is the executor's own cost."""
-    from lengthgen.experiments.runner import Outcome
+    from lengthgen.runs.execute import Outcome
     return Outcome()
 
 
@@ -54,7 +54,7 @@ def pool_noop_seconds(units) -> float:
 
 
 def ray_noop_seconds(ray, units) -> float:
-    from lengthgen.experiments.ray_backend import Cluster
+    from lengthgen.runs.ray_backend import Cluster
     cluster = Cluster(ray, "cpu", 1, execute=empty)
     list(cluster(units[:4]))  # warm workers
     start = time.perf_counter()

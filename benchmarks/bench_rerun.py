@@ -83,7 +83,8 @@ def compare(rerun: list[dict], committed: list[dict]) -> dict:
 
 
 def rerun_figure(figure_id: str, scale: str, seed, committed_root: Path, work: Path) -> dict:
-    from lengthgen.experiments import experiment, run_experiment
+    from lengthgen.runs.registry import experiment
+    from lengthgen.runs.runner import run_experiment
     from lengthgen.results import load_records, record_files
     module = experiment(figure_id)
     committed = load_records(figure_id, scale, committed_root)
@@ -118,7 +119,7 @@ def main(argv=None) -> int:
     parser.add_argument("--keep", type=Path, default=None,
                         help="keep the re-run records in this folder (default: deleted)")
     args = parser.parse_args(argv)
-    from lengthgen.experiments import EXPERIMENTS
+    from lengthgen.runs.registry import EXPERIMENTS
     from lengthgen.results import results_dir
     unknown = [f for f in args.figures if f not in EXPERIMENTS]
     if unknown:

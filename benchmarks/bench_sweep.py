@@ -42,7 +42,7 @@ def steps_per_second(task_id: str, shape, chunks: int) -> float:
 
 
 def sweep_runs_per_hour(workers: int) -> float:
-    from lengthgen.experiments import run_experiment
+    from lengthgen.runs.runner import run_experiment
     with tempfile.TemporaryDirectory() as root:
         start = time.perf_counter()
         records = run_experiment("huang-fig1-languages", "test", "cpu", root=root,

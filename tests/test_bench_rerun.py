@@ -3,7 +3,7 @@ just made, every re-run value falls inside the committed spread; a changed value
 import importlib.util
 from pathlib import Path
 
-from lengthgen.experiments import run_experiment
+from lengthgen.runs.runner import run_experiment
 
 ROOT = Path(__file__).resolve().parents[1]
 FIGURES = ["limit-inference-procedure", "richard-fig3-left-capacity"]

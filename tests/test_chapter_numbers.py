@@ -2,7 +2,8 @@
 verdict rules (on records made up to hit each branch), and agreement with `figure data`."""
 import copy
 
-from lengthgen.experiments import committed_records, experiment
+from lengthgen.runs.records import committed_records
+from lengthgen.runs.registry import experiment
 from lengthgen.viz import chapter_numbers as cn
 
 

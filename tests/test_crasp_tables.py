@@ -2,7 +2,7 @@
 every yes is a verified program, every no cites its proof; C-RASP[] programs settle on a^n."""
 import pytest
 
-from lengthgen.experiments import experiment
+from lengthgen.runs.registry import experiment
 
 CONFIG_SCALE = "test"
 

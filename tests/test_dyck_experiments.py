@@ -2,7 +2,8 @@
 import numpy as np
 import pytest
 
-from lengthgen.experiments import experiment, run_experiment
+from lengthgen.runs.registry import experiment
+from lengthgen.runs.runner import run_experiment
 
 FIELDS = {
     "richard-thm41-closed-form": {"exhaustive": ["generalization_rate", "memorization_rate",
@@ -45,11 +46,11 @@ def test_records_have_the_figure_fields(records, figure_id):
 
 def test_shared_models_are_the_same_weights(records):
     """Fig. 4, Table 1 and Fig. 5 study the models of Fig. 3 (right): equal specs."""
-    from lengthgen.experiments import richard_fig3_right_samples as right
-    cfg = right.CONFIGS["test"]
+    from lengthgen.experiments.richard_dyck_training import many_spec, single_spec
+    cfg = experiment("richard-fig3-right-samples").CONFIGS["test"]
     for fid in ("richard-fig4-completions", "richard-table1-deepest", "richard-fig5-spectrum"):
         models = experiment(fid).CONFIGS["test"]["models"]
-        assert models["single"] == right.single_spec(cfg) and models["many"] == right.many_spec(cfg)
+        assert models["single"] == single_spec(cfg) and models["many"] == many_spec(cfg)
     single = [r for r in records["richard-fig3-right-samples"]
               if r["params"].get("train_size") == 1 and r["params"]["max_depth"] == 4]
     assert single and single[0]["metrics"]["train_size"] == 1
@@ -88,8 +89,8 @@ def test_committed_seeds_are_drawn_and_summarized(figure_id):
     the figures that summarize seeds draw a min-max bar, and every seed's own values."""
     import matplotlib.pyplot as plt
 
-    from lengthgen.experiments import committed_records, figure_data
     from lengthgen.experiments.spread import config_seeds, over_seeds
+    from lengthgen.runs.records import committed_records, figure_data
     module = experiment(figure_id)
     scale, records = committed_records(figure_id)
     seeds = config_seeds(module.CONFIGS[scale])
@@ -266,11 +267,11 @@ def test_model_cache_is_keyed_by_thread_count_and_force_retrains(tmp_path, monke
     import time
 
     from lengthgen.config import torch_threads
-    from lengthgen.experiments import richard_fig3_right_samples as right
-    from lengthgen.experiments.richard_dyck_training import cache_dir, trained_model
-    from lengthgen.experiments.runner import _freshness
+    from lengthgen.experiments.richard_dyck_training import (SAMPLES_CONFIGS, cache_dir,
+                                                             single_spec, trained_model)
+    from lengthgen.runs.execute import _freshness
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
-    spec = right.single_spec(right.CONFIGS["test"])
+    spec = single_spec(SAMPLES_CONFIGS["test"])
     with torch_threads(1):
         trained_model(spec, "cpu")
     (first,) = cache_dir().glob("*.pt")

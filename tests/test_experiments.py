@@ -5,9 +5,10 @@ import pytest
 from matplotlib.figure import Figure
 
 from lengthgen.errors import LengthgenError
-from lengthgen.experiments import (EXPERIMENTS, SCALE_ORDER, caption, expected_runs, experiment,
-                                   figure_data, run_experiment, show, source_ids)
-from lengthgen.experiments.runner import in_progress
+from lengthgen.runs.records import caption, figure_data
+from lengthgen.runs.registry import EXPERIMENTS, SCALE_ORDER, expected_runs, experiment, source_ids
+from lengthgen.runs.runner import in_progress, run_experiment
+from lengthgen.viz.book import show
 from lengthgen.results import load_records, record_files, results_dir
 
 matplotlib.use("Agg")
@@ -117,7 +118,7 @@ def test_every_figure_has_its_committed_record_folder(figure_id):
 
 
 def test_a_figure_without_records_says_what_is_missing_and_computes_nothing(tmp_path):
-    from lengthgen.experiments import committed_records
+    from lengthgen.runs.records import committed_records
     empty = tmp_path / "empty"
     for figure_id, call in (("huang-fig1-languages", show),
                             ("huang-table2-languages", committed_records)):
@@ -128,7 +129,7 @@ def test_a_figure_without_records_says_what_is_missing_and_computes_nothing(tmp_
 
 
 def test_records_that_lack_what_the_figure_reads_are_one_error(tmp_path):
-    from lengthgen.experiments import check_records
+    from lengthgen.runs.records import check_records
     from lengthgen.results import write_record
     figure_id = "crasp-long-unary"
     records = run_experiment(figure_id, "test", "cpu", root=tmp_path)
@@ -152,6 +153,7 @@ def test_the_registry_is_derived_from_the_modules():
     declared = {p.stem for p in Path(package.__file__).parent.glob("*.py")
                 if "\nFIGURE_ID = " in p.read_text()}
     assert set(EXPERIMENTS.values()) == declared
-    assert {"huang_sweep", "runner", "richard_dyck_training"}.isdisjoint(EXPERIMENTS.values())
+    assert {"huang_sweep", "izzo_common", "richard_dyck_training", "spread"}.isdisjoint(
+        EXPERIMENTS.values())
     for figure_id, name in EXPERIMENTS.items():
         assert experiment(figure_id).__name__.endswith("." + name)

@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 from matplotlib.container import ErrorbarContainer
 
-from lengthgen.experiments import EXPERIMENTS, committed_records, experiment, figure_data
+from lengthgen.runs.records import committed_records, figure_data
+from lengthgen.runs.registry import EXPERIMENTS, experiment
 from lengthgen.experiments.spread import over_seeds
 
 matplotlib.use("Agg")

@@ -5,7 +5,7 @@ import pytest
 import torch
 
 from lengthgen.errors import LengthgenError
-from lengthgen.experiments import experiment
+from lengthgen.runs.registry import experiment
 from lengthgen.experiments import huang_sweep as sweep
 from lengthgen.tasks import get_task
 from lengthgen.train import TrainConfig, decoder_for_task, learning_rate, train
@@ -248,13 +248,13 @@ def test_force_trains_again_instead_of_resuming(tmp_path, monkeypatch):
     import os
     import time
 
-    from lengthgen.experiments import runner
+    from lengthgen.runs import execute
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     config = experiment(FIGURE).CONFIGS["test"] | {"checkpoints": True, "abandon_below": None}
     task, used = get_task("tomita2"), []
     sweep.train_setting(task, "ape", [1, 1, 16, 1e-2], 0, config, "cpu", used)
     os.utime(used[0], (time.time() - 100, time.time() - 100))
-    monkeypatch.setattr(runner, "_fresh_after", time.time() - 10)
+    monkeypatch.setattr(execute, "_fresh_after", time.time() - 10)
     again = []
     result = sweep.train_setting(task, "ape", [1, 1, 16, 1e-2], 0, config, "cpu", again)
     assert again == used and used[0].stat().st_mtime > time.time() - 60  # written anew
@@ -265,7 +265,7 @@ def test_an_unwritable_checkpoint_folder_is_one_line_before_any_run(tmp_path, mo
     blocker = tmp_path / "file"
     blocker.write_text("")
     monkeypatch.setenv("XDG_CACHE_HOME", str(blocker))
-    from lengthgen.experiments import run_experiment
+    from lengthgen.runs.runner import run_experiment
     with pytest.raises(LengthgenError, match="sweep's checkpoints"):
         run_experiment(FIGURE, "test", "cpu", root=tmp_path / "results")
     assert not list((tmp_path / "results" / FIGURE / "test").glob("*.json"))

@@ -8,7 +8,7 @@ import torch
 
 from lengthgen.errors import LengthgenError
 from lengthgen.evaluate import evaluate
-from lengthgen.experiments import experiment
+from lengthgen.runs.registry import experiment
 from lengthgen.experiments.izzo_common import PAPER_PROTOCOL, build_model, required_length
 from lengthgen.models.limit_style import LimitStyleConfig, LimitStyleTransformer
 from lengthgen.objectives import masked_squared_error
@@ -239,7 +239,7 @@ IZZO_IDS = ["izzo-fig1-simpletask", "izzo-fig2-modp", "izzo-fig3-hardmax", "izzo
 
 @pytest.fixture(scope="module")
 def test_scale_records(tmp_path_factory):
-    from lengthgen.experiments import run_experiment
+    from lengthgen.runs.runner import run_experiment
     root = tmp_path_factory.mktemp("izzo-results")
     return {fid: run_experiment(fid, "test", "cpu", root=root) for fid in IZZO_IDS}
 
@@ -251,8 +251,9 @@ def test_data_rows_share_their_keys(figure_id, test_scale_records):
 
 
 def test_paper_vs_book_rows_come_from_the_records(test_scale_records):
-    from lengthgen.experiments.izzo_common import headline, stop_counts, table_rows
-    rows = table_rows(test_scale_records)
+    from lengthgen.experiments.izzo_common import headline, stop_counts
+    from lengthgen.viz.chapter_numbers import izzo_paper_vs_book_rows
+    rows = izzo_paper_vs_book_rows(test_scale_records)
     assert [r["figure"] for r in rows] == [
         "`izzo-fig1-simpletask`", "`izzo-fig2-modp`", "`izzo-fig2-modp` (scalings)",
         "`izzo-fig3-hardmax`", "`izzo-kgram`", "`izzo-thm41-bound`"]
@@ -379,7 +380,7 @@ def test_modp_grid_is_relative_to_the_period_and_compares_the_scalings():
 
 
 def test_book_configs_train_to_the_stop_rule_with_the_papers_scaling():
-    from lengthgen.experiments import experiment
+    from lengthgen.runs.registry import experiment
     for figure_id in ("izzo-fig1-simpletask", "izzo-fig2-modp", "izzo-fig3-hardmax",
                       "izzo-kgram"):
         config = experiment(figure_id).CONFIGS["book"]

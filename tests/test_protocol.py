@@ -8,8 +8,8 @@ import torch
 
 from lengthgen.crasp import library
 from lengthgen.crasp.compile import compile_program, sample_strings
+from lengthgen.crasp.library import SMALL_VOCAB, program_over
 from lengthgen.errors import LengthgenError
-from lengthgen.experiments.crasp_compile_check import VOCAB, load
 from lengthgen.models.limit import LimitHead, LimitLayer, LimitMLP, LimitTransformer
 from lengthgen.theory import protocol
 from lengthgen.theory.protocol import (BitReader, BitWriter, alice, bob, flip,
@@ -19,7 +19,7 @@ TOL = 1e-9
 
 
 def compiled(name):
-    return compile_program(load(name, VOCAB), 100)
+    return compile_program(program_over(name, SMALL_VOCAB), 100)
 
 
 @pytest.mark.parametrize("name", library.program_names())

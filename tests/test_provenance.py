@@ -3,7 +3,7 @@ thread count; captions show the CPU capability, and older records without it sti
 import numpy
 import torch
 
-from lengthgen.experiments import caption
+from lengthgen.runs.records import caption
 from lengthgen.results import cpu_description, load_record, provenance, write_record
 
 

@@ -17,8 +17,8 @@ import time
 import pytest
 
 from lengthgen.errors import LengthgenError
-from lengthgen.experiments import run_experiment
-from lengthgen.experiments.ray_backend import INSTALL_HINT, probe
+from lengthgen.runs.ray_backend import INSTALL_HINT, probe
+from lengthgen.runs.runner import run_experiment
 from lengthgen.results import load_records
 from records_compare import same
 
@@ -65,12 +65,12 @@ def test_ray_writes_the_records_of_the_serial_path(ray_address, serial, tmp_path
 @pytest.mark.ray
 def test_raised_and_lost_runs_are_named_and_the_others_recorded(ray_address, serial, tmp_path):
     import ray
-    from lengthgen.experiments.ray_backend import MAX_RETRIES, Cluster
+    from lengthgen.runs.ray_backend import MAX_RETRIES, Cluster
 
     def flaky(unit, write=True):  # defined here, so Ray ships it to the workers by value
         import os
-        from lengthgen.experiments import experiment
-        from lengthgen.experiments.runner import execute
+        from lengthgen.runs.execute import execute
+        from lengthgen.runs.registry import experiment
         name = unit[0].name
         if name == "tomita2/baseline":
             raise RuntimeError("crashed outside the run")   # execute's handler never sees it

@@ -7,7 +7,8 @@ import pytest
 from matplotlib.figure import Figure
 
 from lengthgen.errors import LengthgenError
-from lengthgen.experiments import committed_records, expected_runs
+from lengthgen.runs.records import committed_records
+from lengthgen.runs.registry import expected_runs
 from lengthgen.results import load_records
 from lengthgen.viz.rerun import colab_cell, estimate, repository_url, rerun_figure
 

@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 
 from lengthgen.errors import LengthgenError
-from lengthgen.experiments import experiment, run_experiment, show
-from lengthgen.experiments.runner import in_progress, sweep_lock
+from lengthgen.runs.registry import experiment
+from lengthgen.runs.runner import in_progress, run_experiment, sweep_lock
+from lengthgen.viz.book import show
 from lengthgen.results import load_record, load_records, write_record
 from records_compare import same  # tests/records_compare.py, shared with test_ray_backend
 
@@ -204,7 +205,7 @@ def test_worker_processes_that_cannot_be_created_are_one_error(tmp_path, monkeyp
     def no_semaphores(*args, **kwargs):
         raise OSError(28, "No space left on device")
     monkeypatch.setattr(concurrent.futures, "ProcessPoolExecutor", no_semaphores)
-    import lengthgen.experiments.runner as runner
-    monkeypatch.setattr(runner, "ProcessPoolExecutor", no_semaphores)
+    import lengthgen.runs.pool as pool
+    monkeypatch.setattr(pool, "ProcessPoolExecutor", no_semaphores)
     with pytest.raises(LengthgenError, match=r"cannot start worker processes .*--workers 1"):
         run_experiment(FIGURE, "test", "cpu", root=tmp_path, workers=2)

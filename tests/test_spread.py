@@ -7,7 +7,8 @@ import matplotlib
 import pytest
 from matplotlib.collections import PolyCollection
 
-from lengthgen.experiments import committed_records, experiment
+from lengthgen.runs.records import committed_records
+from lengthgen.runs.registry import experiment
 from lengthgen.experiments.spread import spread
 
 matplotlib.use("Agg")
@@ -94,7 +95,7 @@ SUMMARIZED = ("richard-fig1-boolean", "richard-fig3-left-capacity", "richard-fig
 def test_figure_data_over_seeds_gives_mean_and_range(figure_id):
     """data() has one row per seed; over_seeds (`figure data ID --over-seeds`) one row per
     setting with the mean, min, max and number of seeds."""
-    from lengthgen.experiments import figure_data
+    from lengthgen.runs.records import figure_data
     from lengthgen.experiments.spread import over_seeds
     found = committed_records(figure_id)
     if found is None:

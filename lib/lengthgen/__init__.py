@@ -1,6 +1,7 @@
 """lengthgen: the library behind "Length Generalization in Transformers: an interactive textbook".
 
-Layers flow one way: tasks -> models (and crasp) -> train/evaluate -> experiments -> book.
+Layers flow one way: tasks -> models (and crasp) -> train/evaluate -> runs -> experiments ->
+viz -> cli (tests/test_architecture.py checks it).
 """
 from lengthgen.config import SCALES, get_device, get_scale
 

@@ -1,6 +1,6 @@
 """The results store: one JSON record per run, with provenance, written atomically.
 
-Records are written only by `lengthgen.experiments.run_experiment` (or the `train` command),
+Records are written only by `lengthgen.runs.runner.run_experiment` (or the `train` command),
 never by hand. Each record carries a digest of its own content, so an edited file is caught.
 """
 import hashlib

@@ -40,7 +40,7 @@ def add_parser(sub):
 
 
 def _run(args):
-    from lengthgen.experiments import run_experiment
+    from lengthgen.runs.runner import run_experiment
     records = run_experiment(args.figure_id, args.scale, args.device, args.force, progress=True,
                              workers=args.workers, threads=args.threads,
                              backend=args.backend, address=args.address)
@@ -49,7 +49,8 @@ def _run(args):
 
 def _data(args):
     from lengthgen.config import get_scale
-    from lengthgen.experiments import check_records, committed_records, figure_data, source_ids
+    from lengthgen.runs.records import check_records, committed_records, figure_data
+    from lengthgen.runs.registry import source_ids
     from lengthgen.results import load_records
     if args.scale is None:
         records = committed_records(args.figure_id)[1]   # none: says what is missing
@@ -63,7 +64,7 @@ def _data(args):
     if not rows:
         raise LengthgenError(f"{args.figure_id}: the records hold no numbers to print")
     if args.over_seeds:
-        from lengthgen.experiments import experiment
+        from lengthgen.runs.registry import experiment
         from lengthgen.experiments.spread import over_seeds
         by = getattr(experiment(args.figure_id), "SPREAD_BY", None)
         if by is None:
@@ -77,5 +78,5 @@ def _data(args):
 
 
 def _list(args):
-    from lengthgen.experiments import figure_listing
+    from lengthgen.runs.registry import figure_listing
     print("\n".join(figure_listing()))

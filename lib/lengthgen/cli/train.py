@@ -244,7 +244,7 @@ def _list_tasks():
 
 
 def _list_figures():
-    from lengthgen.experiments import figure_listing
+    from lengthgen.runs.registry import figure_listing
     print("Figures (figure run ID):")
     for line in figure_listing():
         print(f"  {line}")

@@ -15,7 +15,10 @@ import numpy as np
 
 from lengthgen.crasp.interpret import accept_batch, encode, run_ids, shown_alphabet
 from lengthgen.crasp.ir import Program
+from lengthgen.crasp.library import NEXT_REFERENCES, REFERENCES
 from lengthgen.errors import LengthgenError
+from lengthgen.tasks.algorithmic import get_algorithmic
+from lengthgen.tasks.languages import get_language
 
 MAX_EXHAUSTIVE_STRINGS = 300_000   # default cap on |alphabet|^length for the exhaustive part
 CHUNK = 200_000                    # strings per batch when enumerating
@@ -101,7 +104,6 @@ def check_language(program: Program, language_id: str, max_length: int = 10,
 
     The exhaustive part stops at the longest length <= max_length with at most exhaustive_cap
     strings (None: no cap; large alphabets then take a while)."""
-    from lengthgen.crasp.library import REFERENCES
     if max_length < 0 or n_random < 0 or max_random_length < 1:
         raise LengthgenError(f"need max_length >= 0, n_random >= 0 and max_random_length >= 1, "
                              f"got {max_length}, {n_random}, {max_random_length}")
@@ -110,7 +112,6 @@ def check_language(program: Program, language_id: str, max_length: int = 10,
         letters, member = REFERENCES[language_id]
         alphabet, language, truth = tuple(letters), None, None
     else:
-        from lengthgen.tasks.languages import get_language
         language = get_language(language_id)
         alphabet, member = tuple(language.alphabet), None
         truth = lambda codes: _dfa_prefix_verdicts(language.dfa, codes)  # noqa: E731
@@ -181,7 +182,6 @@ def check_task(program: Program, task_id: str, n_random: int = 2000, max_length:
                n_lengths: int = 40, seed: int = 0) -> Report:
     """Random instances of an algorithmic task at n_lengths lengths spread over 1..max_length
     (always including the shortest and the longest)."""
-    from lengthgen.tasks.algorithmic import get_algorithmic
     task = get_algorithmic(task_id)
     rng = np.random.default_rng(seed)
     feasible = task.feasible_lengths(1, max_length)
@@ -205,7 +205,6 @@ def check_next_reference(program: Program, name: str, max_length: int = 8, n_ran
     """A next-symbol program with a reference function (the induction head): at every position
     1..n exactly the reference symbol is predicted. The reference is a slow python loop, so
     the exhaustive part stops at the longest length with at most 20,000 strings."""
-    from lengthgen.crasp.library import NEXT_REFERENCES
     letters, reference = NEXT_REFERENCES[name]
     rng = np.random.default_rng(seed)
     max_length = _exhaustive_length(len(letters), max_length, 20_000)

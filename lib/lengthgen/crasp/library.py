@@ -185,6 +185,21 @@ def get_program(name: str) -> Program:
     return load_program(path)
 
 
+# Generated programs grow with their vocabulary: compiled into transformers they are built over
+# a few symbols (the compile check and the communication figures)
+SMALL_VOCAB = {"majority": 3, "sort": 6, "copy_unique": 4, "induction_head": 3}
+_SYMBOLS = {"majority": LETTERS, "induction_head": LETTERS, "sort": NUMBERS,
+            "copy_unique": NUMBERS}
+
+
+def program_over(name: str, vocab: dict) -> Program:
+    """A library program; generated ones over their first vocab[name] symbols."""
+    if name in vocab:
+        symbols = _SYMBOLS[name][:vocab[name]]
+        return parse_program(GENERATORS[name](symbols), filename=f"<{name}>", name=name)
+    return get_program(name)
+
+
 def program_text(name: str) -> str:
     """The source text of a library program."""
     if name in GENERATORS:

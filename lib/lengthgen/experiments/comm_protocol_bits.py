@@ -11,7 +11,6 @@ compared with the model's forward pass wherever that fits in memory. Each progra
 fitted by a + b log2 N; where that line meets N/2 is the length from which the model provably
 cannot copy (its message is too short to carry Alice's half).
 """
-import io
 import math
 
 import matplotlib.pyplot as plt
@@ -20,8 +19,8 @@ import numpy as np
 from lengthgen.config import one_thread
 from lengthgen.crasp import library
 from lengthgen.crasp.compile import compile_program, sample_strings
+from lengthgen.crasp.library import SMALL_VOCAB
 from lengthgen.errors import LengthgenError
-from lengthgen.experiments.crasp_compile_check import VOCAB, load as load_program
 from lengthgen.theory.protocol import alice, bob, compare, run_protocol
 
 FIGURE_ID = "comm-protocol-bits"
@@ -31,12 +30,12 @@ TITLE = ("Alice's message in the protocol of Theorem 12 grows like log N for eve
 _BOOK_NS = [10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000]
 CONFIGS = {
     "test": {"programs": ["majority_ab", "dyck1", "tomita4", "binary_majority_interleave"],
-             "ns": [8, 32, 128, 512], "inputs": 2, "check_up_to": 128, "vocab": VOCAB,
+             "ns": [8, 32, 128, 512], "inputs": 2, "check_up_to": 128, "vocab": SMALL_VOCAB,
              "seed": 0},
     "book": {"programs": "all", "ns": _BOOK_NS, "inputs": 5, "check_up_to": 1000,
-             "vocab": VOCAB, "seed": 0},
+             "vocab": SMALL_VOCAB, "seed": 0},
     "paper": {"programs": "all", "ns": _BOOK_NS + [50000], "inputs": 10, "check_up_to": 2000,
-              "vocab": VOCAB, "seed": 0},
+              "vocab": SMALL_VOCAB, "seed": 0},
 }
 PARTS = ("header", "class keys", "counts", "value sums", "local positions")
 
@@ -46,13 +45,13 @@ def runs(config: dict) -> list[dict]:
     return [{"name": name, "program": name, "seed": config["seed"]} for name in names]
 
 
-def load(name: str, vocab: dict = VOCAB, max_length: int = 1000):
+def load(name: str, vocab: dict = SMALL_VOCAB, max_length: int = 1000):
     """A library program compiled with Heaviside MLPs (exact at every length, so max_length is
     only the declared range); generated programs over their first vocab[name] symbols. An
     unknown name is a LengthgenError naming the closest ones."""
     if name not in library.program_names():
         library.get_program(name)   # raises: unknown C-RASP program, with the closest names
-    return compile_program(load_program(name, vocab), max_length=max_length)
+    return compile_program(library.program_over(name, vocab), max_length=max_length)
 
 
 def measure(compiled, n: int, strings: list, check: bool) -> dict:
@@ -174,8 +173,8 @@ def figure(records: list[dict]):
     return fig
 
 
-# ----------------------------------------------------------------------------- the slider
-class _MessageFigure:
+# ------------------------------------- the message figure (lengthgen.viz.message_slider)
+class MessageFigure:
     """The message of one program at one N: bits per layer split by part (left) and the
     program's bits against N/2 with the chosen N marked (right). Built once per program and
     updated per N, because a slider draws many frames."""
@@ -227,7 +226,7 @@ class _MessageFigure:
 
 def message_frame(records: list[dict], program: str, n: int):
     """The worst input's message at one N for one program, as a Figure."""
-    return _MessageFigure(records, program).show(n)
+    return MessageFigure(records, program).show(n)
 
 
 def agreement(programs: list[str], ns: list[int], inputs: int = 3, seed: int = 0) -> list[dict]:
@@ -248,43 +247,6 @@ def agreement(programs: list[str], ns: list[int], inputs: int = 3, seed: int = 0
                      "runs": played, "lengths": f"{min(ns)}..{max(ns)}",
                      "max |Bob - forward|": f"{error:.1e}"})
     return rows
-
-
-def slider(records: list[dict], programs: list[str], ns: list[int] | None = None,
-           max_ns: int = 6):
-    """A kernel-free slider over N and program (frames drawn now, switched in the browser).
-
-    Programs without a record are left out; without ns, up to max_ns measured lengths spread
-    over the range."""
-    from lengthgen.viz.book import DPI, compact_png, fit_to_column
-    from lengthgen.viz.frames import FrameSlider
-    have = {r["params"]["program"] for r in records}
-    programs = [p for p in programs if p in have]
-    if not programs:
-        raise LengthgenError(f"none of the programs has a record (have: {', '.join(sorted(have))})")
-    if ns is None:
-        measured = sorted({r["n"] for rec in records for r in rec["metrics"]["by_n"]})
-        picks = np.linspace(0, len(measured) - 1, min(max_ns, len(measured))).round()
-        ns = [measured[int(k)] for k in sorted(set(picks))]
-    current = {}
-
-    def draw(program, n):   # frames come program by program: reuse one figure per program
-        if current.get("program") != program:
-            if current:
-                plt.close(current["figure"].fig)
-            current.update(program=program, figure=_MessageFigure(records, program))
-            fit_to_column(current["figure"].fig)
-        buffer = io.BytesIO()
-        current["figure"].show(n).savefig(buffer, format="png", dpi=DPI)
-        return compact_png(buffer.getvalue())
-
-    slider = FrameSlider(draw, {"program": programs, "n": ns},
-                         initial={"program": programs[0], "n": ns[len(ns) // 2]},
-                         labels={"program": "program", "n": "N"},
-                         caption="Alice's message for the input of each length that needed "
-                                 "the most bits, split by layer and by what it carries.")
-    plt.close(current["figure"].fig)
-    return slider
 
 
 # ---- p-bit attention on a model whose keys take many values --------------------------------

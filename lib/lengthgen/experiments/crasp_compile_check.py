@@ -16,30 +16,26 @@ from matplotlib.ticker import NullFormatter, ScalarFormatter
 
 from lengthgen.config import one_thread
 from lengthgen.crasp import library
+from lengthgen.crasp.library import SMALL_VOCAB
 from lengthgen.crasp.compile import compile_program, sample_strings, verify
-from lengthgen.crasp.syntax import parse_program
 from lengthgen.tasks import languages
 
 FIGURE_ID = "crasp-compile-check"
 TITLE = ("C-RASP programs compiled into transformers agree with the interpreter far beyond the "
          "chapter's lengths; ReLU-only compiles break just past their max length")
 
-# Generated programs are compiled over a small vocabulary (their size grows with it).
-VOCAB = {"majority": 3, "sort": 6, "copy_unique": 4, "induction_head": 3}
-_SYMBOLS = {"majority": library.LETTERS, "induction_head": library.LETTERS,
-            "sort": library.NUMBERS, "copy_unique": library.NUMBERS}
-
 CONFIGS = {
     "test": {"programs": ["majority_ab", "dyck1", "tomita4", "aa_star"], "lengths": [24, 9, 2],
              "per_length": 5, "members_per_length": 1, "relu_max_length": 8,
-             "break_lengths": [8, 9, 16, 24], "vocab": VOCAB, "seed": 0},
+             "break_lengths": [8, 9, 16, 24], "vocab": SMALL_VOCAB, "seed": 0},
     "book": {"programs": "all", "lengths": [1500, 750, 300, 150, 50, 10, 3],
              "per_length": 5, "members_per_length": 2, "relu_max_length": 150,
-             "break_lengths": [150, 151, 160, 200, 300, 500, 750], "vocab": VOCAB, "seed": 0},
+             "break_lengths": [150, 151, 160, 200, 300, 500, 750], "vocab": SMALL_VOCAB,
+             "seed": 0},
     "paper": {"programs": "all", "lengths": [3000, 2000, 1500, 1000, 500, 150, 50, 10, 3],
               "per_length": 10, "members_per_length": 5, "relu_max_length": 150,
-              "break_lengths": [150, 151, 175, 225, 300, 450, 750, 1500, 3000], "vocab": VOCAB,
-              "seed": 0},
+              "break_lengths": [150, 151, 175, 225, 300, 450, 750, 1500, 3000],
+              "vocab": SMALL_VOCAB, "seed": 0},
 }
 EXACT = 1e-9  # a stored value this close to its exact representation counts as exact
 
@@ -47,14 +43,6 @@ EXACT = 1e-9  # a stored value this close to its exact representation counts as 
 def runs(config: dict) -> list[dict]:
     names = library.program_names() if config["programs"] == "all" else config["programs"]
     return [{"name": name, "program": name, "seed": config["seed"]} for name in names]
-
-
-def load(name: str, vocab: dict):
-    """A library program; generated ones over their first vocab[name] symbols."""
-    if name in vocab:
-        symbols = _SYMBOLS[name][:vocab[name]]
-        return parse_program(library.GENERATORS[name](symbols), filename=f"<{name}>", name=name)
-    return library.get_program(name)
 
 
 def check_strings(program, lengths, config: dict, rng) -> list:
@@ -89,7 +77,7 @@ def summarize(report, compiled) -> dict:
 
 
 def run_one(params: dict, config: dict, device) -> dict:
-    program = load(params["program"], config["vocab"])
+    program = library.program_over(params["program"], config["vocab"])
     rng = np.random.default_rng(params["seed"])
     longest = max(config["lengths"])
     strings = check_strings(program, config["lengths"], config, rng)

@@ -5,8 +5,8 @@ Every "yes" is a next-token program of the library checked against the task's so
 inputs at lengths up to the longest test length; every "no" names its proof. Cells are compared
 with the paper's entries (tasks.metadata).
 """
-from lengthgen.experiments import huang_table2_languages
-from lengthgen.experiments.huang_table2_languages import cells_of, draw_table, in_order
+from lengthgen.experiments.huang_expressiveness import (cell_rows, cells_of, draw_table, in_order,
+                                                        table_markdown)
 from lengthgen.tasks.metadata import algorithmic_ids, info
 
 FIGURE_ID = "huang-table3-algorithmic"
@@ -42,9 +42,9 @@ def figure(records):
 def data(records: list[dict]) -> list[dict]:
     """One row per task and column of the table (as for Table 2)."""
     return [{k: v for k, v in row.items() if k not in ("star_free", "dot_depth")}
-            for row in huang_table2_languages.data(records)]
+            for row in cell_rows(records)]
 
 
 def markdown_table(records: list[dict]) -> str:
     """The table as Markdown, for the book's HTML table."""
-    return huang_table2_languages.markdown_table(records, EXTRA)
+    return table_markdown(records, EXTRA)

@@ -18,7 +18,9 @@ and, outside the Fig. 6 sweep (STUDY_VARIANTS, used by the Fig. 7 order study):
                 a one-layer decoder with one uniform head, no MLP, frozen tokens +-u tied as
                 unembedding; learned B, V, output projection and LayerNorm gains
 
-Also here: the quantities two figures read off the same kind of model (value_projection for
+Also here: the configs of the models several figures study (SAMPLES_CONFIGS, the models of
+Fig. 3 right; ABLATION_CONFIGS, the models of Fig. 6), so that no figure module imports
+another, and the quantities two figures read off the same kind of model (value_projection for
 Fig. 5 and its sign study, position_curves for Fig. 7 and its order study).
 """
 import hashlib
@@ -31,7 +33,7 @@ import torch
 
 from lengthgen.config import cache_dir as library_cache
 from lengthgen.errors import LengthgenError
-from lengthgen.experiments.runner import preflight
+from lengthgen.runs.execute import preflight
 from lengthgen.models.decoder import Decoder, DecoderConfig
 from lengthgen.models.dyck import SelfAttentionHead, complete_with_model
 from lengthgen.tasks.dyck import (CLOSE, OPEN, TOKEN_ID, VOCAB, DyckTask, deep_prefix,
@@ -94,6 +96,73 @@ def model_spec(config: dict, **settings) -> dict:
     return spec
 
 
+# ---- the models several figures study (same specs, so the weight cache trains each once) ---
+# Fig. 3 (right) trains them; Fig. 4, Table 1 and Fig. 5 (and its sign study) study its
+# single-word model (k = 0, q <= 4) and its largest q <= 8 model.
+# The `paper` config uses one learning rate, 6e-5, the top of the paper's range (AdamW at
+# 6e-6 to 6e-5, Sec. 4.2); no other rate is searched. book/dyck.ipynb says so beside the figure.
+_SAMPLES_SHARED = {"n": 16, "variant": "full", "test_depth": 13, "seed": 0}
+SAMPLES_CONFIGS = {
+    "test": {**_SAMPLES_SHARED, "depths": [4, 8], "sizes": [1, 10], "d": 4, "layers": 1,
+             "heads": 1, "steps": 3, "batch_size": 4, "lr": 3e-3, "test_prefixes": 8},
+    "book": {**_SAMPLES_SHARED, "depths": [4, 8, 12], "sizes": [1, 10, 1000], "d": 32,
+             "layers": 2, "heads": 2, "steps": 400, "batch_size": 32, "lr": 3e-3,
+             "test_prefixes": 128, "seeds": [0, 1, 2]},
+    "paper": {**_SAMPLES_SHARED, "depths": [4, 8, 12], "sizes": [1, 10, 1000, 100000, 10000000],
+              "d": 1024, "layers": 4, "heads": 4, "steps": 10000, "batch_size": 8, "lr": 6e-5,
+              "dropout": 0.1, "test_prefixes": 1024},
+}
+
+
+def single_spec(config: dict) -> dict:
+    """The model trained on one word of depth <= 4 (Fig. 4 top row, Table 1, Fig. 5)."""
+    return model_spec(config, train_size=1, max_depth=min(config["depths"]))
+
+
+def many_spec(config: dict) -> dict:
+    """The model trained on the most words of depth <= 8 (Fig. 4 bottom row, Table 1, Fig. 5)."""
+    return model_spec(config, train_size=max(config["sizes"]), max_depth=8)
+
+
+def completion_configs(top: int) -> dict:
+    """CONFIGS of the figures that sample completions from the two models of Fig. 3 (right)
+    (Fig. 4 and Table 1): same models, so the weight cache trains them once."""
+    return {scale: {"models": {"single": single_spec(cfg), "many": many_spec(cfg)},
+                    "trials": {"test": 10, "book": 100, "paper": 100}[scale], "top": top,
+                    "seed": 0}
+            for scale, cfg in SAMPLES_CONFIGS.items()}
+
+
+# Fig. 6 trains the variants on 4^k words; Fig. 7 (and its order study) opens up the
+# largest-set models of the three uniform-attention variants (learned_pe_models).
+_ABLATION_SHARED = {"n": 16, "variants": list(VARIANTS), "seed": 0}
+ABLATION_CONFIGS = {
+    "test": {**_ABLATION_SHARED, "ks": [1], "d": 4, "layers": 1, "heads": 1, "steps": 3,
+             "batch_size": 4, "lr": 3e-3, "test_prefixes": 8},
+    "book": {**_ABLATION_SHARED, "ks": [1, 3, 5], "d": 32, "layers": 2, "heads": 2,
+             "steps": 400, "batch_size": 32, "lr": 3e-3, "test_prefixes": 128,
+             "seeds": [0, 1, 2]},
+    "paper": {**_ABLATION_SHARED, "ks": list(range(1, 13)), "d": 1024, "layers": 4, "heads": 4,
+              "steps": 10000, "batch_size": 8, "lr": 6e-5, "dropout": 0.1,
+              "test_prefixes": 1024},
+}
+VARIANT_COLORS = {"full": "red", "nope": "black", "uniform-pm1": "tab:blue",
+                  "uniform-pm1-v": "limegreen", "eq1": "purple"}
+LEARNED_PE_VARIANTS = ("uniform-pm1", "uniform-pm1-v", "eq1")   # the variants Fig. 7 opens up
+
+
+def ablation_spec(config: dict, variant: str, k: int, seed: int | None = None) -> dict:
+    seed = {} if seed is None else {"seed": seed}
+    return model_spec(config, variant=variant, train_size=4 ** k, max_depth=None, **seed)
+
+
+def learned_pe_models(scale: str) -> dict:
+    """The specs of Fig. 7's models at a scale: Fig. 6's largest-set model of each
+    LEARNED_PE_VARIANTS variant."""
+    config = ABLATION_CONFIGS[scale]
+    return {v: ablation_spec(config, v, max(config["ks"])) for v in LEARNED_PE_VARIANTS}
+
+
 def build_model(spec: dict) -> torch.nn.Module:
     """A freshly initialized (seeded) model of one variant for D_2N with <bos>."""
     torch.manual_seed(spec["seed"])
@@ -140,7 +209,7 @@ def cache_key(spec: dict, device) -> dict:
 def _cached(path: Path) -> dict | None:
     """The cached weights at path, unless missing, unreadable (a killed or foreign file: it is
     trained again and replaced), or older than a --force sweep."""
-    from lengthgen.experiments.runner import cache_fresh_after
+    from lengthgen.runs.execute import cache_fresh_after
     try:
         if not path.is_file():
             return None

@@ -4,16 +4,17 @@ number of distinct training words 10^k, for training depths q <= 4, 8, 12.
 In-sample: prefixes of the training words themselves. Out-of-sample: prefixes of D_32 words
 that already reach depth 13, deeper than any training word. The single-word model (k = 0,
 q <= 4) and the largest q <= 8 model are the two models that Fig. 4, Table 1 and Fig. 5 study:
-single_spec() and many_spec() below are how those figures ask for them.
+its configs live in richard_dyck_training (SAMPLES_CONFIGS, single_spec, many_spec), where
+those figures take them from.
 
 The `paper` config uses one learning rate, 6e-5, the top of the paper's range (AdamW at
 6e-6 to 6e-5, Sec. 4.2); no other rate is searched. book/dyck.ipynb says so beside the figure.
 """
 import numpy as np
 
-from lengthgen.experiments.richard_dyck_training import (completion_rate, deep_test_prefixes,
-                                                         model_spec, random_prefixes,
-                                                         trained_model)
+from lengthgen.experiments.richard_dyck_training import (SAMPLES_CONFIGS, completion_rate,
+                                                         deep_test_prefixes, model_spec,
+                                                         random_prefixes, trained_model)
 from lengthgen.models.dyck import ClosedFormHead
 from lengthgen.tasks.dyck import is_balanced, sample_words
 from lengthgen.experiments import spread
@@ -24,40 +25,7 @@ TITLE = "In-sample vs deep out-of-sample completion against the number of traini
 # mean, min and max over seeds of the other values per setting
 SPREAD_BY = ("kind", "max_depth", "train_size")
 
-_SHARED = {"n": 16, "variant": "full", "test_depth": 13, "seed": 0}
-CONFIGS = {
-    "test": {**_SHARED, "depths": [4, 8], "sizes": [1, 10], "d": 4, "layers": 1, "heads": 1,
-             "steps": 3, "batch_size": 4, "lr": 3e-3, "test_prefixes": 8},
-    "book": {**_SHARED, "depths": [4, 8, 12], "sizes": [1, 10, 1000], "d": 32, "layers": 2,
-             "heads": 2, "steps": 400, "batch_size": 32, "lr": 3e-3, "test_prefixes": 128,
-             "seeds": [0, 1, 2]},
-    "paper": {**_SHARED, "depths": [4, 8, 12], "sizes": [1, 10, 1000, 100000, 10000000],
-              "d": 1024, "layers": 4, "heads": 4, "steps": 10000, "batch_size": 8, "lr": 6e-5,
-              "dropout": 0.1, "test_prefixes": 1024},
-}
-
-
-def single_spec(config: dict) -> dict:
-    """The model trained on one word of depth <= 4 (Fig. 4 top row, Table 1, Fig. 5)."""
-    return model_spec(config, train_size=1, max_depth=min(config["depths"]))
-
-
-def many_spec(config: dict) -> dict:
-    """The model trained on the most words of depth <= 8 (Fig. 4 bottom row, Table 1, Fig. 5)."""
-    return model_spec(config, train_size=max(config["sizes"]), max_depth=8)
-
-
-def completion_configs(top: int) -> dict:
-    """CONFIGS of the figures that sample completions from this figure's two trained models
-    (Fig. 4 and Table 1): same models, so the weight cache trains them once."""
-    return {scale: {"models": {"single": single_spec(cfg), "many": many_spec(cfg)},
-                    "trials": {"test": 10, "book": 100, "paper": 100}[scale], "top": top,
-                    "seed": 0}
-            for scale, cfg in CONFIGS.items()}
-
-
-def one_run_per_model(config: dict) -> list[dict]:
-    return [{"name": name, "model": name, "seed": config["seed"]} for name in config["models"]]
+CONFIGS = SAMPLES_CONFIGS
 
 
 def runs(config):

@@ -11,16 +11,15 @@ from collections import Counter
 
 import numpy as np
 
-from lengthgen.experiments import richard_fig3_right_samples as samples_figure
 from lengthgen.experiments import spread
-from lengthgen.experiments.richard_dyck_training import trained_model
+from lengthgen.experiments.richard_dyck_training import completion_configs, trained_model
 from lengthgen.models.dyck import complete_with_model
 from lengthgen.tasks.dyck import is_balanced
 
 FIGURE_ID = "richard-fig4-completions"
 TITLE = "Sampled completions of three contexts by a single-word and a many-word model"
 
-CONFIGS = samples_figure.completion_configs(top=8)
+CONFIGS = completion_configs(top=8)
 # three seeds at book scale, two at test scale: each seed trains its own pair of models
 # ("models" holds the specs of seed 0)
 CONFIGS["book"] = {**CONFIGS["book"], "seeds": [0, 1, 2]}

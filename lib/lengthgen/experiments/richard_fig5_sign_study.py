@@ -24,9 +24,8 @@ step).
 import numpy as np
 import torch
 
-from lengthgen.experiments import richard_fig3_right_samples as samples_figure
-from lengthgen.experiments import richard_fig5_spectrum as fig5
-from lengthgen.experiments.richard_dyck_training import (completion_rate, deep_test_prefixes,
+from lengthgen.experiments.richard_dyck_training import (SAMPLES_CONFIGS, completion_rate,
+                                                         deep_test_prefixes, many_spec,
                                                          registered_settings, setting_label,
                                                          trained_model, value_and_output,
                                                          value_projection)
@@ -39,8 +38,8 @@ READING_LABELS = {"wo_wv": "W_O W_V", "wv_wot": "W_V W_O^T", "effective": "W_O W
 
 
 def _config(scale: str, seeds: list[int], settings: dict) -> dict:
-    samples = samples_figure.CONFIGS[scale]
-    return {"base_spec": fig5.CONFIGS[scale]["models"]["many"], "seeds": seeds,
+    samples = SAMPLES_CONFIGS[scale]
+    return {"base_spec": many_spec(samples), "seeds": seeds,
             "settings": settings, "test_depth": samples["test_depth"],
             "test_prefixes": samples["test_prefixes"]}
 

@@ -8,16 +8,15 @@ pair of models (the seed is in the model spec) and the figure overlays the seeds
 """
 import numpy as np
 
-from lengthgen.experiments import richard_fig3_right_samples as samples_figure
 from lengthgen.experiments import spread
-from lengthgen.experiments.richard_dyck_training import trained_model, value_projection
+from lengthgen.experiments.richard_dyck_training import (SAMPLES_CONFIGS, many_spec, single_spec,
+                                                         trained_model, value_projection)
 
 FIGURE_ID = "richard-fig5-spectrum"
 TITLE = "Spectrum of the top layer's value x projection matrix, single- vs many-word model"
 
-CONFIGS = {scale: {"models": {"single": samples_figure.single_spec(cfg),
-                              "many": samples_figure.many_spec(cfg)}, "seed": 0}
-           for scale, cfg in samples_figure.CONFIGS.items()}
+CONFIGS = {scale: {"models": {"single": single_spec(cfg), "many": many_spec(cfg)}, "seed": 0}
+           for scale, cfg in SAMPLES_CONFIGS.items()}
 # three seeds at book scale, two at test scale: each seed trains its own pair of models
 # ("models" holds the specs of seed 0)
 CONFIGS["book"] = {**CONFIGS["book"], "seeds": [0, 1, 2]}

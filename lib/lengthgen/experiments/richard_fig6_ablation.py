@@ -3,7 +3,7 @@
 Five variants (see richard_dyck_training.VARIANTS) are trained on 4^k distinct D_32 words and
 score completions of prefixes of their own training words (in-sample) and of fresh words
 (out-of-sample, any depth). The largest-set models of the three uniform-attention variants
-are the ones Fig. 7 opens up (ablation_spec below is how it asks for them).
+are the ones Fig. 7 opens up (richard_dyck_training.learned_pe_models).
 
 The `paper` config uses one learning rate, 6e-5, the top of the paper's range (AdamW at
 6e-6 to 6e-5, Sec. 4.2); no other rate is searched. book/dyck.ipynb says so beside the figure.
@@ -14,7 +14,8 @@ identity as well as V (the paper states only V = I).
 """
 import numpy as np
 
-from lengthgen.experiments.richard_dyck_training import (VARIANTS, completion_rate, model_spec,
+from lengthgen.experiments.richard_dyck_training import (ABLATION_CONFIGS, VARIANT_COLORS,
+                                                         VARIANTS, ablation_spec, completion_rate,
                                                          random_prefixes, trainable_parameters,
                                                          trained_model)
 from lengthgen.tasks.dyck import sample_words
@@ -26,21 +27,7 @@ TITLE = "Ablation: positions, uniform attention with +-1 tokens, fixed V, Eq. (1
 # mean, min and max over seeds of the other values per setting
 SPREAD_BY = ("variant", "k", "train_size", "trainable_parameters")
 
-_SHARED = {"n": 16, "variants": list(VARIANTS), "seed": 0}
-CONFIGS = {
-    "test": {**_SHARED, "ks": [1], "d": 4, "layers": 1, "heads": 1, "steps": 3,
-             "batch_size": 4, "lr": 3e-3, "test_prefixes": 8},
-    "book": {**_SHARED, "ks": [1, 3, 5], "d": 32, "layers": 2, "heads": 2, "steps": 400,
-             "batch_size": 32, "lr": 3e-3, "test_prefixes": 128, "seeds": [0, 1, 2]},
-    "paper": {**_SHARED, "ks": list(range(1, 13)), "d": 1024, "layers": 4, "heads": 4,
-              "steps": 10000, "batch_size": 8, "lr": 6e-5, "dropout": 0.1,
-              "test_prefixes": 1024},
-}
-
-
-def ablation_spec(config: dict, variant: str, k: int, seed: int | None = None) -> dict:
-    seed = {} if seed is None else {"seed": seed}
-    return model_spec(config, variant=variant, train_size=4 ** k, max_depth=None, **seed)
+CONFIGS = ABLATION_CONFIGS
 
 
 def runs(config):
@@ -78,10 +65,6 @@ def data(records):
     return sorted(rows, key=lambda row: (order.get(row["variant"], 99), row["k"]))
 
 
-COLORS = {"full": "red", "nope": "black", "uniform-pm1": "tab:blue", "uniform-pm1-v": "limegreen",
-          "eq1": "purple"}
-
-
 def figure(records):
     import matplotlib.pyplot as plt
 
@@ -95,9 +78,9 @@ def figure(records):
         sizes = sorted(groups)
         params = groups[sizes[-1]][0]["metrics"]["trainable_parameters"]
         spread.line(ax, sizes, [[r["metrics"]["out_of_sample"] for r in groups[s]] for s in sizes],
-                    "o-", COLORS[variant], label=f"{variant} ({params} params)")
+                    "o-", VARIANT_COLORS[variant], label=f"{variant} ({params} params)")
         spread.line(ax, sizes, [[r["metrics"]["in_sample"] for r in groups[s]] for s in sizes],
-                    "o--", COLORS[variant], alpha=0.08)
+                    "o--", VARIANT_COLORS[variant], alpha=0.08)
     cfg = records[0]["config"]
     ax.set_xscale("log", base=4)
     ax.set(xlabel="distinct training words (4^k)", ylabel="balanced completions", ylim=(-0.05, 1.05),

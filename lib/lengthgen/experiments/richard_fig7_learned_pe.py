@@ -1,8 +1,8 @@
 """Fig. 7 of Richard (2024): the positional embeddings that gradient descent learns.
 
 For the three uniform-attention variants of Fig. 6 trained on its largest set (same specs,
-same weights: ablation_spec), each of the d coordinates of the learned positional table B
-gives one curve r -> sum_{i<=r} B_i (in the decoder variants, coordinate j is multiplied by
+same weights: richard_dyck_training.learned_pe_models), each of the d coordinates of the
+learned positional table B gives one curve r -> sum_{i<=r} B_i (in the decoder variants, coordinate j is multiplied by
 the sign u_j of the frozen '(' embedding, so that up means "towards '('" in every curve);
 k-means (k = 8) groups the curves. The closed form has a
 single such curve (d = 1): minus the Dyck path of the training word, shifted by gamma E.
@@ -11,17 +11,17 @@ are Fig. 6's models of that seed).
 """
 import numpy as np
 
-from lengthgen.experiments import richard_fig6_ablation as ablation
 from lengthgen.experiments import spread
-from lengthgen.experiments.richard_dyck_training import position_curves, trained_model
+from lengthgen.experiments.richard_dyck_training import (ABLATION_CONFIGS, LEARNED_PE_VARIANTS,
+                                                         learned_pe_models, position_curves,
+                                                         trained_model)
 
 FIGURE_ID = "richard-fig7-learned-pe"
 TITLE = "Cumulative sums of learned positional embeddings, with k-means centroids"
 
-MODELS = ("uniform-pm1", "uniform-pm1-v", "eq1")
-CONFIGS = {scale: {"models": {v: ablation.ablation_spec(cfg, v, max(cfg["ks"])) for v in MODELS},
+CONFIGS = {scale: {"models": learned_pe_models(scale),
                    "clusters": {"test": 2, "book": 8, "paper": 8}[scale], "seed": 0}
-           for scale, cfg in ablation.CONFIGS.items()}
+           for scale in ABLATION_CONFIGS}
 # three seeds at book scale, two at test scale: each seed trains its own models ("models"
 # holds the specs of seed 0)
 CONFIGS["book"] = {**CONFIGS["book"], "seeds": [0, 1, 2]}
@@ -64,7 +64,7 @@ def data(records):
     (kind "curve", index = coordinate) and each k-means centroid (kind "centroid", index =
     cluster, with its size), with the model's mean absolute end value of the curves."""
     rows = []
-    order = {v: i for i, v in enumerate(MODELS)}
+    order = {v: i for i, v in enumerate(LEARNED_PE_VARIANTS)}
     for r in sorted(records, key=lambda r: (order.get(r["params"]["variant"], 99),
                                             r["params"]["seed"])):
         m = r["metrics"]
@@ -86,7 +86,7 @@ def figure(records):
     min-max range."""
     import matplotlib.pyplot as plt
 
-    order = {v: i for i, v in enumerate(MODELS)}
+    order = {v: i for i, v in enumerate(LEARNED_PE_VARIANTS)}
     records = sorted(records, key=lambda r: (order.get(r["params"]["variant"], 99),
                                              r["params"]["seed"]))
     variants = spread.group_by(records, lambda r: r["params"]["variant"])

@@ -32,22 +32,21 @@ all-ones vector is erased by LayerNorm (token_signs), so there is nothing to com
 import numpy as np
 import torch
 
-from lengthgen.experiments import richard_fig6_ablation as ablation
-from lengthgen.experiments import richard_fig7_learned_pe as fig7
-from lengthgen.experiments.richard_dyck_training import (position_curves,
-                                                         registered_settings,
-                                                         setting_label, trained_model)
+from lengthgen.experiments.richard_dyck_training import (LEARNED_PE_VARIANTS, VARIANT_COLORS,
+                                                         learned_pe_models, position_curves,
+                                                         registered_settings, setting_label,
+                                                         trained_model)
 
 FIGURE_ID = "richard-fig7-order-study"
 TITLE = "Fig. 7 order study: how far learned positional curves end from 0, per variant and setting"
 
-VARIANTS = fig7.MODELS + ("eq1-res",)
+VARIANTS = LEARNED_PE_VARIANTS + ("eq1-res",)
 STATISTICS = ("end_abs_mean", "end_relative")
 
 
 def _base_specs(scale: str) -> dict:
     """Fig. 7's own specs, and eq1-res: the frozen-V spec with one layer and one head."""
-    specs = dict(fig7.CONFIGS[scale]["models"])
+    specs = learned_pe_models(scale)
     specs["eq1-res"] = {**specs["uniform-pm1-v"], "variant": "eq1-res", "layers": 1, "heads": 1}
     return specs
 
@@ -118,7 +117,7 @@ def data(records):
             if r["metrics"].get(stat) is not None]
 
 
-COLORS = {**{v: ablation.COLORS[v] for v in fig7.MODELS}, "eq1-res": "darkorange"}
+COLORS = {**{v: VARIANT_COLORS[v] for v in LEARNED_PE_VARIANTS}, "eq1-res": "darkorange"}
 
 
 def figure(records):

@@ -9,16 +9,15 @@ from collections import Counter
 
 import numpy as np
 
-from lengthgen.experiments import richard_fig3_right_samples as samples_figure
 from lengthgen.experiments import spread
-from lengthgen.experiments.richard_dyck_training import trained_model
+from lengthgen.experiments.richard_dyck_training import completion_configs, trained_model
 from lengthgen.models.dyck import complete_with_model
 from lengthgen.tasks.dyck import is_balanced
 
 FIGURE_ID = "richard-table1-deepest"
 TITLE = "Completions of the deepest context (16 open brackets) over repeated trials"
 
-CONFIGS = samples_figure.completion_configs(top=6)
+CONFIGS = completion_configs(top=6)
 # three seeds at book scale, two at test scale: each seed trains its own pair of models
 # ("models" holds the specs of seed 0)
 CONFIGS["book"] = {**CONFIGS["book"], "seeds": [0, 1, 2]}

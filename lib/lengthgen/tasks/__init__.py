@@ -26,12 +26,19 @@ def get_task(task_id: str) -> Task:
 
 
 def _load_all() -> None:
-    """Import the task modules so that they register themselves (list each module here)."""
+    """Import every module of this package once, so that the task modules register themselves
+    (derived from the package's files: a new task module needs no list to be kept)."""
     import importlib
-    for module in _TASK_MODULES:
-        importlib.import_module(f"lengthgen.tasks.{module}")
+    import pkgutil
+    if _LOADED:
+        return
+    for module in pkgutil.iter_modules(__path__):
+        if not module.name.startswith("_"):
+            importlib.import_module(f"{__name__}.{module.name}")
+    _LOADED.append(True)
 
 
-_TASK_MODULES: list[str] = ["algorithmic", "languages", "dyck", "boolean", "izzo"]
+_LOADED: list = []  # non-empty once every task module is imported
+
 
 __all__ = ["PAD", "Batch", "Task", "get_task", "task_ids", "register"]

@@ -27,7 +27,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from lengthgen.crasp import accepts, run_batch
+from lengthgen.crasp.library import get_program
 from lengthgen.errors import LengthgenError, unknown_name
+from lengthgen.tasks.algorithmic import get_algorithmic
 
 MAX_CELLS = 2 ** 22   # largest matrix built exhaustively (rows x columns)
 
@@ -80,14 +83,12 @@ def equality(x: str, y: str) -> bool:
 
 def copying(x: str, y: str) -> bool:
     """Bob's part continues `x <sep>` as a correct copy (the copy task's own solver)."""
-    from lengthgen.tasks.algorithmic import get_algorithmic
     return get_algorithmic("copy_repeat").solve(list(x)) == list(y)
 
 
 def adding_zero(x: str, y: str) -> bool:
     """`x + 0 =` followed by Bob's answer y is a correct sum (the addition task's solver): adding
     0 copies x, leading zeros aside. Rows: x in {0,1}^m with a leading 1."""
-    from lengthgen.tasks.algorithmic import get_algorithmic
     return get_algorithmic("addition").solve(list(x) + ["+", "0", "="]) == list(y)
 
 
@@ -116,16 +117,12 @@ def parity(x: str, y: str) -> bool:
 
 def program_language(name: str):
     """f(x, y) = the library C-RASP program accepts x y."""
-    from lengthgen.crasp import accepts
-    from lengthgen.crasp.library import get_program
     program = get_program(name)
     return lambda x, y: accepts(program, x + y)
 
 
 def _program_matrix(name: str, rows: list, columns: list) -> np.ndarray:
     """matrix(program_language(name), rows, columns), with all x y run as one batch."""
-    from lengthgen.crasp import run_batch
-    from lengthgen.crasp.library import get_program
     if len(rows) * len(columns) > MAX_CELLS:
         raise LengthgenError(f"a {len(rows)} x {len(columns)} matrix is above the limit of "
                              f"{MAX_CELLS} cells: use shorter parts")

@@ -307,18 +307,37 @@ def _check_key(key: str) -> None:
         raise LengthgenError(f"figure key {key!r}: use lowercase letters, digits and dashes")
 
 
+def show(figure_id: str, scale: str | None = None, rerun: bool = False, root=None):
+    """The figure for a notebook cell, and its provenance caption.
+
+    Uses the largest committed results; with rerun=True, runs the experiment at the chosen scale
+    (LENGTHGEN_SCALE) first. Returns (figure, caption). A figure drawn from an incomplete set
+    of records says so in its caption; records that lack what the figure reads are an error
+    naming the figure and the cause (re-run it).
+    """
+    from lengthgen.runs.records import caption, missing_runs, reading, records_for
+    from lengthgen.runs.registry import experiment
+    module = experiment(figure_id)
+    scale_found, records = records_for(figure_id, scale, rerun, root)
+    fig = reading(figure_id, module.figure, records)
+    text = caption(records)
+    missing = missing_runs(figure_id, scale_found, records)
+    if missing:
+        text += f" | INCOMPLETE: {len(missing)} registered run(s) have no record"
+    return fig, text
+
+
 def book_figure(key: str, content=None, provenance: str | None = None):
     """Show one figure and glue it (and its provenance line) for a numbered figure on the site.
 
     With only `key`, `key` is a figure id: the figure is drawn from its committed results by
-    `lengthgen.experiments.show`, and the provenance is the scale, device, commit and date of
+    `show`, and the provenance is the scale, device, commit and date of
     those results. Otherwise `content` is what to show (a matplotlib Figure, a FrameSlider, any
     object Jupyter can display) and `provenance`, if given, a line saying where it comes from.
     Returns the content. A matplotlib figure is closed after it is shown, so it appears once.
     """
     _check_key(key)
     if content is None:
-        from lengthgen.experiments import show
         content, provenance = show(key)
     _glue(key, content)
     if hasattr(content, "savefig"):

@@ -81,7 +81,7 @@ def seeds_note(records) -> str:
 
 
 def _records(figure_id: str, root=None) -> list[dict]:
-    from lengthgen.experiments import committed_records
+    from lengthgen.runs.records import committed_records
     found = committed_records(figure_id, root)
     if found is None:
         raise LengthgenError(f"{figure_id}: no committed records to quote")
@@ -92,7 +92,7 @@ def _records(figure_id: str, root=None) -> list[dict]:
 
 def positional_numbers(records: list[dict]) -> dict:
     """The numbers of the positional-fit section (huang-fig5-6-positional)."""
-    from lengthgen.experiments import experiment
+    from lengthgen.runs.registry import experiment
     module = experiment("huang-fig5-6-positional")
     config = records[0]["config"]
     train, longest = config["train_length"], max(config["test_lengths"])
@@ -157,7 +157,7 @@ def positional_verdict(records: list[dict]) -> tuple[str, str]:
     that are neither do not, local ones do at large width. 'reproduced' if all three hold at
     the longest test length (ratio to the best constant below 1, resp. above), 'partly' if the
     periodic and neither parts hold but local targets fail at the largest width, else 'not'."""
-    from lengthgen.experiments import experiment
+    from lengthgen.runs.registry import experiment
     config = records[0]["config"]
     rows = experiment("huang-fig5-6-positional").summary(records, max(config["test_lengths"]))
     ratio = lambda kind, widths=None: [r["ratio_to_constant"] for r in rows  # noqa: E731
@@ -356,7 +356,7 @@ def boolean_numbers(records: list[dict]) -> dict:
     trivial predictor per training depth, each as its mean with the min-max range over seeds.
     A model 'beats' the trivial predictor only where its range of right answers over seeds lies
     above the predictor's."""
-    from lengthgen.experiments import experiment
+    from lengthgen.runs.registry import experiment
     module = experiment("richard-fig1-boolean")
     cells = {}  # (training depth, test depth, split, predictor): [the row of each seed]
     for r in sorted(records, key=lambda r: r["params"].get("seed", 0)):
@@ -967,7 +967,7 @@ def crasp_paper_vs_book(root=None) -> str:
     """The C-RASP chapter's 'Paper vs this book' table: the paper's claims are proofs, so the
     book's outcome is whether every program it runs agrees with them; settings and counts from
     the configs and the records."""
-    from lengthgen.experiments import experiment
+    from lengthgen.runs.registry import experiment
     rows = []
     for figure_id, label, paper, what, compared in (
             ("huang-table2-languages", "tab-crasp-languages",
@@ -1043,3 +1043,153 @@ def crasp_paper_vs_book(root=None) -> str:
                  f"{len(first_wrong)} of {len(programs)} programs give a wrong output by length "
                  + (f"{wrong[0]} to {wrong[-1]}" if wrong else "(none)")])
     return _table(PAPER_VS_BOOK_COLUMNS, rows)
+
+
+# ---- quantitative bounds (Izzo et al.) -------------------------------------------------------
+def _curves_verdict(records, key: str, symbol: str) -> str:
+    from lengthgen.experiments.izzo_common import (creep, fmt, main_records, monotone,
+                                                   required_fit, summary_rows)
+    main = main_records(records)
+    summary = summary_rows(main, key)
+    values = sorted({r[key] for r in summary})
+    falling = sum(monotone([r["plateau"] for r in sorted(summary, key=lambda r: r["train_length"])
+                            if r[key] == v], decreasing=True) for v in values)
+    parts = [f"plateau falls with N for {falling} of {len(values)} {symbol}"]
+    for column, eps in (("required_N", main[0]["config"]["eps"]),
+                        ("required_N_eps_over_10", main[0]["config"]["eps"] / 10)):
+        need = [next(r for r in summary if r[key] == v)[column] for v in values]
+        if any(n is None for n in need):
+            parts.append(f"eps = {fmt(eps)} not reached for every {symbol}")
+            continue
+        grows = monotone(need)
+        fit = required_fit(main, key, column)
+        factor = (f"; x{fmt(fit['ratio'])} for {symbol} x{fmt(fit['key_ratio'])}" if fit
+                  else "")
+        parts.append(f"required N at eps = {fmt(eps)} {'grows' if grows else 'does not grow'}"
+                     f" with {symbol} ({', '.join(fmt(n) for n in need)}{factor})")
+    middle, top = creep(main)
+    tests = main[0]["config"]["test_lengths"]
+    parts.append(f"loss at {max(tests)} over loss at {64 if 64 in tests else min(tests)}: "
+                 f"median {fmt(middle)}, largest {fmt(top)}")
+    return "; ".join(parts)
+
+
+def izzo_paper_vs_book_rows(records: dict) -> list[dict]:
+    """The chapter's "Paper vs this book" rows from the committed records of each izzo figure
+    (`records` maps figure id to its records): the paper's setting, the book's, and a verdict
+    computed from the records."""
+    from lengthgen.experiments.izzo_common import fmt, main_records, monotone, stop_counts
+    rows = []
+    fig1, fig2 = records.get("izzo-fig1-simpletask"), records.get("izzo-fig2-modp")
+    for fid, recs, key, symbol, what in (
+            ("izzo-fig1-simpletask", fig1, "omega", "omega",
+             "Fig. 1, SimpleTask: plateaus fall with N, required N linear in omega"),
+            ("izzo-fig2-modp", fig2, "period", "Delta",
+             "Fig. 2, ModPTask: plateaus fall with N, required N linear in Delta (their p)")):
+        if not recs:
+            continue
+        main = main_records(recs)
+        config = main[0]["config"]
+        stopped, total, _ = stop_counts(main)
+        values = sorted({r["params"][key] for r in main})
+        lengths = sorted({r["params"]["train_length"] for r in main})
+        rows.append({
+            "figure": f"`{fid}`", "paper": f"{what}; 8 seeds, batch 1024, stop at loss < 1e-5",
+            "this book": (f"{symbol} = {', '.join(fmt(v) for v in values)}; N = "
+                          f"{', '.join(str(n) for n in lengths)}; {len(config['seeds'])} seeds, "
+                          f"batch {config['batch_size']}; {stopped} of {total} runs stopped "
+                          f"by the rule (cap {config['max_steps']})"),
+            "verdict": _curves_verdict(recs, key, symbol)})
+    if fig2:
+        from lengthgen.experiments.izzo_fig2_modp import scaling_rows
+        comparison = scaling_rows(fig2)
+        if comparison:
+            growth = {}
+            for r in comparison:
+                growth.setdefault(r["logit_scaling"], []).append(
+                    r["growth_longest_over_64"])
+            rows.append({
+                "figure": "`izzo-fig2-modp` (scalings)",
+                "paper": "Sec. 3.1: every logit x log N; Sec. 5 (two layers): the tau-suffix "
+                         "only; App. B does not say which it trained",
+                "this book": f"both at Delta = {comparison[0]['period']}, "
+                             f"N = {', '.join(str(n) for n in sorted({r['train_length'] for r in comparison}))}",
+                "verdict": ("loss at the longest test length over the loss at 64: "
+                            + "; ".join(f"{'suffix only' if s == 'suffix' else 'every logit'}"
+                                        f" x{fmt(min(g))} to x{fmt(max(g))}"
+                                        for s, g in growth.items()))})
+    fig3 = records.get("izzo-fig3-hardmax")
+    if fig3:
+        from lengthgen.experiments.izzo_fig3_hardmax import data as hardmax_data
+        hd = hardmax_data(fig3)
+        lengths = sorted({r["train_length"] for r in hd})
+        on = {n: max(r["std_weight"] for r in hd if r["train_length"] == n
+                     and r["positions"] == "k mod p") for n in lengths}
+        off = {n: max(r["mean_weight"] for r in hd if r["train_length"] == n
+                      and r["positions"] == "other") for n in lengths}
+        rows.append({
+            "figure": "`izzo-fig3-hardmax`",
+            "paper": "Fig. 3: Delta = 5, length-80 strings, weights near 1/16 on t = k mod 5",
+            "this book": f"N = {', '.join(str(n) for n in lengths)}, "
+                         f"{len({r['seed'] for r in hd})} seeds",
+            "verdict": (f"off-residue mean weight at most {fmt(off[lengths[-1]])} at N = "
+                        f"{lengths[-1]} ({fmt(off[lengths[0]])} at N = {lengths[0]}); spread on "
+                        f"the residue {', '.join(fmt(on[n]) for n in lengths)} (largest over "
+                        f"seeds) for N = {', '.join(str(n) for n in lengths)}")})
+    kgram = records.get("izzo-kgram")
+    if kgram:
+        from lengthgen.experiments.izzo_kgram import data as kgram_data
+        kd = kgram_data(kgram)
+        longest = max(r["test_length"] for r in kd)
+        at = {(r["S"], r["k"]): r for r in kd if r["test_length"] == longest}
+        by_s = [at[s] for s in sorted(at) if s[1] == 2]
+        by_k = [at[s] for s in sorted(at) if s[0] == 2]
+        before = {(r["S"], r["k"]): r for r in kd if r["test_length"] == longest // 2}
+        rising = [at[s]["test_loss"] / before[s]["test_loss"] for s in at if s in before]
+        stopped, total, _ = stop_counts(kgram)
+
+        def trend(points):
+            if len(points) < 2:
+                return "not measured"
+            return "grows" if monotone([r["test_loss"] for r in points]) else "does not grow"
+        rows.append({
+            "figure": "`izzo-kgram`",
+            "paper": "two layers, in-context k-grams, described in words only (summary): the "
+                     "plateau rises with S and with k",
+            "this book": f"our setup; S, k = {', '.join(f'{s}, {k}' for s, k in sorted(at))}; "
+                         f"{stopped} of {total} runs stopped by the rule",
+            "verdict": (f"loss at {longest} {trend(by_s)}"
+                        f" with S ({', '.join(fmt(r['test_loss']) for r in by_s)}) and "
+                        f"{trend(by_k)} with k ({', '.join(fmt(r['test_loss']) for r in by_k)}); still x"
+                        f"{fmt(min(rising))} to x{fmt(max(rising))} from {longest // 2} to "
+                        f"{longest}: not a plateau")})
+    bound = records.get("izzo-thm41-bound")
+    if bound:
+        from lengthgen.experiments.izzo_thm41_bound import data as bound_data, pair_summary
+        bd = [r for r in bound_data(bound) if not r["pair"]]
+        ratio = [r["output_error_max"] / r["L_eps"] for r in bd]
+        by_model = {}
+        for r in bd:
+            by_model.setdefault((r["model"], r["eps"]), []).append(r)
+        z_prev = max(g[-2]["z_length_max"] for g in by_model.values() if len(g) > 1)
+        z_last = max(g[-1]["z_length_max"] for g in by_model.values())
+        lengths = sorted({r["x_length"] for r in bd})
+        pairs = pair_summary(bound)
+        if pairs:
+            scaled = [p["z eps^2 / (tau Delta)"] for p in pairs]
+            worst = max(p["worst output error"] / p["L eps"] for p in pairs)
+            second = (f"; two models: |z| eps^2 / (tau Delta) {fmt(min(scaled))} to "
+                      f"{fmt(max(scaled))}, output error / (L eps) at most {fmt(worst)}")
+            book = "both halves: z for one model f, and for f and g together"
+        else:
+            second, book = "", "the first half: z for one model f; the step for g is not run"
+        rows.append({
+            "figure": "`izzo-thm41-bound`",
+            "paper": "Thm. 4.1 and its proof (App. A.1): no experiment",
+            "this book": f"the proof's construction, {book}; |x| up to {lengths[-1]}",
+            "verdict": (f"one model: longest z {z_prev} at |x| = {lengths[-2]}, {z_last} at "
+                        f"|x| = {lengths[-1]} ({'flat' if z_last <= z_prev else 'still growing'}),"
+                        f" output error / (L eps) {fmt(min(ratio))} to {fmt(max(ratio))}"
+                        f"{second}; the theorem's N (constants 1) "
+                        f"{fmt(min(r['N'] for r in bd))} to {fmt(max(r['N'] for r in bd))}")})
+    return rows

@@ -54,7 +54,8 @@ def colab_cell(config: Path = CONFIG) -> str:
 def estimate(figure_id: str, scale: str, root=None) -> dict:
     """What re-running a figure at `scale` costs, judged from its committed records: how many
     runs the scale has, how long the committed runs took, and the expected time."""
-    from lengthgen.experiments import SCALE_ORDER, committed_records, expected_runs
+    from lengthgen.runs.records import committed_records
+    from lengthgen.runs.registry import SCALE_ORDER, expected_runs
     scale = get_scale(scale)
     runs = len(expected_runs(figure_id, scale))
     found = committed_records(figure_id, root, missing_ok=True)
@@ -105,7 +106,9 @@ def rerun_figure(figure_id: str, scale: str, device=None, run: bool = True, root
     experiment at that scale on `device` (default: CUDA, then MPS, then CPU), writing records
     under `root` (default results/), and return the figure drawn from them with its caption.
     Records already there for this scale are reused (an interrupted run resumes)."""
-    from lengthgen.experiments import caption, experiment, run_experiment, source_ids
+    from lengthgen.runs.records import caption
+    from lengthgen.runs.registry import experiment, source_ids
+    from lengthgen.runs.runner import run_experiment
     module = experiment(figure_id)  # an unknown id fails here, before anything is printed
     plan = estimate(figure_id, scale)
     print(describe(plan) + f" Device here: {get_device(device)}.", flush=True)

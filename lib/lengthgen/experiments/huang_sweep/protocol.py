@@ -52,7 +52,7 @@ import torch
 from lengthgen.config import cache_dir as library_cache
 from lengthgen.errors import LengthgenError
 from lengthgen.evaluate import bin_name, evaluate
-from lengthgen.experiments.runner import cache_fresh_after, preflight
+from lengthgen.runs.execute import cache_fresh_after, preflight
 from lengthgen.models.token_mlp import TokenMLP, TokenMLPConfig
 from lengthgen.tasks import get_task
 from lengthgen.tasks.metadata import info

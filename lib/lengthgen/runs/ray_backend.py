@@ -1,14 +1,14 @@
 """A figure's runs on a Ray cluster: `figure run ID --backend ray [--address HOST:PORT|auto]`.
 
 Ray (https://docs.ray.io) schedules the work; this module only describes it. Each unit of
-`runner.units()` (one run, or the runs of a group trained together) becomes one Ray task that
-calls `runner.execute` on a worker, with the resources it needs: `num_cpus` = the run's torch
+`execute.units()` (one run, or the runs of a group trained together) becomes one Ray task that
+calls `execute.execute` on a worker, with the resources it needs: `num_cpus` = the run's torch
 threads, and `num_gpus` = GPUS_PER_RUN (one whole GPU) when the device is CUDA, so that Ray
 gives each run its own GPU through CUDA_VISIBLE_DEVICES.
 
 Who writes the records: the driver. A worker computes the unit and returns its records
 (`execute(unit, write=False)`); the driver (the process running `figure run`, which holds the
-sweep's lock) writes each one with `runner.save` as soon as it arrives, with the same code,
+sweep's lock) writes each one with `execute.save` as soon as it arrives, with the same code,
 digest and atomic rename as the local path. So the nodes need no shared filesystem (only the
 library, at the same commit, on every node), and:
 - a worker or node that dies loses only the unit it was computing: Ray runs it again elsewhere
@@ -29,7 +29,7 @@ from contextlib import contextmanager
 
 from lengthgen.config import requested_device
 from lengthgen.errors import LengthgenError
-from lengthgen.experiments.runner import BACKEND_OPENERS, Outcome, execute, save
+from lengthgen.runs.execute import Outcome, execute, save
 
 GPUS_PER_RUN = 1      # a whole GPU per run: simplest, and no run slows another down
 MAX_RETRIES = 2       # re-runs of a unit whose worker died (Ray's own retry; not for exceptions)
@@ -127,7 +127,8 @@ def _environment(name: str, value: str):
 
 
 class Cluster:
-    """The backend for runner.run: a callable(list of units) -> iterator of written Outcomes."""
+    """The backend for runner.run_experiment: a callable(list of units) -> iterator of written
+    Outcomes."""
 
     def __init__(self, ray, device: str | None, threads: int, gpus_per_run: float = GPUS_PER_RUN,
                  execute=execute):
@@ -206,5 +207,3 @@ def _warn_if_other_commit(outcome: Outcome) -> bool:
               f"name the workers' commit", file=sys.stderr, flush=True)
     return True
 
-
-BACKEND_OPENERS["ray"] = ray_cluster  # `run(..., backend="ray")` opens the cluster through this

@@ -1,0 +1,163 @@
+"""One run, described completely enough to execute anywhere, and the computing of a unit.
+
+A `RunSpec` names everything a run needs (figure id, scale, the run's params, the figure's
+config, device, torch threads). `execute(unit)` computes one unit (a run, or the runs of one
+"group" trained together) and writes its records atomically, with provenance read at the start.
+Whoever calls `execute` (this process, a pool of worker processes, a cluster) produces the same
+records: only the provenance fields that say where it ran (host, workers, dates) can differ.
+"""
+import os
+import time
+import traceback
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from lengthgen.config import torch_threads
+from lengthgen.errors import LengthgenError
+from lengthgen.runs.registry import experiment
+
+DEFAULT_THREADS = 1  # tiny models: one thread per run, parallelism across runs (README)
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """One run, described completely enough to execute anywhere."""
+    figure_id: str
+    scale: str
+    params: dict
+    config: dict
+    device: str = "cpu"
+    threads: int = DEFAULT_THREADS
+    workers: int = 1
+    root: str | None = None  # results folder (None: the default results_dir())
+    # --force: caches written before this time (time.time()) are not reused by the run
+    fresh_after: float | None = None
+
+    @property
+    def name(self) -> str:
+        return self.params["name"]
+
+
+@dataclass
+class Outcome:
+    """What executing one unit gave: records written, or the error of each of its runs."""
+    records: list = field(default_factory=list)
+    errors: list = field(default_factory=list)  # (run name, one-line message)
+
+
+def plan(figure_id: str, scale: str, device: str = "cpu", threads: int = DEFAULT_THREADS,
+         workers: int = 1, root=None, fresh_after: float | None = None) -> list[RunSpec]:
+    """The runs of a figure at a scale, in the module's order."""
+    module = experiment(figure_id)
+    config = module.CONFIGS[scale]
+    return [RunSpec(figure_id, scale, params, config, str(device), threads, workers,
+                    None if root is None else str(root), fresh_after)
+            for params in module.runs(config)]
+
+
+_fresh_after: float | None = None
+PREFLIGHT: dict = {}   # module name -> check(): what a module's runs need, checked before any run
+
+
+def preflight(check):
+    """Register check() (raising LengthgenError) to run before any run of a figure whose module
+    uses a name of check's module: e.g. the Dyck model cache must be writable before hours of
+    training, not after."""
+    PREFLIGHT[check.__module__] = check
+    return check
+
+
+def run_preflight(module) -> None:
+    """Run the registered checks of every module whose names a figure module uses."""
+    used = {getattr(value, "__module__", None) for value in vars(module).values()}
+    for owner, check in PREFLIGHT.items():
+        if owner in used or owner == module.__name__:
+            check()
+
+
+def cache_fresh_after() -> float | None:
+    """For caches shared between runs (the trained Dyck models): a time (time.time()) before
+    which a cache entry must not be reused, because the sweep runs with --force; else None."""
+    return _fresh_after
+
+
+@contextmanager
+def _freshness(when: float | None):
+    global _fresh_after
+    before, _fresh_after = _fresh_after, when
+    try:
+        yield
+    finally:
+        _fresh_after = before
+
+
+def units(specs: list[RunSpec]) -> list[list[RunSpec]]:
+    """Runs that share params["group"] form one unit (in first-seen order); others stand alone."""
+    grouped, order = {}, []
+    for spec in specs:
+        key = spec.params.get("group")
+        key = ("run", spec.name) if key is None else ("group", key)
+        if key not in grouped:
+            grouped[key] = []
+            order.append(key)
+        grouped[key].append(spec)
+    return [grouped[key] for key in order]
+
+
+def execute(unit: list[RunSpec], write: bool = True) -> Outcome:
+    """Compute one unit and write its records; errors are caught per unit, never raised.
+
+    write=False returns the records unwritten, for an executor whose workers cannot see the
+    results folder (a cluster): the caller then writes them with `save`.
+    """
+    from lengthgen.results import run_finished, run_started, write_record
+    first = unit[0]
+    module = experiment(first.figure_id)
+    root = None if first.root is None else Path(first.root)
+    outcome = Outcome()
+    try:
+        with torch_threads(first.threads), _freshness(first.fresh_after):
+            started = run_started(first.device, first.threads, first.workers)
+            start = time.perf_counter()
+            if len(unit) > 1 and hasattr(module, "run_group"):
+                metrics = module.run_group([s.params for s in unit], first.config, first.device)
+                if len(metrics) != len(unit):
+                    raise LengthgenError(f"run_group returned {len(metrics)} results for "
+                                         f"{len(unit)} runs")
+            else:
+                metrics = []
+                for spec in unit:
+                    metrics.append(module.run_one(spec.params, spec.config, spec.device))
+            wall = (time.perf_counter() - start) / len(unit)
+        for spec, values in zip(unit, metrics):
+            record = {"figure_id": spec.figure_id, "run_name": spec.name,
+                      "task": spec.params.get("task"), "config": spec.config,
+                      "params": spec.params, "scale": spec.scale, "seed": spec.params.get("seed"),
+                      "metrics": values, **run_finished(started, wall)}
+            if write:
+                write_record(record, root)
+            outcome.records.append(record)
+    except Exception as e:  # one failing run must not sink the sweep: report it by name
+        message = str(e).splitlines()[0] if str(e) else ""
+        if not isinstance(e, LengthgenError):
+            message = f"{e.__class__.__name__}: {message}"
+            if os.environ.get("LENGTHGEN_DEBUG"):
+                traceback.print_exc()
+        outcome.errors.extend((spec.name, message) for spec in unit)
+    return outcome
+
+
+def save(outcome: Outcome, unit: list[RunSpec]) -> Outcome:
+    """Write the records an `execute(unit, write=False)` returned, as execute would have: a
+    record that cannot be written becomes an error of its run."""
+    from lengthgen.results import write_record
+    root = None if unit[0].root is None else Path(unit[0].root)
+    saved = Outcome(errors=list(outcome.errors))
+    for record in outcome.records:
+        try:
+            write_record(record, root)
+            saved.records.append(record)
+        except (OSError, LengthgenError) as e:
+            saved.errors.append((record["run_name"], f"record not written: {e}"))
+    return saved

@@ -1,0 +1,126 @@
+"""The local backend: a figure's units in worker processes on this machine (`--workers N`)."""
+import os
+import sys
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from pathlib import Path
+
+from lengthgen.errors import LengthgenError
+from lengthgen.runs.execute import Outcome, RunSpec, execute
+
+
+def _worker_init(threads: int, notes: str) -> None:
+    """Start-up of a worker process. A failure here would break the pool with only "a process
+    in the initializer failed" and a traceback on stderr: its reason is written to
+    <notes>/startup-failed for the driver to report, and the worker exits quietly."""
+    try:
+        os.environ["OMP_NUM_THREADS"] = str(threads)
+        import torch
+
+        import lengthgen.runs.registry  # noqa: F401  (a library that cannot load says so here)
+        torch.set_num_threads(threads)
+    except BaseException as e:
+        try:
+            Path(notes, "startup-failed").write_text(
+                f"{e.__class__.__name__}: {str(e).splitlines()[0] if str(e) else ''}")
+        except OSError:
+            pass
+        os._exit(3)
+
+
+def _execute_noted(unit: list[RunSpec], notes: str, index: int) -> Outcome:
+    """execute(unit) in a worker, after leaving a note that it started (so that, if the worker
+    dies, the driver knows which units were in flight and which never began)."""
+    try:
+        Path(notes, f"{index}.started").touch()
+    except OSError:
+        pass
+    return execute(unit)
+
+
+MAX_WORKER_LOSSES = 2  # a unit in flight when its worker died this often is reported failed
+QUIET_TRACKER = "ignore:resource_tracker:UserWarning"
+
+
+def run_pool(all_units, workers):
+    """Worker processes (spawned: a fresh interpreter each, safe with torch's threads).
+
+    A worker that dies (killed, out of memory) breaks the whole pool; a new pool then takes the
+    units that were not done, so only the unit(s) the dead worker was computing are at risk: one
+    whose worker died MAX_WORKER_LOSSES times is reported as failed, the others go on (as on
+    Ray). A worker that cannot start says why, once, instead of failing every run alike."""
+    import multiprocessing
+    import tempfile
+    from concurrent.futures.process import BrokenProcessPool
+    threads = all_units[0][0].threads
+    context = multiprocessing.get_context("spawn")
+    # a killed worker leaves the pool's semaphores to multiprocessing's resource tracker, which
+    # warns about them at exit in several lines; it takes its warning filters from ours
+    if QUIET_TRACKER not in sys.warnoptions:
+        sys.warnoptions.append(QUIET_TRACKER)
+    pending = list(range(len(all_units)))
+    losses, barren = {}, 0
+    with tempfile.TemporaryDirectory(prefix="lengthgen-workers-") as notes:
+        while pending:
+            broken, finished = [], 0
+            for note in Path(notes).iterdir():
+                note.unlink()
+            try:   # the pool's queues need semaphores (/dev/shm) and pipes
+                pool = ProcessPoolExecutor(max_workers=min(workers, len(pending)),
+                                           mp_context=context, initializer=_worker_init,
+                                           initargs=(threads, notes))
+            except OSError as e:
+                raise LengthgenError(f"cannot start worker processes ({e.__class__.__name__}: "
+                                     f"{e.strerror or e}); run with --workers 1") from None
+            with pool:
+                futures = {}
+                for index in pending:
+                    try:
+                        futures[pool.submit(_execute_noted, all_units[index], notes,
+                                            index)] = index
+                    except BrokenProcessPool:   # broke while submitting: the rest waits
+                        broken.append(index)
+                    except OSError as e:   # no process could be started (memory, limits)
+                        raise LengthgenError(f"cannot start worker processes "
+                                             f"({e.__class__.__name__}: {e.strerror or e}); "
+                                             f"run with fewer --workers") from None
+                for future in as_completed(futures):
+                    index = futures[future]
+                    try:
+                        outcome = future.result()
+                    except BrokenProcessPool:
+                        broken.append(index)
+                        continue
+                    except Exception as e:  # e.g. a result that cannot be sent back
+                        outcome = Outcome(errors=[(spec.name, f"worker error: "
+                                                              f"{e.__class__.__name__}: "
+                                                              f"{str(e)[:200]}")
+                                                  for spec in all_units[index]])
+                    finished += 1
+                    yield outcome
+            startup = Path(notes, "startup-failed")
+            if broken and startup.exists():
+                reason = f"a worker process could not start ({startup.read_text()[:300]})"
+                for index in broken:
+                    yield Outcome(errors=[(spec.name, reason) for spec in all_units[index]])
+                return
+            started = any(note.name.endswith(".started") for note in Path(notes).iterdir())
+            barren = 0 if finished or started else barren + 1
+            if barren >= MAX_WORKER_LOSSES + 1:   # workers die before they begin any run
+                reason = (f"worker processes died {barren} times in a row before starting a run "
+                          f"(killed, or out of memory while starting; try fewer --workers)")
+                for index in broken:
+                    yield Outcome(errors=[(spec.name, reason) for spec in all_units[index]])
+                return
+            pending = []
+            for index in sorted(broken):
+                if Path(notes, f"{index}.started").exists():   # in flight when a worker died
+                    losses[index] = losses.get(index, 0) + 1
+                if losses.get(index, 0) >= MAX_WORKER_LOSSES:
+                    reason = (f"its worker process died {losses[index]} times (killed, or out "
+                              f"of memory)")
+                    yield Outcome(errors=[(spec.name, reason) for spec in all_units[index]])
+                else:
+                    pending.append(index)
+            if pending:
+                print(f"a worker process died; restarting the pool for the {len(pending)} "
+                      f"unit(s) not done", file=sys.stderr, flush=True)

@@ -1,0 +1,102 @@
+"""Which figures exist: figure id -> its module in `lengthgen.experiments`, derived.
+
+A figure module assigns FIGURE_ID = "..." at its top level (its contract is described in the
+docstring of `lengthgen.experiments`); protocol modules shared by several figures have none.
+The registry reads the ids from the modules' source, so listing figures imports no torch, and
+a new figure module needs no line anywhere else.
+"""
+import importlib
+from types import ModuleType
+
+from lengthgen.errors import LengthgenError, unknown_name
+
+FIGURES_PACKAGE = "lengthgen.experiments"   # where figure modules live (found, not listed)
+SCALE_ORDER = ("paper", "book", "test")     # which records a figure shows first
+
+
+def _folder():
+    from importlib.util import find_spec
+    from pathlib import Path
+    return Path(find_spec(FIGURES_PACKAGE).origin).parent
+
+
+def _registry() -> dict[str, str]:
+    """figure id -> module name, derived from the modules themselves: every module of the
+    figures package that assigns FIGURE_ID = "..." at its top level is a figure (protocol
+    modules such as huang_sweep have none). Read from the source, so listing figures imports
+    no torch."""
+    import ast
+    found: dict[str, str] = {}
+    for path in sorted(_folder().glob("*.py")):
+        if path.name.startswith("_"):
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in tree.body:
+            if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "FIGURE_ID"
+                                                    for t in node.targets):
+                figure_id = ast.literal_eval(node.value)
+                if figure_id in found:
+                    raise LengthgenError(f"figure id {figure_id!r} is declared by both "
+                                         f"{found[figure_id]} and {path.stem}")
+                found[figure_id] = path.stem
+    return found
+
+
+# figure id -> module name inside FIGURES_PACKAGE (derived: add a module, not a line)
+EXPERIMENTS: dict[str, str] = _registry()
+
+
+def experiment(figure_id: str) -> ModuleType:
+    """The module of one figure id; an unknown id names the closest valid ones."""
+    if figure_id not in EXPERIMENTS:
+        raise unknown_name("figure id", figure_id, EXPERIMENTS)
+    return importlib.import_module(f"{FIGURES_PACKAGE}.{EXPERIMENTS[figure_id]}")
+
+
+def experiment_title(figure_id: str) -> str:
+    """A figure's TITLE read from its module's source, without importing the module (and its
+    torch): `figure list` starts in a fraction of a second. A TITLE that is not a plain string
+    in the source is read by importing the module."""
+    import ast
+    from importlib.util import find_spec
+    if figure_id not in EXPERIMENTS:
+        raise unknown_name("figure id", figure_id, EXPERIMENTS)
+    spec = find_spec(f"{FIGURES_PACKAGE}.{EXPERIMENTS[figure_id]}")
+    try:
+        tree = ast.parse(open(spec.origin, encoding="utf-8").read())
+        for node in tree.body:
+            if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "TITLE"
+                                                    for t in node.targets):
+                value = ast.literal_eval(node.value)
+                if isinstance(value, str):
+                    return value
+    except (OSError, SyntaxError, ValueError, TypeError, AttributeError):
+        pass
+    return experiment(figure_id).TITLE
+
+
+def figure_listing() -> list[str]:
+    """One line per figure id, sorted: the id and its TITLE (for `figure list` and `train
+    --list`)."""
+    return [f"{figure_id:32s} {experiment_title(figure_id)}" for figure_id in sorted(EXPERIMENTS)]
+
+
+def source_ids(figure_id: str) -> tuple[str, ...]:
+    """The figure ids whose records a figure draws: its own, or its module's SOURCE (one id or
+    a tuple of ids)."""
+    source = getattr(experiment(figure_id), "SOURCE", figure_id)
+    return (source,) if isinstance(source, str) else tuple(source)
+
+
+def source_id(figure_id: str) -> str:
+    """The first (for most figures the only) figure id whose records a figure draws."""
+    return source_ids(figure_id)[0]
+
+
+def expected_runs(figure_id: str, scale: str) -> list[str]:
+    """The run names a complete set of records of a figure at a scale has."""
+    names = []
+    for source in source_ids(figure_id):
+        module = experiment(source)
+        names += [p["name"] for p in module.runs(module.CONFIGS[scale])]
+    return names

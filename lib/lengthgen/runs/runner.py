@@ -1,0 +1,261 @@
+"""A figure's sweep: every run of a figure at a scale, each recorded once.
+
+`run_experiment` (what `figure run` calls):
+- holds a lock per figure and scale, so two sweeps of the same figure do not both do the work;
+- checks that the results folder is writable before computing anything;
+- skips runs whose record exists with the same params and config (a killed sweep resumes:
+  records are renamed into place whole, so nothing is half-written; stale temp files of a
+  killed writer are removed);
+- sets torch's thread count in every run (float rounding depends on it) and refuses to resume
+  a sweep whose records were computed with another thread count;
+- records a run that raises as a failure, goes on with the others, and reports every failure
+  with its run's name at the end.
+Units are computed by `execute.execute`: here in process, in worker processes (`pool`), or on
+a Ray cluster (`ray_backend`, imported only when asked for).
+"""
+import fcntl
+import os
+import sys
+import time
+from contextlib import ExitStack, contextmanager
+from pathlib import Path
+
+from lengthgen.config import get_device, get_scale
+from lengthgen.errors import LengthgenError
+from lengthgen.runs.execute import (DEFAULT_THREADS, RunSpec, execute, plan, run_preflight,
+                                    units)
+from lengthgen.runs.pool import run_pool
+from lengthgen.runs.registry import experiment
+
+THREADS_PER_CORE = 4  # the most torch threads per run on this machine, per CPU core
+
+
+@contextmanager
+def sweep_lock(folder: Path):
+    """One sweep per figure and scale at a time: an exclusive lock on <folder>/.lock."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        handle = open(folder / ".lock", "a+")
+    except OSError as e:
+        raise LengthgenError(f"cannot open the sweep's lock file {folder / '.lock'} "
+                             f"({e.strerror or e.__class__.__name__}); check its permissions, "
+                             f"or delete it if no sweep of {folder.parent.name} is "
+                             f"running") from None
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        handle.seek(0)
+        holder = handle.read().strip() or "another process"
+        handle.close()
+        raise LengthgenError(f"another sweep ({holder}) is running {folder.parent.name} at "
+                             f"scale {folder.name}; wait for it to finish") from None
+    try:
+        handle.seek(0)
+        handle.truncate()
+        handle.write(f"pid {os.getpid()}")
+        handle.flush()
+        yield
+    finally:
+        fcntl.flock(handle, fcntl.LOCK_UN)
+        handle.close()
+
+
+def _existing(spec: RunSpec, root):
+    """The record of a run if it exists and matches its params and config, else None."""
+    from lengthgen.results import load_record, record_path
+    path = record_path(spec.figure_id, spec.scale, spec.name, root)
+    if not path.exists():
+        return None
+    old = load_record(path)
+    if old["params"] == spec.params and old["config"] == spec.config:
+        return old
+    return None
+
+
+def _check_workers(workers) -> int:
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise LengthgenError(f"workers must be a positive integer, got {workers!r}")
+    return workers
+
+
+BACKENDS = ("local", "ray")  # local: in process or --workers processes; ray: a Ray cluster
+
+
+def _check_backend(backend, address, workers) -> None:
+    if callable(backend):
+        return
+    if backend not in BACKENDS:
+        raise LengthgenError(f"unknown backend {backend!r}; valid: {', '.join(BACKENDS)}")
+    if backend != "ray" and address is not None:
+        raise LengthgenError("an address is for --backend ray (a Ray cluster's HOST:PORT or auto)")
+    if backend == "ray" and workers != 1:
+        raise LengthgenError("--workers is for the local backend; on Ray, the cluster's CPUs "
+                             "(or GPUs) set how many runs go at once")
+
+
+def run_experiment(figure_id: str, scale: str | None = None, device=None,
+                   force: bool = False, root=None, progress: bool = False, workers: int = 1,
+                   threads: int | None = None, backend="local",
+                   address: str | None = None) -> list[dict]:
+    """Run every run of a figure at a scale, write one record per run, and return the records
+    in the module's order.
+
+    Runs with a matching record are skipped unless force=True. workers > 1 executes units in
+    that many worker processes (CPU: each with `threads` torch threads). backend="ray" hands
+    the units to a Ray cluster (`address`: HOST:PORT, "auto", or None for a Ray started on
+    this machine; see ray_backend). `backend` may also be a callable(list of units) ->
+    iterator of Outcomes whose records are written, for other executors.
+    """
+    from lengthgen.results import check_file_size, check_writable, results_dir
+    scale = get_scale(scale)
+    workers = _check_workers(workers)
+    threads = DEFAULT_THREADS if threads is None else threads
+    if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
+        raise LengthgenError(f"threads must be a positive integer, got {threads!r}")
+    _check_backend(backend, address, workers)
+    cores = os.cpu_count() or 1
+    if backend == "local" and threads > THREADS_PER_CORE * cores:
+        raise LengthgenError(f"{threads} torch threads per run is more than {THREADS_PER_CORE} "
+                             f"per core of this machine ({cores} cores): use --threads "
+                             f"{cores} or less (more threads only wait for each other)")
+    module = experiment(figure_id)
+    if getattr(module, "SOURCE", figure_id) != figure_id:
+        raise LengthgenError(f"{figure_id} draws the records of {module.SOURCE}: run that "
+                             f"figure id instead")
+    root = None if root is None else Path(root)  # a str root is fine too
+    base = root if root is not None else results_dir()
+    folder = base / figure_id / scale
+    check_writable(folder)
+    check_file_size(_record_size(base, figure_id), f"a record of {figure_id}")
+    run_preflight(module)
+    with ExitStack() as stack:
+        if backend == "ray":
+            from lengthgen.runs.ray_backend import ray_cluster
+            # the cluster, not this machine, says which device there is and how many slots
+            backend = stack.enter_context(ray_cluster(address, device, threads))
+        if isinstance(backend, str):  # "local"
+            device, backend = str(get_device(device)), None
+        else:  # an executor: a ray_backend.Cluster (opened above or by the caller) says its
+            # device and size
+            device = getattr(backend, "device", None) or str(get_device(device))
+            workers = getattr(backend, "slots", workers)
+        return _sweep(figure_id, scale, device, force, root, progress, workers, threads,
+                      backend, folder)
+
+
+def _record_size(base: Path, figure_id: str) -> int:
+    """The size a record of this figure may take: its largest record at any scale (they grow
+    with the scale), and at least 64 KiB."""
+    sizes = [65_536]
+    for scale in ("test", "book", "paper"):
+        try:
+            sizes += [p.stat().st_size for p in (base / figure_id / scale).glob("[!.]*.json")]
+        except OSError:
+            pass
+    from lengthgen.results import REPO_ROOT
+    committed = REPO_ROOT / "results" / figure_id
+    if committed.is_dir():
+        sizes += [p.stat().st_size for p in committed.glob("*/[!.]*.json")]
+    return max(sizes)
+
+
+IN_PROGRESS = "SWEEP_IN_PROGRESS"  # a sweep's marker while registered runs have no record
+
+
+def in_progress(folder: Path) -> dict | None:
+    """The marker of an unfinished sweep in a records folder (what it ran, from which commit),
+    or None. A sweep longer than a session is committed in batches: its folder then holds some
+    of the registered runs and this marker, and captions say INCOMPLETE."""
+    import json
+    path = Path(folder) / IN_PROGRESS
+    if not path.is_file():
+        return None
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise LengthgenError(f"{path}: unreadable sweep marker ({e.__class__.__name__}); "
+                             f"delete it and run the sweep again") from None
+
+
+def _mark(folder: Path, figure_id: str, scale: str, total: int, threads: int) -> None:
+    import json
+    import tempfile
+    from datetime import datetime, timezone
+
+    from lengthgen.results import git_commit
+    marker = {"figure_id": figure_id, "scale": scale, "runs": total, "git_commit": git_commit(),
+              "torch_threads": threads,
+              "started": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+    old = in_progress(folder)
+    if old is not None:
+        marker["started"] = old.get("started", marker["started"])
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-")
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        json.dump(marker, f, indent=1)
+        f.write("\n")
+    os.replace(tmp, folder / IN_PROGRESS)
+
+
+def _sweep(figure_id, scale, device, force, root, progress, workers, threads, backend, folder):
+    from lengthgen.results import remove_stale_temp_files
+    specs = plan(figure_id, scale, device, threads, workers, root,
+                 fresh_after=time.time() if force else None)
+    with sweep_lock(folder):
+        remove_stale_temp_files(folder)
+        done, todo = {}, []
+        for spec in specs:
+            old = None if force else _existing(spec, root)
+            if old is not None:
+                done[spec.name] = old
+            else:
+                todo.append(spec)
+        if todo:
+            used = {r.get("torch_threads") for r in done.values()} - {None}
+            if used and used != {threads}:
+                raise LengthgenError(
+                    f"the existing records of {figure_id}/{scale} were computed with "
+                    f"{', '.join(map(str, sorted(used)))} torch thread(s), this sweep would use "
+                    f"{threads}; float rounding depends on it: resume with --threads "
+                    f"{min(used)} (or --force to re-run everything)")
+        failures = []
+        start = time.perf_counter()
+        if todo:
+            _mark(folder, figure_id, scale, len(specs), threads)
+        for outcome in _execute_all(units(todo), workers, progress, backend, figure_id, scale):
+            for record in outcome.records:
+                done[record["run_name"]] = record
+            failures.extend(outcome.errors)
+        if all(spec.name in done for spec in specs):
+            (folder / IN_PROGRESS).unlink(missing_ok=True)
+        if progress:
+            print(f"{figure_id}/{scale}: {len(specs)} runs, {len(specs) - len(todo)} already "
+                  f"recorded, {len(todo) - len(failures)} computed, {len(failures)} failed, "
+                  f"{time.perf_counter() - start:.0f} s with {workers} "
+                  f"{'worker' if backend is None else 'cluster slot'}(s) x {threads} "
+                  f"thread(s)", file=sys.stderr, flush=True)
+    if failures:
+        listed = "; ".join(f"{name}: {message}" for name, message in failures[:5])
+        more = f" (and {len(failures) - 5} more)" if len(failures) > 5 else ""
+        raise LengthgenError(f"{len(failures)} of {len(specs)} runs of {figure_id}/{scale} "
+                             f"failed, the others are recorded: {listed}{more}")
+    return [done[spec.name] for spec in specs]
+
+
+def _execute_all(all_units, workers, progress, backend, figure_id, scale):
+    from tqdm.auto import tqdm
+    bar = tqdm(total=sum(len(u) for u in all_units), disable=not progress or not all_units,
+               desc=f"{figure_id}/{scale}", unit="run", file=sys.stderr)
+    try:
+        if backend is not None:
+            outcomes = backend(all_units)
+        elif workers == 1 or len(all_units) <= 1:
+            outcomes = (execute(unit) for unit in all_units)
+        else:
+            outcomes = run_pool(all_units, workers)
+        for outcome in outcomes:
+            bar.update(len(outcome.records) + len(outcome.errors))
+            for name, message in outcome.errors:
+                bar.write(f"failed: {name}: {message}", file=sys.stderr)
+            yield outcome
+    finally:
+        bar.close()
