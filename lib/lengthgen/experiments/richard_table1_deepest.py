@@ -104,6 +104,7 @@ def figure(records):
     chart.set_xticklabels(labels, fontsize=8)
     trials = records[0]["metrics"]["trials"]
     chart.set(xlim=(-0.5, len(xs) - 0.5), ylim=(-3, trials + 3),
+              xlabel="trained model (words, depth of its training words)",
               ylabel=f"balanced completions of {trials}",
               title="per seed (dots), mean and min-max")
     chart.legend(fontsize=7, loc="upper left")
