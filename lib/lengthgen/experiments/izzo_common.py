@@ -49,7 +49,7 @@ def train_config(config: dict, seed: int, train_length: int, min_len: int) -> Tr
 
 def check_train_length(model, train_length: int) -> None:
     """A train length above an absolute position table is refused before any training."""
-    if model.cfg.pe == "ape" and train_length > model.cfg.n_positions:
+    if model.cfg.pe.absolute and train_length > model.cfg.n_positions:
         raise LengthgenError(f"train length {train_length} is above the position table "
                              f"({model.cfg.n_positions} rows)")
 
