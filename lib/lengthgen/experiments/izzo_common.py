@@ -168,6 +168,20 @@ def summary_rows(records, key: str) -> list[dict]:
             for r in rows if r["test_length"] == longest]
 
 
+def columns(rows, shown: dict) -> list[dict]:
+    """The chapter's table of tidy rows: the keys of `shown`, renamed to its values (headers)."""
+    return [{header: row[key] for key, header in shown.items()} for row in rows]
+
+
+def summary_table(records, key: str, symbol: str) -> list[dict]:
+    """The chapter's table of `summary_rows`, `symbol` heading the column of `key`."""
+    return columns(summary_rows(records, key), {
+        key: symbol, "train_length": "N", "seeds": "seeds", "plateau": "plateau (mean)",
+        "plateau_min": "smallest seed", "plateau_max": "largest seed",
+        "stopped_by_loss": "stopped by the rule", "required_N": "required N, eps = 0.01",
+        "required_N_eps_over_10": "required N, eps = 0.001"})
+
+
 def linear_fit(xs, ys) -> tuple[float, float]:
     """Least-squares slope and intercept."""
     mx, my = mean(xs), mean(ys)
