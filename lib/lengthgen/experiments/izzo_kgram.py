@@ -22,7 +22,8 @@ Book scale: 3 seeds, batch 256, one train length (see CONFIGS).
 import matplotlib.pyplot as plt
 import numpy as np
 
-from lengthgen.experiments.izzo_common import PAPER_PROTOCOL, build_model, mean, train_and_test
+from lengthgen.experiments.izzo_common import (PAPER_PROTOCOL, build_model, loss_band, mean,
+                                               train_and_test)
 from lengthgen.tasks.izzo import KGramTask
 
 FIGURE_ID = "izzo-kgram"
@@ -218,12 +219,8 @@ def figure(records):
     fig, axes = plt.subplots(1, 3, figsize=(9.6, 3.3))
     settings = sorted({(r["S"], r["k"], r["train_length"]) for r in rows})
     for i, (S, k, n) in enumerate(settings):
-        pts = [r for r in rows if (r["S"], r["k"], r["train_length"]) == (S, k, n)]
-        xs = [r["test_length"] for r in pts]
-        axes[0].plot(xs, [r["test_loss"] for r in pts], "o-", ms=3, color=f"C{i}",
-                     label=f"S={S}, k={k}")
-        axes[0].fill_between(xs, [r["test_loss_min"] for r in pts],
-                             [r["test_loss_max"] for r in pts], color=f"C{i}", alpha=0.2, lw=0)
+        loss_band(axes[0], [r for r in rows if (r["S"], r["k"], r["train_length"]) == (S, k, n)],
+                  f"C{i}", f"S={S}, k={k}")
     axes[0].set(xscale="log", yscale="log", xlabel="test length", ylabel="test MSE",
                 title="test loss vs test length")
     axes[0].legend(fontsize=7)
