@@ -4,13 +4,26 @@ import pytest
 
 from lengthgen.errors import LengthgenError
 from lengthgen.experiments import comm_protocol_bits as bits
-from lengthgen.experiments import committed_records, experiment, izzo_common
+from lengthgen.experiments import (izzo_common, izzo_fig2_modp, izzo_fig3_hardmax, izzo_kgram,
+                                   izzo_thm41_bound)
+from lengthgen.results import load_records, results_dir
 from lengthgen.theory import communication as cc
 from lengthgen.theory.copying import copy_model, copy_steps, step_rows
 
 
+MODULES = {m.FIGURE_ID: m for m in (izzo_fig2_modp, izzo_fig3_hardmax, izzo_kgram,
+                                     izzo_thm41_bound)}
+
+
+def experiment(figure_id):
+    return MODULES[figure_id]
+
+
 def records(figure_id):
-    return committed_records(figure_id)[1]
+    """The committed book-scale records the chapter shows."""
+    found = load_records(figure_id, "book", results_dir())
+    assert found, f"no committed book records of {figure_id}"
+    return found
 
 
 @pytest.mark.parametrize("figure_id, key, symbol", [("izzo-fig1-simpletask", "omega", "omega"),
