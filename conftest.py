@@ -1,6 +1,8 @@
 """Shared pytest setup: tests and notebooks run at test scale, kernels get time to start."""
 import os
+from pathlib import Path
 
+import pytest
 from nbclient import NotebookClient
 
 os.environ.setdefault("LENGTHGEN_SCALE", "test")
@@ -20,3 +22,40 @@ def _patient_init(self, *args, **kwargs):
 
 
 NotebookClient.__init__ = _patient_init
+
+
+# ---- each notebook runs once per session -----------------------------------------------------
+# nbmake executes every chapter; the site build (tests/conftest.py, `built_site`) then renders
+# those executed copies instead of executing the chapters a second time. nbmake has no hook for
+# its executed notebook, so its run is wrapped here; a chapter nbmake did not run (or that
+# failed) is executed by the site build as before.
+_executed: dict = {}
+
+try:
+    from nbmake.nb_run import NotebookRun
+except ImportError:  # without nbmake the site build executes every chapter itself
+    NotebookRun = None
+
+if NotebookRun is not None:
+    _original_execute = NotebookRun.execute
+
+    def _keep_executed(self):
+        result = _original_execute(self)
+        if result.error is None:
+            _executed[Path(self.filename).resolve()] = result.nb
+        return result
+
+    NotebookRun.execute = _keep_executed
+
+
+@pytest.fixture(scope="session")
+def executed_notebooks() -> dict:
+    """{absolute notebook path: the notebook as nbmake executed it, outputs included}."""
+    return _executed
+
+
+def pytest_collection_modifyitems(config, items):
+    """Tests of the built site run after the notebooks, so the build can reuse their runs."""
+    site = {item for item in items if "built_site" in getattr(item, "fixturenames", ())}
+    items[:] = [item for item in items if item not in site] + \
+        [item for item in items if item in site]

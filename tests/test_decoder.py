@@ -1,4 +1,4 @@
-"""The decoder: causality, positional schemes, attention variants, inspection helpers, errors."""
+"""The decoder: causality, positional encodings, attention variants, inspection helpers, errors."""
 import math
 import re
 
@@ -119,7 +119,7 @@ def test_tied_embeddings_share_the_token_table():
 
 @pytest.mark.parametrize("options, message", [
     (dict(n_heads=3), "3 heads do not divide the width d_model=16"),
-    (dict(pe="rope"), "unknown positional scheme 'rope'"),
+    (dict(pe="rope"), "unknown positional encoding 'rope'"),
     (dict(attention="linear"), "unknown attention 'linear'"),
     (dict(tied_embeddings=True, n_classes=4), "tied embeddings need n_classes == vocab_size"),
     (dict(n_layers=0), "n_layers must be a positive integer"),

@@ -65,3 +65,20 @@ def test_every_chapter_has_the_books_shape(built_site):
         assert exercises >= 2, f"{notebook.name}: {exercises} exercise(s)"
         assert folded == exercises, \
             f"{notebook.name}: {exercises} exercises but {folded} folded solutions"
+
+
+def test_each_chapter_is_executed_once_per_session(built_site, request):
+    """Chapters nbmake ran in this session are rendered from that run, the others executed by
+    the build: no chapter runs twice, none is left out."""
+    result, _ = built_site
+    log = result.stdout + result.stderr
+    chapters = {f"book/{p.name}" for p in (ROOT / "book").glob("*.ipynb")}
+    executed = {c for c in chapters if f"/{c}: Executing notebook" in log}
+    assert executed.isdisjoint(result.reused), sorted(executed & set(result.reused))
+    assert executed | set(result.reused) == chapters, sorted(chapters - executed
+                                                             - set(result.reused))
+    # under `make test` nbmake runs every chapter first: the build reuses them all
+    ran = {f"book/{Path(item.filename).name}" for item in request.session.items
+           if getattr(item, "nbmake", False) and Path(item.filename).parent.name == "book"}
+    if request.session.testsfailed == 0:
+        assert set(result.reused) == ran & chapters

@@ -59,7 +59,7 @@ def _check_bins(task: Task, bins, samples_per_bin: int):
 
 
 def _offsets(model, batch_size: int, offset: int, device):
-    if offset == 0 or model.cfg.pe != "ape":
+    if offset == 0 or not model.cfg.pe.absolute:
         return None
     return torch.full((batch_size,), offset, dtype=torch.long, device=device)
 

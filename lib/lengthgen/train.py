@@ -209,7 +209,7 @@ def preamble(model, task: Task, cfg: TrainConfig) -> tuple:
         raise LengthgenError(f"{task.id}: a {objective.name} task has no accuracy to stop on; "
                              f"set stop_accuracy=None (and stop_loss to stop early)")
     lo, hi = cfg.length_range(task)
-    ape = model.cfg.pe == "ape"
+    ape = model.cfg.pe.absolute   # an absolute table: offsets drawn, lengths must fit
     if ape and task.max_tokens(hi) > model.cfg.n_positions:
         raise LengthgenError(f"{task.id}: inputs of Len {hi} take {task.max_tokens(hi)} "
                              f"positions but the model has n_positions={model.cfg.n_positions}")

@@ -7,6 +7,7 @@ from lengthgen.cli.args import (DefaultsFormatter, check_length, count, positive
                                 positive_finite, seed)
 from lengthgen.config import get_device, get_scale
 from lengthgen.errors import LengthgenError, unknown_name
+from lengthgen.models.positions import DECODER_ENCODINGS, values
 from lengthgen.results import (check_writable, record_path, results_dir, run_finished,
                                run_started, write_record)
 from lengthgen.tasks.base import MAX_SAMPLE_LENGTH
@@ -30,8 +31,8 @@ def add_parser(sub):
                                    "from these options first and refused above the limit "
                                    "($LENGTHGEN_MEMORY_LIMIT).")
     p.add_argument("--task", required=True, help="task or language id (see `list tasks`)")
-    p.add_argument("--pe", choices=("ape", "nope"), default="ape",
-                   help="positional scheme: learned absolute positions or none")
+    p.add_argument("--pe", choices=values(DECODER_ENCODINGS), default="ape",
+                   help="positional encoding: learned absolute positions or none")
     p.add_argument("--layers", type=positive, default=1, help="decoder layers")
     p.add_argument("--heads", type=positive, default=1,
                    help="attention heads per layer (a divisor of the width)")

@@ -22,6 +22,8 @@ from lengthgen.crasp.compile import compile_program, sample_strings
 from lengthgen.crasp.library import SMALL_VOCAB
 from lengthgen.errors import LengthgenError
 from lengthgen.theory.protocol import alice, bob, compare, run_protocol
+from lengthgen.theory.communication import strings
+from lengthgen.theory.protocol import count_messages
 
 FIGURE_ID = "comm-protocol-bits"
 TITLE = ("Alice's message in the protocol of Theorem 12 grows like log N for every compiled "
@@ -331,6 +333,49 @@ def rounding_figure(rows):
         ax.legend(fontsize=7)
     fig.tight_layout()
     return fig
+
+
+def rounding_table(rows) -> list[dict]:
+    """The chapter's table of `rounding_rows`."""
+    return [{"keys": r["key_bits"], "N": r["n"], "bits": r["bits"],
+             "classes, layer 1": r["classes_layer_1"], "classes, layer 2": r["classes_layer_2"],
+             "bits per Alice position": r["bits_per_alice_position"],
+             "Bob vs forward pass": "" if r["max_error"] is None else r["max_error"]}
+            for r in rows]
+
+
+def rounding_numbers(rows) -> dict:
+    """The prose's numbers of `rounding_rows` at the longest N (glued as comm-rounding-KEY):
+    that N, the layer-2 classes with exact keys and with keys at 4 and 8 bits, and the bits of
+    the message with keys at 4 bits."""
+    n = max(r["n"] for r in rows)
+    at = {r["key_bits"]: r for r in rows if r["n"] == n}
+    for needed in ("exact", 4, 8):
+        if needed not in at:
+            raise LengthgenError(f"rounding rows at N = {n} lack keys {needed!r}")
+    return {"n": n, "exact-classes": at["exact"]["classes_layer_2"],
+            "4-classes": at[4]["classes_layer_2"], "8-classes": at[8]["classes_layer_2"],
+            "4-bits": at[4]["bits"]}
+
+
+def matrix_table(summaries) -> list[dict]:
+    """The chapter's table of communication matrices (`theory.communication.summary` rows)."""
+    return [{"problem": r["problem"], "m": r["m"], "rows": r["rows"],
+             "distinct rows": r["distinct_rows"], "exact rank": r["rank"],
+             "one-way bits": r["one_way_bits"], "fooling set": r["fooling_set"] or ""}
+            for r in summaries]
+
+
+def message_counts(programs, m: int) -> list[dict]:
+    """Per compiled library program: how many halves of m symbols Alice can hold and how many
+    different messages she sends for them at input length 2m + 1 (start symbol included)."""
+    rows = []
+    for name in programs:
+        compiled = load(name)
+        halves = strings("".join(compiled.program.alphabet), m)
+        rows.append({"program": name, "Alice's halves": len(halves),
+                     "different messages": count_messages(compiled, halves, 2 * m + 1)})
+    return rows
 
 
 # ---- the chapter's "Paper vs this book" table ----------------------------------------------

@@ -49,7 +49,7 @@ def train_config(config: dict, seed: int, train_length: int, min_len: int) -> Tr
 
 def check_train_length(model, train_length: int) -> None:
     """A train length above an absolute position table is refused before any training."""
-    if model.cfg.pe == "ape" and train_length > model.cfg.n_positions:
+    if model.cfg.pe.absolute and train_length > model.cfg.n_positions:
         raise LengthgenError(f"train length {train_length} is above the position table "
                              f"({model.cfg.n_positions} rows)")
 
@@ -168,6 +168,20 @@ def summary_rows(records, key: str) -> list[dict]:
             for r in rows if r["test_length"] == longest]
 
 
+def columns(rows, shown: dict) -> list[dict]:
+    """The chapter's table of tidy rows: the keys of `shown`, renamed to its values (headers)."""
+    return [{header: row[key] for key, header in shown.items()} for row in rows]
+
+
+def summary_table(records, key: str, symbol: str) -> list[dict]:
+    """The chapter's table of `summary_rows`, `symbol` heading the column of `key`."""
+    return columns(summary_rows(records, key), {
+        key: symbol, "train_length": "N", "seeds": "seeds", "plateau": "plateau (mean)",
+        "plateau_min": "smallest seed", "plateau_max": "largest seed",
+        "stopped_by_loss": "stopped by the rule", "required_N": "required N, eps = 0.01",
+        "required_N_eps_over_10": "required N, eps = 0.001"})
+
+
 def linear_fit(xs, ys) -> tuple[float, float]:
     """Least-squares slope and intercept."""
     mx, my = mean(xs), mean(ys)
@@ -189,6 +203,15 @@ def required_fit(records, key: str, column: str = "required_N") -> dict | None:
             "ratio": ys[-1] / ys[0], "key_ratio": xs[-1] / xs[0]}
 
 
+def loss_band(ax, pts, color: str, label: str) -> None:
+    """The mean test loss against test length of rows `pts`, with the band from their
+    smallest to their largest seed."""
+    xs = [r["test_length"] for r in pts]
+    ax.plot(xs, [r["test_loss"] for r in pts], "o-", ms=3, color=color, label=label)
+    ax.fill_between(xs, [r["test_loss_min"] for r in pts], [r["test_loss_max"] for r in pts],
+                    color=color, alpha=0.2, lw=0)
+
+
 def curves_figure(records, key: str, symbol: str, task_name: str):
     """(a) test loss vs test length per train length (largest `key` value), band: min to max
     over seeds. (b) plateau vs train length per `key` value, bars: min to max over seeds.
@@ -204,12 +227,8 @@ def curves_figure(records, key: str, symbol: str, task_name: str):
     shown = values[-1]
     lengths = sorted({r["train_length"] for r in rows if r[key] == shown})
     for i, n in enumerate(lengths):
-        pts = [r for r in rows if r[key] == shown and r["train_length"] == n]
-        xs = [r["test_length"] for r in pts]
-        axes[0].plot(xs, [r["test_loss"] for r in pts], "o-", ms=3, color=f"C{i}",
-                     label=f"N = {n}")
-        axes[0].fill_between(xs, [r["test_loss_min"] for r in pts],
-                             [r["test_loss_max"] for r in pts], color=f"C{i}", alpha=0.2, lw=0)
+        loss_band(axes[0], [r for r in rows if r[key] == shown and r["train_length"] == n],
+                  f"C{i}", f"N = {n}")
     axes[0].set(xscale="log", yscale="log", xlabel="test length", ylabel="test MSE",
                 title=f"(a) test loss, {symbol} = {shown:g}")
     axes[0].legend(fontsize=7, ncol=2)

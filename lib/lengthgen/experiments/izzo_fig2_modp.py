@@ -16,7 +16,7 @@ to 512.
 """
 from lengthgen.errors import LengthgenError
 from lengthgen.experiments.izzo_common import (PAPER_PROTOCOL, build_model, curve_rows,
-                                               curves_figure, mean, train_and_test)
+                                               curves_figure, fmt, mean, train_and_test)
 from lengthgen.tasks.izzo import ModPTask
 
 FIGURE_ID = "izzo-fig2-modp"
@@ -99,6 +99,19 @@ def scaling_rows(records) -> list[dict]:
                              "test_loss_min": min(losses), "test_loss_max": max(losses),
                              "seeds": len(group), "growth_longest_over_64": growth})
     return rows
+
+
+def scaling_growth(records) -> dict:
+    """The prose's numbers of the logit-scaling comparison (glued as izzo-scaling-KEY): per
+    scaling, the growth of the test loss from 64 to the longest test length at each compared
+    train length, and those train lengths."""
+    growth = {}
+    for r in scaling_rows(records):
+        growth.setdefault((r["logit_scaling"], r["train_length"]), r["growth_longest_over_64"])
+    ordered = sorted(growth.items())
+    return {"suffix": ", ".join(fmt(v) for (s, _), v in ordered if s == "suffix"),
+            "all": ", ".join(fmt(v) for (s, _), v in ordered if s == "all"),
+            "lengths": ", ".join(str(n) for (s, n), _ in ordered if s == "all")}
 
 
 def data(records):

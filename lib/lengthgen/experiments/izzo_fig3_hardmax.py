@@ -11,7 +11,7 @@ import numpy as np
 import torch
 
 from lengthgen.evaluate import bin_rng
-from lengthgen.experiments.izzo_common import PAPER_PROTOCOL, build_model, train_and_test
+from lengthgen.experiments.izzo_common import PAPER_PROTOCOL, build_model, fmt, train_and_test
 from lengthgen.tasks.izzo import ModPTask
 
 FIGURE_ID = "izzo-fig3-hardmax"
@@ -48,6 +48,36 @@ def run_one(params, config, device):
     metrics["attention_mean"] = weights.mean(axis=0).tolist()
     metrics["attention_std"] = weights.std(axis=0).tolist()
     return metrics
+
+
+def table_rows(records) -> list[dict]:
+    """The chapter's table: `data` with the headers the reader sees."""
+    shown = {"train_length": "N", "seed": "seed", "positions": "positions", "count": "count",
+             "mean_weight": "mean weight", "std_weight": "std of the weight",
+             "test_loss": "test MSE at 80"}
+    return [{header: row[key] for key, header in shown.items()} for row in data(records)]
+
+
+def headline(records) -> dict:
+    """The numbers the chapter's prose quotes, formatted (keys glued as izzo-fig3-KEY): the
+    largest mean weight off the k mod p positions (past the shortest train length when there
+    are several), the largest std on them per train length, and the shortest and longest train
+    lengths with their test loss and weight off the positions."""
+    rows = data(records)
+    lengths = sorted({r["train_length"] for r in rows})
+    first, last = lengths[0], lengths[-1]
+    off = [r for r in rows if r["positions"] == "other"]
+    return {
+        "off": fmt(max(r["mean_weight"] for r in off
+                       if r["train_length"] > first or len(lengths) == 1)),
+        "std": ", ".join(fmt(max(r["std_weight"] for r in rows
+                                 if r["positions"] == "k mod p" and r["train_length"] == n))
+                         for n in lengths),
+        "lengths": ", ".join(str(n) for n in lengths),
+        "first-loss": fmt(max(r["test_loss"] for r in rows if r["train_length"] == first)),
+        "first-off": fmt(max(r["mean_weight"] for r in off if r["train_length"] == first)),
+        "last-loss": fmt(max(r["test_loss"] for r in rows if r["train_length"] == last)),
+        "first-n": first, "last-n": last}
 
 
 def data(records):

@@ -22,7 +22,8 @@ Book scale: 3 seeds, batch 256, one train length (see CONFIGS).
 import matplotlib.pyplot as plt
 import numpy as np
 
-from lengthgen.experiments.izzo_common import PAPER_PROTOCOL, build_model, mean, train_and_test
+from lengthgen.experiments.izzo_common import (PAPER_PROTOCOL, build_model, loss_band, mean,
+                                               train_and_test)
 from lengthgen.tasks.izzo import KGramTask
 
 FIGURE_ID = "izzo-kgram"
@@ -158,6 +159,37 @@ def attention_summary(records) -> dict:
             "l2-last": span(a[last]["layer2_matches"] for a in att)}
 
 
+def gap_table(rows) -> list[dict]:
+    """The chapter's table of `smoothing_gap_rows`."""
+    return [{"S": r["S"], "k": r["k"], "lengths": r["lengths"],
+             "smoothed vs proportion (MSE)": r["gap_mse"]} for r in rows]
+
+
+def table_rows(records) -> list[dict]:
+    """The chapter's table: `data` with the headers the reader sees."""
+    shown = {"S": "S", "k": "k", "train_length": "N", "test_length": "test length",
+             "test_loss": "test MSE", "test_loss_min": "smallest seed",
+             "test_loss_max": "largest seed", "train_loss": "train loss",
+             "stopped_by_loss": "stopped by the rule"}
+    return [{header: row[key] for key, header in shown.items()} for row in data(records)]
+
+
+def attention_rows(records) -> list[dict]:
+    """Per run and test length: layer 1's weight on the previous tokens, layer 2's on the
+    matches (blank where none) and layer 1's learned local bias phi."""
+    rows = []
+    for r in sorted(records, key=lambda r: (r["params"]["S"], r["params"]["k"],
+                                            r["params"]["seed"])):
+        phi = ", ".join(f"{v:.2f}" for v in r["metrics"]["phi"][0])
+        for n, a in r["metrics"]["attention"].items():
+            rows.append({"S": r["params"]["S"], "k": r["params"]["k"], "seed": r["params"]["seed"],
+                         "test length": int(n), "layer 1 on previous": a["layer1_previous"],
+                         "layer 2 on matches": ("" if a["layer2_matches"] is None
+                                                else a["layer2_matches"]),
+                         "phi layer 1": phi})
+    return rows
+
+
 def data(records):
     """One row per (S, k, train length, test length): the test MSE (mean, min and max over
     seeds), the final train loss (mean and max) and how many seeds stopped by the loss rule."""
@@ -187,12 +219,8 @@ def figure(records):
     fig, axes = plt.subplots(1, 3, figsize=(9.6, 3.3))
     settings = sorted({(r["S"], r["k"], r["train_length"]) for r in rows})
     for i, (S, k, n) in enumerate(settings):
-        pts = [r for r in rows if (r["S"], r["k"], r["train_length"]) == (S, k, n)]
-        xs = [r["test_length"] for r in pts]
-        axes[0].plot(xs, [r["test_loss"] for r in pts], "o-", ms=3, color=f"C{i}",
-                     label=f"S={S}, k={k}")
-        axes[0].fill_between(xs, [r["test_loss_min"] for r in pts],
-                             [r["test_loss_max"] for r in pts], color=f"C{i}", alpha=0.2, lw=0)
+        loss_band(axes[0], [r for r in rows if (r["S"], r["k"], r["train_length"]) == (S, k, n)],
+                  f"C{i}", f"S={S}, k={k}")
     axes[0].set(xscale="log", yscale="log", xlabel="test length", ylabel="test MSE",
                 title="test loss vs test length")
     axes[0].legend(fontsize=7)

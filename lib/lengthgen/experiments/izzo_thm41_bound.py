@@ -160,6 +160,26 @@ def data(records):
     return rows
 
 
+def simulation_table(records) -> list[dict]:
+    """The chapter's simulation table: per (model, eps), the worst over every |x| and input of
+    |z|, the statistic change and the output error, beside L eps and the theorem's N."""
+    worst = {}
+    for r in data(records):
+        w = worst.setdefault((r["model"], r["eps"]), {**r, "x_length": 0})
+        for k in ("x_length", "z_length_max", "statistic_error_max", "output_error_max"):
+            w[k] = max(w[k], r[k])
+    return [{"model": w["model"], "eps": w["eps"], "longest |x|": w["x_length"],
+             "longest z": w["z_length_max"], "largest proportion change": w["statistic_error_max"],
+             "largest output error": w["output_error_max"], "L eps": w["L_eps"],
+             "theorem's N": w["N"]} for w in worst.values()]
+
+
+def theorem_lengths(records) -> tuple[float, float]:
+    """The smallest and largest N of Theorem 4.1 over the models and eps of the records."""
+    lengths = [r["metrics"]["N"] for r in records]
+    return min(lengths), max(lengths)
+
+
 def figure(records):
     rows = data(records)
     eps_values = sorted({r["eps"] for r in rows})

@@ -36,12 +36,15 @@ from lengthgen.errors import LengthgenError
 from lengthgen.runs.execute import preflight
 from lengthgen.models.decoder import Decoder, DecoderConfig
 from lengthgen.models.dyck import SelfAttentionHead, complete_with_model
+from lengthgen.models.positions import PositionalEncoding
 from lengthgen.tasks.dyck import (CLOSE, OPEN, TOKEN_ID, VOCAB, DyckTask, deep_prefix,
                                   distinct_words, is_balanced, sample_words)
 from lengthgen.train import TrainConfig, load_checkpoint, save_checkpoint, train
 
 VARIANTS = ("full", "nope", "uniform-pm1", "uniform-pm1-v", "eq1")
 STUDY_VARIANTS = ("eq1-res",)   # not in VARIANTS: Fig. 6's registered config lists VARIANTS
+# every decoder variant has the learned absolute table except the NoPE ablation
+VARIANT_ENCODING = {"nope": PositionalEncoding.NOPE}
 CACHE_VERSION = 3   # 3: the key holds the torch thread count, device type and torch version
 
 
@@ -174,7 +177,8 @@ def build_model(spec: dict) -> torch.nn.Module:
     uniform = variant.startswith("uniform") or variant == "eq1-res"
     cfg = DecoderConfig(vocab_size=len(VOCAB), n_classes=len(VOCAB), n_layers=spec["layers"],
                         n_heads=spec["heads"], d_model=spec["d"], mlp_ratio=8,
-                        pe="nope" if variant == "nope" else "ape", n_positions=n_positions,
+                        pe=VARIANT_ENCODING.get(variant, PositionalEncoding.APE),
+                        n_positions=n_positions,
                         dropout=spec.get("dropout", 0.0),
                         attention="uniform" if uniform else "softmax",
                         use_mlp=variant not in ("uniform-pm1-v", "eq1-res"),

@@ -1,6 +1,6 @@
 """A small GPT-2-style causal decoder, in the spirit of nanoGPT's model.py.
 
-Token embeddings (+ learned absolute positions for "ape", nothing for "nope"), pre-LayerNorm
+Token embeddings (+ learned absolute positions for APE, nothing for NoPE), pre-LayerNorm
 blocks of causal self-attention and an MLP, a final LayerNorm and an unembedding to n_classes
 outputs. n_classes may differ from the vocabulary: languages predict one class per set of legal
 next symbols.
@@ -22,9 +22,9 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from lengthgen.errors import LengthgenError
+from lengthgen.models.positions import DECODER_ENCODINGS, PositionalEncoding
 from lengthgen.models.protocol import check_init_scheme, default_roles, mup_init
 
-POSITIONAL_SCHEMES = ("ape", "nope")
 ATTENTION_KINDS = ("softmax", "uniform")
 
 
@@ -41,8 +41,8 @@ class DecoderConfig:
     n_heads: int = 1
     d_model: int = 64
     mlp_ratio: float = 4
-    pe: str = "ape"
-    n_positions: int = 256  # size of the APE table (unused by "nope")
+    pe: PositionalEncoding = PositionalEncoding.APE  # strings ("ape", "nope") are parsed
+    n_positions: int = 256  # size of the APE table (unused by NoPE)
     log_length_scaling: bool = False
     dropout: float = 0.0
     tied_embeddings: bool = False
@@ -63,9 +63,7 @@ class DecoderConfig:
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:
                 raise LengthgenError(f"decoder config: {name} must be a positive integer, "
                                      f"got {value!r}")
-        if self.pe not in POSITIONAL_SCHEMES:
-            raise LengthgenError(f"decoder config: unknown positional scheme {self.pe!r}; "
-                                 f"valid: {', '.join(POSITIONAL_SCHEMES)}")
+        self.pe = PositionalEncoding.parse(self.pe, DECODER_ENCODINGS, "decoder config")
         if self.attention not in ATTENTION_KINDS:
             raise LengthgenError(f"decoder config: unknown attention {self.attention!r}; "
                                  f"valid: {', '.join(ATTENTION_KINDS)}")
@@ -102,7 +100,7 @@ class DecoderConfig:
         return round(self.mlp_ratio * self.d_model)
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        return {**asdict(self), "pe": self.pe.value}
 
 
 def log_length_factors(t: int, device) -> torch.Tensor:
@@ -205,7 +203,7 @@ class Decoder(nn.Module):
         self.cfg = cfg
         self.token_embeddings = nn.Embedding(cfg.vocab_size, cfg.d_model)
         self.position_embeddings = (nn.Embedding(cfg.n_positions, cfg.d_model)
-                                    if cfg.pe == "ape" else None)
+                                    if cfg.pe.absolute else None)
         self.embed_dropout = nn.Dropout(cfg.dropout)
         self.blocks = nn.ModuleList(Block(cfg) for _ in range(cfg.n_layers))
         self.ln_final = nn.LayerNorm(cfg.d_model)

@@ -20,6 +20,7 @@ import torch
 from torch import nn
 
 from lengthgen.errors import LengthgenError
+from lengthgen.models.positions import PositionalEncoding
 from lengthgen.models.protocol import default_roles
 from lengthgen.tasks.dyck import BOS, CLOSE, OPEN, TOKEN_ID, check_brackets, is_prefix
 
@@ -211,13 +212,16 @@ def theorem31_bound(n: int, t: int, d: int, v_gamma: float) -> float:
 
 @dataclass
 class HeadConfig:
-    """What the trainer reads from a model: its positional scheme and table size."""
+    """What the trainer reads from a model: its positional encoding and table size."""
     d_model: int
     n_positions: int
-    pe: str = "ape"
+    pe: PositionalEncoding = PositionalEncoding.APE
+
+    def __post_init__(self):
+        self.pe = PositionalEncoding.parse(self.pe, (PositionalEncoding.APE,), "attention head")
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        return {**asdict(self), "pe": self.pe.value}
 
 
 class SelfAttentionHead(nn.Module):

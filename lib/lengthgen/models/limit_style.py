@@ -38,9 +38,9 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from lengthgen.errors import LengthgenError
+from lengthgen.models.positions import PositionalEncoding
 from lengthgen.models.protocol import check_init_scheme, default_roles, mup_init
 
-PE_KINDS = ("nope", "periodic", "ape")
 READOUTS = ("last", "all")
 LOGIT_SCALINGS = ("suffix", "all")
 
@@ -52,7 +52,7 @@ class LimitStyleConfig:
     n_layers: int = 1
     d_model: int = 16
     mlp_width: int = 256
-    pe: str = "nope"
+    pe: PositionalEncoding = PositionalEncoding.NOPE  # any of the three; strings are parsed
     period: int = 1                  # rows of the periodic table (pe="periodic")
     n_positions: int = 256           # rows of the absolute table (pe="ape")
     local_tau: int | None = None     # locality of the learned bias phi; None: no bias
@@ -67,9 +67,7 @@ class LimitStyleConfig:
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:
                 raise LengthgenError(f"limit-style config: {name} must be a positive integer, "
                                      f"got {value!r}")
-        if self.pe not in PE_KINDS:
-            raise LengthgenError(f"limit-style config: unknown positional scheme {self.pe!r}; "
-                                 f"valid: {', '.join(PE_KINDS)}")
+        self.pe = PositionalEncoding.parse(self.pe, owner="limit-style config")
         if self.logit_scaling not in LOGIT_SCALINGS:
             raise LengthgenError(f"limit-style config: unknown logit scaling "
                                  f"{self.logit_scaling!r}; valid: {', '.join(LOGIT_SCALINGS)}")
@@ -83,7 +81,7 @@ class LimitStyleConfig:
         check_init_scheme(self.init)
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        return {**asdict(self), "pe": self.pe.value}
 
 
 class LimitStyleLayer(nn.Module):
@@ -138,7 +136,8 @@ class LimitStyleTransformer(nn.Module):
         self.cfg = cfg
         d = cfg.d_model
         self.token_embeddings = nn.Embedding(cfg.vocab_size, d)
-        rows = {"nope": 0, "periodic": cfg.period, "ape": cfg.n_positions}[cfg.pe]
+        rows = {PositionalEncoding.NOPE: 0, PositionalEncoding.PERIODIC: cfg.period,
+                PositionalEncoding.APE: cfg.n_positions}[cfg.pe]
         self.position_embeddings = nn.Embedding(rows, d) if rows else None
         self.layers = nn.ModuleList(LimitStyleLayer(cfg) for _ in range(cfg.n_layers))
         self.unembed = nn.Linear(d, cfg.n_outputs, bias=False)
@@ -163,7 +162,7 @@ class LimitStyleTransformer(nn.Module):
     def check_positions(self, inputs: torch.Tensor, offsets: torch.Tensor | None) -> None:
         """An absolute table must have a row for every real token (periodic and NoPE: any
         length)."""
-        if self.cfg.pe != "ape":
+        if not self.cfg.pe.absolute:
             return
         n = self.cfg.n_positions
         ends = (inputs != 0).sum(dim=1) + (0 if offsets is None else offsets)
@@ -176,7 +175,7 @@ class LimitStyleTransformer(nn.Module):
         if self.position_embeddings is None:
             return x
         positions = torch.arange(inputs.shape[1], device=inputs.device)
-        if self.cfg.pe == "periodic":
+        if self.cfg.pe is PositionalEncoding.PERIODIC:
             positions = positions % self.cfg.period
         elif offsets is not None:
             positions = (offsets[:, None] + positions).clamp(max=self.cfg.n_positions - 1)

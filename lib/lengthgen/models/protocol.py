@@ -19,6 +19,7 @@ import torch
 from torch import nn
 
 from lengthgen.errors import LengthgenError, unknown_name
+from lengthgen.models.positions import PositionalEncoding
 
 ROLES = ("embeddings", "vectors", "hidden", "readout")
 INIT_SCHEMES = ("standard", "mup")
@@ -28,9 +29,10 @@ INIT_SCHEMES = ("standard", "mup")
 class TrainableModel(Protocol):
     """What a trainer reads from a model.
 
-    cfg: has `pe` ("ape" draws random position offsets during training; anything else does
-         not), `n_positions` (rows of the position table, read for "ape") and `to_dict()`
-         (stored in checkpoints and records).
+    cfg: has `pe`, a `lengthgen.models.positions.PositionalEncoding` (an absolute one gets
+         random position offsets during training; the others do not), `n_positions` (rows of
+         the position table, read for an absolute encoding) and `to_dict()` (stored in
+         checkpoints and records).
     forward(inputs [B,T] long, offsets [B] long | None, check: bool) -> outputs [B,T,C]:
          C classes (logits) or C real values; check=False may skip input validation.
     parameter_roles(): {parameter name: role in ROLES} for every parameter that trains.
@@ -54,6 +56,9 @@ def check_trainable(model) -> None:
     for name in ("pe", "n_positions", "to_dict"):
         if not hasattr(model.cfg, name):
             raise LengthgenError(f"{type(model).__name__}.cfg has no {name!r}")
+    if not isinstance(model.cfg.pe, PositionalEncoding):
+        raise LengthgenError(f"{type(model).__name__}.cfg.pe must be a PositionalEncoding "
+                             f"(parse the string in the config), got {model.cfg.pe!r}")
     roles = model.parameter_roles()
     trainable = {n for n, p in model.named_parameters() if p.requires_grad}
     if set(roles) != trainable:

@@ -11,6 +11,7 @@ import torch
 from torch import nn
 
 from lengthgen.errors import LengthgenError
+from lengthgen.models.positions import PositionalEncoding
 
 
 @dataclass
@@ -19,7 +20,7 @@ class TokenMLPConfig:
     n_classes: int
     d_model: int = 64
     hidden: int = 256
-    pe: str = "nope"          # no positions at all: the trainer draws no offsets
+    pe: PositionalEncoding = PositionalEncoding.NOPE  # no positions: the trainer draws no offsets
     n_positions: int = 1 << 30  # any length fits
 
     def __post_init__(self):
@@ -28,9 +29,10 @@ class TokenMLPConfig:
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:
                 raise LengthgenError(f"token MLP config: {name} must be a positive integer, "
                                      f"got {value!r}")
+        self.pe = PositionalEncoding.parse(self.pe, (PositionalEncoding.NOPE,), "token MLP config")
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        return {**asdict(self), "pe": self.pe.value}
 
 
 class TokenMLP(nn.Module):

@@ -231,7 +231,20 @@ class Sort(AlgorithmicTask):
         return length
 
 
-class CopyUnique(AlgorithmicTask):
+class _Copy(AlgorithmicTask):
+    """The answer is the input itself; subclasses say how inputs are drawn."""
+
+    def _answers(self, inputs):
+        return inputs
+
+    def solve(self, input_tokens):
+        return list(input_tokens)
+
+    def max_answer_length(self, length):
+        return length
+
+
+class CopyUnique(_Copy):
     """Copy a sequence of distinct numbers. Inputs: uniform over the sequences of Len distinct
     numbers from 0..149 (so Len <= 150)."""
     id = "copy_unique"
@@ -241,32 +254,14 @@ class CopyUnique(AlgorithmicTask):
     def _draw(self, rng, length, k):
         return _distinct_numbers(rng, length, k) + N_SPECIALS
 
-    def _answers(self, inputs):
-        return inputs
 
-    def solve(self, input_tokens):
-        return list(input_tokens)
-
-    def max_answer_length(self, length):
-        return length
-
-
-class CopyRepeat(AlgorithmicTask):
+class CopyRepeat(_Copy):
     """Copy a string over {a, b}. Inputs: each symbol independent and uniform."""
     id = "copy_repeat"
     symbols = ("a", "b")
 
     def _draw(self, rng, length, k):
         return rng.integers(0, 2, size=(k, length)) + N_SPECIALS
-
-    def _answers(self, inputs):
-        return inputs
-
-    def solve(self, input_tokens):
-        return list(input_tokens)
-
-    def max_answer_length(self, length):
-        return length
 
 
 class ParityTask(AlgorithmicTask):

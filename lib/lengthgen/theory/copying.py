@@ -57,5 +57,13 @@ def copy_steps(compiled: CompiledModel, input_tokens: list[str]) -> list[Step]:
     return steps
 
 
+def step_rows(steps: list[Step]) -> list[dict]:
+    """The chapter's table of `copy_steps`: what the model reads, what should come next, what
+    it predicts, and whether that is exactly the right token."""
+    return [{"reads": s.current, "next should be": s.target,
+             "model predicts": "{" + ", ".join(s.predicted) + "}", "ok": "yes" if s.ok else "NO"}
+            for s in steps]
+
+
 def first_break(steps: list[Step]) -> Step | None:
     return next((s for s in steps if not s.ok), None)

@@ -267,6 +267,56 @@ def attended_frequencies(c: Construction, tokens: np.ndarray) -> dict:
 
 
 # ---- the simulation ------------------------------------------------------------------------
+def _fillers(types, delta: int, avoid) -> dict:
+    """Per residue, the token of a type not in `avoid` (a position no hardmax looks at)."""
+    fillers = {}
+    for r in range(delta):
+        options = [s for s in types if s[1] == r and s not in avoid]
+        if options:
+            fillers[r] = options[0][0]
+    return fillers
+
+
+def _write_prefix(wanted: dict, fillers: dict, delta: int, start: int, length: int,
+                  fallback, wrote=None) -> list[int]:
+    """The prefix of z, one position at a time: at residue r the (token, residue) type of
+    `wanted` furthest from its quota (which keeps the running ratios even), else the filler of
+    r, else `fallback(r)`; it ends once every quota is met, it is at least `length` long and
+    the next position has residue `start` (where the kept suffix must begin). `wrote(s)` is
+    told of every type written (fillers aside)."""
+    pending = {s: v for s, v in wanted.items() if v > 0}
+    z: list[int] = []
+
+    def place() -> None:
+        r = len(z) % delta
+        here = [s for s in pending if s[1] == r]
+        if here:
+            s = max(here, key=lambda s: pending[s])
+            pending[s] -= 1
+            if pending[s] == 0:
+                del pending[s]
+        elif r in fillers:
+            z.append(fillers[r])
+            return
+        else:
+            s = fallback(r)
+        z.append(s[0])
+        if wrote is not None:
+            wrote(s)
+
+    while pending or len(z) % delta != start:
+        place()
+    while len(z) < length or len(z) % delta != start:
+        place()
+    return z
+
+
+def _statistic_error(c: Construction, tokens: np.ndarray, z_tokens: np.ndarray) -> float:
+    """The largest change of an attended type's share of the hardmax between x and z."""
+    fx, fz = attended_frequencies(c, tokens), attended_frequencies(c, z_tokens)
+    return max((abs(fx.get(s, 0.0) - fz.get(s, 0.0)) for s in set(fx) | set(fz)), default=0.0)
+
+
 def simulate(c: Construction, tokens: np.ndarray, eps: float, min_length: int = 1) -> dict:
     """Build the proof's short string z for x = tokens and compare f on both.
 
@@ -301,38 +351,14 @@ def simulate(c: Construction, tokens: np.ndarray, eps: float, min_length: int = 
         wanted = dict(counts)
     else:
         wanted = {s: math.floor(v / total * budget) for s, v in counts.items()}
-    fillers = {}
-    for r in range(delta):
-        options = [s for s in types if s[1] == r and s not in attended]
-        if options:
-            fillers[r] = options[0][0]
-    z: list[int] = []
-    pending = {s: v for s, v in wanted.items() if v > 0}
-    start = (n - tau - 1) % delta  # the residue at which the kept suffix must begin
+    def commonest(r):  # every type at this residue is attended: one more of the commonest
+        return max((s for s in attended if s[1] == r), key=lambda s: counts[s])
 
-    def place() -> None:
-        r = len(z) % delta
-        here = [s for s in pending if s[1] == r]
-        if here:  # the type furthest from its quota goes first, keeping running ratios even
-            s = max(here, key=lambda s: pending[s])
-            z.append(s[0])
-            pending[s] -= 1
-            if pending[s] == 0:
-                del pending[s]
-        elif r in fillers:
-            z.append(fillers[r])
-        else:  # every type at this residue is attended: one more of the commonest
-            s = max((s for s in attended if s[1] == r), key=lambda s: counts[s])
-            z.append(s[0])
-
-    while pending or len(z) % delta != start:
-        place()
-    while len(z) + len(suffix) < min_length or len(z) % delta != start:
-        place()
+    z = _write_prefix(wanted, _fillers(types, delta, attended), delta,
+                      start=(n - tau - 1) % delta, length=min_length - len(suffix),
+                      fallback=commonest)
     z_tokens = np.array(z + list(suffix), dtype=np.int64)
-    fx, fz = attended_frequencies(c, tokens), attended_frequencies(c, z_tokens)
-    keys = set(fx) | set(fz)
-    stat = max((abs(fx.get(s, 0.0) - fz.get(s, 0.0)) for s in keys), default=0.0)
+    stat = _statistic_error(c, tokens, z_tokens)
     out_x, out_z = last_output(c, tokens), last_output(c, z_tokens)
     return {"x_length": n, "z_length": len(z_tokens), "statistic_error": stat,
             "output_x": out_x, "output_z": out_z, "output_error": abs(out_x - out_z),
@@ -406,46 +432,23 @@ def simulate_pair(f: Construction, g: Construction, tokens: np.ndarray, eps: flo
             for s in s_g - s_f:
                 wanted[s] = math.floor(factor * counts[s])
     either = s_f | s_g
-    fillers = {}
-    for r in range(delta):
-        options = [s for s in _types(f) if s[1] == r and s not in either]
-        if options:
-            fillers[r] = options[0][0]
-    pending = {s: v for s, v in wanted.items() if v > 0}
-    start = (n - tau - 1) % delta
-    z: list[int] = []
     written: dict = {}
 
-    def place() -> None:
-        r = len(z) % delta
-        here = [s for s in pending if s[1] == r]
-        if here:
-            s = max(here, key=lambda s: pending[s])
-            z.append(s[0])
-            pending[s] -= 1
-            if pending[s] == 0:
-                del pending[s]
-        elif r in fillers:
-            z.append(fillers[r])
-            return
-        else:  # every type at this residue is attended: the one furthest below x's proportion
-            here = [s for s in either if s[1] == r and counts[s] > 0]
-            if not here:
-                raise LengthgenError(f"simulate_pair: no type of x to write at residue {r}")
-            s = min(here, key=lambda s: written.get(s, 0) / counts[s])
-            z.append(s[0])
+    def furthest_below(r):  # every type at this residue is attended: the one furthest below
+        here = [s for s in either if s[1] == r and counts[s] > 0]   # x's proportion
+        if not here:
+            raise LengthgenError(f"simulate_pair: no type of x to write at residue {r}")
+        return min(here, key=lambda s: written.get(s, 0) / counts[s])
+
+    def count(s):
         written[s] = written.get(s, 0) + 1
 
-    while pending or len(z) % delta != start:
-        place()
-    while len(z) + len(suffix) < min_length or len(z) % delta != start:
-        place()
+    z = _write_prefix(wanted, _fillers(_types(f), delta, either), delta,
+                      start=(n - tau - 1) % delta, length=min_length - len(suffix),
+                      fallback=furthest_below, wrote=count)
     z_tokens = np.array(z + list(suffix), dtype=np.int64)
     out = {"x_length": n, "z_length": len(z_tokens), "case": case, "smaller": first}
     for name, c in (("f", f), ("g", g)):
-        fx, fz = attended_frequencies(c, tokens), attended_frequencies(c, z_tokens)
-        keys = set(fx) | set(fz)
-        out[f"statistic_error_{name}"] = max((abs(fx.get(s, 0.0) - fz.get(s, 0.0))
-                                              for s in keys), default=0.0)
+        out[f"statistic_error_{name}"] = _statistic_error(c, tokens, z_tokens)
         out[f"output_error_{name}"] = abs(last_output(c, tokens) - last_output(c, z_tokens))
     return out

@@ -52,13 +52,14 @@ import torch
 from lengthgen.config import cache_dir as library_cache
 from lengthgen.errors import LengthgenError
 from lengthgen.evaluate import bin_name, evaluate
+from lengthgen.models.positions import DECODER_ENCODINGS, PositionalEncoding, values
 from lengthgen.runs.execute import cache_fresh_after, preflight
 from lengthgen.models.token_mlp import TokenMLP, TokenMLPConfig
 from lengthgen.tasks import get_task
 from lengthgen.tasks.metadata import info
 from lengthgen.train import EVAL_SEED_OFFSET, TrainConfig, decoder_for_task, train
 
-ENCODINGS = ("ape", "nope")
+ENCODINGS = values(DECODER_ENCODINGS)   # the config spellings, "ape" and "nope"
 DATA = Path(__file__).resolve().parents[2] / "data"
 LONGEST_BIN = "101-150"
 HELDOUT_BIN = "51-100"
@@ -420,4 +421,5 @@ def predicted(task_id: str, encoding: str) -> str:
     """The C-RASP prediction: "yes", "no" or "none found" (APE: C-RASP[periodic,local];
     NoPE: C-RASP[])."""
     row = info(task_id)
-    return row.crasp_periodic_local if encoding == "ape" else row.crasp
+    sees = PositionalEncoding.parse(encoding, DECODER_ENCODINGS).sees_positions
+    return row.crasp_periodic_local if sees else row.crasp
