@@ -15,10 +15,15 @@ is multiplied by log i (`logit_scaling="suffix"`, which for a head without a loc
 scaling); `logit_scaling="all"` multiplies every logit by log i as the Limit Transformer of
 Huang et al. does, and ModPTask runs it beside the paper's for comparison.
 """
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from lengthgen.errors import LengthgenError
-from lengthgen.evaluate import evaluate
-from lengthgen.models.limit_style import LimitStyleConfig, LimitStyleTransformer
-from lengthgen.train import EVAL_SEED_OFFSET, TrainConfig, train
+
+if TYPE_CHECKING:   # annotations only: the figures' data() and runs() need no torch
+    from lengthgen.models.limit_style import LimitStyleTransformer
+    from lengthgen.train import TrainConfig
 
 D_MODEL = 16
 PAPER_PROTOCOL = {"d_model": D_MODEL, "mlp_width": 256, "init": "mup", "lr": 1e-2,
@@ -29,6 +34,8 @@ PAPER_PROTOCOL = {"d_model": D_MODEL, "mlp_width": 256, "init": "mup", "lr": 1e-
 
 def build_model(task, config: dict, seed: int, **options) -> LimitStyleTransformer:
     import torch
+
+    from lengthgen.models.limit_style import LimitStyleConfig, LimitStyleTransformer
     torch.manual_seed(seed)
     options = {"logit_scaling": config["logit_scaling"], **options}
     cfg = LimitStyleConfig(vocab_size=len(task.vocab), n_outputs=task.n_classes,
@@ -38,6 +45,7 @@ def build_model(task, config: dict, seed: int, **options) -> LimitStyleTransform
 
 
 def train_config(config: dict, seed: int, train_length: int, min_len: int) -> TrainConfig:
+    from lengthgen.train import TrainConfig
     hidden = config["hidden_lr"]
     return TrainConfig(steps=config["max_steps"], batch_size=config["batch_size"],
                        lr=config["lr"], weight_decay=0.0, grad_clip=None,
@@ -57,6 +65,8 @@ def check_train_length(model, train_length: int) -> None:
 def train_and_test(task, model, config: dict, seed: int, train_length: int,
                    test_lengths, device) -> dict:
     """Train with the protocol, then the test MSE at each test length; JSON-able metrics."""
+    from lengthgen.evaluate import evaluate
+    from lengthgen.train import EVAL_SEED_OFFSET, train
     check_train_length(model, train_length)
     cfg = train_config(config, seed, train_length, task.min_len)
     result = train(model, task, cfg, device)

@@ -8,9 +8,7 @@ Every run trains to the paper's stop rule (loss < 1e-5; the step cap is a safety
 """
 import matplotlib.pyplot as plt
 import numpy as np
-import torch
 
-from lengthgen.evaluate import bin_rng
 from lengthgen.experiments.izzo_common import PAPER_PROTOCOL, build_model, train_and_test
 from lengthgen.tasks.izzo import ModPTask
 
@@ -38,6 +36,9 @@ def runs(config):
 
 
 def run_one(params, config, device):
+    import torch
+
+    from lengthgen.evaluate import bin_rng
     task = ModPTask(config["period"], config["k"], train_max=params["train_length"])
     model = build_model(task, config, params["seed"], pe="periodic", period=config["period"])
     metrics = train_and_test(task, model, config, params["seed"], params["train_length"],
