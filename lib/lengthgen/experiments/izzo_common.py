@@ -132,7 +132,9 @@ def curve_rows(records, key: str) -> list[dict]:
     test loss (mean, min and max over seeds), the seed count, the plateau of that train length
     (mean, min, max over seeds), and the train length whose plateau reaches eps and eps / 10,
     interpolated on the mean plateaus and, for the spread, on each seed's own (min and max over
-    seeds; None where the grid never gets there)."""
+    seeds; None where the grid never gets there), and the least-squares line of each required
+    length against the key, at this row's key (`required_N_line`, `required_N_eps_over_10_line`;
+    None with fewer than two key values reaching it), as panel (d) of the figure draws it."""
     rows = []
     records = main_records(records)
     config = records[0]["config"]
@@ -166,6 +168,11 @@ def curve_rows(records, key: str) -> list[dict]:
                                                     for r in runs_n),
                              "train_loss_max": max(r["metrics"]["train_loss"] for r in runs_n),
                              **need})
+    for column in ("required_N", "required_N_eps_over_10"):
+        pts = sorted({(r[key], r[column]) for r in rows if r[column] is not None})
+        line = linear_fit(*zip(*pts)) if len(pts) >= 2 else None
+        for r in rows:
+            r[column + "_line"] = None if line is None else line[1] + line[0] * r[key]
     return rows
 
 
@@ -257,10 +264,10 @@ def curves_figure(records, key: str, symbol: str, task_name: str):
         high = [p[3] - p[1] if p[3] is not None else 0 for p in pts]
         axes[3].errorbar(xs, ys, yerr=[low, high], fmt="o", capsize=3, color=color,
                          label=f"plateau <= {eps:g}")
-        if len(pts) >= 2:
-            slope, intercept = linear_fit(xs, ys)
-            axes[3].plot([min(xs), max(xs)], [intercept + slope * min(xs),
-                                              intercept + slope * max(xs)], ":", color=color,
+        if len(pts) >= 2:   # the least-squares line of the rows, between the first and last key
+            line = {r[key]: r[column + "_line"] for r in summary}
+            slope = (line[max(xs)] - line[min(xs)]) / (max(xs) - min(xs))
+            axes[3].plot([min(xs), max(xs)], [line[min(xs)], line[max(xs)]], ":", color=color,
                          label=f"line, slope {slope:.2g}")
     axes[3].set(xlabel=symbol, ylabel="smallest N (interpolated)",
                 title=f"(d) required N vs {symbol}")

@@ -52,8 +52,27 @@ def run_one(params, config, device):
 
 
 def data(records):
-    """One row per (train length, group): mean and std of the attention weight over the
-    positions of the group and the batch; the group = k mod p positions or all others."""
+    """What the figure draws: one row per (train length, seed, key position t): the mean and
+    std over the test strings of the last token's attention weight on t, and whether t is one
+    of the k mod p positions."""
+    rows = []
+    for r in sorted(records, key=lambda r: (r["params"]["train_length"], r["params"]["seed"])):
+        config = r["config"]
+        loss = r["metrics"]["test_loss"][str(config["test_lengths"][-1])]
+        for t, (mean, std) in enumerate(zip(r["metrics"]["attention_mean"],
+                                            r["metrics"]["attention_std"])):
+            rows.append({"train_length": r["params"]["train_length"], "seed": r["params"]["seed"],
+                         "position": t,
+                         "positions": "k mod p" if t % config["period"] == config["k"]
+                         else "other",
+                         "mean_weight": mean, "std_weight": std, "test_loss": loss})
+    return rows
+
+
+def group_rows(records):
+    """One row per (train length, seed, group): mean and std of the attention weight over the
+    positions of the group and the batch; the group = k mod p positions or all others (the
+    chapter's table)."""
     rows = []
     for r in sorted(records, key=lambda r: (r["params"]["train_length"], r["params"]["seed"])):
         config = r["config"]
