@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from lengthgen.experiments import EXPERIMENTS
+from lengthgen.runs.registry import EXPERIMENTS
 
 ROOT = Path(__file__).resolve().parents[1]
 # Figure ids whose module still imports torch at the top, and why: the Huang sweep's package
