@@ -228,3 +228,21 @@ def test_glued_keys_of_checked_chapters_exist():
             assert key in computed or key.removesuffix("-provenance") in glued_here \
                 or (prefixes and key.startswith(prefixes)), \
                 f"{path.name}: {{glue:md}}`{key}` is pasted but nothing glues it"
+
+
+PAPER_NUMBER_IN_HEADING = re.compile(r"\b(Tables?|Figures?|Figs?\.)\s*\d")
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_headings_say_whose_table_or_figure(path):
+    """A heading that names a table or figure by number names a paper's ("the paper's Table 2"),
+    never a bare number that a reader would take for one of the book's own."""
+    bare = []
+    for cell in _cells(path):
+        if cell["cell_type"] != "markdown":
+            continue
+        for line in "".join(cell["source"]).splitlines():
+            if line.startswith("#") and PAPER_NUMBER_IN_HEADING.search(line) \
+                    and not PAPER_MARK.search(line):
+                bare.append(line)
+    assert not bare, f"{path.name}: headings with a bare table or figure number: {bare}"

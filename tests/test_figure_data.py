@@ -28,8 +28,9 @@ def plotted_values(fig, numbers: np.ndarray | None = None) -> tuple[np.ndarray, 
     sets of points) were left out as not data. Collected: the y of lines and scatter points in data coordinates, the
     length of bars, the pixels of images. Left out: reference lines in axes coordinates,
     error-bar caps and empty legend proxies; with `numbers` given, lines and points whose x are
-    not all among them (a formula drawn on a grid of its own, points placed on a categorical
-    axis), whose heights are then not looked for either."""
+    not all among them (a formula drawn on a grid of its own), whose heights are then not looked
+    for either. Points and lines over a categorical axis (its ticks named by hand, with names
+    that are not their positions) are values along the other axis wherever they are placed."""
     values, skipped = [], 0
 
     def placed_by_data(xs) -> bool:
@@ -38,13 +39,14 @@ def plotted_values(fig, numbers: np.ndarray | None = None) -> tuple[np.ndarray, 
     for ax in fig.axes:
         if hasattr(ax, "_colorbar"):
             continue
+        categorical_x = categorical(ax.xaxis)
         caps = {id(line) for c in ax.containers if isinstance(c, ErrorbarContainer)
                 for line in c.lines[1]}
         for line in ax.lines:
             if id(line) in caps or line.get_transform() != ax.transData:
                 continue
             ys = np.asarray(line.get_ydata(), dtype=float).ravel()
-            if placed_by_data(line.get_xdata()):
+            if categorical_x or placed_by_data(line.get_xdata()):
                 values += list(ys)
             else:
                 skipped += 1
@@ -56,7 +58,7 @@ def plotted_values(fig, numbers: np.ndarray | None = None) -> tuple[np.ndarray, 
                                     for t in ax.get_yticklabels())
                 value, place = (offsets[:, 0], offsets[:, 1]) if categorical_y else \
                     (offsets[:, 1], offsets[:, 0])
-                if categorical_y or placed_by_data(place):
+                if categorical_y or categorical_x or placed_by_data(place):
                     values += list(value)
                 else:
                     skipped += 1
@@ -69,6 +71,27 @@ def plotted_values(fig, numbers: np.ndarray | None = None) -> tuple[np.ndarray, 
             values += list(np.asarray(image.get_array(), dtype=float).ravel())
     values = np.array(values, dtype=float)
     return values[np.isfinite(values)], skipped
+
+
+def categorical(axis) -> bool:
+    """Ticks named by hand (a fixed or function formatter) with names that are not their
+    positions: the categories of a categorical axis ("star-free"; dot-depths 1, 2, 12 at
+    positions 0, 1, 2)."""
+    from matplotlib.ticker import FixedFormatter, FuncFormatter
+    if not isinstance(axis.get_major_formatter(), (FixedFormatter, FuncFormatter)):
+        return False
+    for position, label in zip(axis.get_majorticklocs(), axis.get_majorticklabels()):
+        text = label.get_text()
+        if text and _value(text) != position:
+            return True
+    return False
+
+
+def _value(text: str) -> float | None:
+    try:
+        return float(text.replace("\N{MINUS SIGN}", "-").replace(",", ""))
+    except ValueError:
+        return None
 
 
 def _number(text: str) -> bool:
@@ -112,16 +135,8 @@ DRAWN_NOT_DATA = {
     "crasp-long-unary": [1.0],         # bars of programs that never change start at n = 1 (log axis)
     "crasp-compile-check": [1e-17],    # exact values are drawn at a floor of 1e-17 (log axis)
 }
-# Figures whose data() does not yet hold everything they draw, and what is missing. The five
-# huang-* modules belong to another change in flight (see the issue 25 report).
-NOT_YET_COVERED = {
-    "huang-fig2-dotdepth": "positions on a categorical axis only: nothing checkable",
-    "huang-fig4-starfree": "positions on a categorical axis only: nothing checkable",
-    "izzo-fig1-simpletask": "the two end points of the least-squares line of the right panel",
-    "izzo-fig2-modp": "the two end points of the least-squares line of the right panel",
-    "izzo-fig3-hardmax": "per-position attention weights (data() gives per-group means, which "
-                         "the chapter's table uses)",
-}
+# Figures whose data() does not yet hold everything they draw, and what is missing (none now).
+NOT_YET_COVERED: dict[str, str] = {}
 
 
 @pytest.fixture(scope="module", params=WITH_RECORDS)

@@ -247,11 +247,14 @@ def test_tables_fit_and_one_search_box_at_1400px(browser, site):
     assert not problems, "\n".join(problems)
 
 
-def test_nothing_scrolls_sideways_at_420px(browser, site):
-    """On a phone the figures scale to the screen and each slider stays beside its picture."""
+@pytest.mark.parametrize("width", [420, 360])
+def test_nothing_scrolls_sideways_on_a_phone(browser, site, width):
+    """On a phone (420 px, and a small one of 360 px) the figures scale to the screen, each
+    slider stays beside its picture, every table fits its column (no column behind a scroll
+    bar, no caption cut) and the page itself is no wider than the screen."""
     url, html = site
     problems = []
-    browser.set_window_size(420, 900)
+    browser.set_window_size(width, 900)
     try:
         for page in pages(html):
             layout = _layout(browser, url, page)
@@ -262,6 +265,15 @@ def test_nothing_scrolls_sideways_at_420px(browser, site):
             for slider in layout["sliders"]:
                 if slider["img_right"] > vw + 1 or slider["input_right"] > vw + 1:
                     problems.append(f"{page}: a slider or its picture is off the screen")
+            for table in layout["tables"]:
+                name = table["number"].strip() or "a table"
+                if table["width"] > table["room"] + 1:
+                    problems.append(f"{page}: {name} is {table['width']} px wide in "
+                                    f"{table['room']} px at {vw} px: it scrolls sideways")
+                if table["caption_cut"]:
+                    problems.append(f"{page}: {name}: caption cut at {vw} px")
+            if layout["page_width"] > vw + 1:
+                problems.append(f"{page}: the page is {layout['page_width']} px wide at {vw} px")
     finally:
         browser.set_window_size(1400, 1000)
     assert not problems, "\n".join(problems)

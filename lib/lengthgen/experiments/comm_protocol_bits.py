@@ -18,12 +18,8 @@ import numpy as np
 
 from lengthgen.config import one_thread
 from lengthgen.crasp import library
-from lengthgen.crasp.compile import compile_program, sample_strings
 from lengthgen.crasp.library import SMALL_VOCAB
 from lengthgen.errors import LengthgenError
-from lengthgen.theory.protocol import alice, bob, compare, run_protocol
-from lengthgen.theory.communication import strings
-from lengthgen.theory.protocol import count_messages
 
 FIGURE_ID = "comm-protocol-bits"
 TITLE = ("Alice's message in the protocol of Theorem 12 grows like log N for every compiled "
@@ -51,6 +47,7 @@ def load(name: str, vocab: dict = SMALL_VOCAB, max_length: int = 1000):
     """A library program compiled with Heaviside MLPs (exact at every length, so max_length is
     only the declared range); generated programs over their first vocab[name] symbols. An
     unknown name is a LengthgenError naming the closest ones."""
+    from lengthgen.crasp.compile import compile_program   # here: data() and runs() need no torch
     if name not in library.program_names():
         library.get_program(name)   # raises: unknown C-RASP program, with the closest names
     return compile_program(library.program_over(name, vocab), max_length=max_length)
@@ -59,6 +56,7 @@ def load(name: str, vocab: dict = SMALL_VOCAB, max_length: int = 1000):
 def measure(compiled, n: int, strings: list, check: bool) -> dict:
     """Play the protocol on strings of length n (cut after floor(n/2) symbols): bits per
     input, the worst input's bits by layer and part, its classes, and Bob's largest error."""
+    from lengthgen.theory.protocol import alice, bob, compare
     cut = 1 + n // 2
     bits, worst, error = [], None, 0.0 if check else None
     for string in strings:
@@ -80,6 +78,7 @@ def measure(compiled, n: int, strings: list, check: bool) -> dict:
 
 
 def run_one(params: dict, config: dict, device) -> dict:
+    from lengthgen.crasp.compile import sample_strings
     compiled = load(params["program"], config["vocab"], max(config["ns"]))
     rng = np.random.default_rng(params["seed"])
     rows = []
@@ -234,6 +233,8 @@ def message_frame(records: list[dict], program: str, n: int):
 def agreement(programs: list[str], ns: list[int], inputs: int = 3, seed: int = 0) -> list[dict]:
     """Bob against the forward pass: per program, how many (input, cut) pairs were played at
     the lengths ns (cut at 1, the middle and the end) and the largest error at any activation."""
+    from lengthgen.crasp.compile import sample_strings
+    from lengthgen.theory.protocol import run_protocol
     rng = np.random.default_rng(seed)
     rows = []
     for name in programs:
@@ -286,6 +287,8 @@ def rounding_rows(ns, key_bits_options, seed: int = 0, inputs: int = 2,
     message, the classes per layer, and Bob's largest distance from the forward pass of the same
     model (checked up to check_up_to)."""
     import torch
+
+    from lengthgen.theory.protocol import alice, run_protocol
     rows = []
     for bits in key_bits_options:
         model = random_model(seed, bits)
@@ -369,6 +372,8 @@ def matrix_table(summaries) -> list[dict]:
 def message_counts(programs, m: int) -> list[dict]:
     """Per compiled library program: how many halves of m symbols Alice can hold and how many
     different messages she sends for them at input length 2m + 1 (start symbol included)."""
+    from lengthgen.theory.communication import strings
+    from lengthgen.theory.protocol import count_messages   # here: data() needs no torch
     rows = []
     for name in programs:
         compiled = load(name)

@@ -17,7 +17,6 @@ from matplotlib.ticker import NullFormatter, ScalarFormatter
 from lengthgen.config import one_thread
 from lengthgen.crasp import library
 from lengthgen.crasp.library import SMALL_VOCAB
-from lengthgen.crasp.compile import compile_program, sample_strings, verify
 from lengthgen.tasks import languages
 
 FIGURE_ID = "crasp-compile-check"
@@ -48,6 +47,7 @@ def runs(config: dict) -> list[dict]:
 def check_strings(program, lengths, config: dict, rng) -> list:
     """Per length: random strings of every kind, plus uniform members of the program's
     language when lengthgen.tasks defines it."""
+    from lengthgen.crasp.compile import sample_strings   # here: data() and runs() need no torch
     language = (languages.get_language(program.name)
                 if program.name in languages.DEFINITIONS else None)
     strings = []
@@ -77,6 +77,7 @@ def summarize(report, compiled) -> dict:
 
 
 def run_one(params: dict, config: dict, device) -> dict:
+    from lengthgen.crasp.compile import compile_program, verify
     program = library.program_over(params["program"], config["vocab"])
     rng = np.random.default_rng(params["seed"])
     longest = max(config["lengths"])

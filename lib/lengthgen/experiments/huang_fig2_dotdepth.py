@@ -23,29 +23,45 @@ def run_one(params, config, device):  # pragma: no cover - no runs of its own
     raise NotImplementedError
 
 
+def _percent(value):
+    """A fraction in percent, as the figure draws it (no value stays None)."""
+    return None if value in (None, "") else 100 * value
+
+
+def points(records) -> list[dict]:
+    """One row per (star-free language, encoding, source): its dot-depth and its accuracy on the
+    longest bin in percent (ours: the mean over the seeds that fit, with the lowest and highest
+    seed; the paper's: its number), and whether the cell fit."""
+    return [{"task": p["task"], "language": info(p["task"]).name,
+             "dot_depth": info(p["task"]).dot_depth, "encoding": p["encoding"],
+             "source": p["source"], "accuracy_percent": _percent(p["accuracy"]),
+             "seed_min_percent": _percent(p["seed_min"]),
+             "seed_max_percent": _percent(p["seed_max"]), "fit": p["fit"]}
+            for p in sweep.longest_bin_points(sweep.table(records)) if info(p["task"]).star_free]
+
+
 def data(records):
-    points = sweep.longest_bin_points(sweep.table(records))
-    return [{**p, "dot_depth": info(p["task"]).dot_depth} for p in points
-            if info(p["task"]).star_free]
+    """What the figure draws: see points()."""
+    return points(records)
 
 
 def figure(records):
     import matplotlib.pyplot as plt
-    points = data(records)
+    rows = points(records)
     fig, axes = plt.subplots(1, 2, figsize=(8.4, 3.4), sharey=True)
-    depths = sorted({p["dot_depth"] for p in points})
+    depths = sorted({p["dot_depth"] for p in rows})
     position = {d: i for i, d in enumerate(depths)}
     for ax, encoding in zip(axes, sweep.ENCODINGS):
         for source, marker, offset in (("ours", "o", -0.12), ("paper", "s", 0.12)):
-            chosen = [p for p in points if p["encoding"] == encoding and p["source"] == source]
+            chosen = [p for p in rows if p["encoding"] == encoding and p["source"] == source]
             ax.scatter([position[p["dot_depth"]] + offset for p in chosen],
-                       [100 * p["accuracy"] for p in chosen], marker=marker, s=36,
+                       [p["accuracy_percent"] for p in chosen], marker=marker, s=36,
                        facecolors="#08306b" if source == "ours" else "none",
                        edgecolors="#08306b", label="this book" if source == "ours" else "paper")
-        for p in points:
+        for p in rows:
             if p["encoding"] == encoding and p["source"] == "ours":
-                ax.annotate(info(p["task"]).name, (position[p["dot_depth"]] - 0.12,
-                                                   100 * p["accuracy"]),
+                ax.annotate(p["language"], (position[p["dot_depth"]] - 0.12,
+                                            p["accuracy_percent"]),
                             fontsize=6.5, xytext=(4, -3), textcoords="offset points")
         ax.set_xticks(range(len(depths)))
         ax.set_xticklabels([str(d) for d in depths])

@@ -24,30 +24,54 @@ def run_one(params, config, device):  # pragma: no cover - no runs of its own
     raise NotImplementedError
 
 
-def data(records):
-    return [{**p, "group": GROUPS[0] if info(p["task"]).star_free else GROUPS[1]}
+def _percent(value):
+    """A fraction in percent, as the figure draws it (no value stays None)."""
+    return None if value in (None, "") else 100 * value
+
+
+def points(records) -> list[dict]:
+    """One row per (language, encoding, source): whether it is star-free, its accuracy on the
+    longest bin in percent (ours: the mean over the seeds that fit, with the lowest and highest
+    seed; the paper's: its number), whether the cell fit, and the mean accuracy of its group
+    (star-free or not) for that encoding and source, which the figure draws as a red line."""
+    rows = [{"task": p["task"], "language": info(p["task"]).name,
+             "group": GROUPS[0] if info(p["task"]).star_free else GROUPS[1],
+             "encoding": p["encoding"], "source": p["source"],
+             "accuracy_percent": _percent(p["accuracy"]),
+             "seed_min_percent": _percent(p["seed_min"]),
+             "seed_max_percent": _percent(p["seed_max"]), "fit": p["fit"]}
             for p in sweep.longest_bin_points(sweep.table(records))]
+    for row in rows:
+        same = [r["accuracy_percent"] for r in rows if (r["group"], r["encoding"], r["source"])
+                == (row["group"], row["encoding"], row["source"])]
+        row["group_mean_percent"] = sum(same) / len(same)
+    return rows
+
+
+def data(records):
+    """What the figure draws: see points()."""
+    return points(records)
 
 
 def figure(records):
     import matplotlib.pyplot as plt
     import numpy as np
-    points = data(records)
+    rows = points(records)
     fig, axes = plt.subplots(1, 2, figsize=(8.4, 3.4), sharey=True)
     rng = np.random.default_rng(0)  # horizontal jitter only, so overlapping points show
     for ax, encoding in zip(axes, sweep.ENCODINGS):
         for g, group in enumerate(GROUPS):
             for source, marker, offset in (("ours", "o", -0.15), ("paper", "s", 0.15)):
-                chosen = [p for p in points if p["encoding"] == encoding
+                chosen = [p for p in rows if p["encoding"] == encoding
                           and p["source"] == source and p["group"] == group]
                 x = g + offset + rng.uniform(-0.06, 0.06, len(chosen))
-                ax.scatter(x, [100 * p["accuracy"] for p in chosen], marker=marker, s=30,
+                ax.scatter(x, [p["accuracy_percent"] for p in chosen], marker=marker, s=30,
                            facecolors="#08306b" if source == "ours" else "none",
                            edgecolors="#08306b",
                            label=("this book" if source == "ours" else "paper") if g == 0
                            else None)
                 if chosen:
-                    mean = 100 * sum(p["accuracy"] for p in chosen) / len(chosen)
+                    mean = chosen[0]["group_mean_percent"]
                     ax.plot([g + offset - 0.1, g + offset + 0.1], [mean, mean], color="#d73027")
         ax.set_xticks(range(len(GROUPS)))
         ax.set_xticklabels(GROUPS)

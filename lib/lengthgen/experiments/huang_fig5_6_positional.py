@@ -16,7 +16,7 @@ seed; the paper config uses three seeds.
 """
 import matplotlib.pyplot as plt
 
-from lengthgen.theory.positional_fit import (KINDS, TARGETS, band_errors, distance_band, fit)
+from lengthgen.theory.positional_targets import KINDS, TARGETS
 
 FIGURE_ID = "huang-fig5-6-positional"
 TITLE = "Fitting positional products: which targets beat a position-blind constant at longer n"
@@ -46,6 +46,7 @@ def runs(config: dict) -> list[dict]:
 def errors(products, target: str, config: dict, bands=BANDS) -> dict:
     """{band: {n: {"model", "zero", "constant"}}} for every test length and each of `bands`
     (the unseen band only where a window is longer than the training windows)."""
+    from lengthgen.theory.positional_fit import band_errors, distance_band   # torch: here
     seen = config["train_length"]
     masks = {"all": lambda n: distance_band(n), "seen": lambda n: distance_band(n, near=seen),
              "unseen": lambda n: distance_band(n, far=seen) if n > seen else None}
@@ -59,6 +60,7 @@ def errors(products, target: str, config: dict, bands=BANDS) -> dict:
 
 
 def run_one(params: dict, config: dict, device) -> dict:
+    from lengthgen.theory.positional_fit import fit
     by_steps = {}
 
     def checkpoint(step, model):

@@ -15,10 +15,15 @@ is multiplied by log i (`logit_scaling="suffix"`, which for a head without a loc
 scaling); `logit_scaling="all"` multiplies every logit by log i as the Limit Transformer of
 Huang et al. does, and ModPTask runs it beside the paper's for comparison.
 """
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from lengthgen.errors import LengthgenError
-from lengthgen.evaluate import evaluate
-from lengthgen.models.limit_style import LimitStyleConfig, LimitStyleTransformer
-from lengthgen.train import EVAL_SEED_OFFSET, TrainConfig, train
+
+if TYPE_CHECKING:   # annotations only: the figures' data() and runs() need no torch
+    from lengthgen.models.limit_style import LimitStyleTransformer
+    from lengthgen.train import TrainConfig
 
 D_MODEL = 16
 PAPER_PROTOCOL = {"d_model": D_MODEL, "mlp_width": 256, "init": "mup", "lr": 1e-2,
@@ -29,6 +34,8 @@ PAPER_PROTOCOL = {"d_model": D_MODEL, "mlp_width": 256, "init": "mup", "lr": 1e-
 
 def build_model(task, config: dict, seed: int, **options) -> LimitStyleTransformer:
     import torch
+
+    from lengthgen.models.limit_style import LimitStyleConfig, LimitStyleTransformer
     torch.manual_seed(seed)
     options = {"logit_scaling": config["logit_scaling"], **options}
     cfg = LimitStyleConfig(vocab_size=len(task.vocab), n_outputs=task.n_classes,
@@ -38,6 +45,7 @@ def build_model(task, config: dict, seed: int, **options) -> LimitStyleTransform
 
 
 def train_config(config: dict, seed: int, train_length: int, min_len: int) -> TrainConfig:
+    from lengthgen.train import TrainConfig
     hidden = config["hidden_lr"]
     return TrainConfig(steps=config["max_steps"], batch_size=config["batch_size"],
                        lr=config["lr"], weight_decay=0.0, grad_clip=None,
@@ -57,6 +65,8 @@ def check_train_length(model, train_length: int) -> None:
 def train_and_test(task, model, config: dict, seed: int, train_length: int,
                    test_lengths, device) -> dict:
     """Train with the protocol, then the test MSE at each test length; JSON-able metrics."""
+    from lengthgen.evaluate import evaluate
+    from lengthgen.train import EVAL_SEED_OFFSET, train
     check_train_length(model, train_length)
     cfg = train_config(config, seed, train_length, task.min_len)
     result = train(model, task, cfg, device)
@@ -122,7 +132,9 @@ def curve_rows(records, key: str) -> list[dict]:
     test loss (mean, min and max over seeds), the seed count, the plateau of that train length
     (mean, min, max over seeds), and the train length whose plateau reaches eps and eps / 10,
     interpolated on the mean plateaus and, for the spread, on each seed's own (min and max over
-    seeds; None where the grid never gets there)."""
+    seeds; None where the grid never gets there), and the least-squares line of each required
+    length against the key, at this row's key (`required_N_line`, `required_N_eps_over_10_line`;
+    None with fewer than two key values reaching it), as panel (d) of the figure draws it."""
     rows = []
     records = main_records(records)
     config = records[0]["config"]
@@ -156,6 +168,11 @@ def curve_rows(records, key: str) -> list[dict]:
                                                     for r in runs_n),
                              "train_loss_max": max(r["metrics"]["train_loss"] for r in runs_n),
                              **need})
+    for column in ("required_N", "required_N_eps_over_10"):
+        pts = sorted({(r[key], r[column]) for r in rows if r[column] is not None})
+        line = linear_fit(*zip(*pts)) if len(pts) >= 2 else None
+        for r in rows:
+            r[column + "_line"] = None if line is None else line[1] + line[0] * r[key]
     return rows
 
 
@@ -266,10 +283,10 @@ def curves_figure(records, key: str, symbol: str, task_name: str):
         high = [p[3] - p[1] if p[3] is not None else 0 for p in pts]
         axes[3].errorbar(xs, ys, yerr=[low, high], fmt="o", capsize=3, color=color,
                          label=f"plateau <= {eps:g}")
-        if len(pts) >= 2:
-            slope, intercept = linear_fit(xs, ys)
-            axes[3].plot([min(xs), max(xs)], [intercept + slope * min(xs),
-                                              intercept + slope * max(xs)], ":", color=color,
+        if len(pts) >= 2:   # the least-squares line of the rows, between the first and last key
+            line = {r[key]: r[column + "_line"] for r in summary}
+            slope = (line[max(xs)] - line[min(xs)]) / (max(xs) - min(xs))
+            axes[3].plot([min(xs), max(xs)], [line[min(xs)], line[max(xs)]], ":", color=color,
                          label=f"line, slope {slope:.2g}")
     axes[3].set(xlabel=symbol, ylabel="smallest N (interpolated)",
                 title=f"(d) required N vs {symbol}")

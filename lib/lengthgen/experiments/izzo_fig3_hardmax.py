@@ -8,9 +8,7 @@ Every run trains to the paper's stop rule (loss < 1e-5; the step cap is a safety
 """
 import matplotlib.pyplot as plt
 import numpy as np
-import torch
 
-from lengthgen.evaluate import bin_rng
 from lengthgen.experiments.izzo_common import PAPER_PROTOCOL, build_model, fmt, train_and_test
 from lengthgen.tasks.izzo import ModPTask
 
@@ -38,6 +36,9 @@ def runs(config):
 
 
 def run_one(params, config, device):
+    import torch
+
+    from lengthgen.evaluate import bin_rng
     task = ModPTask(config["period"], config["k"], train_max=params["train_length"])
     model = build_model(task, config, params["seed"], pe="periodic", period=config["period"])
     metrics = train_and_test(task, model, config, params["seed"], params["train_length"],
@@ -51,11 +52,11 @@ def run_one(params, config, device):
 
 
 def table_rows(records) -> list[dict]:
-    """The chapter's table: `data` with the headers the reader sees."""
+    """The chapter's table: `group_rows` with the headers the reader sees."""
     shown = {"train_length": "N", "seed": "seed", "positions": "positions", "count": "count",
              "mean_weight": "mean weight", "std_weight": "std of the weight",
              "test_loss": "test MSE at 80"}
-    return [{header: row[key] for key, header in shown.items()} for row in data(records)]
+    return [{header: row[key] for key, header in shown.items()} for row in group_rows(records)]
 
 
 def headline(records) -> dict:
@@ -63,7 +64,7 @@ def headline(records) -> dict:
     largest mean weight off the k mod p positions (past the shortest train length when there
     are several), the largest std on them per train length, and the shortest and longest train
     lengths with their test loss and weight off the positions."""
-    rows = data(records)
+    rows = group_rows(records)
     lengths = sorted({r["train_length"] for r in rows})
     first, last = lengths[0], lengths[-1]
     off = [r for r in rows if r["positions"] == "other"]
@@ -81,8 +82,27 @@ def headline(records) -> dict:
 
 
 def data(records):
-    """One row per (train length, group): mean and std of the attention weight over the
-    positions of the group and the batch; the group = k mod p positions or all others."""
+    """What the figure draws: one row per (train length, seed, key position t): the mean and
+    std over the test strings of the last token's attention weight on t, and whether t is one
+    of the k mod p positions."""
+    rows = []
+    for r in sorted(records, key=lambda r: (r["params"]["train_length"], r["params"]["seed"])):
+        config = r["config"]
+        loss = r["metrics"]["test_loss"][str(config["test_lengths"][-1])]
+        for t, (mean, std) in enumerate(zip(r["metrics"]["attention_mean"],
+                                            r["metrics"]["attention_std"])):
+            rows.append({"train_length": r["params"]["train_length"], "seed": r["params"]["seed"],
+                         "position": t,
+                         "positions": "k mod p" if t % config["period"] == config["k"]
+                         else "other",
+                         "mean_weight": mean, "std_weight": std, "test_loss": loss})
+    return rows
+
+
+def group_rows(records):
+    """One row per (train length, seed, group): mean and std of the attention weight over the
+    positions of the group and the batch; the group = k mod p positions or all others (the
+    chapter's table)."""
     rows = []
     for r in sorted(records, key=lambda r: (r["params"]["train_length"], r["params"]["seed"])):
         config = r["config"]

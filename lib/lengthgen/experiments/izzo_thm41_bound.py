@@ -18,9 +18,6 @@ import numpy as np
 from matplotlib.ticker import NullFormatter
 
 from lengthgen.tasks.izzo import ModPTask, SimpleTask
-from lengthgen.theory.izzo_bound import (logit_margin, modp_task_model, simple_task_model,
-                                         simulate, simulate_pair, theorem41_length,
-                                         theorem_norm)
 
 FIGURE_ID = "izzo-thm41-bound"
 TITLE = "The simulation argument: a short z reproduces f on long x (Theorem 4.1)"
@@ -64,6 +61,8 @@ def _pair_name(pair) -> str:
 
 
 def _construction(params, config):
+    # the constructions are torch models: imported where built (data() and runs() need none)
+    from lengthgen.theory.izzo_bound import modp_task_model, simple_task_model
     if params["kind"] == "simple":
         return (simple_task_model(float(params["value"]), config["knots"], config["margin"],
                                   config["bits"]), SimpleTask(float(params["value"])))
@@ -72,6 +71,7 @@ def _construction(params, config):
 
 
 def _member(spec, config):
+    from lengthgen.theory.izzo_bound import modp_task_model, simple_task_model
     kind, value, arg = spec
     if kind == "modp":
         return modp_task_model(int(value), int(arg), config["margin"], config["bits"])
@@ -80,6 +80,8 @@ def _member(spec, config):
 
 
 def _run_pair(params, config):
+    from lengthgen.theory.izzo_bound import (logit_margin, simulate_pair, theorem41_length,
+                                             theorem_norm)
     (kind, value, _), _ = params["pair"]
     f, g = (_member(spec, config) for spec in params["pair"])
     task = ModPTask(int(value), 0) if kind == "modp" else SimpleTask(float(value))
@@ -105,6 +107,7 @@ def _run_pair(params, config):
 
 
 def run_one(params, config, device):
+    from lengthgen.theory.izzo_bound import logit_margin, simulate, theorem41_length, theorem_norm
     if params["kind"] == "pair":
         return _run_pair(params, config)
     c, task = _construction(params, config)

@@ -17,11 +17,7 @@ hyperparameter search of the APE vs NoPE sweep (huang_sweep.paper_grid).
 """
 import matplotlib.pyplot as plt
 
-from lengthgen.evaluate import bin_name, evaluate
 from lengthgen.experiments import spread
-from lengthgen.models.products import product_report
-from lengthgen.tasks import get_task
-from lengthgen.train import EVAL_SEED_OFFSET, TrainConfig, decoder_for_task, train
 
 FIGURE_ID = "limit-inference-procedure"
 TITLE = "Accuracy at twice the training length: a C-RASP[periodic, local] language vs PARITY"
@@ -51,6 +47,11 @@ def runs(config: dict) -> list[dict]:
 
 
 def run_one(params: dict, config: dict, device) -> dict:
+    # training and its models are imported here: data() and runs() need no torch
+    from lengthgen.evaluate import bin_name, evaluate
+    from lengthgen.models.products import product_report
+    from lengthgen.tasks import get_task
+    from lengthgen.train import EVAL_SEED_OFFSET, TrainConfig, decoder_for_task, train
     n, task = params["train_length"], get_task(params["task"])
     bins = [(1, n), (n + 1, 2 * n)]
     train_cfg = TrainConfig(steps=config["steps"], batch_size=config["batch_size"],

@@ -22,24 +22,29 @@ Also here: the configs of the models several figures study (SAMPLES_CONFIGS, the
 Fig. 3 right; ABLATION_CONFIGS, the models of Fig. 6), so that no figure module imports
 another, and the quantities two figures read off the same kind of model (value_projection for
 Fig. 5 and its sign study, position_curves for Fig. 7 and its order study).
+
+torch, the models and training are imported inside the functions that build, train or read a
+model: the figures' runs() and data() (what `figure data` calls) need none of them.
 """
+from __future__ import annotations
+
 import hashlib
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import torch
 
 from lengthgen.config import cache_dir as library_cache
 from lengthgen.errors import LengthgenError
-from lengthgen.runs.execute import preflight
-from lengthgen.models.decoder import Decoder, DecoderConfig
-from lengthgen.models.dyck import SelfAttentionHead, complete_with_model
 from lengthgen.models.positions import PositionalEncoding
+from lengthgen.runs.execute import preflight
 from lengthgen.tasks.dyck import (CLOSE, OPEN, TOKEN_ID, VOCAB, DyckTask, deep_prefix,
                                   distinct_words, is_balanced, sample_words)
-from lengthgen.train import TrainConfig, load_checkpoint, save_checkpoint, train
+
+if TYPE_CHECKING:   # annotations only
+    import torch
 
 VARIANTS = ("full", "nope", "uniform-pm1", "uniform-pm1-v", "eq1")
 STUDY_VARIANTS = ("eq1-res",)   # not in VARIANTS: Fig. 6's registered config lists VARIANTS
@@ -68,10 +73,12 @@ def token_signs(d: int) -> torch.Tensor:
     over coordinates, which maps that vector (plus any position) to the position alone: the
     model could not see its input. u has +-1 entries, zero mean, and keeps '(' = -')'.
     """
+    import torch
     return torch.tensor([1.0 if i % 2 == 0 else -1.0 for i in range(d)])
 
 
 def _freeze_tokens(embedding: torch.nn.Embedding) -> None:
+    import torch
     u = token_signs(embedding.weight.shape[1])
     with torch.no_grad():
         embedding.weight.zero_()
@@ -81,6 +88,7 @@ def _freeze_tokens(embedding: torch.nn.Embedding) -> None:
 
 
 def _freeze_identity(linear: torch.nn.Linear) -> None:
+    import torch
     with torch.no_grad():
         linear.weight.copy_(torch.eye(linear.weight.shape[0]))
         linear.bias.zero_()
@@ -168,6 +176,10 @@ def learned_pe_models(scale: str) -> dict:
 
 def build_model(spec: dict) -> torch.nn.Module:
     """A freshly initialized (seeded) model of one variant for D_2N with <bos>."""
+    import torch
+
+    from lengthgen.models.decoder import Decoder, DecoderConfig
+    from lengthgen.models.dyck import SelfAttentionHead
     torch.manual_seed(spec["seed"])
     variant, n_positions = spec["variant"], 2 * spec["n"]
     if variant == "eq1":
@@ -206,6 +218,7 @@ def cache_key(spec: dict, device) -> dict:
     """Everything that changes the trained weights: the spec, and where it trains (the torch
     thread count and the device type change float rounding, so the trajectory; the torch
     version changes the kernels). A record then never states settings its model did not have."""
+    import torch
     return {**spec, "version": CACHE_VERSION, "torch_threads": torch.get_num_threads(),
             "device": torch.device(device).type, "torch_version": torch.__version__}
 
@@ -214,6 +227,7 @@ def _cached(path: Path) -> dict | None:
     """The cached weights at path, unless missing, unreadable (a killed or foreign file: it is
     trained again and replaced), or older than a --force sweep."""
     from lengthgen.runs.execute import cache_fresh_after
+    from lengthgen.train import load_checkpoint
     try:
         if not path.is_file():
             return None
@@ -229,6 +243,7 @@ def trained_model(spec: dict, device) -> tuple[torch.nn.Module, list[str] | None
     """Train (or load from the cache) the model of a spec; returns it and its training words.
     The cache folder is checked for writing before training, not after it."""
     from lengthgen.results import check_writable
+    from lengthgen.train import TrainConfig, save_checkpoint, train
     key = hashlib.sha256(json.dumps(cache_key(spec, device),
                                     sort_keys=True).encode()).hexdigest()[:16]
     path = cache_dir() / f"{key}.pt"
@@ -265,6 +280,7 @@ def random_prefixes(words: list[str], count: int, rng) -> list[str]:
 
 def completion_rate(model, prefixes: list[str], n: int, rng, device) -> float:
     """Fraction of sampled completions that make a balanced word of length 2n."""
+    from lengthgen.models.dyck import complete_with_model
     completions = complete_with_model(model, prefixes, n, rng, device=device)
     return float(np.mean([is_balanced(p + c, n) for p, c in zip(prefixes, completions)]))
 
@@ -284,12 +300,14 @@ def _value_and_output_weights(model) -> tuple[torch.Tensor, torch.Tensor]:
 
 def value_and_output(model) -> tuple[np.ndarray, np.ndarray]:
     """(W_V, W_O) of the last block as float64 arrays."""
+    import torch
     with torch.no_grad():
         return tuple(w.double().cpu().numpy() for w in _value_and_output_weights(model))
 
 
 def value_projection(model) -> np.ndarray:
     """W_O W_V of the last block (multiplied in the model's own precision, as recorded)."""
+    import torch
     w_v, w_o = _value_and_output_weights(model)
     with torch.no_grad():
         return (w_o @ w_v).double().cpu().numpy()

@@ -36,13 +36,10 @@ past the window, which long test prompts need, are trained too.
 from collections import Counter
 
 import numpy as np
-import torch
 
 from lengthgen.experiments import spread
-from lengthgen.models.decoder import Decoder, DecoderConfig
 from lengthgen.tasks.boolean import (END, EQUALS, START, TOKEN_ID, VOCAB, BooleanWindowTask,
                                      equivalent, make_pool, paper_answer)
-from lengthgen.train import TrainConfig, train
 
 FIGURE_ID = "richard-fig1-boolean"
 TITLE = "Boolean simplification: in-sample vs out-of-sample accuracy by training depth"
@@ -91,35 +88,36 @@ def in_split(split: str, answer: tuple, held_out: set) -> bool:
     return answer not in held_out and (split == "in_sample" or answer not in CONSTANTS)
 
 
-@torch.no_grad()
 def generate_answers(model, expressions: list[list[str]], device) -> list[list[str] | None]:
     """Greedy decoding by the paper's rule (`paper_answer`): each expression gets as many
     generated tokens as it has, and its answer is what precedes <end> among them, or None
     (wrong) when no <end> comes. All expressions in one batch; decoding stops early once
     every row has produced its <end> or used its room."""
-    prompts = [[START] + e + [EQUALS] for e in expressions]
-    rooms = torch.tensor([len(e) for e in expressions], device=device)
-    lengths = torch.tensor([len(p) for p in prompts], device=device)
-    width = int((lengths + rooms).max())
-    tokens = torch.zeros((len(prompts), width), dtype=torch.long, device=device)
-    for i, p in enumerate(prompts):
-        tokens[i, : len(p)] = torch.tensor([TOKEN_ID[t] for t in p])
-    generated = torch.zeros_like(tokens)  # generated[i, j]: the j-th token after '='
-    finished = torch.zeros(len(prompts), dtype=torch.bool, device=device)
-    model.eval()
-    for j in range(int(rooms.max())):
-        # row i reads its prompt and its first j generated tokens: positions < lengths + j
-        logits = model(tokens[:, : int(lengths.max()) + j])
-        next_tokens = logits[torch.arange(len(prompts)), lengths - 1 + j].argmax(-1)
-        generated[:, j] = next_tokens
-        rows = torch.arange(len(prompts), device=device)
-        write = lengths + j < width
-        tokens[rows[write], (lengths + j)[write]] = next_tokens[write]
-        finished |= (next_tokens == TOKEN_ID[END]) | (j + 1 >= rooms)
-        if bool(finished.all()):
-            break
-    return [paper_answer([VOCAB[t] for t in row.tolist()], len(e))
-            for row, e in zip(generated.cpu(), expressions)]
+    import torch
+    with torch.no_grad():
+        prompts = [[START] + e + [EQUALS] for e in expressions]
+        rooms = torch.tensor([len(e) for e in expressions], device=device)
+        lengths = torch.tensor([len(p) for p in prompts], device=device)
+        width = int((lengths + rooms).max())
+        tokens = torch.zeros((len(prompts), width), dtype=torch.long, device=device)
+        for i, p in enumerate(prompts):
+            tokens[i, : len(p)] = torch.tensor([TOKEN_ID[t] for t in p])
+        generated = torch.zeros_like(tokens)  # generated[i, j]: the j-th token after '='
+        finished = torch.zeros(len(prompts), dtype=torch.bool, device=device)
+        model.eval()
+        for j in range(int(rooms.max())):
+            # row i reads its prompt and its first j generated tokens: positions < lengths + j
+            logits = model(tokens[:, : int(lengths.max()) + j])
+            next_tokens = logits[torch.arange(len(prompts)), lengths - 1 + j].argmax(-1)
+            generated[:, j] = next_tokens
+            rows = torch.arange(len(prompts), device=device)
+            write = lengths + j < width
+            tokens[rows[write], (lengths + j)[write]] = next_tokens[write]
+            finished |= (next_tokens == TOKEN_ID[END]) | (j + 1 >= rooms)
+            if bool(finished.all()):
+                break
+        return [paper_answer([VOCAB[t] for t in row.tolist()], len(e))
+                for row, e in zip(generated.cpu(), expressions)]
 
 
 def score(answers, expressions) -> list[bool]:
@@ -140,6 +138,10 @@ def baseline_answers(train_pool) -> dict:
 
 
 def run_one(params, config, device):
+    import torch
+
+    from lengthgen.models.decoder import Decoder, DecoderConfig
+    from lengthgen.train import TrainConfig, train
     pools, held_out = test_pools(config)
     rng = np.random.default_rng([params["seed"], params["train_depth"]])
     train_pool = [ex for ex in make_pool(rng, config["pool"], config["clauses"],

@@ -7,7 +7,6 @@ until it meets the path of s, then follows it.
 """
 import numpy as np
 
-from lengthgen.models.dyck import ClosedFormHead
 from lengthgen.tasks.dyck import is_balanced, path
 
 FIGURE_ID = "richard-fig2-closed-form-paths"
@@ -22,6 +21,7 @@ def runs(config):
 
 
 def run_one(params, config, device):
+    from lengthgen.models.dyck import ClosedFormHead   # here: torch only where a head runs
     head = ClosedFormHead(config["train_word"], gamma=config["gamma"])
     rng = np.random.default_rng(params["seed"])
     (completion,), (probability,) = head.complete([config["prefix"]], rng)

@@ -16,7 +16,6 @@ from lengthgen.experiments.richard_dyck_training import (completion_rate, deep_t
                                                          model_spec, trainable_parameters,
                                                          trained_model)
 from lengthgen.experiments import spread
-from lengthgen.models.dyck import ClosedFormHead
 from lengthgen.tasks.dyck import is_balanced, sample_words
 
 FIGURE_ID = "richard-fig3-left-capacity"
@@ -76,6 +75,7 @@ def test_prefixes(config) -> list[str]:
 
 
 def run_one(params, config, device):
+    from lengthgen.models.dyck import ClosedFormHead   # here: torch only where a model runs
     prefixes = test_prefixes(config)
     rng = np.random.default_rng([params["seed"], 3])
     if params["kind"] == "closed-form":

@@ -15,7 +15,6 @@ import numpy as np
 from lengthgen.experiments.richard_dyck_training import (SAMPLES_CONFIGS, completion_rate,
                                                          deep_test_prefixes, model_spec,
                                                          random_prefixes, trained_model)
-from lengthgen.models.dyck import ClosedFormHead
 from lengthgen.tasks.dyck import is_balanced, sample_words
 from lengthgen.experiments import spread
 
@@ -39,6 +38,7 @@ def runs(config):
 
 
 def run_one(params, config, device):
+    from lengthgen.models.dyck import ClosedFormHead   # here: torch only where a model runs
     n = config["n"]
     rng = np.random.default_rng([config["seed"], 13])
     deep = deep_test_prefixes(n, config["test_prefixes"], config["test_depth"], rng)

@@ -13,7 +13,6 @@ import numpy as np
 
 from lengthgen.experiments import spread
 from lengthgen.experiments.richard_dyck_training import completion_configs, trained_model
-from lengthgen.models.dyck import complete_with_model
 from lengthgen.tasks.dyck import is_balanced
 
 FIGURE_ID = "richard-fig4-completions"
@@ -44,6 +43,7 @@ def contexts(single_word: str) -> dict[str, str]:
 
 
 def distribution(model, context: str, n: int, trials: int, top: int, rng, device) -> dict:
+    from lengthgen.models.dyck import complete_with_model   # here: torch only where a model runs
     completions = complete_with_model(model, [context] * trials, n, rng, device=device)
     counts = Counter(completions)
     return {"context": context,

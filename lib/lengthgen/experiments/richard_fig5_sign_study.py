@@ -22,7 +22,6 @@ is the very model Fig. 5 shows), "more-steps" and "most-steps" (5x and 10x as ma
 step).
 """
 import numpy as np
-import torch
 
 from lengthgen.experiments.richard_dyck_training import (SAMPLES_CONFIGS, completion_rate,
                                                          deep_test_prefixes, many_spec,
@@ -84,6 +83,7 @@ def effective_map(w_o_w_v: np.ndarray, gain: np.ndarray) -> np.ndarray:
 
 def readings(model) -> dict:
     """The three matrices of the module docstring, for the top block of a decoder."""
+    import torch
     m = value_projection(model)
     w_v, w_o = value_and_output(model)
     with torch.no_grad():

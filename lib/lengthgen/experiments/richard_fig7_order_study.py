@@ -30,7 +30,6 @@ j of V: the initial distribution is symmetric under it), and in the decoder vari
 all-ones vector is erased by LayerNorm (token_signs), so there is nothing to compare.
 """
 import numpy as np
-import torch
 
 from lengthgen.experiments.richard_dyck_training import (LEARNED_PE_VARIANTS, VARIANT_COLORS,
                                                          learned_pe_models, position_curves,
@@ -105,6 +104,7 @@ def run_one(params, config, device):
            "steps": spec["steps"], "train_size": spec["train_size"],
            **end_statistics(curves), "readout_end": None, "token_weight": None}
     if params["variant"] == "eq1":
+        import torch
         with torch.no_grad():
             out.update(readout(model.value.weight.double().cpu().numpy(), curves))
     return out

@@ -11,7 +11,6 @@ import numpy as np
 
 from lengthgen.experiments import spread
 from lengthgen.experiments.richard_dyck_training import completion_configs, trained_model
-from lengthgen.models.dyck import complete_with_model
 from lengthgen.tasks.dyck import is_balanced
 
 FIGURE_ID = "richard-table1-deepest"
@@ -35,6 +34,7 @@ def runs(config):
 
 
 def run_one(params, config, device):
+    from lengthgen.models.dyck import complete_with_model   # here: torch only where a model runs
     spec = spread.seeded_spec(config, params["model"], params["seed"])
     model, _ = trained_model(spec, device)
     context = "(" * spec["n"]

@@ -16,8 +16,6 @@ import math
 
 import numpy as np
 
-from lengthgen.models.dyck import (ClosedFormHead, MemorizationHead, NoPositionHead,
-                                   theorem31_bound)
 from lengthgen.tasks.dyck import (CLOSE, OPEN, catalan, deep_prefix, enumerate_words,
                                   is_balanced, path, sample_words)
 
@@ -69,6 +67,7 @@ def all_prefixes(n: int) -> list[str]:
 
 
 def exhaustive(n: int, limit: int, rng) -> dict:
+    from lengthgen.models.dyck import ClosedFormHead, NoPositionHead   # torch only where run
     prefixes = all_prefixes(n)
     heights = {p: int(path(p)[-1]) for p in prefixes}
     bound = 1 - 2 * n * math.exp(-n)
@@ -111,6 +110,7 @@ def exhaustive(n: int, limit: int, rng) -> dict:
 
 def sampled(n: int, config, rng) -> dict:
     """Sampled (multinomial) completions in D_2n, from random, deep and the deepest prefixes."""
+    from lengthgen.models.dyck import ClosedFormHead
     count = config["sampled_prefixes"]
     deep_from = n // 2 + 1
     words = sample_words(rng, n, config["sampled_train_words"])
@@ -135,6 +135,7 @@ def sampled(n: int, config, rng) -> dict:
 
 def memorization(d: int, config, seed: int) -> dict:
     """Theorem 3.1: exact regeneration probability from the one-token prefix, over seeds."""
+    from lengthgen.models.dyck import MemorizationHead, theorem31_bound
     cfg = config["thm31"]
     n, t = cfg["n"], cfg["t"]
     v_gamma = cfg["v_gamma_per_n"] * n

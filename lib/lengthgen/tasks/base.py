@@ -33,6 +33,11 @@ class Batch:
             raise ValueError("inputs, targets and loss_mask must have the same shape")
 
 
+def bin_name(lo: int, hi: int) -> str:
+    """The name of the length bin [lo, hi] in metrics and records ("51-100")."""
+    return f"{lo}-{hi}"
+
+
 class Task(ABC):
     """A source of fresh random examples at any length in a range.
 

@@ -71,15 +71,18 @@ def bound_figure(delta: int, tau: int, L: float = 1.0, eps: float = 0.1, p: int 
     for t in taus:
         ys = [theorem41_length(d, t, L, eps, p, gamma)["statistics"] for d in xs]
         ax.plot(xs, ys, lw=2.4 if t == tau else 0.9, alpha=1 if t == tau else 0.5,
-                label=f"tau Delta L^2/eps^2, tau={t}")
-    ax.axhline(point["hardmax"], color="k", ls="--", lw=1.2, label="2^(p/gamma) (hardmax)")
+                label=rf"$\tau\Delta L^2/\varepsilon^2$, $\tau$ = {t}")
+    ax.axhline(point["hardmax"], color="k", ls="--", lw=1.2, label=r"$2^{p/\gamma}$ (hardmax)")
     ax.plot([delta], [point["N"]], "o", ms=9, color="crimson", zorder=5,
             label=f"N = {point['N']:.3g} ({point['regime']} term)")
     ax.set_yscale("log")
-    ax.set_xlabel("period Delta")
+    ax.set_xlabel(r"period $\Delta$")
     ax.set_ylabel("training length N (constants = 1)")
-    ax.set_title(f"Theorem 4.1 at L={L:g}, eps={eps:g}, p={p}, gamma={gamma:g}", fontsize=10)
-    ax.legend(fontsize=7, loc="upper left")
+    ax.set_title(rf"Theorem 4.1 at $L$ = {L:g}, $\varepsilon$ = {eps:g}, $p$ = {p}, "
+                 rf"$\gamma$ = {gamma:g}", fontsize=10)
+    # the legend under the axes: inside, it would hide the marked setting wherever it falls
+    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2,
+              frameon=False)
     fig.tight_layout()
     return fig
 

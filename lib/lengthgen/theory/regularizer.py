@@ -13,10 +13,18 @@ with every entry of p_i (in R^d) and of K, Q (in R^{k x d}) drawn i.i.d. from N(
 exact expectations follow from Gaussian moments (derived in `expected_term`): for i != j,
 E[(p_i^T K^T Q p_j)^2] = k / d^2, and for i = j it is k (d + 2) / d^3. With k = d = cN both terms
 tend to constants (heads / c and heads / (2c)); at fixed width they grow linearly in N.
+
+torch is imported by the function that samples: reading the records (VARIANTS, expected_term)
+needs none.
 """
-import torch
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
 
 from lengthgen.errors import LengthgenError
+
+if TYPE_CHECKING:   # annotations only
+    import torch
 
 VARIANTS = ("first_position", "all_pairs")
 
@@ -46,6 +54,7 @@ def product_term(positions: torch.Tensor, keys: list[torch.Tensor], queries: lis
 
 def sample_term(n: int, d: int, k: int, heads: int, variant: str, seed: int) -> float:
     """The term at one random initialization with all entries i.i.d. N(0, 1/d)."""
+    import torch
     _check(variant, n, d, k, heads)
     g = torch.Generator().manual_seed(seed)
     std = d ** -0.5

@@ -1120,7 +1120,7 @@ def izzo_paper_vs_book_rows(records: dict) -> list[dict]:
                                         for s, g in growth.items()))})
     fig3 = records.get("izzo-fig3-hardmax")
     if fig3:
-        from lengthgen.experiments.izzo_fig3_hardmax import data as hardmax_data
+        from lengthgen.experiments.izzo_fig3_hardmax import group_rows as hardmax_data
         hd = hardmax_data(fig3)
         lengths = sorted({r["train_length"] for r in hd})
         on = {n: max(r["std_weight"] for r in hd if r["train_length"] == n
