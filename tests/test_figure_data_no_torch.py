@@ -11,13 +11,9 @@ from pathlib import Path
 from lengthgen.runs.registry import EXPERIMENTS
 
 ROOT = Path(__file__).resolve().parents[1]
-# Figure ids whose module still imports torch at the top, and why: the Huang sweep's package
-# (huang_sweep/protocol.py imports torch, the models and training at its top, and analysis.py
-# imports evaluate). Checked both ways: an id here that stops importing torch fails too, so the
-# entry is removed with its cause.
-STILL_IMPORT_TORCH = {figure_id: "through lengthgen.experiments.huang_sweep" for figure_id in (
-    "huang-fig1-algorithmic", "huang-fig1-languages", "huang-fig2-dotdepth",
-    "huang-fig4-starfree", "huang-table6-7-hparams")}
+# Figure ids whose module still imports torch at the top, and why (none now). Checked both
+# ways: an id here that stops importing torch fails too, so the entry is removed with its cause.
+STILL_IMPORT_TORCH: dict[str, str] = {}
 
 CHILD = r"""
 import contextlib, io, json, sys, traceback

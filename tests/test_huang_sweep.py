@@ -195,14 +195,15 @@ def test_a_cell_fits_with_one_seed_at_100_or_at_the_papers_own_level():
 # ---- the sweep -----------------------------------------------------------------------------
 def test_train_setting_ties_embeddings_where_inputs_and_outputs_share_symbols(monkeypatch):
     built = []
-    real = sweep.protocol.decoder_for_task
+    import lengthgen.train
+    real = lengthgen.train.decoder_for_task   # imported by train_setting when it runs
 
     def spy(task, **options):
         model = real(task, **options)
         built.append(model)
         return model
 
-    monkeypatch.setattr(sweep.protocol, "decoder_for_task", spy)
+    monkeypatch.setattr(lengthgen.train, "decoder_for_task", spy)
     config = experiment("huang-fig1-algorithmic").CONFIGS["test"]
     sweep.train_setting(get_task("binary_majority"), "ape", [1, 1, 16, 1e-2], 0, config, "cpu")
     sweep.train_setting(get_task("tomita2"), "nope", [1, 1, 16, 1e-2], 0, config, "cpu")

@@ -41,23 +41,25 @@ width 128 at the paper's learning rate.
 Every training checkpoints into the cache (`cache_dir()`), so an interrupted sweep resumes
 mid-cell; a cell's checkpoints are removed once its record is computed.
 """
+from __future__ import annotations
+
 import csv
 import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
-
-import torch
+from typing import TYPE_CHECKING
 
 from lengthgen.config import cache_dir as library_cache
 from lengthgen.errors import LengthgenError
-from lengthgen.evaluate import bin_name, evaluate
 from lengthgen.models.positions import DECODER_ENCODINGS, PositionalEncoding, values
 from lengthgen.runs.execute import cache_fresh_after, preflight
-from lengthgen.models.token_mlp import TokenMLP, TokenMLPConfig
 from lengthgen.tasks import get_task
+from lengthgen.tasks.base import bin_name
 from lengthgen.tasks.metadata import info
-from lengthgen.train import EVAL_SEED_OFFSET, TrainConfig, decoder_for_task, train
+
+if TYPE_CHECKING:   # annotations only: reading records (`figure data`) imports no torch
+    from lengthgen.train import TrainConfig
 
 ENCODINGS = values(DECODER_ENCODINGS)   # the config spellings, "ape" and "nope"
 DATA = Path(__file__).resolve().parents[2] / "data"
@@ -195,6 +197,7 @@ def ladder(task_id: str, encoding: str, config: dict) -> list[Setting]:
 
 def _train_config(config: dict, setting: Setting, seed: int, checkpoint: str | None,
                   may_abandon: bool = False) -> TrainConfig:
+    from lengthgen.train import TrainConfig   # training is imported where it runs
     steps = setting.max_steps or config["steps"]
     horizon = config.get("schedule_steps")
     return TrainConfig(steps=steps, batch_size=config["batch_size"], lr=setting.lr,
@@ -221,6 +224,7 @@ def check_cache_writable() -> None:
 
 def _checkpoint(task_id, encoding, setting, seed, config, model, may_abandon) -> Path | None:
     """Where a training checkpoints: keyed by everything that changes its result."""
+    import torch
     if not config.get("checkpoints"):
         return None
     key = json.dumps({"task": task_id, "encoding": encoding, "setting": setting.as_list(),
@@ -236,6 +240,8 @@ def train_setting(task, encoding: str, setting, seed: int, config: dict, device,
     """Train one decoder of a setting and score it on the task's three bins. `used` collects
     the checkpoint paths, for the cell to remove once its record is computed. With
     `may_abandon` (a rung below the ladder's last), the config's "abandon_below" applies."""
+    from lengthgen.evaluate import evaluate
+    from lengthgen.train import EVAL_SEED_OFFSET, decoder_for_task, train
     setting = Setting.of(setting)
     tie = bool(config.get("tie_embeddings")) and task.n_classes == len(task.vocab)
     model = decoder_for_task(task, seed=seed, n_layers=setting.layers, n_heads=setting.heads,
@@ -351,6 +357,11 @@ def run_cell(task_id: str, encoding: str, config: dict, device) -> dict:
 
 def run_baseline(task_id: str, config: dict, device) -> dict:
     """The 2-layer MLP over the current token, trained like the transformers (lr 1e-3)."""
+    import torch
+
+    from lengthgen.evaluate import evaluate
+    from lengthgen.models.token_mlp import TokenMLP, TokenMLPConfig
+    from lengthgen.train import EVAL_SEED_OFFSET, TrainConfig, train
     task = get_task(task_id)
     base = config["baseline"]
     cfg = TrainConfig(steps=base["steps"], batch_size=config["batch_size"], lr=base["lr"],
