@@ -270,3 +270,18 @@ def test_an_unwritable_checkpoint_folder_is_one_line_before_any_run(tmp_path, mo
     with pytest.raises(LengthgenError, match="sweep's checkpoints"):
         run_experiment(FIGURE, "test", "cpu", root=tmp_path / "results")
     assert not list((tmp_path / "results" / FIGURE / "test").glob("*.json"))
+
+
+# ---- the chapter's tables ------------------------------------------------------------------
+def test_the_chapter_tables_come_from_the_library():
+    from lengthgen.experiments import huang_table6_7_hparams as hparams
+    diff = {"task": "d3", "encoding": "ape", "ours": 0.4715, "paper": 1.0, "fit": True,
+            "selected": [1, 1, 16, 1e-3]}
+    assert sweep.differences_rows([diff]) == [["d3", "APE", "47.1", "100.0", "yes",
+                                               "1L 1H d=16, lr 0.001"]]
+    assert sweep.differences_rows([]) == [["none", "", "", "", "", ""]]
+    assert len(sweep.DIFFERENCES_HEADER) == 6
+    saved = {"trainings": 2, "spent_s": 3600, "saved_s": 1800}
+    assert sweep.abandoned_text(saved).startswith("2 trainings gave up")
+    assert "0.5 hours of run time of the 1.5" in sweep.abandoned_text(saved)
+    assert len(hparams.TABLE_HEADER) == 7

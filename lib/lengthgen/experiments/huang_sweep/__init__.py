@@ -19,8 +19,9 @@ from lengthgen.experiments.huang_sweep.protocol import (
     paper_setting, predicted, reference, reference_hparams, run_baseline, run_cell, run_one,
     select, settle, train_setting, unnamed_rows)
 from lengthgen.experiments.huang_sweep.tables import (
-    CELL_HEADER, PROTOCOL_HEADER, cell_names, cell_rows, cell_text, headline, headline_rows,
-    pct, protocol_rows, sweep_status)
+    CELL_HEADER, DIFFERENCES_HEADER, HEADLINE_HEADER, PROTOCOL_HEADER, abandoned_text,
+    cell_names, cell_rows, cell_text, differences_rows, headline, headline_rows, pct,
+    protocol_rows, sweep_status)
 
 __all__ = [
     "PERFECT", "SUCCESS_ACCURACY", "SUCCESS_MARGIN", "abandon_savings", "agreement",
@@ -31,6 +32,7 @@ __all__ = [
     "estimated_cost", "ladder", "paper_grid", "paper_setting", "predicted", "reference",
     "reference_hparams", "run_baseline", "run_cell", "run_one", "select", "settle",
     "train_setting", "unnamed_rows",
-    "CELL_HEADER", "PROTOCOL_HEADER", "cell_names", "cell_rows", "cell_text", "headline",
+    "CELL_HEADER", "DIFFERENCES_HEADER", "HEADLINE_HEADER", "PROTOCOL_HEADER",
+    "abandoned_text", "cell_names", "cell_rows", "cell_text", "differences_rows", "headline",
     "headline_rows", "pct", "protocol_rows", "sweep_status",
 ]

@@ -172,3 +172,22 @@ def sweep_status(records: list[dict], configs_by_figure: dict[str, dict]) -> str
         text += ("; the sweep is run in batches over several sessions and this page shows the "
                  "cells done so far, cheapest first, so the missing ones are the costliest")
     return text
+
+
+HEADLINE_HEADER = ["", "this book", "the paper's numbers, same cells"]
+DIFFERENCES_HEADER = ["task", "PE", "ours % (101-150)", "paper % (101-150)", "fit", "setting"]
+
+
+def differences_rows(diffs: list[dict]) -> list[list[str]]:
+    """The cells that differ from the paper (`analysis.differences`), one table row each."""
+    return [[d["task"], d["encoding"].upper(), pct(d["ours"]), pct(d["paper"]),
+             "yes" if d["fit"] else "never", Setting.of(d["selected"]).label()]
+            for d in diffs] or [["none", "", "", "", "", ""]]
+
+
+def abandoned_text(saved: dict) -> str:
+    """One phrase on what giving up on hopeless runs saved (`analysis.abandon_savings`)."""
+    return (f"{saved['trainings']} trainings gave up at their first evaluation, which saved "
+            f"about {saved['saved_s'] / 3600:.1f} hours of run time of the "
+            f"{(saved['spent_s'] + saved['saved_s']) / 3600:.1f} they would have taken")
+
