@@ -182,12 +182,12 @@ def test_the_checks_catch_a_planted_upward_import_and_a_cycle(tmp_path):
     shutil.copytree(PACKAGE, copy, ignore=shutil.ignore_patterns("__pycache__"))
     train = copy / "train.py"
     train.write_text(train.read_text(encoding="utf-8") +
-                     "\n\ndef _planted():\n    from lengthgen.experiments import huang_sweep\n"
-                     "    return huang_sweep\n", encoding="utf-8")
+                     "\n\ndef _planted():\n    from lengthgen.experiments.huang_sweep.protocol "
+                     "import ladder\n    return ladder\n", encoding="utf-8")
     planted = import_graph(copy)
     assert any(line.startswith("lengthgen.train (layer train/evaluate) imports "
                                "lengthgen.experiments.huang_sweep") for line in upward(planted))
-    assert any({"lengthgen.train", "lengthgen.experiments.huang_sweep"} <= set(c)
+    assert any({"lengthgen.train", "lengthgen.experiments.huang_sweep.protocol"} <= set(c)
                for c in cycles(planted))
     decoder = copy / "models" / "decoder.py"
     decoder.write_text("import lengthgen.runs.runner\n" + decoder.read_text(encoding="utf-8"),

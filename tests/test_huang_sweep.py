@@ -6,7 +6,7 @@ import torch
 
 from lengthgen.errors import LengthgenError
 from lengthgen.runs.registry import experiment
-from lengthgen.experiments import huang_sweep as sweep
+from lengthgen.experiments.huang_sweep import analysis, protocol, tables
 from lengthgen.tasks import get_task
 from lengthgen.train import TrainConfig, decoder_for_task, learning_rate, train
 
@@ -52,7 +52,7 @@ def test_bad_abandon_thresholds_are_refused(bad):
 
 # ---- the ladder ----------------------------------------------------------------------------
 def labels(task_id, encoding, config=BOOK):
-    return [s.label() for s in sweep.ladder(task_id, encoding, config)]
+    return [s.label() for s in protocol.ladder(task_id, encoding, config)]
 
 
 def test_the_ladder_ends_at_the_cells_own_table_6_7_setting():
@@ -74,7 +74,7 @@ def test_settings_too_large_for_a_cpu_become_the_limit_at_the_papers_rate():
 
 
 def test_languages_whose_name_our_copy_lost_try_the_rows_that_lost_a_name():
-    assert sweep.paper_setting("d12", "ape") is None
+    assert protocol.paper_setting("d12", "ape") is None
     # APE: 1L 4H d=128, 6L 4H d=64 and 6L 4H d=256 (the CPU limit's 4L 4H d=128), all lr 1e-4
     assert labels("d12", "ape") == ["1L 4H d=128, lr 0.0001", "4L 4H d=128, lr 0.0001",
                                     "6L 4H d=64, lr 0.0001"]
@@ -82,11 +82,11 @@ def test_languages_whose_name_our_copy_lost_try_the_rows_that_lost_a_name():
     assert labels("aa_star", "nope") == ["1L 4H d=128, lr 0.0001", "4L 4H d=64, lr 0.0001",
                                          "4L 4H d=128, lr 0.001", "4L 4H d=128, lr 0.0001"]
     # the rows hold the ten languages besides Tomita 1-7, in each table
-    for encoding in sweep.ENCODINGS:
-        named = {r["task"] for r in sweep.reference_hparams() if r["encoding"] == encoding}
+    for encoding in protocol.ENCODINGS:
+        named = {r["task"] for r in protocol.reference_hparams() if r["encoding"] == encoding}
         lost = [t for t in experiment(FIGURE).TASKS if t not in named]
         assert len(lost) == 10
-        with open(sweep.DATA / "huang_table6_7_unnamed.csv") as f:
+        with open(protocol.DATA / "huang_table6_7_unnamed.csv") as f:
             rows = [line.split(",") for line in f if line.startswith(encoding + ",")]
         assert sum(int(r[-1]) for r in rows) == 10
 
@@ -97,29 +97,29 @@ def test_only_rungs_below_the_last_may_give_up(monkeypatch):
     calls = []
 
     def fake(task, encoding, setting, seed, config, device, used=None, may_abandon=False):
-        calls.append((sweep.Setting.of(setting).label(), seed, may_abandon))
+        calls.append((protocol.Setting.of(setting).label(), seed, may_abandon))
         # never fits; the larger the setting, the closer (so the last rung is the one kept)
-        return {"setting": sweep.Setting.of(setting).as_list(), "seed": seed, "fit": False,
+        return {"setting": protocol.Setting.of(setting).as_list(), "seed": seed, "fit": False,
                 "bins": {"1-50": 0.5 + 0.1 * len(calls), "51-100": 0.0, "101-150": 0.0}}
-    monkeypatch.setattr(sweep.protocol, "train_setting", fake)
-    sweep.run_cell("tomita4", "ape", BOOK, "cpu")
+    monkeypatch.setattr(protocol, "train_setting", fake)
+    protocol.run_cell("tomita4", "ape", BOOK, "cpu")
     assert [c[2] for c in calls if c[1] == 0][:3] == [True, True, False]
     assert calls[-1][0] == "4L 2H d=64, lr 0.001" and not any(c[2] for c in calls if c[1] > 0)
     assert len(calls) == 3 + BOOK["seeds"] - 1
 
 
 def test_the_paper_config_searches_the_whole_grid_in_the_authors_order():
-    paper = BOOK | {"paper_setting": False, "search": sweep.paper_grid()}
-    rungs = sweep.ladder("tomita4", "ape", paper)
+    paper = BOOK | {"paper_setting": False, "search": protocol.paper_grid()}
+    rungs = protocol.ladder("tomita4", "ape", paper)
     assert len(rungs) == 54
     assert [r.complexity for r in rungs] == sorted(r.complexity for r in rungs)
     assert rungs[0].label() == "1L 1H d=16, lr 0.001" and rungs[1].lr == 1e-4
 
 
 def test_settings_round_trip_through_records():
-    s = sweep.Setting(12, 12, 768, 1e-4, 60000, 3000)
-    assert sweep.Setting.of(s.as_list()) == s
-    assert sweep.Setting(1, 1, 16, 1e-3).as_list() == [1, 1, 16, 1e-3]
+    s = protocol.Setting(12, 12, 768, 1e-4, 60000, 3000)
+    assert protocol.Setting.of(s.as_list()) == s
+    assert protocol.Setting(1, 1, 16, 1e-3).as_list() == [1, 1, 16, 1e-3]
 
 
 # ---- selection -----------------------------------------------------------------------------
@@ -130,20 +130,20 @@ def run(fit, heldout, first=None):
 
 def test_the_main_text_stops_at_the_first_setting_perfect_up_to_length_100():
     config = {"selection": "main_text", "heldout_bin": "51-100"}
-    assert sweep.select([run(True, 0.97)], config)[0] is None      # fits, not perfect: go on
-    chosen, rule = sweep.select([run(True, 0.97), run(True, 1.0)], config)
+    assert protocol.select([run(True, 0.97)], config)[0] is None      # fits, not perfect: go on
+    chosen, rule = protocol.select([run(True, 0.97), run(True, 1.0)], config)
     assert chosen["bins"]["51-100"] == 1.0 and "100%" in rule
-    assert sweep.select([run(False, 1.0)], config)[0] is None     # perfect held out, no fit
+    assert protocol.select([run(False, 1.0)], config)[0] is None     # perfect held out, no fit
 
 
 def test_after_the_ladder_the_best_held_out_among_fits_wins_ties_to_the_simplest():
     config = {"selection": "main_text", "heldout_bin": "51-100"}
     tried = [run(False, 0.99), run(True, 0.6), run(True, 0.9), run(True, 0.9)]
-    chosen, _ = sweep.settle(tried, config)
+    chosen, _ = protocol.settle(tried, config)
     assert chosen is tried[2]
-    assert sweep.settle([run(False, 0.9)], config) == (None, "")
+    assert protocol.settle([run(False, 0.9)], config) == (None, "")
     with pytest.raises(LengthgenError, match="unknown selection rule"):
-        sweep.select([run(True, 1.0)], {"selection": "best", "heldout_bin": "51-100"})
+        protocol.select([run(True, 1.0)], {"selection": "best", "heldout_bin": "51-100"})
 
 
 # ---- what a cell says ----------------------------------------------------------------------
@@ -173,21 +173,21 @@ def test_a_cell_fits_with_one_seed_at_100_or_at_the_papers_own_level():
         # Tomita 5 with APE: the paper reached 54.4%; 30% is not a fit
         cell_record("tomita5", "ape", [bins(0.3, 0.0, 0.0)] * 3),
     ]
-    rows = {r["task"]: r for r in sweep.table(records)}
+    rows = {r["task"]: r for r in analysis.table(records)}
     assert rows["d2"]["fit"] and rows["d2"]["seeds_fit"] == 1
     assert rows["d2"]["accuracy"]["101-150"] == pytest.approx(0.9)
     assert rows["d2"]["spread"]["101-150"] == {"mean": pytest.approx(0.4), "min": 0.1,
                                                "max": 0.9}
     assert rows["tomita3"]["fit"] and rows["tomita3"]["fit_at_paper_level"]
     assert not rows["tomita5"]["fit"]
-    counts = sweep.agreement(list(rows.values()))
+    counts = analysis.agreement(list(rows.values()))
     assert counts["ours_fit"] == 2 and counts["never_fit"] == ["tomita5/ape"]
     # Tomita 5 fails as predicted, but it never fit: counted apart, not as confirmed
     assert counts["no_failed"] == 2 and counts["no_failed_fit"] == 1
     assert counts["no_never_fit"] == 1
     # D2 (predicted yes) passes the rule on the mean of its fitting seed; 1 of 3 seeds pass
     assert rows["d2"]["ours_success"] and rows["d2"]["seeds_pass"] == 1
-    tidy = sweep.tidy(list(rows.values()))
+    tidy = analysis.tidy(list(rows.values()))
     assert len(tidy) == 3 * 3 * 3 and {r["seed"] for r in tidy} == {0, 1, 2}
     assert all(set(r) == set(tidy[0]) for r in tidy)
 
@@ -205,8 +205,8 @@ def test_train_setting_ties_embeddings_where_inputs_and_outputs_share_symbols(mo
 
     monkeypatch.setattr(lengthgen.train, "decoder_for_task", spy)
     config = experiment("huang-fig1-algorithmic").CONFIGS["test"]
-    sweep.train_setting(get_task("binary_majority"), "ape", [1, 1, 16, 1e-2], 0, config, "cpu")
-    sweep.train_setting(get_task("tomita2"), "nope", [1, 1, 16, 1e-2], 0, config, "cpu")
+    protocol.train_setting(get_task("binary_majority"), "ape", [1, 1, 16, 1e-2], 0, config, "cpu")
+    protocol.train_setting(get_task("tomita2"), "nope", [1, 1, 16, 1e-2], 0, config, "cpu")
     assert built[0].unembed.weight is built[0].token_embeddings.weight
     assert not built[1].cfg.tied_embeddings  # output classes are sets of next symbols
 
@@ -215,9 +215,9 @@ def test_an_interrupted_training_resumes_from_its_checkpoint(tmp_path, monkeypat
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     config = experiment(FIGURE).CONFIGS["test"] | {"checkpoints": True, "abandon_below": None}
     task, used = get_task("tomita2"), []
-    first = sweep.train_setting(task, "ape", [1, 1, 16, 1e-2], 0, config, "cpu", used)
+    first = protocol.train_setting(task, "ape", [1, 1, 16, 1e-2], 0, config, "cpu", used)
     assert len(used) == 1 and used[0].exists()
-    again = sweep.train_setting(task, "ape", [1, 1, 16, 1e-2], 0, config, "cpu", [])
+    again = protocol.train_setting(task, "ape", [1, 1, 16, 1e-2], 0, config, "cpu", [])
     assert again["bins"] == first["bins"] and again["steps"] == first["steps"]
     # loaded, not trained again: the training time is the checkpoint's, no more
     assert again["train_wall_time_s"] <= first["train_wall_time_s"]
@@ -225,7 +225,7 @@ def test_an_interrupted_training_resumes_from_its_checkpoint(tmp_path, monkeypat
     old = torch.get_num_threads()
     try:
         torch.set_num_threads(old + 1)
-        other = sweep.protocol._checkpoint("tomita2", "ape", sweep.Setting(1, 1, 16, 1e-2), 0,
+        other = protocol._checkpoint("tomita2", "ape", protocol.Setting(1, 1, 16, 1e-2), 0,
                                            config, decoder_for_task(task, seed=0, d_model=16),
                                            False)
     finally:
@@ -240,7 +240,7 @@ def test_the_savings_of_giving_up_are_counted_once_per_training():
     record = {"config": {"steps": 6000}, "metrics": {"encoding": "ape", "search": [run],
                                                      "seeds": [run, kept]}}
     baseline = {"config": {"steps": 6000}, "metrics": {"encoding": "baseline"}}
-    assert sweep.abandon_savings([record, baseline]) == {"trainings": 1, "spent_s": 30,
+    assert analysis.abandon_savings([record, baseline]) == {"trainings": 1, "spent_s": 30,
                                                          "saved_s": 30}
 
 
@@ -253,11 +253,11 @@ def test_force_trains_again_instead_of_resuming(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     config = experiment(FIGURE).CONFIGS["test"] | {"checkpoints": True, "abandon_below": None}
     task, used = get_task("tomita2"), []
-    sweep.train_setting(task, "ape", [1, 1, 16, 1e-2], 0, config, "cpu", used)
+    protocol.train_setting(task, "ape", [1, 1, 16, 1e-2], 0, config, "cpu", used)
     os.utime(used[0], (time.time() - 100, time.time() - 100))
     monkeypatch.setattr(execute, "_fresh_after", time.time() - 10)
     again = []
-    result = sweep.train_setting(task, "ape", [1, 1, 16, 1e-2], 0, config, "cpu", again)
+    result = protocol.train_setting(task, "ape", [1, 1, 16, 1e-2], 0, config, "cpu", again)
     assert again == used and used[0].stat().st_mtime > time.time() - 60  # written anew
     assert result["steps"] == config["steps"] or result["stopped_early"]
 
@@ -277,11 +277,11 @@ def test_the_chapter_tables_come_from_the_library():
     from lengthgen.experiments import huang_table6_7_hparams as hparams
     diff = {"task": "d3", "encoding": "ape", "ours": 0.4715, "paper": 1.0, "fit": True,
             "selected": [1, 1, 16, 1e-3]}
-    assert sweep.differences_rows([diff]) == [["d3", "APE", "47.1", "100.0", "yes",
+    assert tables.differences_rows([diff]) == [["d3", "APE", "47.1", "100.0", "yes",
                                                "1L 1H d=16, lr 0.001"]]
-    assert sweep.differences_rows([]) == [["none", "", "", "", "", ""]]
-    assert len(sweep.DIFFERENCES_HEADER) == 6
+    assert tables.differences_rows([]) == [["none", "", "", "", "", ""]]
+    assert len(tables.DIFFERENCES_HEADER) == 6
     saved = {"trainings": 2, "spent_s": 3600, "saved_s": 1800}
-    assert sweep.abandoned_text(saved).startswith("2 trainings gave up")
-    assert "0.5 hours of run time of the 1.5" in sweep.abandoned_text(saved)
+    assert tables.abandoned_text(saved).startswith("2 trainings gave up")
+    assert "0.5 hours of run time of the 1.5" in tables.abandoned_text(saved)
     assert len(hparams.TABLE_HEADER) == 7

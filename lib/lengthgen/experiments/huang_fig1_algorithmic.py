@@ -5,8 +5,8 @@ only if every answer token is right (teacher forcing). Training on Len up to 50 
 the interleaved majority, 4 for addition), testing on the bins up to 100 and 150. The search
 and seeds are described in huang_sweep.
 """
-from lengthgen.experiments import huang_sweep as sweep
-from lengthgen.experiments.huang_sweep import cell_runs, run_one  # noqa: F401  (the contract)
+from lengthgen.experiments.huang_sweep import analysis, drawing, protocol
+from lengthgen.experiments.huang_sweep.protocol import cell_runs, run_one  # noqa: F401  (the contract)
 from lengthgen.tasks.metadata import ALGORITHMIC
 
 FIGURE_ID = "huang-fig1-algorithmic"
@@ -14,7 +14,7 @@ TITLE = "APE vs NoPE on 8 algorithmic tasks: accuracy per test bin against C-RAS
 
 TASKS = [row.id for row in ALGORITHMIC]
 
-CONFIGS = sweep.configs(TASKS, test_tasks=["binary_majority"])
+CONFIGS = protocol.configs(TASKS, test_tasks=["binary_majority"])
 BOOK, PAPER = CONFIGS["book"], CONFIGS["paper"]
 
 
@@ -23,8 +23,8 @@ def runs(config):
 
 
 def figure(records):
-    return sweep.draw_fig1(sweep.table(records), "Algorithmic tasks (Huang et al. 2025, Fig. 1)")
+    return drawing.draw_fig1(analysis.table(records), "Algorithmic tasks (Huang et al. 2025, Fig. 1)")
 
 
 def data(records):
-    return sweep.tidy(sweep.table(records))
+    return analysis.tidy(analysis.table(records))

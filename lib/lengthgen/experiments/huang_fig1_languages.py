@@ -4,8 +4,8 @@ Each language is a next-symbol-set prediction task (one class per set of legal n
 a sequence counts only if every position is right. Training on Len 1..50, testing on the bins
 [1,50], [51,100], [101,150]. The search and seeds are described in huang_sweep.
 """
-from lengthgen.experiments import huang_sweep as sweep
-from lengthgen.experiments.huang_sweep import cell_runs, run_one  # noqa: F401  (the contract)
+from lengthgen.experiments.huang_sweep import analysis, drawing, protocol
+from lengthgen.experiments.huang_sweep.protocol import cell_runs, run_one  # noqa: F401  (the contract)
 from lengthgen.tasks.metadata import LANGUAGES
 
 FIGURE_ID = "huang-fig1-languages"
@@ -13,7 +13,7 @@ TITLE = "APE vs NoPE on 17 regular languages: accuracy per test bin against C-RA
 
 TASKS = [row.id for row in LANGUAGES if row.number is not None]  # the 17 of Table 2
 
-CONFIGS = sweep.configs(TASKS, test_tasks=["tomita2", "aa_star"])
+CONFIGS = protocol.configs(TASKS, test_tasks=["tomita2", "aa_star"])
 BOOK, PAPER = CONFIGS["book"], CONFIGS["paper"]
 
 
@@ -22,8 +22,8 @@ def runs(config):
 
 
 def figure(records):
-    return sweep.draw_fig1(sweep.table(records), "Regular languages (Huang et al. 2025, Fig. 1)")
+    return drawing.draw_fig1(analysis.table(records), "Regular languages (Huang et al. 2025, Fig. 1)")
 
 
 def data(records):
-    return sweep.tidy(sweep.table(records))
+    return analysis.tidy(analysis.table(records))

@@ -6,7 +6,7 @@ numbers it does not: D_12 has dot-depth 12 and generalizes, {0,1,2}*02* has dot-
 does not. The figure puts this book's cells (mean over the seeds that fit) beside the paper's.
 Drawn from the huang-fig1-languages records (no training of its own).
 """
-from lengthgen.experiments import huang_sweep as sweep
+from lengthgen.experiments.huang_sweep import analysis, protocol
 from lengthgen.tasks.metadata import info
 
 FIGURE_ID = "huang-fig2-dotdepth"
@@ -37,7 +37,7 @@ def points(records) -> list[dict]:
              "source": p["source"], "accuracy_percent": _percent(p["accuracy"]),
              "seed_min_percent": _percent(p["seed_min"]),
              "seed_max_percent": _percent(p["seed_max"]), "fit": p["fit"]}
-            for p in sweep.longest_bin_points(sweep.table(records)) if info(p["task"]).star_free]
+            for p in analysis.longest_bin_points(analysis.table(records)) if info(p["task"]).star_free]
 
 
 def data(records):
@@ -51,7 +51,7 @@ def figure(records):
     fig, axes = plt.subplots(1, 2, figsize=(8.4, 3.4), sharey=True)
     depths = sorted({p["dot_depth"] for p in rows})
     position = {d: i for i, d in enumerate(depths)}
-    for ax, encoding in zip(axes, sweep.ENCODINGS):
+    for ax, encoding in zip(axes, protocol.ENCODINGS):
         for source, marker, offset in (("ours", "o", -0.12), ("paper", "s", 0.12)):
             chosen = [p for p in rows if p["encoding"] == encoding and p["source"] == source]
             ax.scatter([position[p["dot_depth"]] + offset for p in chosen],

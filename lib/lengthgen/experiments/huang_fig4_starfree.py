@@ -6,7 +6,7 @@ length-generalize on: (aa)* is not star-free and APE succeeds; {0,1,2}*02* is st
 both encodings fail. The figure puts this book's cells (mean over the seeds that fit) beside
 the paper's. Drawn from the huang-fig1-languages records (no training of its own).
 """
-from lengthgen.experiments import huang_sweep as sweep
+from lengthgen.experiments.huang_sweep import analysis, protocol
 from lengthgen.tasks.metadata import info
 
 FIGURE_ID = "huang-fig4-starfree"
@@ -40,7 +40,7 @@ def points(records) -> list[dict]:
              "accuracy_percent": _percent(p["accuracy"]),
              "seed_min_percent": _percent(p["seed_min"]),
              "seed_max_percent": _percent(p["seed_max"]), "fit": p["fit"]}
-            for p in sweep.longest_bin_points(sweep.table(records))]
+            for p in analysis.longest_bin_points(analysis.table(records))]
     for row in rows:
         same = [r["accuracy_percent"] for r in rows if (r["group"], r["encoding"], r["source"])
                 == (row["group"], row["encoding"], row["source"])]
@@ -59,7 +59,7 @@ def figure(records):
     rows = points(records)
     fig, axes = plt.subplots(1, 2, figsize=(8.4, 3.4), sharey=True)
     rng = np.random.default_rng(0)  # horizontal jitter only, so overlapping points show
-    for ax, encoding in zip(axes, sweep.ENCODINGS):
+    for ax, encoding in zip(axes, protocol.ENCODINGS):
         for g, group in enumerate(GROUPS):
             for source, marker, offset in (("ours", "o", -0.15), ("paper", "s", 0.15)):
                 chosen = [p for p in rows if p["encoding"] == encoding

@@ -6,7 +6,7 @@ is a short ladder that ends at the paper's own setting for the cell (CPU-limited
 larger), so the table shows which cells were perfect up to Len 100 with a smaller setting,
 which needed the paper's, and which fit nothing.
 """
-from lengthgen.experiments import huang_sweep as sweep
+from lengthgen.experiments.huang_sweep import analysis, protocol
 from lengthgen.tasks.metadata import info
 
 FIGURE_ID = "huang-table6-7-hparams"
@@ -24,18 +24,18 @@ def run_one(params, config, device):  # pragma: no cover - no runs of its own
 
 
 def _shape(setting, fit: bool = True) -> str:
-    label = sweep.Setting.of(setting).label()
+    label = protocol.Setting.of(setting).label()
     return label if fit else f"{label} (none fits)"
 
 
 def data(records):
-    paper = {(r["task"], r["encoding"]): r for r in sweep.reference_hparams()}
+    paper = {(r["task"], r["encoding"]): r for r in protocol.reference_hparams()}
     rows = []
     by_figure = {}
     for record in records:
         by_figure.setdefault(record["figure_id"], []).append(record)
     for figure_id, group in by_figure.items():
-        for row in sweep.table(group):
+        for row in analysis.table(group):
             cell = next(r["metrics"] for r in group if r["metrics"]["task"] == row["task"]
                         and r["metrics"]["encoding"] == row["encoding"])
             ref = paper.get((row["task"], row["encoding"]))

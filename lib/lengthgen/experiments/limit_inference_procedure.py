@@ -13,7 +13,7 @@ shapes a Limit Transformer allows (lengthgen.models.products; period 2, locality
 No paper counterpart: Huang et al. do not run the inference procedure, and no figure of theirs
 shows this. The `paper` scale is this book's experiment at larger settings (more training
 lengths, seeds and steps), not a figure of the paper, and it does not use the paper's
-hyperparameter search of the APE vs NoPE sweep (huang_sweep.paper_grid).
+hyperparameter search of the APE vs NoPE sweep (huang_sweep.protocol.paper_grid).
 """
 import matplotlib.pyplot as plt
 
