@@ -12,18 +12,6 @@ import sys
 
 from lengthgen.errors import LengthgenError
 
-# command -> module in lengthgen.cli exposing add_parser(subparsers) (add a line per group)
-COMMANDS = {
-    "dyck": "dyck",
-    "figure": "figure",
-    "crasp": "crasp",
-    "train": "train",
-    "list": "train",
-    "language": "language",
-    "task": "task",
-}
-
-
 PROG = "python -m lengthgen"
 
 
@@ -53,9 +41,20 @@ def build_parser() -> argparse.ArgumentParser:
     from lengthgen import __version__   # no torch: --help and --version start in a fraction of a s
     parser.add_argument("--version", action="version", version=f"lengthgen {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for module in COMMANDS.values():
-        importlib.import_module(f"lengthgen.cli.{module}").add_parser(sub)
+    for module in command_modules():
+        module.add_parser(sub)
     return parser
+
+
+def command_modules() -> list:
+    """The modules of lengthgen.cli that add command groups (each has add_parser; one module
+    may add several commands): derived from the package, so a new group needs no list."""
+    import pkgutil
+
+    import lengthgen.cli as cli
+    modules = [importlib.import_module(f"lengthgen.cli.{m.name}")
+               for m in pkgutil.iter_modules(cli.__path__) if not m.name.startswith("_")]
+    return [m for m in modules if hasattr(m, "add_parser")]
 
 
 OUT_OF_MEMORY = "out of memory; ask for fewer or shorter samples, or a smaller model"
