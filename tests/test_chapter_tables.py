@@ -55,7 +55,7 @@ def test_simulation_table_keeps_the_worst_of_each_model_and_eps():
 def test_hardmax_table_and_headline_follow_the_data():
     module = experiment("izzo-fig3-hardmax")
     recs = records("izzo-fig3-hardmax")
-    rows = module.data(recs)
+    rows = module.group_rows(recs)   # the per-group summary the chapter tabulates
     table = module.table_rows(recs)
     assert len(table) == len(rows) and set(table[0]) == {
         "N", "seed", "positions", "count", "mean weight", "std of the weight", "test MSE at 80"}
