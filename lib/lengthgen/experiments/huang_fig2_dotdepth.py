@@ -23,20 +23,15 @@ def run_one(params, config, device):  # pragma: no cover - no runs of its own
     raise NotImplementedError
 
 
-def _percent(value):
-    """A fraction in percent, as the figure draws it (no value stays None)."""
-    return None if value in (None, "") else 100 * value
-
-
 def points(records) -> list[dict]:
     """One row per (star-free language, encoding, source): its dot-depth and its accuracy on the
     longest bin in percent (ours: the mean over the seeds that fit, with the lowest and highest
     seed; the paper's: its number), and whether the cell fit."""
     return [{"task": p["task"], "language": info(p["task"]).name,
              "dot_depth": info(p["task"]).dot_depth, "encoding": p["encoding"],
-             "source": p["source"], "accuracy_percent": _percent(p["accuracy"]),
-             "seed_min_percent": _percent(p["seed_min"]),
-             "seed_max_percent": _percent(p["seed_max"]), "fit": p["fit"]}
+             "source": p["source"], "accuracy_percent": analysis.percent(p["accuracy"]),
+             "seed_min_percent": analysis.percent(p["seed_min"]),
+             "seed_max_percent": analysis.percent(p["seed_max"]), "fit": p["fit"]}
             for p in analysis.longest_bin_points(analysis.table(records)) if info(p["task"]).star_free]
 
 

@@ -24,11 +24,6 @@ def run_one(params, config, device):  # pragma: no cover - no runs of its own
     raise NotImplementedError
 
 
-def _percent(value):
-    """A fraction in percent, as the figure draws it (no value stays None)."""
-    return None if value in (None, "") else 100 * value
-
-
 def points(records) -> list[dict]:
     """One row per (language, encoding, source): whether it is star-free, its accuracy on the
     longest bin in percent (ours: the mean over the seeds that fit, with the lowest and highest
@@ -37,9 +32,9 @@ def points(records) -> list[dict]:
     rows = [{"task": p["task"], "language": info(p["task"]).name,
              "group": GROUPS[0] if info(p["task"]).star_free else GROUPS[1],
              "encoding": p["encoding"], "source": p["source"],
-             "accuracy_percent": _percent(p["accuracy"]),
-             "seed_min_percent": _percent(p["seed_min"]),
-             "seed_max_percent": _percent(p["seed_max"]), "fit": p["fit"]}
+             "accuracy_percent": analysis.percent(p["accuracy"]),
+             "seed_min_percent": analysis.percent(p["seed_min"]),
+             "seed_max_percent": analysis.percent(p["seed_max"]), "fit": p["fit"]}
             for p in analysis.longest_bin_points(analysis.table(records))]
     for row in rows:
         same = [r["accuracy_percent"] for r in rows if (r["group"], r["encoding"], r["source"])

@@ -190,3 +190,8 @@ def abandon_savings(records: list[dict]) -> dict:
             spent += run["train_wall_time_s"]
             saved += run["train_wall_time_s"] * (cap / run["steps"] - 1)
     return {"trainings": given_up, "spent_s": round(spent), "saved_s": round(saved)}
+
+
+def percent(value):
+    """A fraction in percent, as the figures draw it (a missing value stays None)."""
+    return None if value in (None, "") else 100 * value
