@@ -155,9 +155,7 @@ def paper_setting(task_id: str, encoding: str) -> Setting | None:
 def unnamed_rows(encoding: str) -> list[Setting]:
     """The regular-language settings of the paper's table for `encoding` whose language names
     our copy lost (data/huang_table6_7_unnamed.csv), in order of complexity."""
-    with open(DATA / "huang_table6_7_unnamed.csv") as f:
-        rows = [r for r in csv.DictReader(line for line in f if not line.startswith("#"))
-                if r["encoding"] == encoding]
+    rows = [r for r in _data_rows("huang_table6_7_unnamed.csv") if r["encoding"] == encoding]
     settings = [Setting(int(r["layers"]), int(r["heads"]), int(r["d_model"]), float(r["lr"]),
                         int(r["max_steps"]), int(r["warmup"])) for r in rows]
     return sorted(settings, key=lambda s: s.complexity)
@@ -415,17 +413,22 @@ def reference() -> dict:
     from the authors' published numbers, as fractions. (The first bin starts at the task's
     shortest length, e.g. 3-50 for the interleaved majority.)"""
     out = {}
-    with open(DATA / "huang_fig1_reference.csv") as f:
-        for row in csv.DictReader(line for line in f if not line.startswith("#")):
-            out[(row["task"], row["encoding"])] = {
-                "bins": [float(row[k]) / 100 for k in ("1-50", "51-100", "101-150")],
-                "baseline": float(row["baseline"]) / 100}
+    for row in _data_rows("huang_fig1_reference.csv"):
+        out[(row["task"], row["encoding"])] = {
+            "bins": [float(row[k]) / 100 for k in ("1-50", "51-100", "101-150")],
+            "baseline": float(row["baseline"]) / 100}
     return out
 
 
-def reference_hparams() -> list[dict]:
-    with open(DATA / "huang_table6_7_reference.csv") as f:
+def _data_rows(name: str) -> list[dict]:
+    """The rows of one of the package's data files (CSV; lines starting with # are its
+    source notes)."""
+    with open(DATA / name) as f:
         return list(csv.DictReader(line for line in f if not line.startswith("#")))
+
+
+def reference_hparams() -> list[dict]:
+    return _data_rows("huang_table6_7_reference.csv")
 
 
 def predicted(task_id: str, encoding: str) -> str:
