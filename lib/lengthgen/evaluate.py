@@ -16,7 +16,7 @@ import torch
 
 from lengthgen.errors import LengthgenError
 from lengthgen.objectives import masked_cross_entropy, objective_of  # noqa: F401 (re-exported)
-from lengthgen.tasks.base import Batch, Task, bin_name  # noqa: F401 (bin_name re-exported)
+from lengthgen.tasks.base import Batch, Task, bin_name
 
 
 def autocast(device) -> contextlib.AbstractContextManager:

@@ -27,12 +27,12 @@ import numpy as np
 import torch
 
 from lengthgen.errors import LengthgenError
-from lengthgen.evaluate import autocast, bin_name, evaluate, generation_accuracy, to_tensors
+from lengthgen.evaluate import autocast, evaluate, generation_accuracy, to_tensors
 from lengthgen.models.decoder import Decoder, DecoderConfig
 from lengthgen.models.protocol import ROLES, check_trainable
 from lengthgen.objectives import OBJECTIVES, Objective, objective_of
 from lengthgen.tasks import get_task
-from lengthgen.tasks.base import Task
+from lengthgen.tasks.base import Task, bin_name
 
 SCHEDULES = ("constant", "linear", "cosine")
 EVAL_SEED_OFFSET = 7919  # eval sets come from seed + this (test: + 2x), apart from training data

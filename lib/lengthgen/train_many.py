@@ -17,7 +17,8 @@ from torch.func import functional_call, stack_module_state, vmap
 from torch.nn.attention import SDPBackend, sdpa_kernel
 
 from lengthgen.errors import LengthgenError
-from lengthgen.evaluate import autocast, bin_name, evaluate
+from lengthgen.evaluate import autocast, evaluate
+from lengthgen.tasks.base import bin_name
 from lengthgen.tasks.base import Task
 from lengthgen.train import (EVAL_SEED_OFFSET, TrainConfig, TrainResult, adamw,
                              decoder_for_task, history_metrics, learning_rate, parameter_groups,

@@ -48,7 +48,8 @@ def runs(config: dict) -> list[dict]:
 
 def run_one(params: dict, config: dict, device) -> dict:
     # training and its models are imported here: data() and runs() need no torch
-    from lengthgen.evaluate import bin_name, evaluate
+    from lengthgen.evaluate import evaluate
+    from lengthgen.tasks.base import bin_name
     from lengthgen.models.products import product_report
     from lengthgen.tasks import get_task
     from lengthgen.train import EVAL_SEED_OFFSET, TrainConfig, decoder_for_task, train
