@@ -297,3 +297,19 @@ def test_boolean_numbers_span_every_seed_and_compare_only_apart_ranges():
     assert cn.boolean_verdict(apart) == "partly"
     assert cn.boolean_verdict(_boolean_records([{3: (34, 7)}, {3: (33, 7)}, {3: (40, 7)}])) == \
         "reproduced"
+
+
+def test_the_positional_step_change_is_called_separate_only_where_seed_ranges_separate():
+    """The committed seeds separate every local change from 1,000 to 15,000 steps; moving one
+    seed's final error onto another seed's early one makes that change overlap, and the text
+    then counts it as within the spread."""
+    _, records = committed_records("huang-fig5-6-positional")
+    key = "limit-positional-local-steps-separate"
+    assert cn.positional_numbers(records)[key].startswith("every one")
+    planted = copy.deepcopy(records)
+    group = sorted((r for r in planted if r["params"]["target"] == "i-j=2"
+                    and r["params"]["width"] == 64), key=lambda r: r["params"]["seed"])
+    group[0]["metrics"]["bands"]["all"]["200"]["model"] = \
+        group[1]["metrics"]["test_mse_by_steps"]["1000"]["200"]
+    assert cn.positional_numbers(planted)[key] == \
+        "1 of 6 of these changes are within the spread over seeds"

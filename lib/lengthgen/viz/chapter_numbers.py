@@ -93,6 +93,7 @@ def _records(figure_id: str, root=None) -> list[dict]:
 def positional_numbers(records: list[dict]) -> dict:
     """The numbers of the positional-fit section (huang-fig5-6-positional)."""
     from lengthgen.runs.registry import experiment
+    from lengthgen.theory.positional_targets import TARGETS
     module = experiment("huang-fig5-6-positional")
     config = records[0]["config"]
     train, longest = config["train_length"], max(config["test_lengths"])
@@ -144,6 +145,25 @@ def positional_numbers(records: list[dict]) -> dict:
                                          "better" if not any(grew) else "mixed")
         out[f"local-d{width}-early"] = listing(num(v) for v in early)
         out[f"local-d{width}-final"] = listing(num(v) for v in final)
+    # Is each local change from the first checkpoint to the end larger than the seeds' spread?
+    # ("separate": for every local target and width, the per-seed ranges do not overlap)
+    def per_seed(r, key):
+        constant = r["metrics"]["bands"]["all"][str(longest)]["constant"]
+        return key(r) / constant
+    separate = []
+    for target in [t for t in config["targets"] if TARGETS[t][0] == "local"]:
+        for width in widths:
+            group = [r for r in records if r["params"]["target"] == target
+                     and r["params"]["width"] == width]
+            early = [per_seed(r, lambda r: r["metrics"]["test_mse_by_steps"][str(first)][
+                str(longest)]) for r in group]
+            final = [per_seed(r, lambda r: r["metrics"]["bands"]["all"][str(longest)]["model"])
+                     for r in group]
+            separate.append(max(early) < min(final) or max(final) < min(early))
+    out["local-steps-separate"] = ("every one of these changes is larger than the spread "
+                                   "over seeds" if all(separate) else
+                                   f"{len(separate) - sum(separate)} of {len(separate)} of "
+                                   f"these changes are within the spread over seeds")
     # the exercise: the target i - j >= 20
     far = [r for r in rows(longest, "neither") if r["target"] == "i-j>=20"]
     if far:
