@@ -4,9 +4,10 @@ import torch
 
 from lengthgen.errors import LengthgenError
 from lengthgen.models.products import locality_distance, periodicity_distance
-from lengthgen.theory.positional_fit import (TARGETS, band_errors, causal_mse, distance_band,
+from lengthgen.theory.positional_fit import (band_errors, causal_mse, distance_band,
                                              extrapolation_errors, fit,
                                              target_matrix, window_weights)
+from lengthgen.theory.positional_targets import TARGETS
 
 
 def test_window_weights_reproduce_the_mean_loss_over_windows():

@@ -15,7 +15,7 @@ import numpy as np
 import torch
 
 from lengthgen.errors import LengthgenError
-from lengthgen.objectives import masked_cross_entropy, objective_of  # noqa: F401 (re-exported)
+from lengthgen.objectives import objective_of
 from lengthgen.tasks.base import Batch, Task, bin_name
 
 
@@ -60,6 +60,25 @@ def _offsets(model, batch_size: int, offset: int, device):
     return torch.full((batch_size,), offset, dtype=torch.long, device=device)
 
 
+@contextlib.contextmanager
+def _eval_mode(model):
+    """The model in eval mode for the block, back in the mode it was in afterwards."""
+    was_training = model.training
+    model.eval()
+    try:
+        yield
+    finally:
+        model.train(was_training)
+
+
+def _bin_batches(task: Task, lo: int, hi: int, samples_per_bin: int, seed: int,
+                 batch_size: int):
+    """The bin's fixed examples (one random stream per seed and bin), in batches."""
+    rng = bin_rng(seed, lo, hi)
+    for size in _chunks(samples_per_bin, batch_size):
+        yield size, task.sample(rng, size, lo, hi)
+
+
 @torch.no_grad()
 def evaluate(model, task: Task, bins=None, samples_per_bin: int = 2000, seed: int = 0,
              device="cpu", batch_size: int = 256, offset: int = 0) -> dict:
@@ -72,18 +91,14 @@ def evaluate(model, task: Task, bins=None, samples_per_bin: int = 2000, seed: in
     """
     bins = _check_bins(task, bins, samples_per_bin)
     objective = objective_of(task)
-    was_training = model.training
-    model.eval()
     results = {}
-    try:
+    with _eval_mode(model):
         for lo, hi in bins:
-            rng = bin_rng(seed, lo, hi)
             correct = torch.zeros((), device=device)
             loss_sum = torch.zeros((), device=device)
             positions = torch.zeros((), device=device)
-            for size in _chunks(samples_per_bin, batch_size):
-                inputs, targets, mask = to_tensors(task.sample(rng, size, lo, hi), device,
-                                                   objective.target_dtype)
+            for size, batch in _bin_batches(task, lo, hi, samples_per_bin, seed, batch_size):
+                inputs, targets, mask = to_tensors(batch, device, objective.target_dtype)
                 with autocast(device):
                     logits = model(inputs, _offsets(model, size, offset, device))
                 if objective.metric == "accuracy":
@@ -94,8 +109,6 @@ def evaluate(model, task: Task, bins=None, samples_per_bin: int = 2000, seed: in
             if objective.metric == "accuracy":
                 point = {"accuracy": correct.item() / samples_per_bin, **point}
             results[bin_name(lo, hi)] = point
-    finally:
-        model.train(was_training)
     return results
 
 
@@ -132,15 +145,11 @@ def generation_accuracy(model, task: Task, bins=None, samples_per_bin: int = 200
     (after the prompt) matches the reference at every masked position. Same examples as
     evaluate() for the same seed. Sequence-to-sequence tasks only."""
     bins = _check_bins(task, bins, samples_per_bin)
-    was_training = model.training
-    model.eval()
     results = {}
-    try:
+    with _eval_mode(model):
         for lo, hi in bins:
-            rng = bin_rng(seed, lo, hi)
             correct = torch.zeros((), device=device)
-            for size in _chunks(samples_per_bin, batch_size):
-                batch = task.sample(rng, size, lo, hi)
+            for size, batch in _bin_batches(task, lo, hi, samples_per_bin, seed, batch_size):
                 if batch.prompt_lengths is None:
                     raise LengthgenError(f"{task.id}: generation accuracy needs a "
                                          f"sequence-to-sequence task (batches with prompts)")
@@ -152,6 +161,4 @@ def generation_accuracy(model, task: Task, bins=None, samples_per_bin: int = 200
                 correct += ((predicted == targets) | ~mask).all(dim=1).sum()
             results[bin_name(lo, hi)] = {"accuracy": correct.item() / samples_per_bin,
                                          "n": samples_per_bin}
-    finally:
-        model.train(was_training)
     return results

@@ -16,7 +16,7 @@ import torch
 from lengthgen.config import one_thread
 from lengthgen.errors import LengthgenError, unknown_name
 # the targets live in a module of their own that needs no torch (reading records uses them)
-from lengthgen.theory.positional_targets import KINDS, TARGETS  # noqa: F401 (re-exported)
+from lengthgen.theory.positional_targets import TARGETS
 
 
 def target_matrix(name: str, n_positions: int, value: float = 1.0) -> torch.Tensor:
