@@ -113,3 +113,17 @@ def test_metadata_table():
     assert info("binary_majority_interleave").crasp == "none found"
     with pytest.raises(LengthgenError, match="tomita3"):
         info("tomita33")
+
+
+def test_uniform_d12_words_of_len_at_most_50_rarely_reach_depth_12_exactly():
+    """The chapter's 0.3%, exactly: a D_12 word below depth 12 is a D_11 word, so per length
+    the share reaching 12 is 1 - |D_11| / |D_12| (Len uniform over the lengths with members)."""
+    from lengthgen.tasks.dfa import DFA
+    from lengthgen.tasks.languages import DEFINITIONS
+    start, _, accepts = DEFINITIONS["d12"]
+    d11 = DFA.from_step("ab", start, lambda depth, s: (lambda d: d if 0 <= d <= 11 else None)(
+        depth + (1 if s == "a" else -1)), accepts)
+    d12, counts = get_language("d12"), d11.path_counts(50)
+    lengths = d12.member_lengths(1, 50)
+    share = np.mean([1 - counts[n][d11.start] / d12.count_members(n) for n in lengths])
+    assert round(100 * share, 1) == 0.3

@@ -67,6 +67,11 @@ def protocol_rows(book: dict, paper: dict) -> list[list[str]]:
         ["data", "the languages' own code trains on datasets of 10,000 strings, batch 16-32, "
          "by epochs (Tomita on Len 1-100); the paper's text states the protocol above",
          "the paper's text: fresh batches, Len 1-50", "the same as the paper config"],
+        ["D_n words", "Bhattamishra et al.'s nested generator (each level about 3/4 of the "
+         "remaining length, so nearly every word reaches depth n), in sets of distinct words; "
+         "the released D_3, D_4 and D_12 sets span Len 2-100",
+         "uniform among the members of a uniform Len, as for every language (drawn fresh, the "
+         "nested generator repeats a few dozen words at Len <= 50)", "the same"],
         ["baseline MLP steps", "30,000 (trained like the transformers)",
          f"{paper['baseline']['steps']:,}", f"{book['baseline']['steps']:,}"],
     ]
