@@ -101,7 +101,8 @@ def fit_to_column(fig, width_px: int = COLUMN_PX, min_font_pt: float = MIN_FONT_
             _relegend(widest, widest._ncols - 1)
         elif width * width_px / saved >= 0.8 * target:
             fig.set_size_inches(width * width_px / saved, height)
-            _wrap_titles(fig, width * width_px / saved)  # titles as wide as the old width
+            # the figure's title and notes were wrapped to the old width
+            _wrap_titles(fig, width * width_px / saved, axes_titles=False)
         else:
             break
         _layout(fig)
@@ -225,14 +226,14 @@ def _relegend(legend, ncols: int) -> None:
     parent.legend(handles, labels, **kwargs)
 
 
-def _wrap_titles(fig, width_in: float) -> bool:
-    """Break the figure's titles and notes, and the axes' titles, that are wider than their
-    room into lines. Returns whether any was broken."""
+def _wrap_titles(fig, width_in: float, axes_titles: bool = True) -> bool:
+    """Break the figure's titles and notes, and (with axes_titles) the axes' titles, that are
+    wider than their room into lines. Returns whether any was broken."""
     import textwrap
     renderer = fig.canvas.get_renderer()
     titles = [(fig._suptitle, width_in * DPI * 0.95)] if fig._suptitle is not None else []
     titles += [(t, width_in * DPI * 0.95) for t in fig.texts if t is not fig._suptitle]
-    for ax in fig.axes:
+    for ax in fig.axes if axes_titles else []:
         room = max(ax.get_window_extent(renderer).width * 1.15, 150)
         titles += [(t, room) for t in (ax.title, ax._left_title, ax._right_title)]
     wrapped = False
