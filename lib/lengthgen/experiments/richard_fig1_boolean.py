@@ -208,7 +208,7 @@ def figure(records):
                        edgecolor="black", label="paper, in-sample (1e8 params)")
             ax.scatter([3], [PAPER["out_of_sample_depth3"]], marker="*", s=120, color="tab:blue",
                        edgecolor="black", label="paper, out-of-sample")
-        ax.set(xlabel="training depth q", ylabel="accuracy (sympy-equivalent answer)",
+        ax.set(xlabel="training depth q", ylabel="accuracy\n(sympy-equivalent)",
                title=f"tested at depth {q} ({cfg['clauses']} clauses)", ylim=(-0.05, 1.05))
         ax.set_xticks(depths)
     # one legend under the panels (it would hide the paper's stars inside one)

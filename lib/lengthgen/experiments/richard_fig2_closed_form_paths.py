@@ -60,7 +60,7 @@ def figure(records):
     m = records[0]["metrics"]
     x = np.arange(1, len(m["train_path"]) + 1)
     r = len(m["prefix"])
-    fig, ax = plt.subplots(figsize=(8, 4.2))
+    fig, ax = plt.subplots(figsize=(7.4, 5.4))
     ax.plot(np.r_[0, x], np.r_[0, m["train_path"]], "s-", color="black",
             label=f"training word s = {m['train_word']}")
     ax.plot(np.r_[0, x], np.r_[0, m["positional_cumsum"]], "^-", color="red",
@@ -72,6 +72,7 @@ def figure(records):
     ax.axhline(0, color="grey", lw=0.5)
     ax.set(xlabel="position r", ylabel="cumulative sum (stack size for brackets)",
            title=f"Closed-form head with {m['n_weights']} weights, v = {m['v']:.0f}")
-    ax.legend(fontsize=8)
+    # under the axes: inside, at the book's text size, it covers the paths
+    ax.legend(fontsize=10.5, loc="upper center", bbox_to_anchor=(0.5, -0.18), frameon=False)
     fig.tight_layout()
     return fig

@@ -70,7 +70,7 @@ def data(records):
 def figure(records):
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(7, 4.5))
+    fig, ax = plt.subplots(figsize=(7.4, 5.6))
     trained = [r for r in records if r["params"]["kind"] == "trained"]
     depths = sorted({r["params"]["max_depth"] for r in trained})
     colors = plt.cm.plasma(np.linspace(0.1, 0.8, max(len(depths), 1)))
@@ -95,6 +95,8 @@ def figure(records):
                  f"L={cfg['layers']}, h={cfg['heads']}, {cfg['steps']} steps\n"
                  + spread.seeds_label(trained, lambda r: (r["params"]["max_depth"],
                                                           r["params"]["train_size"])))
-    ax.legend(fontsize=7)
+    # under the axes: inside, at the book's text size, it covers the curves
+    ax.legend(fontsize=10.5, loc="upper center", bbox_to_anchor=(0.5, -0.18), ncols=2,
+              frameon=False)
     fig.tight_layout()
     return fig

@@ -88,51 +88,71 @@ def data(records):
 SHOWN_PER_SEED = 3   # bars per seed and context in the figure (data() has the config's top)
 
 
+def _model_label(metrics: dict) -> str:
+    words = metrics["train_size"]
+    return f"{words} word{'' if words == 1 else 's'}, depth <= {metrics['max_depth']}"
+
+
 def figure(records):
-    """A row per model, a column per context: the most frequent completions of each seed
-    (green: balanced, red: not); the last column: each context's share of balanced completions,
-    per seed (dots), their mean (black tick) and min-max range."""
+    """One panel per model and context, stacked for the book's column: the most frequent
+    completions of each seed (green: balanced, red: not), with their counts; the last panel:
+    each context's share of balanced completions per seed (dots), their mean (black tick) and
+    min-max range, for both models."""
     import matplotlib.pyplot as plt
 
     records = sorted(records, key=lambda r: (r["metrics"]["train_size"], r["params"]["seed"]))
     models = spread.group_by(records, lambda r: r["params"]["model"])
     names = records[0]["metrics"]["order"]
-    fig, axes = plt.subplots(len(models), len(names) + 1,
-                             figsize=(4.6 * len(names) + 3, 3.6 * len(models)), squeeze=False,
-                             gridspec_kw={"width_ratios": [3] * len(names) + [2]})
-    for row, group in zip(axes, models.values()):
-        first = group[0]["metrics"]
-        trials = group[0]["config"]["trials"]
-        rates = []
-        for ax, name in zip(row, names):
-            bars, labels, colors = [], [], []
+    trials = records[0]["config"]["trials"]
+    panels = []   # (model's records, context name, [(label, count, balanced)] top first)
+    for group in models.values():
+        for name in names:
+            bars = []
             for r in group:
                 dist = r["metrics"]["contexts"][name]
-                for t in dist["top"][:SHOWN_PER_SEED]:
-                    bars.append(t["count"])
-                    labels.append(f"s{r['params']['seed']} {dist['context']}|{t['completion']}")
-                    colors.append("limegreen" if t["balanced"] else "crimson")
-            ax.barh(range(len(bars))[::-1], bars, color=colors)
-            ax.set_yticks(range(len(bars))[::-1])
-            ax.set_yticklabels(labels, fontsize=5.5, family="monospace")
-            ax.set_xlabel(f"count out of {trials}")
-            rate = spread.spread([r["metrics"]["contexts"][name]["accuracy"] for r in group])
-            rates.append([r["metrics"]["contexts"][name]["accuracy"] for r in group])
-            ax.set_title(f"{first['train_size']} word(s), depth <= {first['max_depth']}: {name}"
-                         f"\nbalanced {rate[0]:.0%}"
-                         + (f" ({rate[1]:.0%} to {rate[2]:.0%})" if rate[3] > 1 else ""),
-                         fontsize=9)
-        summary = row[-1]
-        for j, values in enumerate(rates):
-            summary.scatter([j] * len(values), values, color="tab:blue", s=14, zorder=4)
-        spread.points(summary, list(range(len(names))), rates, "black", marker="_", s=300,
-                      zorder=5)
-        summary.set_xticks(range(len(names)))
-        summary.set_xticklabels(names, fontsize=7, rotation=20)
-        summary.set(xlim=(-0.5, len(names) - 0.5), ylim=(-0.05, 1.05), xlabel="context",
-                    ylabel="balanced completions", title="by seed (dots),\nmean and min-max")
-    fig.suptitle(f"Most frequent {SHOWN_PER_SEED} completions per seed (s<seed>); "
+                bars += [(f"s{r['params']['seed']} {dist['context']}|{t['completion']}",
+                          t["count"], t["balanced"]) for t in dist["top"][:SHOWN_PER_SEED]]
+            panels.append((group, name, bars))
+    # a bar row is 0.21 in (labels at 10.5 pt); each panel also needs about 0.9 in for its
+    # two-line title and x axis
+    heights = [0.21 * len(bars) + 0.1 for _, _, bars in panels] + [2.0]
+    fig, axes = plt.subplots(len(panels) + 1, 1, figsize=(7.4, sum(heights) + 0.9 * len(heights)),
+                             gridspec_kw={"height_ratios": heights})
+    for ax, (group, name, bars) in zip(axes, panels):
+        y = list(range(len(bars)))[::-1]
+        ax.barh(y, [b[1] for b in bars], height=0.7,
+                color=["limegreen" if b[2] else "crimson" for b in bars])
+        for row, (_, count, _) in zip(y, bars):
+            ax.text(count + 0.01 * trials, row, str(count), va="center", fontsize=10.5)
+        ax.set_yticks(y)
+        ax.set_yticklabels([b[0] for b in bars], fontsize=10.5, family="monospace")
+        ax.set_ylim(-0.6, len(bars) - 0.4)
+        ax.set_xlim(0, 1.12 * trials)
+        ax.set_xticks([0, trials // 4, trials // 2, 3 * trials // 4, trials])
+        ax.set_xlabel(f"count out of {trials}", fontsize=10.5)
+        rate = spread.spread([r["metrics"]["contexts"][name]["accuracy"] for r in group])
+        ax.set_title(f"{_model_label(group[0]['metrics'])}: {name}\n{rate[0]:.0%} balanced"
+                     + (f" ({rate[1]:.0%} to {rate[2]:.0%})" if rate[3] > 1 else ""),
+                     fontsize=10.5)
+    summary = axes[-1]
+    for k, group in enumerate(models.values()):
+        offset = (k - (len(models) - 1) / 2) * 0.22
+        xs = [j + offset for j in range(len(names))]
+        rates = [[r["metrics"]["contexts"][name]["accuracy"] for r in group] for name in names]
+        for x, values in zip(xs, rates):
+            summary.scatter([x] * len(values), values, color=f"C{k}", s=18, zorder=4,
+                            label=_model_label(group[0]["metrics"]) if x == xs[0] else None)
+        spread.points(summary, xs, rates, "black", marker="_", s=300, zorder=5)
+    summary.set_xticks(range(len(names)))
+    summary.set_xticklabels([name.replace(" ", "\n", 1) for name in names], fontsize=10.5)
+    summary.set(xlim=(-0.5, len(names) - 0.5), ylim=(-0.05, 1.05), xlabel="context",
+                ylabel="share balanced", title="per seed (dots), mean and min-max")
+    # the legend in the room left of the panel that the labels of the bars above need
+    summary.legend(loc="center right", bbox_to_anchor=(-0.3, 0.5), fontsize=10.5,
+                   title="model", title_fontsize=10.5)
+    fig.suptitle(f"Most frequent {SHOWN_PER_SEED} completions per seed (s<seed>: context|"
+                 "completion); "
                  + spread.seeds_label(records, lambda r: r["params"]["model"]).replace(
-                     "per setting", "per model") + "; green: balanced, red: not", fontsize=9)
+                     "per setting", "per model") + "; green: balanced, red: not", fontsize=10.5)
     fig.tight_layout()
     return fig

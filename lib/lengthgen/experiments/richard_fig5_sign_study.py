@@ -120,7 +120,8 @@ def figure(records):
 
     config = records[0]["config"]
     settings = registered_settings(records, CONFIGS)
-    fig, axes = plt.subplots(1, 2, figsize=(13, 4.6), gridspec_kw={"width_ratios": [2, 1]})
+    # stacked for the book's column
+    fig, axes = plt.subplots(2, 1, figsize=(7.4, 9.6))
     markers = {"wo_wv": "o", "wv_wot": "s", "effective": "^"}
     width = 0.8 / len(READINGS)
     cmap = plt.cm.viridis
@@ -139,11 +140,12 @@ def figure(records):
                             facecolor="none", edgecolor=colors[~real])
     axes[0].axhline(0, color="grey", lw=0.6)
     axes[0].set_xticks(range(len(settings)))
-    axes[0].set_xticklabels([setting_label(config["settings"][s]) for s in settings], fontsize=8)
+    axes[0].set_xticklabels([setting_label(config["settings"][s]).replace(" ", "\n", 1)
+                             for s in settings], fontsize=10.5)
     axes[0].set(xlabel="setting (changes from the Fig. 5 many-word spec)",
                 ylabel="real part of the dominant eigenvalue",
                 title="Dominant eigenvalue of the top layer, one mark per seed")
-    axes[0].legend(fontsize=8)
+    axes[0].legend(fontsize=10.5)
     sm = plt.cm.ScalarMappable(cmap=cmap, norm=plt.Normalize(0, 1))
     fig.colorbar(sm, ax=axes[0], fraction=0.03, label="balanced deep completions")
     for i, setting in enumerate(settings):
@@ -152,8 +154,9 @@ def figure(records):
                         label=setting_label(config["settings"][setting]), s=25)
     axes[1].axhline(0, color="grey", lw=0.6)
     axes[1].set(xlabel="balanced deep completions (depth >= %d)" % config["test_depth"],
-                ylabel="dominant eigenvalue of W_O W_V diag(g) P (real part)",
+                ylabel="real part of the dominant\neigenvalue of W_O W_V diag(g) P",
                 title="Sign against generalization", xlim=(-0.05, 1.05))
-    axes[1].legend(fontsize=7)
+    axes[1].legend(fontsize=10.5, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncols=3,
+                   frameon=False)
     fig.tight_layout()
     return fig

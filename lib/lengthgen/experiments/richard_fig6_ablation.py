@@ -68,7 +68,7 @@ def data(records):
 def figure(records):
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(7.5, 4.5))
+    fig, ax = plt.subplots(figsize=(7.4, 5.6))
     for variant in VARIANTS:
         # several seeds per point: the mean, and the min-max range shaded
         groups = spread.group_by([r for r in records if r["params"]["variant"] == variant],
@@ -88,6 +88,8 @@ def figure(records):
                  f"d={cfg['d']}, {cfg['steps']} steps\n"
                  + spread.seeds_label(records, lambda r: (r["params"]["variant"],
                                                           r["params"]["k"])))
-    ax.legend(fontsize=7)
+    # under the axes: inside, at the book's text size, it covers the curves
+    ax.legend(fontsize=10.5, loc="upper center", bbox_to_anchor=(0.5, -0.18), ncols=2,
+              frameon=False)
     fig.tight_layout()
     return fig

@@ -81,54 +81,47 @@ def data(records):
 
 
 def figure(records):
-    """A row per variant, a column per seed: the curves (thin) and their centroids (thick);
-    the last column: the mean absolute end value of each seed's curves (dots), their mean and
-    min-max range."""
+    """A panel per variant and seed, two to a row for the book's column: the curves (thin) and
+    their centroids (thick); the last panel: the mean absolute end value of each seed's curves
+    (dots), their mean and min-max range, per variant."""
     import matplotlib.pyplot as plt
 
     order = {v: i for i, v in enumerate(LEARNED_PE_VARIANTS)}
     records = sorted(records, key=lambda r: (order.get(r["params"]["variant"], 99),
                                              r["params"]["seed"]))
     variants = spread.group_by(records, lambda r: r["params"]["variant"])
-    seeds = sorted({r["params"]["seed"] for r in records})
-    fig, axes = plt.subplots(len(variants), len(seeds) + 1,
-                             figsize=(3.6 * len(seeds) + 2.6, 2.9 * len(variants)),
-                             squeeze=False,
-                             gridspec_kw={"width_ratios": [3] * len(seeds) + [2]})
-    ends = []
-    for row, (variant, group) in zip(axes, variants.items()):
-        by_seed = {r["params"]["seed"]: r for r in group}
-        for ax, seed in zip(row, seeds):
-            if seed not in by_seed:
-                ax.axis("off")
-                continue
-            m = by_seed[seed]["metrics"]
-            curves = np.array(m["curves"])
-            x = np.arange(1, curves.shape[1] + 1)
-            ax.plot(x, curves.T, color="grey", lw=0.4, alpha=0.4)
-            colors = plt.cm.tab10(np.arange(len(m["centroids"])))
-            for c, color in zip(m["centroids"], colors):
-                ax.plot(x, c, color=color, lw=1.6)
-            ax.axhline(0, color="black", lw=0.5)
-            ax.set_title(f"{variant}, seed {seed}: mean |end| {m['end_abs_mean']:.2f}",
-                         fontsize=8)
-            ax.set_xlabel("position r", fontsize=8)
-            ax.set_ylabel("cumulative PE", fontsize=8)
-        ends.append([r["metrics"]["end_abs_mean"] for r in group])
-        row[-1].axis("off")
-    summary = axes[0, -1]
-    summary.axis("on")
+    rows = -(-(len(records) + 1) // 2)
+    fig, axes = plt.subplots(rows, 2, figsize=(7.4, 2.9 * rows), squeeze=False)
+    axes = list(axes.ravel())
+    for ax, r in zip(axes, records):
+        m, seed = r["metrics"], r["params"]["seed"]
+        curves = np.array(m["curves"])
+        x = np.arange(1, curves.shape[1] + 1)
+        ax.plot(x, curves.T, color="grey", lw=0.4, alpha=0.4)
+        colors = plt.cm.tab10(np.arange(len(m["centroids"])))
+        for c, color in zip(m["centroids"], colors):
+            ax.plot(x, c, color=color, lw=1.6)
+        ax.axhline(0, color="black", lw=0.5)
+        ax.set_title(f"{r['params']['variant']}, seed {seed}: mean |end| "
+                     f"{m['end_abs_mean']:.2f}", fontsize=10.5)
+        ax.set_xlabel("position r", fontsize=10.5)
+        ax.set_ylabel("cumulative PE", fontsize=10.5)
+    ends = [[r["metrics"]["end_abs_mean"] for r in group] for group in variants.values()]
+    summary = axes[len(records)]
+    for ax in axes[len(records) + 1:]:
+        ax.axis("off")
     xs = list(range(len(variants)))
     for x, values in zip(xs, ends):
         summary.scatter([x] * len(values), values, color="tab:blue", s=14, zorder=4)
     spread.points(summary, xs, ends, "black", marker="_", s=300, zorder=5)
     summary.set_xticks(xs)
-    summary.set_xticklabels(list(variants), fontsize=7, rotation=20)
+    # variant names on two lines where they have a dash after the first word
+    summary.set_xticklabels([v.replace("-", "-\n", 1) for v in variants], fontsize=10.5)
     summary.set(xlim=(-0.5, len(xs) - 0.5), ylim=(0, None), xlabel="variant",
-                ylabel="mean |end value| of the curves")
-    summary.set_title("per seed (dots), mean and min-max", fontsize=8)
+                ylabel="mean |end value|")
+    summary.set_title("per seed (dots), mean and min-max", fontsize=10.5)
     fig.suptitle("Cumulative positional embeddings (thin) and k-means centroids (thick); "
                  + spread.seeds_label(records, lambda r: r["params"]["variant"]).replace(
-                     "per setting", "per variant"), fontsize=9)
+                     "per setting", "per variant"), fontsize=10.5)
     fig.tight_layout()
     return fig

@@ -70,9 +70,9 @@ SHOWN_PER_SEED = 3   # completions per seed in the table (data() has the config'
 
 
 def figure(records):
-    """Left: balanced completions of the deepest context per model, per seed (dots), their mean
-    and min-max range, and the paper's count (star). Right: each seed's most frequent
-    completions with their counts."""
+    """Top: balanced completions of the deepest context per model, per seed (dots), their mean
+    and min-max range, and the paper's count (star). Below, a table: each seed's most frequent
+    completions with their counts. Stacked, with text at 10.5 pt, for the book's column."""
     import matplotlib.pyplot as plt
 
     records = sorted(records, key=lambda r: (r["metrics"]["train_size"], r["params"]["seed"]))
@@ -86,8 +86,11 @@ def figure(records):
                 rows.append([who, t["completion"], str(t["count"]),
                              "yes" if t["balanced"] else "no"])
             rows.append([who, "total balanced", f"{m['balanced']} / {m['trials']}", ""])
-    fig, (chart, ax) = plt.subplots(1, 2, figsize=(12, 0.24 * len(rows) + 1.5),
-                                    gridspec_kw={"width_ratios": [1, 3]})
+    # a table row is 0.25 in at 10.5 pt (the header too); the chart is 2.8 in high, and the
+    # titles and the chart's axis take about 1.8 in more
+    table_height = 0.25 * (len(rows) + 1)
+    fig, (chart, ax) = plt.subplots(2, 1, figsize=(7.4, 2.8 + table_height + 1.8),
+                                    gridspec_kw={"height_ratios": [2.8, table_height]})
     labels, counts = [], []
     for group in models.values():
         m = group[0]["metrics"]
@@ -101,18 +104,18 @@ def figure(records):
                   marker="*", s=90, color="orange", edgecolor="black", zorder=6,
                   label="the paper (of 100)")
     chart.set_xticks(xs)
-    chart.set_xticklabels(labels, fontsize=8)
+    chart.set_xticklabels(labels, fontsize=10.5)
     trials = records[0]["metrics"]["trials"]
     chart.set(xlim=(-0.5, len(xs) - 0.5), ylim=(-3, trials + 3),
               xlabel="trained model (words, depth of its training words)",
               ylabel=f"balanced completions of {trials}",
               title="per seed (dots), mean and min-max")
-    chart.legend(fontsize=7, loc="upper left")
+    chart.legend(fontsize=10.5, loc="upper left")
     ax.axis("off")
     table = ax.table(cellText=rows, colLabels=["training words, seed", "completion of " + "(" * 16,
-                                               "count", "balanced?"], loc="center")
+                                               "count", "balanced?"], bbox=[0, 0, 1, 1])
     table.auto_set_font_size(False)
-    table.set_fontsize(7)
+    table.set_fontsize(10.5)
     table.auto_set_column_width([0, 1, 2, 3])
     for (row, col), cell in table.get_celld().items():
         if col == 1 and row > 0:
@@ -120,6 +123,6 @@ def figure(records):
     fig.suptitle("Completions of the deepest context of D_32 (16 open brackets); "
                  + spread.seeds_label(records, lambda r: r["params"]["model"]).replace(
                      "per setting", "per model") + f"; table: the {SHOWN_PER_SEED} most "
-                 "frequent completions of each seed", fontsize=9)
+                 "frequent completions of each seed", fontsize=10.5)
     fig.tight_layout()
     return fig

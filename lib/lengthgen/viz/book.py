@@ -88,7 +88,8 @@ def fit_to_column(fig, width_px: int = COLUMN_PX, min_font_pt: float = MIN_FONT_
     # Legends and labels outside the axes widen the saved image (bbox_inches="tight"): wrap
     # titles to the column, take columns off legends, and only then narrow the figure (by at
     # most a fifth: narrower, the panels would be crushed).
-    _wrap_titles(fig, target)
+    if _wrap_titles(fig, target):  # lines added to a title: the layout makes room for them
+        _layout(fig)
     for _ in range(8):
         saved = _saved_width_px(fig)
         if saved <= width_px + 1:
@@ -100,6 +101,8 @@ def fit_to_column(fig, width_px: int = COLUMN_PX, min_font_pt: float = MIN_FONT_
             _relegend(widest, widest._ncols - 1)
         elif width * width_px / saved >= 0.8 * target:
             fig.set_size_inches(width * width_px / saved, height)
+            # the figure's title and notes were wrapped to the old width
+            _wrap_titles(fig, width * width_px / saved, axes_titles=False)
         else:
             break
         _layout(fig)
@@ -192,6 +195,11 @@ def _layout(fig) -> None:
     """tight_layout that keeps figure-level legends and notes below the axes, and legends hung
     under an axes below its x label."""
     import warnings
+    title = fig._suptitle
+    if title is not None and title.get_va() == "top" and title.get_position()[1] > 0.9:
+        # tight_layout keeps the height of the figure's title free at the top, but the title
+        # hangs from y = 0.98 by default: 2% of a tall figure lower, over the panels' titles
+        title.set_y(1 - 0.05 / fig.get_size_inches()[1])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for _ in range(2):
@@ -218,16 +226,17 @@ def _relegend(legend, ncols: int) -> None:
     parent.legend(handles, labels, **kwargs)
 
 
-def _wrap_titles(fig, width_in: float) -> None:
-    """Break the figure's titles and notes, and the axes' titles, that are wider than their
-    room into lines."""
+def _wrap_titles(fig, width_in: float, axes_titles: bool = True) -> bool:
+    """Break the figure's titles and notes, and (with axes_titles) the axes' titles, that are
+    wider than their room into lines. Returns whether any was broken."""
     import textwrap
     renderer = fig.canvas.get_renderer()
-    titles = [(fig._suptitle, width_in * DPI)] if fig._suptitle is not None else []
+    titles = [(fig._suptitle, width_in * DPI * 0.95)] if fig._suptitle is not None else []
     titles += [(t, width_in * DPI * 0.95) for t in fig.texts if t is not fig._suptitle]
-    for ax in fig.axes:
+    for ax in fig.axes if axes_titles else []:
         room = max(ax.get_window_extent(renderer).width * 1.15, 150)
         titles += [(t, room) for t in (ax.title, ax._left_title, ax._right_title)]
+    wrapped = False
     for text, room in titles:
         content = text.get_text()
         width = text.get_window_extent(renderer).width
@@ -235,6 +244,8 @@ def _wrap_titles(fig, width_in: float) -> None:
             longest = max(len(line) for line in content.split("\n"))
             chars = max(12, int(longest * room / width))
             text.set_text("\n".join(textwrap.wrap(content.replace("\n", " "), chars)))
+            wrapped = True
+    return wrapped
 
 
 def _saved_width_px(fig) -> float:

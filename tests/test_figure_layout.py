@@ -1,0 +1,105 @@
+"""Figures drawn for the book's column read well: no tick labels run into each other (the "1000"
+that was a "1" and a "100" on the same spot), and no title runs into another title, an axis's
+labels or another panel (the figure title over the panels' titles of a tall figure)."""
+import matplotlib
+import matplotlib.pyplot as plt
+import pytest
+
+from lengthgen.runs.records import committed_records
+from lengthgen.viz.book import COLUMN_PX, DPI, _saved_width_px, fit_to_column, show
+
+matplotlib.use("Agg")
+
+# the multi-panel figures of the Dyck chapter and its appendix that were laid out for the column
+# after they had overlapping titles or ticks (each takes about two seconds to draw and fit; the
+# other Dyck figures passed this check when it was written)
+DYCK = ["richard-fig1-boolean", "richard-fig4-completions", "richard-fig5-sign-study",
+        "richard-fig7-learned-pe", "richard-table1-deepest"]
+
+
+def _boxes(texts, renderer):
+    return [(t.get_text(), t.get_window_extent(renderer)) for t in texts
+            if t.get_visible() and t.get_text().strip()]
+
+
+def _shown_tick_labels(axis, renderer):
+    """The tick labels an axis draws: those of ticks inside its view limits."""
+    low, high = sorted(axis.get_view_interval())
+    return _boxes([label for tick, label in zip(axis.get_majorticklocs(),
+                                                 axis.get_majorticklabels())
+                   if low - 1e-9 * abs(high - low) <= tick <= high + 1e-9 * abs(high - low)],
+                  renderer)
+
+
+def _overlap(a, b, slack: float = 1.0) -> bool:
+    return (min(a.x1, b.x1) - max(a.x0, b.x0) > slack and
+            min(a.y1, b.y1) - max(a.y0, b.y0) > slack)
+
+
+def layout_problems(fig) -> list[str]:
+    """Tick labels of one axis that overlap each other; titles (the figure's and the panels')
+    that overlap each other, a panel, or a panel's tick labels."""
+    fig.draw_without_rendering()
+    renderer = fig.canvas.get_renderer()
+    problems = []
+    axes = [ax for ax in fig.axes if ax.axison]
+    for n, ax in enumerate(axes):
+        for axis in (ax.xaxis, ax.yaxis):
+            labels = _shown_tick_labels(axis, renderer)
+            for i, (a, box_a) in enumerate(labels):
+                for b, box_b in labels[i + 1:]:
+                    if _overlap(box_a, box_b):
+                        problems.append(f"panel {n}: tick labels {a!r} and {b!r} overlap")
+    titles = _boxes([ax.title for ax in axes] + ([fig._suptitle] if fig._suptitle else []),
+                    renderer)
+    for i, (a, box_a) in enumerate(titles):
+        for b, box_b in titles[i + 1:]:
+            if _overlap(box_a, box_b):
+                problems.append(f"titles {a!r} and {b!r} overlap")
+        for n, ax in enumerate(axes):
+            if ax.title.get_text() != a and _overlap(box_a, ax.get_window_extent(renderer)):
+                problems.append(f"title {a!r} overlaps panel {n}")
+            for label, box in (_shown_tick_labels(ax.xaxis, renderer)
+                               + _shown_tick_labels(ax.yaxis, renderer)):
+                if _overlap(box_a, box):
+                    problems.append(f"title {a!r} overlaps tick label {label!r} of panel {n}")
+    return problems
+
+
+def test_the_check_sees_overlapping_ticks_and_titles():
+    fig, axes = plt.subplots(2, 1, figsize=(2, 2))
+    axes[0].set_xticks([0, 1, 2, 3])
+    axes[0].set_xticklabels(["1", "100", "1000", "10000"], fontsize=14)
+    axes[1].set_title("a title much taller\nthan its room\nbetween\nthe panels", fontsize=14)
+    fig.suptitle("the figure's title", y=0.55)
+    problems = layout_problems(fig)
+    plt.close(fig)
+    assert any("tick labels" in p for p in problems), problems
+    assert any("overlap" in p and "title" in p for p in problems), problems
+
+
+def test_a_tall_figure_keeps_its_title_clear_of_the_panels():
+    """A long figure title is wrapped to the column and the layout makes room for its lines,
+    and on a tall figure it is not drawn over the first panel's title."""
+    fig, axes = plt.subplots(6, 1, figsize=(7.4, 16))
+    for n, ax in enumerate(axes):
+        ax.set_title(f"panel {n}\nsecond line")
+    fig.suptitle("a figure title long enough to need two lines in the column of the book, "
+                 "as the Dyck chapter's have, with seeds and colours")
+    fit_to_column(fig)
+    assert layout_problems(fig) == []
+    assert _saved_width_px(fig) <= COLUMN_PX + 1
+    assert fig.get_size_inches()[0] * DPI >= 0.95 * COLUMN_PX  # wrapped, not narrowed
+    plt.close(fig)
+
+
+@pytest.mark.parametrize("figure_id", DYCK)
+def test_dyck_figures_read_well_in_the_column(figure_id):
+    if committed_records(figure_id, missing_ok=True) is None:
+        pytest.skip(f"{figure_id}: no committed records")
+    fig, _ = show(figure_id)
+    fit_to_column(fig)
+    problems = layout_problems(fig)
+    assert _saved_width_px(fig) <= COLUMN_PX + 1, figure_id
+    plt.close(fig)
+    assert problems == [], f"{figure_id}: {problems[:5]}"
