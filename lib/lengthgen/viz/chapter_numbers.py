@@ -147,19 +147,17 @@ def positional_numbers(records: list[dict]) -> dict:
         out[f"local-d{width}-final"] = listing(num(v) for v in final)
     # Is each local change from the first checkpoint to the end larger than the seeds' spread?
     # ("separate": for every local target and width, the per-seed ranges do not overlap)
-    def per_seed(r, key):
-        constant = r["metrics"]["bands"]["all"][str(longest)]["constant"]
-        return key(r) / constant
+    n = str(longest)
     separate = []
     for target in [t for t in config["targets"] if TARGETS[t][0] == "local"]:
         for width in widths:
-            group = [r for r in records if r["params"]["target"] == target
+            group = [r["metrics"] for r in records if r["params"]["target"] == target
                      and r["params"]["width"] == width]
-            early = [per_seed(r, lambda r: r["metrics"]["test_mse_by_steps"][str(first)][
-                str(longest)]) for r in group]
-            final = [per_seed(r, lambda r: r["metrics"]["bands"]["all"][str(longest)]["model"])
-                     for r in group]
-            separate.append(max(early) < min(final) or max(final) < min(early))
+            early = [m["test_mse_by_steps"][str(first)][n] / m["bands"]["all"][n]["constant"]
+                     for m in group]
+            final = [m["bands"]["all"][n]["model"] / m["bands"]["all"][n]["constant"]
+                     for m in group]
+            separate.append(_separate(early, final) or _separate(final, early))
     out["local-steps-separate"] = ("every one of these changes is larger than the spread "
                                    "over seeds" if all(separate) else
                                    f"{len(separate) - sum(separate)} of {len(separate)} of "
