@@ -285,3 +285,24 @@ def test_the_chapter_tables_come_from_the_library():
     assert tables.abandoned_text(saved).startswith("2 trainings gave up")
     assert "0.5 hours of run time of the 1.5" in tables.abandoned_text(saved)
     assert len(hparams.TABLE_HEADER) == 7
+
+
+def test_the_protocol_numbers_of_the_prose_follow_the_configs():
+    """The chapter states the cap, the give-up rule, the ladder and the seeds through these
+    strings: a config change shows in them, and the longest ladder is counted, not typed."""
+    paper = experiment("huang-fig1-languages").CONFIGS["paper"]
+    numbers = tables.protocol_numbers([BOOK, ALG_BOOK], paper)
+    assert numbers["cap"] == f"{BOOK['steps']:,}" and numbers["paper-cap"] == "30,000"
+    assert numbers["give-up-below"] == "90%" and numbers["paper-grid"] == "54"
+    longest = max(len(protocol.ladder(t, e, c)) for c in (BOOK, ALG_BOOK) for t in c["tasks"]
+                  for e in ("ape", "nope"))
+    assert numbers["ladder"] == str(longest) and 2 <= longest < 54
+    assert tables.protocol_numbers([{**BOOK, "steps": 9000}, ALG_BOOK | {"steps": 9000}],
+                                   paper)["cap"] == "9,000"
+    # the cells where the paper's models did not fit either: Tomita 5 with both encodings,
+    # not Tomita 1, and parity only without positions
+    unfit = numbers["paper-unfit"]
+    assert "Tomita 5 (APE)" in unfit and "Tomita 5 (NoPE)" in unfit
+    assert "Tomita 1 " not in unfit and "Parity (NoPE)" in unfit and "Parity (APE)" not in unfit
+    with pytest.raises(ValueError, match="differ"):
+        tables.protocol_numbers([BOOK, {**ALG_BOOK, "steps": 9000}], paper)

@@ -54,6 +54,7 @@ def test_each_model_refuses_encodings_it_lacks_in_one_line(make, bad):
 def test_properties_drive_what_trainer_and_evaluator_do():
     assert [m.absolute for m in PositionalEncoding] == [False, False, True]
     assert [m.sees_positions for m in PositionalEncoding] == [False, True, True]
+    assert [m.label for m in PositionalEncoding] == ["NoPE", "periodic", "APE"]   # as the papers
     task = get_task("binary_majority")
     cfg = TrainConfig(steps=1, batch_size=4, min_len=1, max_len=40)
     ape = Decoder(DecoderConfig(vocab_size=len(task.vocab), n_classes=task.n_classes,

@@ -8,6 +8,7 @@ Drawn from the huang-fig1-languages records (no training of its own).
 """
 from lengthgen.experiments.huang_sweep import analysis, protocol
 from lengthgen.tasks.metadata import info
+from lengthgen.models.positions import PositionalEncoding
 
 FIGURE_ID = "huang-fig2-dotdepth"
 TITLE = "Longest-bin accuracy against dot-depth for the star-free languages"
@@ -61,7 +62,7 @@ def figure(records):
         ax.set_xticks(range(len(depths)))
         ax.set_xticklabels([str(d) for d in depths])
         ax.set_xlabel("dot-depth")
-        ax.set_title(encoding.upper(), fontsize=10)
+        ax.set_title(PositionalEncoding(encoding).label, fontsize=10)
         ax.set_ylim(-5, 105)
         ax.grid(alpha=0.3)
     axes[0].set_ylabel("accuracy % on Len 101-150")

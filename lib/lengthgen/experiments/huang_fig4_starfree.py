@@ -8,6 +8,7 @@ the paper's. Drawn from the huang-fig1-languages records (no training of its own
 """
 from lengthgen.experiments.huang_sweep import analysis, protocol
 from lengthgen.tasks.metadata import info
+from lengthgen.models.positions import PositionalEncoding
 
 FIGURE_ID = "huang-fig4-starfree"
 TITLE = "Longest-bin accuracy of star-free and non-star-free languages"
@@ -72,7 +73,7 @@ def figure(records):
         ax.set_xticklabels(GROUPS)
         ax.set_xlim(-0.6, 1.6)
         ax.set_ylim(-5, 105)
-        ax.set_title(f"{encoding.upper()} (red: group mean)", fontsize=10)
+        ax.set_title(f"{PositionalEncoding(encoding).label} (red: group mean)", fontsize=10)
         ax.grid(axis="y", alpha=0.3)
     axes[0].set_ylabel("accuracy % on Len 101-150")
     axes[1].legend(fontsize=8, loc="center right")

@@ -8,6 +8,7 @@ which needed the paper's, and which fit nothing.
 """
 from lengthgen.experiments.huang_sweep import analysis, protocol
 from lengthgen.tasks.metadata import info
+from lengthgen.models.positions import PositionalEncoding
 
 FIGURE_ID = "huang-table6-7-hparams"
 TITLE = "Hyperparameters the search selected per task and encoding, ours and the paper's"
@@ -59,7 +60,7 @@ TABLE_HEADER = ["task", "PE", "ours (book search)", "why", "mean steps",
 
 def table_rows(records) -> list[list]:
     """The chapter's table: one row per cell, ours beside the paper's setting."""
-    return [[r["task"], r["encoding"].upper(), r["ours"], r["ours_rule"], r["ours_steps_mean"],
+    return [[r["task"], PositionalEncoding(r["encoding"]).label, r["ours"], r["ours_rule"], r["ours_steps_mean"],
              r["paper"] or LOST, r["paper_max_steps"]] for r in data(records)]
 
 
@@ -68,7 +69,7 @@ def figure(records):
     rows = data(records)
     fig, ax = plt.subplots(figsize=(9.5, 0.24 * len(rows) + 0.8))
     ax.axis("off")
-    cells = [[info(r["task"]).name, r["encoding"].upper(), r["ours"], str(r["ours_steps_mean"]),
+    cells = [[info(r["task"]).name, PositionalEncoding(r["encoding"]).label, r["ours"], str(r["ours_steps_mean"]),
               r["paper"] or LOST] for r in rows]
     table = ax.table(cellText=cells, colLabels=["task", "PE", "ours (book search)",
                                                 "steps (mean)", "paper (Tables 6-7)"],

@@ -30,6 +30,11 @@ class PositionalEncoding(str, Enum):
         return format(self.value, spec)
 
     @property
+    def label(self) -> str:
+        """How prose, tables and plots name it ("NoPE", "periodic", "APE")."""
+        return {"nope": "NoPE", "periodic": "periodic", "ape": "APE"}[self.value]
+
+    @property
     def absolute(self) -> bool:
         """Positions index a finite table by absolute position (offsets apply, inputs must
         fit the table)."""

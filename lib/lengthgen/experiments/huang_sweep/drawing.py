@@ -2,6 +2,7 @@
 and C-RASP's prediction."""
 from lengthgen.experiments.huang_sweep.protocol import ENCODINGS, LONGEST_BIN
 from lengthgen.tasks.metadata import info
+from lengthgen.models.positions import PositionalEncoding
 
 
 BIN_COLORS = ("#9ecae1", "#4292c6", "#08306b")
@@ -43,7 +44,7 @@ def draw_fig1(rows: list[dict], title: str):
             ax.text(i, 104, symbol, ha="center", va="bottom", color=color, fontsize=11)
         ax.set_ylim(0, 115)
         ax.set_yticks([0, 25, 50, 75, 100])
-        ax.set_ylabel(f"{encoding.upper()}: accuracy %")
+        ax.set_ylabel(f"{PositionalEncoding(encoding).label}: accuracy %")
         ax.grid(axis="y", alpha=0.3)
     axes[-1].set_xticks(range(len(tasks)))
     axes[-1].set_xticklabels([info(t).name for t in tasks], rotation=40, ha="right")

@@ -1,8 +1,10 @@
 """The APE vs NoPE sweep's chapter tables and sentences: the protocol side by side, the cells,
 the headline."""
 from lengthgen.experiments.huang_sweep.analysis import agreement
-from lengthgen.experiments.huang_sweep.protocol import LONGEST_BIN, Setting, unnamed_rows
+from lengthgen.experiments.huang_sweep.protocol import (ENCODINGS, LONGEST_BIN, Setting, ladder,
+                                                         reference, unnamed_rows)
 from lengthgen.tasks.metadata import YES, info
+from lengthgen.models.positions import PositionalEncoding
 
 
 def pct(value) -> str:
@@ -77,6 +79,32 @@ def protocol_rows(book: dict, paper: dict) -> list[list[str]]:
     ]
 
 
+def protocol_numbers(books: list[dict], paper: dict) -> dict[str, str]:
+    """The protocol's numbers that the chapter's prose states, as glue-able strings, from the
+    configs themselves (so the prose cannot drift from what ran): the book's step cap and the
+    paper's, when and below what a lower rung gives up, the longest ladder of any cell of the
+    `books` panels against the paper's grid, the CPU limit's shape, the seeds, and the cells
+    where the paper's own models stayed below 100% in distribution."""
+    book = books[0]
+    for other in books[1:]:
+        shared = ("steps", "eval_every", "abandon_below", "cpu_limit", "seeds")
+        if any(other[k] != book[k] for k in shared):
+            raise ValueError("the panels' book configs differ in a protocol value the prose "
+                             "states once")
+    layers, _, d = book["cpu_limit"]["instead"]
+    longest = max(len(ladder(task_id, encoding, config)) for config in books
+                  for task_id in config["tasks"] for encoding in ENCODINGS)
+    unfit = [f"{task_id}/{encoding}" for (task_id, encoding), ref in reference().items()
+             if ref["bins"][0] < 1.0]
+    return {"cap": f"{book['steps']:,}", "paper-cap": f"{paper['steps']:,}",
+            "give-up-at": f"{book['eval_every']:,}",
+            "give-up-below": f"{book['abandon_below']:.0%}",
+            "ladder": str(longest), "paper-grid": str(len(paper["search"])),
+            "cpu-limit": f"{layers} layers of width {d}",
+            "seeds": str(book["seeds"]), "paper-seeds": str(paper["seeds"]),
+            "paper-unfit": cell_names(unfit)}
+
+
 PROTOCOL_HEADER = ["", "the authors (paper, App. E.3, and their code)", "this book's paper "
                    "config", "this book's book config (what the figures show)"]
 
@@ -96,7 +124,7 @@ def cell_rows(rows: list[dict]) -> list[list[str]]:
         fit = f"{r['seeds_fit']} of {r['n_seeds']}"
         if r["fit_at_paper_level"]:
             fit += " (at the paper's level)"
-        out.append([info(r["task"]).name, r["encoding"].upper(), r["predicted"],
+        out.append([info(r["task"]).name, PositionalEncoding(r["encoding"]).label, r["predicted"],
                     Setting.of(r["selected"]).label(), ours,
                     f"{pct(spread['min'])}-{pct(spread['max'])}", paper,
                     pct(r["baseline"].get(LONGEST_BIN)), fit,
@@ -116,7 +144,7 @@ def cell_names(cells: list[str]) -> str:
     names = []
     for cell in cells:
         task_id, encoding = cell.split("/")
-        names.append(f"{info(task_id).name} ({encoding.upper()})")
+        names.append(f"{info(task_id).name} ({PositionalEncoding(encoding).label})")
     return ", ".join(names)
 
 
@@ -185,7 +213,7 @@ DIFFERENCES_HEADER = ["task", "PE", "ours % (101-150)", "paper % (101-150)", "fi
 
 def differences_rows(diffs: list[dict]) -> list[list[str]]:
     """The cells that differ from the paper (`analysis.differences`), one table row each."""
-    return [[d["task"], d["encoding"].upper(), pct(d["ours"]), pct(d["paper"]),
+    return [[d["task"], PositionalEncoding(d["encoding"]).label, pct(d["ours"]), pct(d["paper"]),
              "yes" if d["fit"] else "never", Setting.of(d["selected"]).label()]
             for d in diffs] or [["none", "", "", "", "", ""]]
 
