@@ -36,8 +36,8 @@ name (their own setting is one of them; none is the 1L1H d16 row, which names on
 and 2). A rung below the last gives up at the 3,000-step evaluation when the in-distribution
 accuracy is below 90% (such a run rarely fits by 6,000 steps); the last rung, the cell's own
 setting, never does. Then 3 seeds of the selected setting. Table 6-7 settings with layers x
-width above 512 (4L d256, 6 and 12 layers) are replaced in the book by 4 layers, 4 heads,
-width 128 at the paper's learning rate.
+width above 512 (4L d256, 6L d128 and d256, the 12-layer setting; 6L d64 stays) are replaced in
+the book by 4 layers, 4 heads, width 128 at the paper's learning rate.
 Every training checkpoints into the cache (`cache_dir()`), so an interrupted sweep resumes
 mid-cell; a cell's checkpoints are removed once its record is computed.
 """
