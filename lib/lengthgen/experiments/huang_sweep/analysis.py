@@ -111,6 +111,17 @@ def agreement(rows: list[dict]) -> dict:
                                if not agrees(r, "paper_success")]}
 
 
+def paper_disagreements() -> list[dict]:
+    """The cells, among all of the paper's published ones, where its own numbers disagree with
+    C-RASP's prediction by the rule above (independent of this book's records)."""
+    out = []
+    for (task_id, encoding), ref in reference().items():
+        success = succeeded(ref["bins"][-1], ref["baseline"])
+        if (predicted(task_id, encoding) == YES) != success:
+            out.append({"task": task_id, "encoding": encoding, "longest": ref["bins"][-1]})
+    return out
+
+
 def tidy(rows: list[dict]) -> list[dict]:
     """`figure data` rows, in percent as the figure draws them: one per (cell, seed, bin) with
     the seed's accuracy, whether it fit, the cell's mean (over the seeds that fit), the

@@ -1,6 +1,6 @@
 """The APE vs NoPE sweep's chapter tables and sentences: the protocol side by side, the cells,
 the headline."""
-from lengthgen.experiments.huang_sweep.analysis import agreement
+from lengthgen.experiments.huang_sweep.analysis import agreement, paper_disagreements
 from lengthgen.experiments.huang_sweep.protocol import (ENCODINGS, LONGEST_BIN, Setting, ladder,
                                                          reference, unnamed_rows)
 from lengthgen.tasks.metadata import YES, info
@@ -190,6 +190,16 @@ def headline(rows: list[dict]) -> dict[str, str]:
         "fit-disagree": cell_names(fit_disagree),
         "paper-disagree": cell_names(a["disagree_paper"]),
     }
+
+
+def paper_overall() -> dict[str, str]:
+    """The paper's own numbers against the prediction over all its cells, as glue-able
+    strings: how many cells, and each disagreement with its accuracy on Len 101-150."""
+    wrong = paper_disagreements()
+    text = "; ".join(f"{cell_names([d['task'] + '/' + d['encoding']])}, at "
+                     f"{pct(d['longest'])}% on Len 101-150" for d in wrong)
+    return {"paper-all-cells": str(len(reference())),
+            "paper-all-disagree-n": str(len(wrong)), "paper-all-disagree": text or "none"}
 
 
 def sweep_status(records: list[dict], configs_by_figure: dict[str, dict]) -> str:
