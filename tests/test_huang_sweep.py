@@ -324,3 +324,19 @@ def test_the_papers_own_disagreements_are_counted_by_the_rule(monkeypatch):
     assert stricter == {("binary_majority_interleave", "ape"), ("tomita4", "ape"),
                         ("tomita7", "ape"), ("aaaa_star", "ape"), ("abab_star", "ape"),
                         ("sort", "nope"), ("tomita7", "nope")}
+
+
+def test_a_resumed_cell_counts_its_trainings_time_before_the_interruption():
+    """A cell resumed after an interruption records only the wall time after the resume; its
+    trainings carry their whole time (from the checkpoints), each training counted once."""
+    run = {"setting": [1, 1, 16, 1e-3], "seed": 0, "abandoned": False, "steps": 3000,
+           "train_wall_time_s": 900.0}
+    other = {**run, "seed": 1, "train_wall_time_s": 600.0}
+    resumed = {"wall_time_s": 300.0, "metrics": {"encoding": "ape", "search": [run],
+                                                 "seeds": [run, other]}}
+    assert analysis.compute_s(resumed) == 1500.0
+    assert analysis.compute_s({**resumed, "wall_time_s": 1600.0}) == 1600.0
+    baseline = {"wall_time_s": 12.0, "metrics": {"encoding": "baseline"}}
+    assert analysis.compute_s(baseline) == 12.0
+    status = tables.sweep_status([resumed, baseline], {"lang": {"tasks": ["d2"]}})
+    assert status.startswith("1 of the 2 cells have records (0.4 hours of run time")

@@ -182,6 +182,25 @@ def differences(rows: list[dict], threshold: float = 0.2) -> list[dict]:
 # ---- sentences for the chapter (numbers computed from the records, never typed) ------------
 
 
+def trainings(metrics: dict) -> list[dict]:
+    """A cell's trainings, each once (the selected setting's first seed is in both the search
+    and the seeds)."""
+    unique = {}
+    for run in metrics["search"] + metrics["seeds"]:
+        unique.setdefault((tuple(run["setting"]), run["seed"]), run)
+    return list(unique.values())
+
+
+def compute_s(record: dict) -> float:
+    """The run time a record stands for. A cell resumed after an interruption records only the
+    wall time after the resume, while each training carries its time across the interruption
+    (kept in its checkpoint): the larger of the record's time and its trainings' sum."""
+    if record["metrics"]["encoding"] == "baseline":
+        return record["wall_time_s"]
+    trained = sum(run["train_wall_time_s"] for run in trainings(record["metrics"]))
+    return max(record["wall_time_s"], trained)
+
+
 def abandon_savings(records: list[dict]) -> dict:
     """What giving up below the threshold saved: the trainings that gave up, their recorded
     time, and the time they would have taken to the step cap at the same speed."""
@@ -190,12 +209,9 @@ def abandon_savings(records: list[dict]) -> dict:
         metrics = record["metrics"]
         if metrics["encoding"] == "baseline":
             continue
-        seen = set()
-        for run in metrics["search"] + metrics["seeds"]:
-            key = (tuple(run["setting"]), run["seed"])
-            if key in seen or not run.get("abandoned"):
+        for run in trainings(metrics):
+            if not run.get("abandoned"):
                 continue
-            seen.add(key)
             cap = Setting.of(run["setting"]).max_steps or record["config"]["steps"]
             given_up += 1
             spent += run["train_wall_time_s"]

@@ -1,6 +1,6 @@
 """The APE vs NoPE sweep's chapter tables and sentences: the protocol side by side, the cells,
 the headline."""
-from lengthgen.experiments.huang_sweep.analysis import agreement, paper_disagreements
+from lengthgen.experiments.huang_sweep.analysis import agreement, compute_s, paper_disagreements
 from lengthgen.experiments.huang_sweep.protocol import (ENCODINGS, LONGEST_BIN, Setting, ladder,
                                                          reference, unnamed_rows)
 from lengthgen.tasks.metadata import YES, info
@@ -207,10 +207,11 @@ def sweep_status(records: list[dict], configs_by_figure: dict[str, dict]) -> str
     registered ones, and the recorded compute."""
     cells = [r for r in records if r["metrics"]["encoding"] != "baseline"]
     registered = sum(2 * len(c["tasks"]) for c in configs_by_figure.values())
-    hours = sum(r["wall_time_s"] for r in records) / 3600
-    text = (f"{len(cells)} of the {registered} cells have records ({hours:.1f} hours of "
-            f"recorded run time, one torch thread per run, baselines included; on a machine "
-            f"shared with other work that is more than the CPU time)")
+    hours = sum(compute_s(r) for r in records) / 3600
+    text = (f"{len(cells)} of the {registered} cells have records ({hours:.1f} hours of run "
+            f"time, one torch thread per run, baselines included, counting each training's "
+            f"time before an interruption; on a machine shared with other work that is more "
+            f"than the CPU time)")
     if len(cells) < registered:
         text += ("; the sweep is run in batches over several sessions and this page shows the "
                  "cells done so far, cheapest first, so the missing ones are the costliest")
