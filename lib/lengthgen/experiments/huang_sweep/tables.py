@@ -64,8 +64,10 @@ def protocol_rows(book: dict, paper: dict) -> list[list[str]]:
          "the setting closest to fitting, 3 seeds, drawn hatched and counted apart"],
         ["test samples per bin", "2,000", f"{paper['samples_per_bin']:,}",
          f"{book['samples_per_bin']:,}"],
-        ["APE offsets", "uniform, so every position row is trained; 0 at test", "the same",
-         "the same"],
+        ["APE offsets", "algorithmic code: uniform in [0, table - length], so every position "
+         "row is trained; languages' code: a shift uniform in [0, n/2) with a table of n = twice "
+         "the longest sequence; 0 at test",
+         "the algorithmic code's scheme for every task, 0 at test", "the same"],
         ["data", "the languages' own code trains on datasets of 10,000 strings, batch 16-32, "
          "by epochs (Tomita on Len 1-100); the paper's text states the protocol above",
          "the paper's text: fresh batches, Len 1-50", "the same as the paper config"],
