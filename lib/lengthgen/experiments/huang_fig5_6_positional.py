@@ -138,7 +138,7 @@ def table_rows(records: list[dict]) -> list[dict]:
     middle = (2 * config["train_length"] if 2 * config["train_length"] in lengths
               else lengths[len(lengths) // 2])
     longest = max(config["test_lengths"])
-    first, last = config["checkpoints"][0], config["steps"]
+    first = config["checkpoints"][0]
     at_middle = {(r["target"], r["width"]): r for r in summary(records, middle)}
     rows = []
     for r in summary(records, longest):
@@ -150,7 +150,7 @@ def table_rows(records: list[dict]) -> list[dict]:
                      f"ratio n={longest}, {first} steps": r[f"ratio_to_constant_at_{first}_steps"],
                      f"ratio n={longest}": r["ratio_to_constant"],
                      f"unseen MSE n={longest}": r["unseen_mse"],
-                     f"unseen, always 0": r["unseen_zero_mse"]})
+                     "unseen, always 0": r["unseen_zero_mse"]})
     return rows
 
 

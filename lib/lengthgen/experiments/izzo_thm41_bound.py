@@ -190,7 +190,6 @@ def figure(records):
     models = list(dict.fromkeys(r["model"] for r in rows))
     fig, axes = plt.subplots(2, 2, figsize=(8.6, 6.8))
     axes = axes.ravel()
-    singles = [m for m in models if not m.startswith("pair")]
     pairs = [m for m in models if m.startswith("pair")]
     for i, model in enumerate(models):
         pts = [r for r in rows if r["model"] == model and r["eps"] == eps]
