@@ -304,7 +304,7 @@ def test_the_protocol_numbers_of_the_prose_follow_the_configs():
     unfit = numbers["paper-unfit"]
     assert "Tomita 5 (APE)" in unfit and "Tomita 5 (NoPE)" in unfit
     assert "Tomita 1 " not in unfit and "Parity (NoPE)" in unfit and "Parity (APE)" not in unfit
-    with pytest.raises(ValueError, match="differ"):
+    with pytest.raises(LengthgenError, match="differ"):
         tables.protocol_numbers([BOOK, {**ALG_BOOK, "steps": 9000}], paper)
 
 

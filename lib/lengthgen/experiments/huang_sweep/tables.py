@@ -1,10 +1,12 @@
 """The APE vs NoPE sweep's chapter tables and sentences: the protocol side by side, the cells,
 the headline."""
-from lengthgen.experiments.huang_sweep.analysis import agreement, compute_s, paper_disagreements
+from lengthgen.errors import LengthgenError
+from lengthgen.experiments.huang_sweep.analysis import (agreement, compute_s, paper_disagreements,
+                                                         paper_unfit)
 from lengthgen.experiments.huang_sweep.protocol import (ENCODINGS, LONGEST_BIN, Setting, ladder,
                                                          reference, unnamed_rows)
-from lengthgen.tasks.metadata import YES, info
 from lengthgen.models.positions import PositionalEncoding
+from lengthgen.tasks.metadata import YES, info
 
 
 def pct(value) -> str:
@@ -91,20 +93,18 @@ def protocol_numbers(books: list[dict], paper: dict) -> dict[str, str]:
     for other in books[1:]:
         shared = ("steps", "eval_every", "abandon_below", "cpu_limit", "seeds")
         if any(other[k] != book[k] for k in shared):
-            raise ValueError("the panels' book configs differ in a protocol value the prose "
-                             "states once")
+            raise LengthgenError("the panels' book configs differ in a protocol value the "
+                                 "prose states once")
     layers, _, d = book["cpu_limit"]["instead"]
     longest = max(len(ladder(task_id, encoding, config)) for config in books
                   for task_id in config["tasks"] for encoding in ENCODINGS)
-    unfit = [f"{task_id}/{encoding}" for (task_id, encoding), ref in reference().items()
-             if ref["bins"][0] < 1.0]
     return {"cap": f"{book['steps']:,}", "paper-cap": f"{paper['steps']:,}",
             "give-up-at": f"{book['eval_every']:,}",
             "give-up-below": f"{book['abandon_below']:.0%}",
             "ladder": str(longest), "paper-grid": str(len(paper["search"])),
             "cpu-limit": f"{layers} layers of width {d}",
             "seeds": str(book["seeds"]), "paper-seeds": str(paper["seeds"]),
-            "paper-unfit": cell_names(unfit)}
+            "paper-unfit": cell_names(paper_unfit())}
 
 
 PROTOCOL_HEADER = ["", "the authors (paper, App. E.3, and their code)", "this book's paper "
