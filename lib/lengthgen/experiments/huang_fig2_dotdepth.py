@@ -7,8 +7,8 @@ does not. The figure puts this book's cells (mean over the seeds that fit) besid
 Drawn from the huang-fig1-languages records (no training of its own).
 """
 from lengthgen.experiments.huang_sweep import analysis, protocol
-from lengthgen.tasks.metadata import info
 from lengthgen.models.positions import PositionalEncoding
+from lengthgen.tasks.metadata import info
 
 FIGURE_ID = "huang-fig2-dotdepth"
 TITLE = "Longest-bin accuracy against dot-depth for the star-free languages"

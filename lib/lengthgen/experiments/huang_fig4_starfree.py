@@ -7,8 +7,8 @@ both encodings fail. The figure puts this book's cells (mean over the seeds that
 the paper's. Drawn from the huang-fig1-languages records (no training of its own).
 """
 from lengthgen.experiments.huang_sweep import analysis, protocol
-from lengthgen.tasks.metadata import info
 from lengthgen.models.positions import PositionalEncoding
+from lengthgen.tasks.metadata import info
 
 FIGURE_ID = "huang-fig4-starfree"
 TITLE = "Longest-bin accuracy of star-free and non-star-free languages"

@@ -7,8 +7,8 @@ larger), so the table shows which cells were perfect up to Len 100 with a smalle
 which needed the paper's, and which fit nothing.
 """
 from lengthgen.experiments.huang_sweep import analysis, protocol
-from lengthgen.tasks.metadata import info
 from lengthgen.models.positions import PositionalEncoding
+from lengthgen.tasks.metadata import info
 
 FIGURE_ID = "huang-table6-7-hparams"
 TITLE = "Hyperparameters the search selected per task and encoding, ours and the paper's"

@@ -1,8 +1,8 @@
 """The APE vs NoPE sweep's figure: accuracy per test bin for each cell, with the spread over seeds
 and C-RASP's prediction."""
 from lengthgen.experiments.huang_sweep.protocol import ENCODINGS, LONGEST_BIN
-from lengthgen.tasks.metadata import info
 from lengthgen.models.positions import PositionalEncoding
+from lengthgen.tasks.metadata import info
 
 
 BIN_COLORS = ("#9ecae1", "#4292c6", "#08306b")
