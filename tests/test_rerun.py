@@ -1,5 +1,6 @@
 """Re-running a figure from a notebook at a chosen scale (lengthgen.viz.rerun)."""
 import json
+import shutil
 from pathlib import Path
 
 import matplotlib
@@ -9,8 +10,8 @@ from matplotlib.figure import Figure
 from lengthgen.errors import LengthgenError
 from lengthgen.runs.records import committed_records
 from lengthgen.runs.registry import expected_runs
-from lengthgen.results import load_records
-from lengthgen.viz.rerun import colab_cell, estimate, repository_url, rerun_figure
+from lengthgen.results import load_records, write_record
+from lengthgen.viz.rerun import colab_cell, describe, estimate, repository_url, rerun_figure
 
 matplotlib.use("Agg")
 ROOT = Path(__file__).resolve().parents[1]
@@ -41,18 +42,43 @@ def test_citation_names_the_same_repository():
     assert f'repository-code: "{repository_url()}"' in (ROOT / "CITATION.cff").read_text()
 
 
-def test_estimate_scales_the_committed_wall_time_by_the_run_count():
+def test_estimate_scales_the_committed_wall_time_by_the_runs_left_to_train(tmp_path):
     scale, records = committed_records("richard-fig6-ablation")
     wall = sum(r["wall_time_s"] for r in records)
+    per_run = wall / len(records)
+    # where the re-run writes, every run already has its record: nothing is trained again
     same = estimate("richard-fig6-ablation", scale)
-    assert same["seconds"] == pytest.approx(wall) and same["runs"] == len(records)
-    paper = estimate("richard-fig6-ablation", "paper")
+    assert same["runs"] == same["recorded"] == len(records) and same["seconds"] == 0
+    assert "nothing to train" in describe(same)
+    # a folder holding a third of them: only the other two thirds count, at the mean per run
+    folder = tmp_path / "richard-fig6-ablation" / scale
+    folder.mkdir(parents=True)
+    kept = sorted((ROOT / "results" / "richard-fig6-ablation" / scale).glob("*.json"))[::3]
+    for path in kept:
+        shutil.copy(path, folder / path.name)
+    part = estimate("richard-fig6-ablation", scale, target=tmp_path)
+    assert part["recorded"] == len(kept) and part["bound"] == "about"
+    assert part["seconds"] == pytest.approx(per_run * (len(records) - len(kept)))
+    assert f"for the {len(records) - len(kept)} to train" in describe(part)
+    # another scale, nothing recorded there: every run, bounded by the direction of the scale
+    paper = estimate("richard-fig6-ablation", "paper", target=tmp_path)
     runs = len(expected_runs("richard-fig6-ablation", "paper"))
-    assert paper["runs"] == runs > len(records)
-    assert paper["seconds"] == pytest.approx(wall / len(records) * runs)
+    assert paper["runs"] == runs > len(records) and paper["recorded"] == 0
+    assert paper["seconds"] == pytest.approx(per_run * runs)
     assert paper["bound"] == "at least" and "at least" in paper["basis"]
-    assert estimate("richard-fig6-ablation", "test")["bound"] == "at most"
-    assert same["bound"] == "same"
+    assert estimate("richard-fig6-ablation", "test", target=tmp_path)["bound"] == "at most"
+
+
+def test_a_stale_record_is_not_counted_as_reused(tmp_path):
+    """A record whose config no longer matches is trained again, so the estimate counts it."""
+    scale, _ = committed_records("richard-fig6-ablation")
+    source = sorted((ROOT / "results" / "richard-fig6-ablation" / scale).glob("*.json"))[0]
+    record = json.loads(source.read_text())
+    write_record(dict(record), tmp_path)  # sealed like a runner's record, so it loads
+    assert estimate("richard-fig6-ablation", scale, target=tmp_path)["recorded"] == 1
+    record["config"] = {**record["config"], "steps": -1}  # as if the registered config changed
+    write_record(record, tmp_path)
+    assert estimate("richard-fig6-ablation", scale, target=tmp_path)["recorded"] == 0
 
 
 def test_rerun_prints_the_estimate_first_and_draws_from_the_new_records(tmp_path, capsys):

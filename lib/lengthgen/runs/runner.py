@@ -72,6 +72,13 @@ def _existing(spec: RunSpec, root):
     return None
 
 
+def pending_runs(figure_id: str, scale: str, root=None) -> list[str]:
+    """The runs of a figure at a scale that `run_experiment` (without force) would compute: those
+    with no record under `root` (default results/) matching their params and config."""
+    return [spec.name for spec in plan(figure_id, get_scale(scale), root=root)
+            if _existing(spec, root) is None]
+
+
 def _check_workers(workers) -> int:
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise LengthgenError(f"workers must be a positive integer, got {workers!r}")

@@ -3,8 +3,9 @@
 The committed results were computed at book scale on a CPU. A reader on a GPU runtime (Colab)
 can re-run a figure's experiment at another scale without restarting Jupyter: the scale is an
 argument here, not an environment variable read at start-up. Before anything runs, the
-expected time is printed, estimated from the committed records' wall times and the number of
-runs the chosen scale has:
+expected time is printed: the runs of the chosen scale that have no record yet where the re-run
+writes (those that have one are reused, as `figure run` reuses them), times the committed
+records' mean wall time per run:
 
     from lengthgen.viz.rerun import rerun_figure
     rerun_figure("richard-fig6-ablation", "paper")            # prints the estimate, then runs
@@ -51,53 +52,65 @@ def colab_cell(config: Path = CONFIG) -> str:
         f"    %cd {COLAB_DIR}/book")
 
 
-def estimate(figure_id: str, scale: str, root=None) -> dict:
-    """What re-running a figure at `scale` costs, judged from its committed records: how many
-    runs the scale has, how long the committed runs took, and the expected time."""
+def estimate(figure_id: str, scale: str, root=None, target=None) -> dict:
+    """What re-running a figure at `scale` costs, judged from its committed records (under
+    `root`): how many runs the scale has, how many of them already have a record where the
+    re-run writes (`target`, default results/; those are reused, not trained again), and the
+    expected time of the others."""
     from lengthgen.runs.records import committed_records
-    from lengthgen.runs.registry import SCALE_ORDER, expected_runs
+    from lengthgen.runs.registry import SCALE_ORDER, expected_runs, source_ids
+    from lengthgen.runs.runner import pending_runs
     scale = get_scale(scale)
     runs = len(expected_runs(figure_id, scale))
+    todo = sum(len(pending_runs(source, scale, target)) for source in source_ids(figure_id))
+    plan = {"figure_id": figure_id, "scale": scale, "runs": runs, "recorded": runs - todo}
+    if todo == 0:
+        return {**plan, "seconds": 0.0, "bound": "same",
+                "basis": "every run has a record already, so the figure is drawn from them"}
     found = committed_records(figure_id, root, missing_ok=True)
     if found is None:
-        return {"figure_id": figure_id, "scale": scale, "runs": runs, "seconds": None,
-                "basis": "no committed records to estimate from"}
+        return {**plan, "seconds": None, "basis": "no committed records to estimate from"}
     basis_scale, records = found
     wall = sum(r["wall_time_s"] for r in records)
     devices = ", ".join(sorted({r["device"] for r in records}))
     per_run = wall / len(records)
-    seconds = wall if scale == basis_scale else per_run * runs
     rank = SCALE_ORDER.index  # paper < book < test: a smaller index is a larger scale
     if scale == basis_scale:
-        bound, why = "", "the committed runs' own time"
+        # the runs still missing at the committed scale are not a random sample: the APE vs NoPE
+        # sweep runs its cheapest cells first, so one cut short leaves the costliest for last
+        bound, why = "about", ("the missing ones may take longer (a sweep cut short may have run "
+                               "its cheapest first, as the APE vs NoPE sweep does)")
     elif rank(scale) < rank(basis_scale):
-        bound, why = "at least ", (f"each {scale}-scale run is larger than a {basis_scale}-scale "
-                                   "one: more steps, widths or seeds")
+        bound, why = "at least", (f"at least that per run, since each {scale}-scale run is "
+                                  f"larger than a {basis_scale}-scale one: more steps, widths or "
+                                  f"seeds")
     else:
-        bound, why = "at most ", f"each {scale}-scale run is smaller than a {basis_scale}-scale one"
-    return {"figure_id": figure_id, "scale": scale, "runs": runs, "seconds": seconds,
-            "bound": bound.strip() or "same",
-            "basis": f"{len(records)} {basis_scale}-scale run(s) took {wall:.0f} s on {devices}, "
-                     f"{per_run:.1f} s per run; {bound}since {why}" if bound else
-                     f"{len(records)} {basis_scale}-scale run(s) took {wall:.0f} s on {devices}, "
-                     f"{why}"}
+        bound, why = "at most", (f"at most that per run, since each {scale}-scale run is smaller "
+                                 f"than a {basis_scale}-scale one")
+    return {**plan, "seconds": per_run * todo, "bound": bound,
+            "basis": f"{len(records)} committed {basis_scale}-scale run(s) took {wall:.0f} s on "
+                     f"{devices}, {per_run:.1f} s per run; {why}"}
 
 
 def describe(plan: dict) -> str:
+    head = f"{plan['figure_id']} at {plan['scale']} scale: {plan['runs']} run(s)"
+    if plan["recorded"]:
+        head += f", {plan['recorded']} with a record here (reused, not trained again)"
     if plan["seconds"] is None:
-        return (f"{plan['figure_id']} at {plan['scale']} scale: {plan['runs']} run(s); "
-                f"{plan['basis']}.")
-    bound = "" if plan["bound"] == "same" else plan["bound"] + " "
-    return (f"{plan['figure_id']} at {plan['scale']} scale: {plan['runs']} run(s), expected "
-            f"{bound}{_duration(plan['seconds'])} ({plan['basis']}).")
+        return f"{head}; {plan['basis']}."
+    if plan["recorded"] == plan["runs"]:
+        return f"{head}: nothing to train ({plan['basis']})."
+    todo = plan["runs"] - plan["recorded"]
+    return (f"{head}, expected {plan['bound']} {_duration(plan['seconds'])} for the "
+            f"{todo} to train ({plan['basis']}).")
 
 
 def _duration(seconds: float) -> str:
     if seconds < 90:
-        return f"about {seconds:.0f} s"
+        return f"{seconds:.0f} s"
     if seconds < 5400:
-        return f"about {seconds / 60:.0f} min"
-    return f"about {seconds / 3600:.1f} h"
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
 
 
 def rerun_figure(figure_id: str, scale: str, device=None, run: bool = True, root=None,
@@ -110,7 +123,7 @@ def rerun_figure(figure_id: str, scale: str, device=None, run: bool = True, root
     from lengthgen.runs.registry import experiment, source_ids
     from lengthgen.runs.runner import run_experiment
     module = experiment(figure_id)  # an unknown id fails here, before anything is printed
-    plan = estimate(figure_id, scale)
+    plan = estimate(figure_id, scale, target=root)
     print(describe(plan) + f" Device here: {get_device(device)}.", flush=True)
     if not run:
         return None
