@@ -56,7 +56,7 @@ def test_estimate_scales_the_committed_wall_time_by_the_runs_left_to_train(tmp_p
     kept = sorted((ROOT / "results" / "richard-fig6-ablation" / scale).glob("*.json"))[::3]
     for path in kept:
         shutil.copy(path, folder / path.name)
-    part = estimate("richard-fig6-ablation", scale, target=tmp_path)
+    part = estimate("richard-fig6-ablation", scale, target=str(tmp_path))  # a str is a folder too
     assert part["recorded"] == len(kept) and part["bound"] == "about"
     assert part["seconds"] == pytest.approx(per_run * (len(records) - len(kept)))
     assert f"for the {len(records) - len(kept)} to train" in describe(part)

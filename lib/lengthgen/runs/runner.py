@@ -75,6 +75,7 @@ def _existing(spec: RunSpec, root):
 def pending_runs(figure_id: str, scale: str, root=None) -> list[str]:
     """The runs of a figure at a scale that `run_experiment` (without force) would compute: those
     with no record under `root` (default results/) matching their params and config."""
+    root = None if root is None else Path(root)  # a str root is fine too
     return [spec.name for spec in plan(figure_id, get_scale(scale), root=root)
             if _existing(spec, root) is None]
 
