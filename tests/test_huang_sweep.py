@@ -332,11 +332,12 @@ def test_a_resumed_cell_counts_its_trainings_time_before_the_interruption():
     run = {"setting": [1, 1, 16, 1e-3], "seed": 0, "abandoned": False, "steps": 3000,
            "train_wall_time_s": 900.0}
     other = {**run, "seed": 1, "train_wall_time_s": 600.0}
-    resumed = {"wall_time_s": 300.0, "metrics": {"encoding": "ape", "search": [run],
-                                                 "seeds": [run, other]}}
+    resumed = {"wall_time_s": 300.0, "metrics": {"task": "d2", "encoding": "ape",
+                                                 "search": [run], "seeds": [run, other]}}
     assert analysis.compute_s(resumed) == 1500.0
     assert analysis.compute_s({**resumed, "wall_time_s": 1600.0}) == 1600.0
     baseline = {"wall_time_s": 12.0, "metrics": {"encoding": "baseline"}}
     assert analysis.compute_s(baseline) == 12.0
     status = tables.sweep_status([resumed, baseline], {"lang": {"tasks": ["d2"]}})
     assert status.startswith("1 of the 2 cells have records (0.4 hours of run time")
+    assert status.endswith("the missing ones are the costliest: D_2 (NoPE)")  # named, not APE

@@ -206,17 +206,22 @@ def paper_overall() -> dict[str, str]:
 
 def sweep_status(records: list[dict], configs_by_figure: dict[str, dict]) -> str:
     """One sentence on how much of the sweep the page draws: cells with records out of the
-    registered ones, and the recorded compute."""
+    registered ones, the recorded compute, and the cells still missing, by name."""
     cells = [r for r in records if r["metrics"]["encoding"] != "baseline"]
-    registered = sum(2 * len(c["tasks"]) for c in configs_by_figure.values())
+    done = {(r["metrics"]["task"], r["metrics"]["encoding"]) for r in cells}
+    missing = [f"{task_id}/{encoding}" for c in configs_by_figure.values()
+               for task_id in c["tasks"] for encoding in ENCODINGS
+               if (task_id, encoding) not in done]
+    registered = sum(len(c["tasks"]) * len(ENCODINGS) for c in configs_by_figure.values())
     hours = sum(compute_s(r) for r in records) / 3600
     text = (f"{len(cells)} of the {registered} cells have records ({hours:.1f} hours of run "
             f"time, one torch thread per run, baselines included, counting each training's "
             f"time before an interruption; on a machine shared with other work that is more "
             f"than the CPU time)")
-    if len(cells) < registered:
+    if missing:
         text += ("; the sweep is run in batches over several sessions and this page shows the "
-                 "cells done so far, cheapest first, so the missing ones are the costliest")
+                 "cells done so far, cheapest first, so the missing ones are the costliest: "
+                 + cell_names(missing))
     return text
 
 
