@@ -49,6 +49,7 @@ def test_estimate_scales_the_committed_wall_time_by_the_runs_left_to_train(tmp_p
     # where the re-run writes, every run already has its record: nothing is trained again
     same = estimate("richard-fig6-ablation", scale)
     assert same["runs"] == same["recorded"] == len(records) and same["seconds"] == 0
+    assert same["bound"] == "same"
     assert "nothing to train" in describe(same)
     # a folder holding a third of them: only the other two thirds count, at the mean per run
     folder = tmp_path / "richard-fig6-ablation" / scale
