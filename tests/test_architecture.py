@@ -23,6 +23,7 @@ LAYERS = [
     ("tasks", ["lengthgen.tasks"]),
     ("models/crasp", ["lengthgen.models", "lengthgen.crasp", "lengthgen.theory"]),
     ("train/evaluate", ["lengthgen.objectives", "lengthgen.train", "lengthgen.train_many",
+                        "lengthgen.engine",
                         "lengthgen.evaluate"]),
     ("runs", ["lengthgen.runs"]),
     ("experiments", ["lengthgen.experiments"]),

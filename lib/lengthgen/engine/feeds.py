@@ -1,0 +1,170 @@
+"""Where a group's training batches come from: the host's samplers, or the device.
+
+Two feeds, one interface (`batch(step)` -> inputs, targets, mask [S, B, T] and APE offsets
+[S, B] or None; `retain(keep)` when members leave; `state()` / `load_state()` for checkpoints):
+
+* `HostFeed` draws each member's batch with its task's numpy sampler and its own seeded
+  generator, exactly as `train` always has (the same batches and offsets, in the same order),
+  then stacks them padded to a common width. Every CPU figure trains through it, so the
+  book's records keep their data streams. Its cost is host time every step.
+* `DeviceFeed` makes batches on the device (`lengthgen.engine.device_data`), many steps at a
+  time, keyed by (member seed, step, row) with a counter-based generator: a member's batches
+  depend only on its run and the step, so they are the same in any group, after a resume and
+  on any device. No host work per step and a fixed width (static shapes). It draws the same
+  law as the host samplers (tests/test_engine_sampling.py), not the same stream.
+
+The fixed in-distribution evaluation sets are drawn once, on the host, exactly as `evaluate`
+draws them, so a member's evaluation numbers mean what a single run's mean.
+"""
+import numpy as np
+import torch
+
+from lengthgen.errors import LengthgenError
+from lengthgen.evaluate import _bin_batches
+from lengthgen.engine.single import sample_offsets
+
+
+def _pad(array: np.ndarray, width: int) -> np.ndarray:
+    pad = [(0, 0), (0, width - array.shape[1])] + [(0, 0)] * (array.ndim - 2)
+    return np.pad(array, pad)
+
+
+class HostFeed:
+    """Each member's task.sample with its own np.random.default_rng(seed), as `train` draws."""
+
+    def __init__(self, tasks, configs, n_positions, absolute, target_dtype, device,
+                 width: int | None = None):
+        self.tasks, self.configs = list(tasks), list(configs)
+        self.rngs = [np.random.default_rng(c.seed) for c in self.configs]
+        self.ranges = [c.length_range(t) for t, c in zip(self.tasks, self.configs)]
+        self.n_positions, self.absolute = list(n_positions), list(absolute)
+        self.any_absolute = any(self.absolute)
+        self.target_dtype, self.device = target_dtype, device
+        self.width = width   # None: the widest batch of the step (what `train` feeds)
+
+    def batch(self, step: int):
+        batches, offsets = [], []
+        for i, (task, rng, (lo, hi)) in enumerate(zip(self.tasks, self.rngs, self.ranges)):
+            batch = task.sample(rng, self.configs[i].batch_size, lo, hi)
+            batches.append(batch)
+            offsets.append(sample_offsets(rng, batch.inputs, self.n_positions[i])
+                           if self.absolute[i] else np.zeros(len(batch.inputs), np.int64))
+        width = self.width or max(b.inputs.shape[1] for b in batches)
+        stack = lambda name: np.stack([_pad(getattr(b, name), width) for b in batches])
+        inputs = torch.as_tensor(stack("inputs"), dtype=torch.long)
+        targets = torch.as_tensor(stack("targets"), dtype=self.target_dtype)
+        mask = torch.as_tensor(stack("loss_mask"), dtype=torch.bool)
+        tensors = [t.to(self.device, non_blocking=True) for t in (inputs, targets, mask)]
+        shifts = (torch.as_tensor(np.stack(offsets)).to(self.device, non_blocking=True)
+                  if self.any_absolute else None)
+        return (*tensors, shifts)
+
+    def retain(self, keep: list[int]) -> None:
+        for name in ("tasks", "configs", "rngs", "ranges", "n_positions", "absolute"):
+            setattr(self, name, [getattr(self, name)[i] for i in keep])
+        self.any_absolute = any(self.absolute)
+
+    def state(self) -> list:
+        return [rng.bit_generator.state for rng in self.rngs]
+
+    def load_state(self, states: list) -> None:
+        for rng, state in zip(self.rngs, states):
+            rng.bit_generator.state = state
+
+
+class DeviceFeed:
+    """Batches made on the device, `pool` steps at a time, keyed by (seed, step, row)."""
+
+    def __init__(self, tasks, configs, n_positions, absolute, device, width: int,
+                 pool: int = 64):
+        from lengthgen.engine.device_data import device_sampler
+        self.tasks, self.configs = list(tasks), list(configs)
+        self.samplers = []
+        for task in self.tasks:
+            sampler = device_sampler(task)
+            if sampler is None:
+                raise LengthgenError(f"{task.id}: no device sampler for this task; train it with "
+                                     f"the host's sampler (sampler='host')")
+            self.samplers.append(sampler)
+        self.ranges = [c.length_range(t) for t, c in zip(self.tasks, self.configs)]
+        self.device = torch.device(device)
+        self.width, self.pool_steps = width, pool
+        self.seeds = torch.tensor([c.seed for c in self.configs], device=self.device)
+        self.n_positions = torch.tensor(list(n_positions), device=self.device)
+        self.absolute = list(absolute)
+        self.batch_size = self.configs[0].batch_size
+        if any(c.batch_size != self.batch_size for c in self.configs):
+            raise LengthgenError("the members of a group must share a batch size")
+        self._pool, self._pool_start = None, None
+
+    def _fill(self, start: int) -> None:
+        """Batches of every member for steps start .. start + pool - 1."""
+        from lengthgen.engine import rng
+        k, s, b, w = self.pool_steps, len(self.configs), self.batch_size, self.width
+        steps = torch.arange(start, start + k, device=self.device)
+        inputs = torch.zeros(s, k, b, w, dtype=torch.long, device=self.device)
+        targets, mask = torch.zeros_like(inputs), torch.zeros_like(inputs, dtype=torch.bool)
+        groups: dict = {}
+        for i, (lo, hi) in enumerate(self.ranges):
+            groups.setdefault((self.tasks[i].id, lo, hi), []).append(i)
+        for members in groups.values():
+            i = members[0]
+            lo, hi = self.ranges[i]
+            index = torch.tensor(members, device=self.device)
+            seeds = self.seeds[index].repeat_interleave(k)
+            batch = self.samplers[i].sample(seeds, steps.repeat(len(members)), b, lo, hi, w)
+            inputs[index] = batch.inputs.view(len(members), k, b, w)
+            targets[index] = batch.targets.view(len(members), k, b, w)
+            mask[index] = batch.mask.view(len(members), k, b, w)
+        offsets = None
+        if any(self.absolute):
+            real = (inputs != 0).sum(dim=-1)                                       # [S, K, B]
+            rows = torch.arange(b, device=self.device)
+            offsets = rng.below(self.n_positions[:, None, None] - real + 1,
+                                self.seeds[:, None, None], steps[None, :, None],
+                                rows[None, None, :], rng.STREAM_OFFSETS)
+        self._pool = (inputs, targets, mask, offsets)
+        self._pool_start = start
+
+    def batch(self, step: int):
+        if self._pool is None or not 0 <= step - self._pool_start < self.pool_steps:
+            self._fill(step)
+        j = step - self._pool_start
+        inputs, targets, mask, offsets = self._pool
+        return (inputs[:, j], targets[:, j], mask[:, j],
+                None if offsets is None else offsets[:, j])
+
+    def retain(self, keep: list[int]) -> None:
+        index = torch.tensor(keep, device=self.device)
+        for name in ("tasks", "configs", "samplers", "ranges", "absolute"):
+            setattr(self, name, [getattr(self, name)[i] for i in keep])
+        self.seeds = self.seeds.index_select(0, index)
+        self.n_positions = self.n_positions.index_select(0, index)
+        if self._pool is not None:
+            self._pool = tuple(None if t is None else t.index_select(0, index)
+                               for t in self._pool)
+
+    def state(self) -> None:
+        return None   # counter-based: the step is the whole state
+
+    def load_state(self, state) -> None:
+        pass
+
+
+def eval_sets(tasks, configs, eval_seeds, device, width: int | None = None):
+    """Each member's fixed in-distribution set (cfg.eval_samples inputs, drawn as `evaluate`
+    draws them for that seed), stacked: inputs, targets, mask [S, E, W]."""
+    rows = []
+    for task, cfg, seed in zip(tasks, configs, eval_seeds):
+        lo, hi = cfg.length_range(task)
+        rows.append(list(_bin_batches(task, lo, hi, cfg.eval_samples, seed, 256)))
+    widest = width or max(b.inputs.shape[1] for member in rows for _, b in member)
+    sizes = {c.eval_samples for c in configs}
+    if len(sizes) != 1:
+        raise LengthgenError("the members of a group must share eval_samples")
+    out = []
+    for name in ("inputs", "targets", "loss_mask"):
+        stacked = np.stack([np.concatenate([_pad(getattr(b, name), widest) for _, b in member])
+                            for member in rows])
+        out.append(torch.as_tensor(stacked).to(device))
+    return out

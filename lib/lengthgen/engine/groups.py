@@ -1,0 +1,260 @@
+"""What the training loop trains: a group of runs that step together.
+
+The loop (`lengthgen.engine.loop`) asks a group for five things: set this step's learning
+rates, take one step on a batch [S, B, T] and return each member's loss [S], evaluate every
+member on its fixed in-distribution set, drop members that finished, and hand back models. Two
+kinds of group answer:
+
+* `ModuleGroup`: one model of any class that meets `TrainableModel`, trained exactly as `train`
+  always trained it (torch's AdamW over the model's parameter groups, length chunks, clipping
+  by the model's global norm, `evaluate` on the host-drawn set). A group of one.
+* `StackedGroup`: S models of one shape held as stacked tensors: Decoders through the batched
+  forward of `lengthgen.engine.stacked`, any other TrainableModel through torch.func.vmap.
+  Each member keeps everything a run alone has (initial weights, data stream, AdamW moments,
+  learning-rate schedule, clipping by its own norm, evaluation set, stop and give-up rule).
+"""
+import copy
+
+import numpy as np
+import torch
+from torch.func import functional_call, stack_module_state, vmap
+from torch.nn.attention import SDPBackend, sdpa_kernel
+
+from lengthgen.engine.feeds import eval_sets
+from lengthgen.engine.optim import StackedAdamW, clip_per_member
+from lengthgen.engine.stacked import StackedDecoders
+from lengthgen.errors import LengthgenError
+from lengthgen.evaluate import autocast, evaluate
+from lengthgen.models.decoder import Decoder
+from lengthgen.objectives import objective_of
+from lengthgen.tasks.base import bin_name
+from lengthgen.engine.settings import EVAL_SEED_OFFSET, learning_rate
+from lengthgen.engine.single import make_optimizer, set_learning_rates, training_step
+
+
+class ModuleGroup:
+    """One model, trained as `train` trains it."""
+
+    def __init__(self, model, task, cfg, device):
+        self.model, self.task, self.cfg = model, task, cfg
+        self.device = torch.device(device)
+        self.objective = objective_of(task)
+        self.lo, self.hi = cfg.length_range(task)
+        self.absolute = model.cfg.pe.absolute
+        model.to(self.device).train()
+        self.optimizer = make_optimizer(model, cfg, self.device)
+        self.size = 1
+
+    def set_rates(self, step: int) -> None:
+        set_learning_rates(self.optimizer, self.cfg, step)
+
+    def train_step(self, inputs, targets, mask, offsets) -> torch.Tensor:
+        loss = training_step(self.model, self.optimizer, inputs[0], targets[0], mask[0],
+                             offsets[0] if self.absolute else None, self.cfg.grad_clip,
+                             self.cfg.length_chunks, self.objective)
+        return loss[None]
+
+    def evaluate(self) -> list[dict]:
+        return [evaluate(self.model, self.task, [(self.lo, self.hi)], self.cfg.eval_samples,
+                         self.cfg.seed + EVAL_SEED_OFFSET, self.device)[bin_name(self.lo, self.hi)]]
+
+    def retain(self, keep: list[int]) -> None:
+        if keep != [0]:
+            raise LengthgenError("a group of one cannot drop its member")
+
+    def models(self) -> list:
+        return [self.model]
+
+    def state(self) -> dict:
+        return {"model": self.model.state_dict(), "optimizer": self.optimizer.state_dict()}
+
+    def load_state(self, state: dict) -> None:
+        self.model.load_state_dict(state["model"])
+        self.optimizer.load_state_dict(state["optimizer"])
+
+
+class VmappedModules:
+    """Any TrainableModel class, S copies through torch.func.vmap (the generic stacked path;
+    Decoders use the faster StackedDecoders)."""
+
+    def __init__(self, models: list, device):
+        for model in models:
+            if getattr(model.cfg, "dropout", 0.0) > 0:
+                raise LengthgenError("stacked groups need dropout=0 (dropout streams would "
+                                     "differ from separate runs)")
+        self._models = [m.to(device) for m in models]
+        self.configs = [m.cfg for m in models]
+        params, self.buffers = stack_module_state(self._models)
+        self.params = {n: p.detach().clone().requires_grad_(True) for n, p in params.items()}
+        self.names = list(self.params)
+        self.template = copy.deepcopy(self._models[0]).to("meta")
+        self.absolute = models[0].cfg.pe.absolute
+
+    @property
+    def size(self) -> int:
+        return len(self.configs)
+
+    def forward(self, inputs, offsets=None):
+        def one(p, b, x, o):
+            return functional_call(self.template, (p, b), (x, o), {"check": False})
+        run = vmap(one, in_dims=(0, 0, 0, 0 if self.absolute and offsets is not None else None))
+        with sdpa_kernel(SDPBackend.MATH):  # the attention kernel vmap can batch
+            return run(self.params, self.buffers, inputs,
+                       offsets if self.absolute else None)
+
+    def retain(self, keep: list[int]) -> None:
+        index = torch.tensor(keep, device=next(iter(self.params.values())).device)
+        self.params = {n: p.detach().index_select(0, index).requires_grad_(True)
+                       for n, p in self.params.items()}
+        self.buffers = {n: b.index_select(0, index) for n, b in self.buffers.items()}
+        self._models = [self._models[i] for i in keep]
+        self.configs = [self.configs[i] for i in keep]
+
+    @torch.no_grad()
+    def unstack(self, index: int):
+        model = self._models[index]
+        for name, param in model.named_parameters():
+            param.copy_(self.params[name][index])
+        return model
+
+
+class StackedGroup:
+    """S models of one shape, stepped together; see the module docstring."""
+
+    def __init__(self, models: list, tasks: list, configs: list, device):
+        self.device = torch.device(device)
+        self.tasks, self.configs = list(tasks), list(configs)
+        objectives = {objective_of(t).name for t in tasks}
+        if len(objectives) != 1:
+            raise LengthgenError("the members of a group must share an objective")
+        self.objective = objective_of(tasks[0])
+        if all(isinstance(m, Decoder) for m in models):
+            self.stack = StackedDecoders(models, self.device)
+        else:
+            self.stack = VmappedModules(models, self.device)
+        roles, dims = {}, {}
+        for model in models:
+            for name, param in model.named_parameters():
+                roles.setdefault(name, model.parameter_roles()[name])
+                dims.setdefault(name, param.dim())
+        decays = {name: dims[name] >= 2 for name in self.stack.names}
+        self.optimizer = StackedAdamW(self.stack.params, roles, decays, self.configs, self.device)
+        self.eval_seeds = [c.seed + EVAL_SEED_OFFSET for c in self.configs]
+        self.evals = eval_sets(self.tasks, self.configs, self.eval_seeds, self.device)
+        self._member_settings()
+        self._rates, self._rates_start = None, None
+        self.ids = list(range(len(models)))   # each current member's index at the start
+        self.released: dict = {}             # start index -> model, for members that left
+
+    RATE_BLOCK = 256   # steps of learning rates computed (on the host) and sent at once
+
+    def _member_settings(self) -> None:
+        self.max_norms = torch.tensor([float("inf") if c.grad_clip is None else c.grad_clip
+                                       for c in self.configs], device=self.device)
+
+    @property
+    def size(self) -> int:
+        return len(self.configs)
+
+    def set_rates(self, step: int) -> None:
+        if self._rates is None or not 0 <= step - self._rates_start < self.RATE_BLOCK:
+            table = np.array([[learning_rate(c, s) for c in self.configs]
+                              for s in range(step, step + self.RATE_BLOCK)])
+            self._rates = torch.as_tensor(table, dtype=torch.float64).to(self.device)
+            self._rates_start = step
+        self.rates = self._rates[step - self._rates_start]
+
+    def _losses(self, logits, targets, mask) -> torch.Tensor:
+        """Each member's mean loss over its masked positions [S]."""
+        per_position = self.objective.losses(logits.flatten(0, 1), targets.flatten(0, 1),
+                                             mask.flatten(0, 1)).view(mask.shape)
+        return per_position.sum(dim=(1, 2)) / mask.sum(dim=(1, 2)).clamp(min=1)
+
+    def train_step(self, inputs, targets, mask, offsets) -> torch.Tensor:
+        params = list(self.stack.params.values())
+        for p in params:
+            p.grad = None
+        with autocast(self.device):
+            logits = self.stack.forward(inputs, offsets)
+        losses = self._losses(logits, targets, mask)
+        losses.sum().backward()   # members share no parameters: each gets its own gradient
+        clip_per_member([p.grad for p in params if p.grad is not None], self.max_norms)
+        self.optimizer.step(self.rates)
+        return losses.detach()
+
+    @torch.no_grad()
+    def evaluate(self) -> list[dict]:
+        """Each member on its own fixed in-distribution set: accuracy (classification) and the
+        mean loss over masked positions, as `evaluate` computes them."""
+        inputs, targets, mask = self.evals
+        s, e, w = inputs.shape
+        width = max(getattr(self.stack.cfg, "d_model", 64), 64) if hasattr(self.stack, "cfg") \
+            else 64
+        chunk = max(1, min(e, int(4e7 // (s * w * width))))
+        correct = torch.zeros(s, device=self.device)
+        loss_sum = torch.zeros(s, device=self.device)
+        for start in range(0, e, chunk):
+            rows = slice(start, start + chunk)
+            with autocast(self.device):
+                logits = self.stack.forward(inputs[:, rows], None)
+            m = mask[:, rows]
+            flat = lambda t: t.flatten(0, 1)
+            loss_sum += self.objective.losses(flat(logits), flat(targets[:, rows]),
+                                              flat(m)).view(m.shape).sum(dim=(1, 2))
+            if self.objective.metric == "accuracy":
+                correct += self.objective.correct(flat(logits), flat(targets[:, rows]),
+                                                  flat(m)).view(m.shape[:2]).sum(dim=1)
+        positions = mask.sum(dim=(1, 2)).clamp(min=1)
+        losses = (loss_sum / positions).tolist()
+        accuracies = (correct / e).tolist()
+        points = []
+        for i in range(s):
+            point = {"loss": losses[i], "n": e}
+            if self.objective.metric == "accuracy":
+                point = {"accuracy": accuracies[i], **point}
+            points.append(point)
+        return points
+
+    def retain(self, keep: list[int]) -> None:
+        """Drop the members not in `keep` (they finished); their models are kept for
+        `finished_models`."""
+        for j in range(self.size):
+            if j not in keep:
+                self.released[self.ids[j]] = self.stack.unstack(j)
+        self.ids = [self.ids[j] for j in keep]
+        index = torch.tensor(keep, device=self.device)
+        self.stack.retain(keep)
+        self.tasks = [self.tasks[i] for i in keep]
+        self.configs = [self.configs[i] for i in keep]
+        self.eval_seeds = [self.eval_seeds[i] for i in keep]
+        self.evals = [t.index_select(0, index) for t in self.evals]
+        self.optimizer.rebind(self.stack.params)
+        self.optimizer.retain(keep, self.configs)
+        self._member_settings()
+        self._rates = None
+
+    def models(self) -> list:
+        return [self.stack.unstack(i) for i in range(self.size)]
+
+    def finished_models(self) -> dict:
+        """{start index: model} for every member, those that left and those still here."""
+        return {**self.released, **{self.ids[j]: self.stack.unstack(j) for j in range(self.size)}}
+
+    def member_state(self, j: int) -> dict:
+        """Member j's weights and AdamW state, unpadded (a file of its own; resumable in any
+        group of its shape)."""
+        model = self.stack.unstack(j)
+        rows = {name: p.shape[0] for name, p in model.named_parameters() if p.dim()}
+        adam = self.optimizer.member_state(j)
+        for key in ("exp_avg", "exp_avg_sq"):
+            adam[key] = {n: (t[: rows[n]] if n in rows else t) for n, t in adam[key].items()
+                         if n in rows or t.dim() == 0}
+        return {"model": {n: t.clone() for n, t in model.state_dict().items()}, "adam": adam}
+
+    @torch.no_grad()
+    def load_member(self, j: int, state: dict) -> None:
+        for name, value in state["model"].items():
+            if name in self.stack.params:
+                target = self.stack.params[name][j]
+                target[: value.shape[0]] = value.to(target.device, target.dtype)
+        self.optimizer.load_member_state(j, state["adam"])

@@ -1,0 +1,156 @@
+"""Training runs described once, as typed jobs, and trained many at a time.
+
+A `Job` is one training run: a task id, the decoder's settings (DecoderConfig fields beyond
+the task's sizes) and a TrainConfig, whose seed is the run's seed (it fixes the initial weights,
+the data stream and the evaluation set). `train_jobs` trains any list of jobs: jobs whose
+decoders share a shape (`lengthgen.engine.stacked.shape_key`), batch size and evaluation period
+train together in one stacked group, whatever their tasks, encodings, seeds, learning rates,
+schedules, step caps and stop rules; groups run one after another.
+
+`sampler` chooses where batches are made: "host" (each task's numpy sampler, the streams
+`train` uses), "device" (on the device, `lengthgen.engine.device_data`), or "auto" (the device
+on CUDA for tasks that have a device sampler, the host otherwise).
+
+Slices: with a `deadline`, training stops at that time and the state of every unfinished job
+(weights, AdamW moments, step, history) comes back in `JobOutcome.state`, small enough to keep
+as a file for small models; passing it back as `resume` continues the job where it stopped. With
+the device sampler a resumed job sees the batches it would have seen (they are keyed by seed
+and step), so a job trained in slices follows the trajectory of a job trained at once, up to
+float rounding.
+"""
+from dataclasses import dataclass, field
+
+import torch
+
+from lengthgen.engine.feeds import DeviceFeed, HostFeed
+from lengthgen.engine.groups import StackedGroup
+from lengthgen.engine.loop import MemberState, run
+from lengthgen.engine.stacked import shape_key
+from lengthgen.errors import LengthgenError
+from lengthgen.objectives import objective_of
+from lengthgen.tasks import get_task
+from lengthgen.engine.settings import TrainConfig, TrainResult
+from lengthgen.engine.single import decoder_for_task, preamble
+
+SAMPLERS = ("auto", "host", "device")
+
+
+@dataclass
+class Job:
+    task: str
+    model: dict                      # DecoderConfig fields, e.g. n_layers, d_model, pe
+    train: TrainConfig
+    name: str = ""                   # the caller's name for it (records, state files)
+
+    @property
+    def seed(self) -> int:
+        return self.train.seed
+
+    def build(self):
+        """(task, freshly initialized decoder): the decoder a run alone would start from."""
+        task = get_task(self.task)
+        return task, decoder_for_task(task, seed=self.seed, **self.model)
+
+
+@dataclass
+class JobOutcome:
+    job: Job
+    result: TrainResult | None       # None: not finished (deadline); see state
+    model: torch.nn.Module | None    # the trained decoder (CPU), when finished
+    state: dict | None = None        # an unfinished job's state, to resume it
+    group_size: int = 1              # how many jobs its group started with
+    extras: dict = field(default_factory=dict)
+
+
+def use_device_sampler(sampler: str, device, tasks) -> bool:
+    if sampler not in SAMPLERS:
+        raise LengthgenError(f"unknown sampler {sampler!r}; valid: {', '.join(SAMPLERS)}")
+    if sampler == "host":
+        return False
+    from lengthgen.engine.device_data import device_sampler
+    available = all(device_sampler(t) is not None for t in tasks)
+    if sampler == "device":
+        if not available:
+            missing = next(t.id for t in tasks if device_sampler(t) is None)
+            raise LengthgenError(f"{missing}: no device sampler for this task; use "
+                                 f"sampler='host'")
+        return True
+    return available and torch.device(device).type == "cuda"
+
+
+def group_key(job: Job, model) -> tuple:
+    cfg = job.train
+    return (shape_key(model.cfg), cfg.batch_size, cfg.eval_every, cfg.eval_samples,
+            objective_of(get_task(job.task)).name)
+
+
+def train_jobs(jobs: list[Job], device="cpu", *, sampler: str = "auto", deadline=None,
+               resume: dict | None = None, max_group: int | None = None,
+               diverged: str = "stop") -> list[JobOutcome]:
+    """Train every job; see the module docstring. resume: {job index: state} for jobs that a
+    slice left unfinished. max_group bounds a group's size (memory). Returns one outcome per
+    job, in order."""
+    device = torch.device(device)
+    resume = resume or {}
+    built = [job.build() for job in jobs]
+    for job, (task, model) in zip(jobs, built):
+        if job.train.checkpoint_path is not None:
+            raise LengthgenError("train_jobs keeps unfinished jobs' state itself (deadline / "
+                                 "resume); checkpoint_path is for train()")
+        preamble(model, task, job.train)
+    groups: dict = {}
+    for index, (job, (task, model)) in enumerate(zip(jobs, built)):
+        start = resume[index]["step"] if index in resume else 0
+        groups.setdefault(group_key(job, model) + (start,), []).append(index)
+    outcomes: list[JobOutcome | None] = [None] * len(jobs)
+    for key, members in groups.items():
+        size = max_group or len(members)
+        for first in range(0, len(members), size):
+            part = members[first: first + size]
+            _train_group(jobs, built, part, device, sampler, deadline, resume, diverged,
+                         outcomes)
+    return outcomes
+
+
+def _train_group(jobs, built, part, device, sampler, deadline, resume, diverged, outcomes):
+    tasks = [built[i][0] for i in part]
+    models = [built[i][1] for i in part]
+    configs = [jobs[i].train for i in part]
+    group = StackedGroup(models, tasks, configs, device)
+    n_positions = [m.cfg.n_positions for m in models]
+    absolute = [m.cfg.pe.absolute for m in models]
+    if use_device_sampler(sampler, device, tasks):
+        width = max(t.max_tokens(c.length_range(t)[1]) for t, c in zip(tasks, configs))
+        feed = DeviceFeed(tasks, configs, n_positions, absolute, device, width)
+    else:
+        feed = HostFeed(tasks, configs, n_positions, absolute, objective_of(tasks[0]).target_dtype,
+                        device)
+    members = [MemberState() for _ in part]
+    step, elapsed, recent = 0, 0.0, []
+    if part[0] in resume:
+        step = resume[part[0]]["step"]
+        recents = []
+        for j, i in enumerate(part):
+            state = resume[i]
+            group.load_member(j, state)
+            members[j].history = list(state["history"])
+            elapsed = max(elapsed, state["elapsed"])
+            recents.append(state["recent"])
+        recent = [torch.tensor(column, device=device) for column in zip(*recents)]
+    results, state = run(group, feed, tasks, configs, device, step=step, members=members,
+                         recent=recent, elapsed=elapsed, deadline=deadline, diverged=diverged)
+    alive = state["alive"]
+    for j, i in enumerate(part):
+        if results[j] is not None:
+            outcomes[i] = JobOutcome(jobs[i], results[j], None, group_size=len(part))
+    # unfinished members: their state, to resume in a later slice
+    for position, j in enumerate(alive):
+        i = part[j]
+        outcomes[i] = JobOutcome(jobs[i], None, None, group_size=len(part), state={
+            **group.member_state(position), "step": state["step"],
+            "history": members[j].history, "elapsed": state["elapsed"],
+            "recent": [float(r[position]) for r in state["recent"]]})
+    finished = group.finished_models()
+    for j, i in enumerate(part):
+        if outcomes[i].result is not None:
+            outcomes[i].model = finished.get(j)

@@ -1,0 +1,198 @@
+"""S decoders of one shape as stacked tensors, run by batched matrix products.
+
+One small decoder cannot fill a GPU: a 1-layer, width-16 step is a few hundred kernel launches
+that each do almost nothing. Stacking the weights of S decoders along a leading dimension makes
+every launch do S models' work: `torch.baddbmm` over [S, rows, d] x [S, d, d'] for the linear
+maps, one `scaled_dot_product_attention` call over S x B sequences, and so on. The launches per
+step stay those of one model, whatever S is.
+
+The members may differ in everything that does not change the shape of a step: task (so
+vocabulary, output classes and position-table length; each member's tables are padded to the
+group's largest, the padded rows are never read, and the padded output classes are masked out
+of the logits), positional encoding (a NoPE member keeps an unused position table whose rows
+are multiplied by 0, so it gets no gradient) and initialization seed. They share the layer
+count, heads, width, MLP ratio, attention kind, log-length scaling and embedding tying.
+
+Each member is built as the `Decoder` a single run would build (same seed, same initial
+weights) and copied into the stack; `unstack` copies a member back into its own `Decoder`. The
+batched forward computes what `Decoder.forward` computes, up to float rounding (the products
+are grouped differently); tests/test_engine.py compares logits.
+"""
+from dataclasses import dataclass
+
+import torch
+import torch.nn.functional as F
+
+from lengthgen.errors import LengthgenError
+from lengthgen.models.decoder import Decoder, DecoderConfig, causal_mean, log_length_factors
+
+# what every member of a group must share: the shape and the meaning of a step
+SHARED_FIELDS = ("n_layers", "n_heads", "d_model", "mlp_ratio", "attention", "use_mlp",
+                 "log_length_scaling", "tied_embeddings", "dropout")
+
+
+def shape_key(cfg: DecoderConfig) -> tuple:
+    """Decoders with equal keys can train in one stacked group."""
+    return tuple(getattr(cfg, name) for name in SHARED_FIELDS)
+
+
+@dataclass
+class Padding:
+    vocab: int       # rows of the stacked token table
+    classes: int     # rows of the stacked unembedding
+    positions: int   # rows of the stacked position table
+
+
+def _layer_names(cfg: DecoderConfig, layer: int) -> list[str]:
+    p = f"blocks.{layer}."
+    names = [p + "ln_attn.weight", p + "ln_attn.bias", p + "attn.in_proj.weight",
+             p + "attn.in_proj.bias", p + "attn.out_proj.weight", p + "attn.out_proj.bias"]
+    if cfg.use_mlp:
+        names += [p + "ln_mlp.weight", p + "ln_mlp.bias", p + "mlp.up.weight", p + "mlp.up.bias",
+                  p + "mlp.down.weight", p + "mlp.down.bias"]
+    return names
+
+
+class StackedDecoders:
+    """The parameters of S decoders as leaf tensors [S, ...] (a dict keyed by the Decoder's own
+    parameter names), and a forward over inputs [S, B, T]."""
+
+    def __init__(self, models: list[Decoder], device):
+        if not models:
+            raise LengthgenError("a stacked group needs at least one decoder")
+        first = models[0].cfg
+        for model in models:
+            if not isinstance(model, Decoder):
+                raise LengthgenError(f"stacked groups hold Decoders, got {type(model).__name__}")
+            if shape_key(model.cfg) != shape_key(first):
+                raise LengthgenError("the decoders of one group must share "
+                                     + ", ".join(SHARED_FIELDS))
+        if first.dropout > 0:
+            raise LengthgenError("stacked groups need dropout=0 (dropout streams would differ "
+                                 "from separate runs)")
+        self.cfg = first                       # the shared shape
+        self.configs = [m.cfg for m in models]  # each member's own config
+        self.device = torch.device(device)
+        self.pad = Padding(vocab=max(c.vocab_size for c in self.configs),
+                           classes=max(c.n_classes for c in self.configs),
+                           positions=max(c.n_positions for c in self.configs))
+        self.names = [n for n, _ in models[0].named_parameters()]
+        if not first.pe.absolute:   # a group of NoPE models only may still mix in APE ones
+            self.names = self._names_with_positions(models)
+        self.params = {name: self._stack(models, name) for name in self.names}
+        self._member_tensors()
+
+    def _names_with_positions(self, models) -> list[str]:
+        for m in models:
+            if m.cfg.pe.absolute:
+                return [n for n, _ in m.named_parameters()]
+        return self.names
+
+    # ---- stacking ----------------------------------------------------------------------------
+    def _stack(self, models, name: str) -> torch.Tensor:
+        rows = {"token_embeddings.weight": self.pad.vocab, "unembed.weight": self.pad.classes,
+                "position_embeddings.weight": self.pad.positions}.get(name)
+        tensors = []
+        for model in models:
+            own = dict(model.named_parameters()).get(name)
+            if own is None:   # a NoPE member's position table: never read (scaled by 0)
+                own = torch.zeros(self.pad.positions, self.cfg.d_model)
+            own = own.detach().to(self.device, torch.float32)
+            if rows is not None and own.shape[0] < rows:
+                own = torch.cat([own, own.new_zeros(rows - own.shape[0], *own.shape[1:])])
+            tensors.append(own)
+        return torch.stack(tensors).requires_grad_(True)
+
+    def _member_tensors(self) -> None:
+        """Per-member constants of the forward: class masks, table sizes, position switches."""
+        dev = self.device
+        self.class_ok = torch.stack([torch.arange(self.pad.classes, device=dev) < c.n_classes
+                                     for c in self.configs])                       # [S, C]
+        self.n_positions = torch.tensor([c.n_positions for c in self.configs], device=dev)
+        self.uses_positions = torch.tensor([float(c.pe.absolute) for c in self.configs],
+                                           device=dev)
+
+    @property
+    def size(self) -> int:
+        return len(self.configs)
+
+    def retain(self, keep: list[int]) -> None:
+        """Keep only the members at these indices (finished members leave the group)."""
+        index = torch.tensor(keep, device=self.device)
+        self.params = {n: p.detach().index_select(0, index).requires_grad_(True)
+                       for n, p in self.params.items()}
+        self.configs = [self.configs[i] for i in keep]
+        self._member_tensors()
+
+    @torch.no_grad()
+    def unstack(self, index: int) -> Decoder:
+        """Member `index` as its own Decoder (on the CPU), its tables cut back to its size."""
+        cfg = self.configs[index]
+        torch.manual_seed(0)   # the weights are overwritten: any init will do
+        model = Decoder(cfg)
+        for name, param in model.named_parameters():
+            value = self.params[name][index]
+            param.copy_(value[: param.shape[0]].to(param.device, param.dtype))
+        return model
+
+    def member_state(self, index: int) -> dict[str, torch.Tensor]:
+        """Member `index`'s parameters by name, unpadded (for checkpoints)."""
+        return {n: t.clone() for n, t in self.unstack(index).state_dict().items()}
+
+    # ---- the batched forward ----------------------------------------------------------------
+    def forward(self, inputs: torch.Tensor, offsets: torch.Tensor | None = None) -> torch.Tensor:
+        """Logits [S, B, T, C] for inputs [S, B, T] (offsets [S, B] shift APE positions).
+        Output classes beyond a member's own are -inf (they take no probability)."""
+        cfg, p = self.cfg, self.params
+        s, b, t = inputs.shape
+        d = cfg.d_model
+        member = torch.arange(s, device=inputs.device)[:, None, None]
+        x = p["token_embeddings.weight"][member, inputs]                     # [S, B, T, d]
+        if "position_embeddings.weight" in p:
+            positions = torch.arange(t, device=inputs.device).expand(s, b, t)
+            if offsets is not None:
+                positions = positions + offsets[..., None]
+            positions = torch.minimum(positions, (self.n_positions - 1)[:, None, None])
+            table = p["position_embeddings.weight"] * self.uses_positions[:, None, None]
+            x = x + table[member, positions]
+        x = x.reshape(s, b * t, d)
+        for layer in range(cfg.n_layers):
+            pre = f"blocks.{layer}."
+            h = _layer_norm(x, p[pre + "ln_attn.weight"], p[pre + "ln_attn.bias"])
+            x = x + self._attention(h, pre, s, b, t)
+            if cfg.use_mlp:
+                h = _layer_norm(x, p[pre + "ln_mlp.weight"], p[pre + "ln_mlp.bias"])
+                h = F.gelu(_linear(h, p[pre + "mlp.up.weight"], p[pre + "mlp.up.bias"]),
+                           approximate="tanh")
+                x = x + _linear(h, p[pre + "mlp.down.weight"], p[pre + "mlp.down.bias"])
+        x = _layer_norm(x, p["ln_final.weight"], p["ln_final.bias"])
+        readout = p["token_embeddings.weight" if cfg.tied_embeddings else "unembed.weight"]
+        logits = torch.bmm(x, readout.transpose(1, 2)).view(s, b, t, -1)
+        if cfg.tied_embeddings:
+            logits = logits[..., : self.pad.classes]
+        return logits.masked_fill(~self.class_ok[:, None, None, :], float("-inf"))
+
+    def _attention(self, h: torch.Tensor, pre: str, s: int, b: int, t: int) -> torch.Tensor:
+        cfg, p = self.cfg, self.params
+        heads, dh = cfg.n_heads, cfg.d_head
+        projected = _linear(h, p[pre + "attn.in_proj.weight"], p[pre + "attn.in_proj.bias"])
+        split = lambda part: part.reshape(s * b, t, heads, dh).transpose(1, 2)  # [SB, H, T, dh]
+        if cfg.attention == "uniform":
+            y = causal_mean(split(projected))
+        else:
+            q, k, v = (split(part) for part in projected.split(cfg.d_model, dim=-1))
+            if cfg.log_length_scaling:
+                q = q * log_length_factors(t, h.device).to(q.dtype)[:, None]
+            y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        y = y.transpose(1, 2).reshape(s, b * t, cfg.d_model)
+        return _linear(y, p[pre + "attn.out_proj.weight"], p[pre + "attn.out_proj.bias"])
+
+
+def _linear(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor) -> torch.Tensor:
+    """x [S, N, in] times each member's weight [S, out, in], plus its bias [S, out]."""
+    return torch.baddbmm(bias[:, None, :], x, weight.transpose(1, 2))
+
+
+def _layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor) -> torch.Tensor:
+    return torch.addcmul(bias[:, None, :], F.layer_norm(x, x.shape[-1:]), weight[:, None, :])
+

@@ -1,0 +1,176 @@
+"""The training engine: a stacked group of S runs does what S separate runs do.
+
+Separate runs are `train()` (a group of one, through torch's AdamW and each model's own
+forward). The stacked group computes with batched products and its own AdamW, so the two agree
+up to float rounding: checked on logits, evaluation histories, stop steps and verdicts.
+"""
+import math
+from dataclasses import replace
+
+import pytest
+import torch
+
+from lengthgen.engine.jobs import Job, train_jobs
+from lengthgen.engine.optim import StackedAdamW, clip_per_member
+from lengthgen.engine.stacked import StackedDecoders
+from lengthgen.errors import LengthgenError
+from lengthgen.tasks import get_task
+from lengthgen.train import TrainConfig, decoder_for_task, make_optimizer, train
+
+
+def _members():
+    """Decoders of one shape whose tasks, sizes, encodings and seeds differ."""
+    specs = [("binary_majority", "ape", 0), ("sort", "ape", 1), ("tomita3", "nope", 2),
+             ("copy_repeat", "nope", 3)]
+    out = []
+    for task_id, pe, seed in specs:
+        task = get_task(task_id)
+        out.append((task, decoder_for_task(task, seed=seed, n_layers=2, n_heads=2, d_model=16,
+                                           pe=pe, n_positions=40 + 10 * seed)))
+    return out
+
+
+def _batch(task, seed, width=None):
+    import numpy as np
+    batch = task.sample(np.random.default_rng(seed), 5, 1, 8)
+    inputs = torch.as_tensor(batch.inputs)
+    if width:
+        inputs = torch.nn.functional.pad(inputs, (0, width - inputs.shape[1]))
+    return inputs
+
+
+@pytest.mark.parametrize("options", [
+    {}, {"tied_embeddings": True}, {"attention": "uniform"}, {"log_length_scaling": True},
+    {"use_mlp": False}])
+def test_stacked_forward_computes_each_decoders_logits(options):
+    tasks = [get_task(t) for t in ("binary_majority", "copy_repeat", "parity_task")]
+    models = [decoder_for_task(t, seed=i, n_layers=2, n_heads=2, d_model=16,
+                               pe="ape" if i != 1 else "nope", **options)
+              for i, t in enumerate(tasks)]
+    stack = StackedDecoders(models, "cpu")
+    width = 12
+    inputs = torch.stack([_batch(t, i, width) for i, t in enumerate(tasks)])
+    offsets = torch.tensor([[0, 1, 2, 3, 4], [0] * 5, [5, 4, 3, 2, 1]])
+    logits = stack.forward(inputs, offsets)
+    for i, model in enumerate(models):
+        alone = model(inputs[i], offsets[i] if model.cfg.pe.absolute else None)
+        c = model.cfg.n_classes
+        torch.testing.assert_close(logits[i, ..., :c], alone, atol=1e-5, rtol=1e-5)
+        assert torch.isneginf(logits[i, ..., c:]).all()   # padded classes take no probability
+
+
+def test_stacked_forward_pads_vocabularies_and_position_tables():
+    members = _members()
+    stack = StackedDecoders([m for _, m in members], "cpu")
+    assert stack.pad.vocab == max(len(t.vocab) for t, _ in members)
+    width = 20
+    inputs = torch.stack([_batch(t, 7, width) for t, _ in members])
+    logits = stack.forward(inputs)
+    for i, (task, model) in enumerate(members):
+        torch.testing.assert_close(logits[i, ..., :task.n_classes], model(inputs[i]),
+                                   atol=1e-5, rtol=1e-5)
+    back = stack.unstack(1)   # a member comes back as its own decoder, tables cut to size
+    for (name, a), b in zip(members[1][1].named_parameters(), back.parameters()):
+        assert a.shape == b.shape and torch.equal(a, b), name
+
+
+def test_stacked_adamw_is_torchs_adamw_per_member():
+    """Two members with their own lr, weight decay and per-role rates, after three steps with
+    the same gradients, hold what torch's AdamW gives each model alone."""
+    task = get_task("binary_majority")
+    configs = [TrainConfig(lr=1e-2, weight_decay=0.1),
+               TrainConfig(lr=3e-3, weight_decay=0.0, group_lr={"hidden": 1e-3})]
+    models = [decoder_for_task(task, seed=s, d_model=8) for s in (0, 1)]
+    refs = [decoder_for_task(task, seed=s, d_model=8) for s in (0, 1)]
+    stack = StackedDecoders(models, "cpu")
+    roles = models[0].parameter_roles()
+    decays = {n: p.dim() >= 2 for n, p in models[0].named_parameters()}
+    optimizer = StackedAdamW(stack.params, roles, decays, configs, "cpu")
+    torch_opts = [make_optimizer(m, c, "cpu") for m, c in zip(refs, configs)]
+    for step in range(3):
+        for name, p in stack.params.items():
+            p.grad = torch.randn(p.shape, generator=torch.Generator().manual_seed(step))
+        for i, (ref, opt) in enumerate(zip(refs, torch_opts)):
+            for name, p in ref.named_parameters():
+                p.grad = stack.params[name].grad[i].clone()
+            for group in opt.param_groups:
+                group["lr"] = configs[i].lr * group.get("lr_scale", 1.0)
+            opt.step()
+        optimizer.step(torch.tensor([c.lr for c in configs]))
+    for i, ref in enumerate(refs):
+        for name, p in ref.named_parameters():
+            torch.testing.assert_close(stack.params[name][i], p, atol=1e-6, rtol=1e-5)
+
+
+def test_clipping_scales_each_member_by_its_own_norm():
+    grads = [torch.tensor([[3.0, 0.0], [0.3, 0.0]]), torch.tensor([[4.0], [0.4]])]
+    norms = clip_per_member(grads, torch.tensor([1.0, 1.0]))
+    torch.testing.assert_close(norms, torch.tensor([5.0, 0.5]))
+    torch.testing.assert_close(grads[0][0], torch.tensor([0.6, 0.0]), atol=1e-6, rtol=0)
+    torch.testing.assert_close(grads[0][1], torch.tensor([0.3, 0.0]))   # under the norm: kept
+
+
+def _job(task_id, seed, **train):
+    base = dict(steps=40, eval_every=10, eval_samples=64, lr=3e-3, max_len=10, seed=seed)
+    return Job(task_id, {"n_layers": 1, "n_heads": 2, "d_model": 16,
+                         "pe": "ape" if seed % 2 else "nope"}, TrainConfig(**{**base, **train}))
+
+
+JOBS = [_job("binary_majority", 0), _job("binary_majority", 1, lr=1e-2, schedule="cosine"),
+        _job("tomita2", 2, warmup_steps=5, steps=30), _job("parity_task", 3, grad_clip=None),
+        _job("copy_repeat", 5, schedule="linear", weight_decay=0.1, stop_accuracy=0.5)]
+
+
+def test_a_group_matches_separate_runs_history_stop_and_weights():
+    """Five jobs with different tasks, encodings, seeds, learning rates, schedules, caps, clipping
+    and stop rules train as one group; each ends where `train` alone ends it, with the same
+    evaluation accuracies (losses and weights to float tolerance)."""
+    outcomes = train_jobs(JOBS, sampler="host")
+    assert {o.group_size for o in outcomes} == {len(JOBS)}
+    for job, outcome in zip(JOBS, outcomes):
+        task, model = job.build()
+        alone = train(model, task, job.train)
+        got = outcome.result
+        assert (got.steps, got.stopped_early, got.abandoned) == \
+            (alone.steps, alone.stopped_early, alone.abandoned), job.task
+        assert [h["step"] for h in got.history] == [h["step"] for h in alone.history]
+        assert [h["accuracy"] for h in got.history] == [h["accuracy"] for h in alone.history]
+        for a, b in zip(got.history, alone.history):
+            assert math.isclose(a["loss"], b["loss"], rel_tol=1e-3, abs_tol=1e-5)
+            assert math.isclose(a["train_loss"], b["train_loss"], rel_tol=1e-3, abs_tol=1e-5)
+            assert a["lr"] == b["lr"]
+        for (name, p), q in zip(model.named_parameters(), outcome.model.parameters()):
+            torch.testing.assert_close(q, p, atol=2e-4, rtol=1e-3, msg=name)
+    assert any(o.result.stopped_early for o in outcomes)   # a stop rule acted inside the group
+
+
+def test_tied_embeddings_train_in_groups():
+    jobs = [Job("copy_repeat", {"d_model": 16, "tied_embeddings": True},
+                TrainConfig(steps=20, eval_every=10, eval_samples=32, max_len=6, seed=s))
+            for s in (0, 1, 2)]
+    outcomes = train_jobs(jobs, sampler="host")
+    for job, outcome in zip(jobs, outcomes):
+        task, model = job.build()
+        alone = train(model, task, job.train)
+        assert [h["accuracy"] for h in outcome.result.history] == \
+            [h["accuracy"] for h in alone.history]
+        assert outcome.model.unembed.weight is outcome.model.token_embeddings.weight
+
+
+def test_a_diverging_member_stops_alone_and_says_where():
+    jobs = [_job("binary_majority", 0), _job("binary_majority", 2, lr=1e30, grad_clip=None)]
+    ok, bad = train_jobs(jobs, sampler="host")
+    assert bad.result.history[-1].get("diverged_at") is not None and bad.result.abandoned
+    task, model = jobs[0].build()
+    assert ok.result.steps == train(model, task, jobs[0].train).steps
+    with pytest.raises(LengthgenError, match="diverged"):
+        train_jobs(jobs, sampler="host", diverged="raise")
+
+
+def test_groups_form_by_shape_and_refuse_mixing_what_a_step_shares():
+    jobs = [_job("binary_majority", 0), replace(_job("binary_majority", 1),
+                                                model={"d_model": 32})]
+    outcomes = train_jobs(jobs, sampler="host")
+    assert [o.group_size for o in outcomes] == [1, 1]
+    with pytest.raises(LengthgenError, match="sampler"):
+        train_jobs(jobs, sampler="gpu")
