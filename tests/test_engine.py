@@ -83,16 +83,16 @@ def test_stacked_adamw_is_torchs_adamw_per_member():
     models = [decoder_for_task(task, seed=s, d_model=8) for s in (0, 1)]
     refs = [decoder_for_task(task, seed=s, d_model=8) for s in (0, 1)]
     stack = StackedDecoders(models, "cpu")
-    roles = models[0].parameter_roles()
-    decays = {n: p.dim() >= 2 for n, p in models[0].named_parameters()}
-    optimizer = StackedAdamW(stack.params, roles, decays, configs, "cpu")
+    dims = {n: p.dim() for n, p in models[0].named_parameters()}
+    roles, decays = stack.layout(models[0].parameter_roles(), dims)
+    optimizer = StackedAdamW(stack.leaves(), roles, decays, configs, "cpu")
     torch_opts = [make_optimizer(m, c, "cpu") for m, c in zip(refs, configs)]
     for step in range(3):
-        for name, p in stack.params.items():
-            p.grad = torch.randn(p.shape, generator=torch.Generator().manual_seed(step))
+        stack.flat.grad = torch.randn(stack.flat.shape,
+                                      generator=torch.Generator().manual_seed(step))
         for i, (ref, opt) in enumerate(zip(refs, torch_opts)):
             for name, p in ref.named_parameters():
-                p.grad = stack.params[name].grad[i].clone()
+                p.grad = stack.split_leaves({"flat": stack.flat.grad[i]})[name].clone()
             for group in opt.param_groups:
                 group["lr"] = configs[i].lr * group.get("lr_scale", 1.0)
             opt.step()
@@ -174,3 +174,57 @@ def test_groups_form_by_shape_and_refuse_mixing_what_a_step_shares():
     assert [o.group_size for o in outcomes] == [1, 1]
     with pytest.raises(LengthgenError, match="sampler"):
         train_jobs(jobs, sampler="gpu")
+
+
+# ---- batches made on the device ----------------------------------------------------------
+def _device_jobs(steps=30):
+    return [Job("binary_majority", {"d_model": 16, "pe": "ape"},
+                TrainConfig(steps=steps, eval_every=10, eval_samples=32, max_len=10, seed=s,
+                            stop_accuracy=None)) for s in (0, 1, 2)]
+
+
+def test_a_members_device_batches_depend_only_on_its_seed_and_step():
+    from lengthgen.engine.feeds import DeviceFeed
+    jobs = _device_jobs()
+    tasks = [j.build()[0] for j in jobs]
+    width = tasks[0].max_tokens(10)
+    feed = lambda idx: DeviceFeed([tasks[i] for i in idx], [jobs[i].train for i in idx],
+                                  [64] * len(idx), [True] * len(idx), "cpu", width, pool=4)
+    alone, together = feed([1]), feed([0, 1, 2])
+    for step in (0, 3, 4, 9):   # inside a pool, across pools, after a jump
+        a, b = alone.batch(step), together.batch(step)
+        for x, y in zip(a, b):
+            assert torch.equal(x[0], y[1])
+    assert not torch.equal(together.batch(5)[0][0], together.batch(5)[0][1])  # seeds differ
+    assert not torch.equal(alone.batch(5)[0], alone.batch(6)[0])              # steps differ
+    offsets, real = together.batch(2)[3], (together.batch(2)[0] != 0).sum(-1)
+    assert (offsets >= 0).all() and (offsets + real <= 64).all()
+
+
+def test_a_job_trained_in_slices_follows_the_job_trained_at_once():
+    """Stop at a deadline, keep the state, resume in a new group: the same evaluations and
+    weights as one uninterrupted training (device batches are keyed by seed and step)."""
+    import time
+    jobs = _device_jobs()
+    whole = train_jobs(jobs, sampler="device")
+    first = train_jobs(jobs, sampler="device", until_step=13)   # between two evaluations
+    assert all(o.result is None and o.state["step"] == 13 for o in first)
+    assert train_jobs(jobs, deadline=time.perf_counter())[0].state["step"] == 0
+    # a second slice resumes two of them in a group of their own (a different composition)
+    resumed = train_jobs(jobs[1:], sampler="device",
+                         resume={i: first[i + 1].state for i in range(2)})
+    for a, b in zip(whole[1:], resumed):
+        assert [h["accuracy"] for h in a.result.history] == \
+            [h["accuracy"] for h in b.result.history]
+        assert b.result.steps == a.result.steps == 30
+        for p, q in zip(a.model.parameters(), b.model.parameters()):
+            torch.testing.assert_close(p, q, atol=1e-5, rtol=1e-4)
+
+
+def test_the_device_sampler_is_refused_for_tasks_without_one():
+    with pytest.raises(LengthgenError, match="no device sampler"):
+        train_jobs([Job("dyck-32", {"d_model": 16}, TrainConfig(steps=2))], sampler="device")
+    # "auto" falls back to the host's sampler there (and everywhere on a CPU)
+    (outcome,) = train_jobs([Job("dyck-32", {"d_model": 16},
+                                 TrainConfig(steps=2, eval_every=1, eval_samples=4))])
+    assert outcome.result.steps == 2

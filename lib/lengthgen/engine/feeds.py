@@ -20,6 +20,9 @@ import numpy as np
 import torch
 
 from lengthgen.errors import LengthgenError
+
+# the random stream of APE offsets (the data streams of lengthgen.engine.rng are 0x1000-0x1fff)
+STREAM_OFFSETS = 0x2001
 from lengthgen.evaluate import _bin_batches
 from lengthgen.engine.single import sample_offsets
 
@@ -122,7 +125,7 @@ class DeviceFeed:
             rows = torch.arange(b, device=self.device)
             offsets = rng.below(self.n_positions[:, None, None] - real + 1,
                                 self.seeds[:, None, None], steps[None, :, None],
-                                rows[None, None, :], rng.STREAM_OFFSETS)
+                                rows[None, None, :], STREAM_OFFSETS)
         self._pool = (inputs, targets, mask, offsets)
         self._pool_start = start
 

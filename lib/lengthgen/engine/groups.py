@@ -94,6 +94,23 @@ class VmappedModules:
     def size(self) -> int:
         return len(self.configs)
 
+    def leaves(self) -> dict:
+        return self.params
+
+    def layout(self, roles: dict, dims: dict) -> tuple[dict, dict]:
+        return ({n: roles[n] for n in self.names}, {n: dims[n] >= 2 for n in self.names})
+
+    def split_leaves(self, rows: dict) -> dict:
+        return dict(rows)
+
+    def join_leaves(self, tensors: dict) -> dict:
+        return {n: tensors[n] for n in self.names}
+
+    @torch.no_grad()
+    def load_member(self, index: int, tensors: dict) -> None:
+        for name in self.names:
+            self.params[name][index] = tensors[name].to(self.params[name].device)
+
     def forward(self, inputs, offsets=None):
         def one(p, b, x, o):
             return functional_call(self.template, (p, b), (x, o), {"check": False})
@@ -121,14 +138,16 @@ class VmappedModules:
 class StackedGroup:
     """S models of one shape, stepped together; see the module docstring."""
 
-    def __init__(self, models: list, tasks: list, configs: list, device):
+    def __init__(self, models: list, tasks: list, configs: list, device, stacking: str = "auto"):
+        """stacking: "auto" (Decoders batched by StackedDecoders, others through vmap) or
+        "vmap" (vmap for every model: the old train_seeds path, kept for comparison)."""
         self.device = torch.device(device)
         self.tasks, self.configs = list(tasks), list(configs)
         objectives = {objective_of(t).name for t in tasks}
         if len(objectives) != 1:
             raise LengthgenError("the members of a group must share an objective")
         self.objective = objective_of(tasks[0])
-        if all(isinstance(m, Decoder) for m in models):
+        if stacking == "auto" and all(isinstance(m, Decoder) for m in models):
             self.stack = StackedDecoders(models, self.device)
         else:
             self.stack = VmappedModules(models, self.device)
@@ -137,8 +156,9 @@ class StackedGroup:
             for name, param in model.named_parameters():
                 roles.setdefault(name, model.parameter_roles()[name])
                 dims.setdefault(name, param.dim())
-        decays = {name: dims[name] >= 2 for name in self.stack.names}
-        self.optimizer = StackedAdamW(self.stack.params, roles, decays, self.configs, self.device)
+        leaf_roles, leaf_decays = self.stack.layout(roles, dims)
+        self.optimizer = StackedAdamW(self.stack.leaves(), leaf_roles, leaf_decays,
+                                      self.configs, self.device)
         self.eval_seeds = [c.seed + EVAL_SEED_OFFSET for c in self.configs]
         self.evals = eval_sets(self.tasks, self.configs, self.eval_seeds, self.device)
         self._member_settings()
@@ -171,14 +191,14 @@ class StackedGroup:
         return per_position.sum(dim=(1, 2)) / mask.sum(dim=(1, 2)).clamp(min=1)
 
     def train_step(self, inputs, targets, mask, offsets) -> torch.Tensor:
-        params = list(self.stack.params.values())
-        for p in params:
-            p.grad = None
+        leaves = list(self.stack.leaves().values())
+        for leaf in leaves:
+            leaf.grad = None
         with autocast(self.device):
             logits = self.stack.forward(inputs, offsets)
         losses = self._losses(logits, targets, mask)
         losses.sum().backward()   # members share no parameters: each gets its own gradient
-        clip_per_member([p.grad for p in params if p.grad is not None], self.max_norms)
+        clip_per_member([leaf.grad for leaf in leaves if leaf.grad is not None], self.max_norms)
         self.optimizer.step(self.rates)
         return losses.detach()
 
@@ -228,7 +248,7 @@ class StackedGroup:
         self.configs = [self.configs[i] for i in keep]
         self.eval_seeds = [self.eval_seeds[i] for i in keep]
         self.evals = [t.index_select(0, index) for t in self.evals]
-        self.optimizer.rebind(self.stack.params)
+        self.optimizer.rebind(self.stack.leaves())
         self.optimizer.retain(keep, self.configs)
         self._member_settings()
         self._rates = None
@@ -241,20 +261,20 @@ class StackedGroup:
         return {**self.released, **{self.ids[j]: self.stack.unstack(j) for j in range(self.size)}}
 
     def member_state(self, j: int) -> dict:
-        """Member j's weights and AdamW state, unpadded (a file of its own; resumable in any
-        group of its shape)."""
+        """Member j's weights and AdamW state by parameter name, unpadded (a file of its own,
+        resumable in any group of its shape)."""
         model = self.stack.unstack(j)
-        rows = {name: p.shape[0] for name, p in model.named_parameters() if p.dim()}
+        rows = {name: p.shape[0] for name, p in model.named_parameters()}
         adam = self.optimizer.member_state(j)
         for key in ("exp_avg", "exp_avg_sq"):
-            adam[key] = {n: (t[: rows[n]] if n in rows else t) for n, t in adam[key].items()
-                         if n in rows or t.dim() == 0}
+            tensors = self.stack.split_leaves(adam[key])
+            adam[key] = {n: t[: rows[n]].clone() for n, t in tensors.items() if n in rows}
         return {"model": {n: t.clone() for n, t in model.state_dict().items()}, "adam": adam}
 
     @torch.no_grad()
     def load_member(self, j: int, state: dict) -> None:
-        for name, value in state["model"].items():
-            if name in self.stack.params:
-                target = self.stack.params[name][j]
-                target[: value.shape[0]] = value.to(target.device, target.dtype)
-        self.optimizer.load_member_state(j, state["adam"])
+        self.stack.load_member(j, state["model"])
+        adam = dict(state["adam"])
+        for key in ("exp_avg", "exp_avg_sq"):
+            adam[key] = self.stack.join_leaves(adam[key])
+        self.optimizer.load_member_state(j, adam)

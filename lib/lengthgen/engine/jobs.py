@@ -85,11 +85,12 @@ def group_key(job: Job, model) -> tuple:
 
 
 def train_jobs(jobs: list[Job], device="cpu", *, sampler: str = "auto", deadline=None,
-               resume: dict | None = None, max_group: int | None = None,
-               diverged: str = "stop") -> list[JobOutcome]:
-    """Train every job; see the module docstring. resume: {job index: state} for jobs that a
-    slice left unfinished. max_group bounds a group's size (memory). Returns one outcome per
-    job, in order."""
+               until_step: int | None = None, resume: dict | None = None,
+               max_group: int | None = None, diverged: str = "stop") -> list[JobOutcome]:
+    """Train every job; see the module docstring. deadline (a time.perf_counter() value) or
+    until_step ends a slice early; resume: {job index: state} for jobs that a slice left
+    unfinished. max_group bounds a group's size (memory). Returns one outcome per job, in
+    order."""
     device = torch.device(device)
     resume = resume or {}
     built = [job.build() for job in jobs]
@@ -107,12 +108,13 @@ def train_jobs(jobs: list[Job], device="cpu", *, sampler: str = "auto", deadline
         size = max_group or len(members)
         for first in range(0, len(members), size):
             part = members[first: first + size]
-            _train_group(jobs, built, part, device, sampler, deadline, resume, diverged,
-                         outcomes)
+            _train_group(jobs, built, part, device, sampler, deadline, until_step, resume,
+                         diverged, outcomes)
     return outcomes
 
 
-def _train_group(jobs, built, part, device, sampler, deadline, resume, diverged, outcomes):
+def _train_group(jobs, built, part, device, sampler, deadline, until_step, resume, diverged,
+                 outcomes):
     tasks = [built[i][0] for i in part]
     models = [built[i][1] for i in part]
     configs = [jobs[i].train for i in part]
@@ -138,7 +140,8 @@ def _train_group(jobs, built, part, device, sampler, deadline, resume, diverged,
             recents.append(state["recent"])
         recent = [torch.tensor(column, device=device) for column in zip(*recents)]
     results, state = run(group, feed, tasks, configs, device, step=step, members=members,
-                         recent=recent, elapsed=elapsed, deadline=deadline, diverged=diverged)
+                         recent=recent, elapsed=elapsed, deadline=deadline,
+                         until_step=until_step, diverged=diverged)
     alive = state["alive"]
     for j, i in enumerate(part):
         if results[j] is not None:

@@ -49,10 +49,11 @@ def first_non_finite(recent: list[torch.Tensor]) -> list[int | None]:
 
 def run(group, feed, tasks, configs, device, *, step: int = 0, members=None,
         recent: list | None = None, elapsed: float = 0.0, on_step=None, deadline=None,
+        until_step: int | None = None,
         diverged: str = "raise", diverged_note=None, progress=None) -> tuple[list[TrainResult | None], dict]:
     """Train `group` until every member has stopped (or `deadline`, a time.perf_counter() value,
-    has passed: then unfinished members have no result and the returned state lets the caller
-    keep them).
+    has passed, or the step counter has reached `until_step`: then unfinished members have no
+    result and the returned state lets the caller keep them).
 
     tasks, configs: each member's task and TrainConfig, in the group's order. step, members,
     recent, elapsed: where a resumed group stands. on_step(state) is called after every step
@@ -84,7 +85,8 @@ def run(group, feed, tasks, configs, device, *, step: int = 0, members=None,
             wall_time_s=elapsed + time.perf_counter() - start, history=m.history,
             abandoned=m.abandoned)
 
-    while alive and (deadline is None or time.perf_counter() < deadline):
+    while alive and (deadline is None or time.perf_counter() < deadline) \
+            and (until_step is None or step < until_step):
         caps = [configs[i].steps for i in alive]
         if step >= min(caps):   # resumed at or past a cap (a finished checkpoint)
             break

@@ -6,6 +6,11 @@ resume) step count. So the update is written out here, exactly as torch's AdamW 
 (decoupled weight decay, bias-corrected moments, eps outside the square root), with every
 per-member number a tensor [S] broadcast over that member's slice. Clipping likewise scales each
 member's gradients by its own global norm, as `clip_grad_norm_` would for a model alone.
+
+The optimizer works on leaf tensors [S, ...]. A leaf may hold one parameter (one role, decayed
+or not) or, as the stacked decoders do, every parameter of a member side by side in one row
+[S, N]: then `roles` and `decays` give each column its role and whether it decays, and a step is
+a few kernels on one tensor.
 """
 import torch
 
@@ -15,25 +20,28 @@ BETAS = (0.9, 0.999)   # torch.optim.AdamW's defaults, which every trainer here 
 EPS = 1e-8
 
 
-def _per_member(values, like: torch.Tensor) -> torch.Tensor:
+def _per_member(values: torch.Tensor, like: torch.Tensor) -> torch.Tensor:
     """A [S] tensor of per-member numbers shaped to broadcast over `like` [S, ...]."""
     return values.view(-1, *[1] * (like.dim() - 1))
 
 
 class StackedAdamW:
-    """AdamW over stacked parameters {name: [S, ...]}.
+    """AdamW over stacked leaves.
 
-    roles: each parameter's role (lengthgen.models.protocol.ROLES); decays: whether it takes
-    weight decay (a matrix or embedding in the single model); configs: each member's TrainConfig
-    (lr, weight_decay, group_lr)."""
+    leaves: {name: leaf [S, ...]} (call `rebind` when the group replaces them);
+    roles: {name: a role of ROLES (the whole leaf) or a LongTensor [N] of role indices, one per
+    column of a 2-D leaf}; decays: {name: bool, or a bool tensor [N] per column};
+    configs: each member's TrainConfig (lr, weight_decay, group_lr)."""
 
-    def __init__(self, params: dict, roles: dict, decays: dict, configs: list, device):
-        self.params = params
-        self.names = list(params)
-        self.roles, self.decays = roles, decays
+    def __init__(self, leaves: dict, roles: dict, decays: dict, configs: list, device):
         self.device = torch.device(device)
-        self.exp_avg = {n: torch.zeros_like(p) for n, p in params.items()}
-        self.exp_avg_sq = {n: torch.zeros_like(p) for n, p in params.items()}
+        self.leaves = leaves
+        self.roles = {n: (ROLES.index(r) if isinstance(r, str) else r.to(self.device))
+                      for n, r in roles.items()}
+        self.decays = {n: (float(d) if isinstance(d, bool) else d.to(self.device, torch.float32))
+                       for n, d in decays.items()}
+        self.exp_avg = {n: torch.zeros_like(p) for n, p in leaves.items()}
+        self.exp_avg_sq = {n: torch.zeros_like(p) for n, p in leaves.items()}
         self.steps = torch.zeros(len(configs), device=self.device, dtype=torch.float64)
         self._settings(configs)
 
@@ -41,13 +49,12 @@ class StackedAdamW:
         dev = self.device
         self.weight_decay = torch.tensor([c.weight_decay for c in configs], device=dev)
         # each role's rate over the member's base lr (muP's per-role rates); 1 without group_lr
-        self.role_scale = {role: torch.tensor([(c.group_lr or {}).get(role, c.lr) / c.lr
-                                               for c in configs], device=dev)
-                           for role in ROLES}
+        self.role_scale = torch.tensor([[(c.group_lr or {}).get(role, c.lr) / c.lr
+                                         for role in ROLES] for c in configs], device=dev)
 
-    def rebind(self, params: dict) -> None:
+    def rebind(self, leaves: dict) -> None:
         """Point at new leaf tensors (after the group dropped members)."""
-        self.params = params
+        self.leaves = leaves
 
     def retain(self, keep: list[int], configs) -> None:
         index = torch.tensor(keep, device=self.device)
@@ -56,27 +63,34 @@ class StackedAdamW:
         self.steps = self.steps.index_select(0, index)
         self._settings(configs)
 
+    def _scale(self, name: str, leaf: torch.Tensor) -> torch.Tensor:
+        """Each member's per-role factor for every element of the leaf (broadcastable)."""
+        role = self.roles[name]
+        if isinstance(role, int):
+            return _per_member(self.role_scale[:, role], leaf)
+        return self.role_scale[:, role]   # [S, N]
+
     @torch.no_grad()
     def step(self, rates: torch.Tensor) -> None:
         """One update; rates [S] is each member's scheduled learning rate for this step."""
         beta1, beta2 = BETAS
         self.steps += 1
-        correction1 = 1 - beta1 ** self.steps
-        correction2_sqrt = (1 - beta2 ** self.steps).sqrt()
-        for name in self.names:
-            param = self.params[name]
-            grad = param.grad
+        correction1 = (1 - beta1 ** self.steps).float()
+        correction2_sqrt = (1 - beta2 ** self.steps).sqrt().float()
+        rates = rates.float()
+        for name, leaf in self.leaves.items():
+            grad = leaf.grad
             if grad is None:
                 continue
-            lr = (rates * self.role_scale[self.roles[name]]).to(torch.float64)
-            if self.decays[name]:
-                param.mul_(_per_member((1 - lr * self.weight_decay).to(param.dtype), param))
+            lr = _per_member(rates, leaf) * self._scale(name, leaf)
+            decay = self.decays[name]
+            if not isinstance(decay, float) or decay:
+                leaf.mul_(1 - lr * _per_member(self.weight_decay, leaf) * decay)
             m, v = self.exp_avg[name], self.exp_avg_sq[name]
             m.lerp_(grad, 1 - beta1)
             v.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
-            denom = (v.sqrt() / _per_member(correction2_sqrt.to(v.dtype), v)).add_(EPS)
-            step_size = _per_member((lr / correction1).to(param.dtype), param)
-            param.sub_(step_size * m / denom)
+            denom = (v.sqrt() / _per_member(correction2_sqrt, v)).add_(EPS)
+            leaf.sub_(lr / _per_member(correction1, leaf) * m / denom)
 
     def member_state(self, index: int) -> dict:
         return {"exp_avg": {n: t[index].clone() for n, t in self.exp_avg.items()},
@@ -87,12 +101,7 @@ class StackedAdamW:
     def load_member_state(self, index: int, state: dict) -> None:
         for key, table in (("exp_avg", self.exp_avg), ("exp_avg_sq", self.exp_avg_sq)):
             for name, value in state[key].items():
-                rows = value.shape[0] if value.dim() else None
-                target = table[name][index]
-                if rows is not None and target.dim() and rows < target.shape[0]:
-                    target[:rows] = value.to(target.device)
-                else:
-                    target.copy_(value.to(target.device))
+                table[name][index].copy_(value.to(table[name].device))
         self.steps[index] = state["step"]
 
 

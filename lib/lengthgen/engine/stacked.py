@@ -79,7 +79,15 @@ class StackedDecoders:
         self.names = [n for n, _ in models[0].named_parameters()]
         if not first.pe.absolute:   # a group of NoPE models only may still mix in APE ones
             self.names = self._names_with_positions(models)
-        self.params = {name: self._stack(models, name) for name in self.names}
+        # one flat leaf [S, N] holds every parameter of every member; `params` are views of
+        # it. A step's optimizer and clipping then run a handful of kernels on one tensor
+        # instead of a dozen per parameter, and the backward of the one `split` that makes the
+        # views writes every gradient into one buffer.
+        stacked = [self._stack(models, name) for name in self.names]
+        self.shapes = [tuple(t.shape[1:]) for t in stacked]
+        self.sizes = [int(t[0].numel()) for t in stacked]
+        self.flat = torch.cat([t.reshape(len(models), -1) for t in stacked], dim=1)
+        self.flat.requires_grad_(True)
         self._member_tensors()
 
     def _names_with_positions(self, models) -> list[str]:
@@ -101,7 +109,7 @@ class StackedDecoders:
             if rows is not None and own.shape[0] < rows:
                 own = torch.cat([own, own.new_zeros(rows - own.shape[0], *own.shape[1:])])
             tensors.append(own)
-        return torch.stack(tensors).requires_grad_(True)
+        return torch.stack(tensors)
 
     def _member_tensors(self) -> None:
         """Per-member constants of the forward: class masks, table sizes, position switches."""
@@ -116,11 +124,59 @@ class StackedDecoders:
     def size(self) -> int:
         return len(self.configs)
 
+    @property
+    def params(self) -> dict[str, torch.Tensor]:
+        """Each parameter as a view [S, ...] of the flat leaf (gradients flow to `flat`)."""
+        parts = self.flat.split(self.sizes, dim=1)
+        return {name: part.view(-1, *shape)
+                for name, part, shape in zip(self.names, parts, self.shapes)}
+
+    def leaves(self) -> dict[str, torch.Tensor]:
+        """The tensors the optimizer updates (one, here)."""
+        return {"flat": self.flat}
+
+    def layout(self, roles: dict, dims: dict) -> tuple[dict, dict]:
+        """(roles, decays) of the optimizer's leaves: each column of `flat` gets its parameter's
+        role (index into ROLES) and whether it decays (a matrix or table in the model)."""
+        from lengthgen.models.protocol import ROLES
+        role = torch.cat([torch.full((size,), ROLES.index(roles[name]), dtype=torch.long)
+                          for name, size in zip(self.names, self.sizes)])
+        decay = torch.cat([torch.full((size,), dims[name] >= 2)
+                           for name, size in zip(self.names, self.sizes)])
+        return {"flat": role}, {"flat": decay}
+
+    def split_leaves(self, rows: dict) -> dict[str, torch.Tensor]:
+        """One member's leaf rows ({"flat": [N]}) as {parameter name: padded tensor}."""
+        parts = rows["flat"].split(self.sizes)
+        return {n: part.view(shape) for n, part, shape in zip(self.names, parts, self.shapes)}
+
+    def join_leaves(self, tensors: dict) -> dict[str, torch.Tensor]:
+        """The inverse of split_leaves, from unpadded tensors (missing ones stay zero)."""
+        row = torch.zeros(sum(self.sizes), device=self.device)
+        pieces = row.split(self.sizes)
+        for name, piece, shape in zip(self.names, pieces, self.shapes):
+            if name in tensors:
+                value = tensors[name].to(self.device, torch.float32)
+                piece.view(shape)[: value.shape[0]] = value
+        return {"flat": row}
+
+    @torch.no_grad()
+    def load_member(self, index: int, tensors: dict) -> None:
+        """Member `index`'s weights from a state dict (unpadded)."""
+        self.flat[index] = self.join_leaves(tensors)["flat"]
+
+    def columns(self) -> dict[str, slice]:
+        """Which columns of `flat` hold each parameter."""
+        out, start = {}, 0
+        for name, size in zip(self.names, self.sizes):
+            out[name] = slice(start, start + size)
+            start += size
+        return out
+
     def retain(self, keep: list[int]) -> None:
         """Keep only the members at these indices (finished members leave the group)."""
         index = torch.tensor(keep, device=self.device)
-        self.params = {n: p.detach().index_select(0, index).requires_grad_(True)
-                       for n, p in self.params.items()}
+        self.flat = self.flat.detach().index_select(0, index).requires_grad_(True)
         self.configs = [self.configs[i] for i in keep]
         self._member_tensors()
 
@@ -130,8 +186,9 @@ class StackedDecoders:
         cfg = self.configs[index]
         torch.manual_seed(0)   # the weights are overwritten: any init will do
         model = Decoder(cfg)
+        params = self.params
         for name, param in model.named_parameters():
-            value = self.params[name][index]
+            value = params[name][index]
             param.copy_(value[: param.shape[0]].to(param.device, param.dtype))
         return model
 
@@ -159,7 +216,7 @@ class StackedDecoders:
         for layer in range(cfg.n_layers):
             pre = f"blocks.{layer}."
             h = _layer_norm(x, p[pre + "ln_attn.weight"], p[pre + "ln_attn.bias"])
-            x = x + self._attention(h, pre, s, b, t)
+            x = x + self._attention(h, p, pre, s, b, t)
             if cfg.use_mlp:
                 h = _layer_norm(x, p[pre + "ln_mlp.weight"], p[pre + "ln_mlp.bias"])
                 h = F.gelu(_linear(h, p[pre + "mlp.up.weight"], p[pre + "mlp.up.bias"]),
@@ -172,8 +229,9 @@ class StackedDecoders:
             logits = logits[..., : self.pad.classes]
         return logits.masked_fill(~self.class_ok[:, None, None, :], float("-inf"))
 
-    def _attention(self, h: torch.Tensor, pre: str, s: int, b: int, t: int) -> torch.Tensor:
-        cfg, p = self.cfg, self.params
+    def _attention(self, h: torch.Tensor, p: dict, pre: str, s: int, b: int,
+                   t: int) -> torch.Tensor:
+        cfg = self.cfg
         heads, dh = cfg.n_heads, cfg.d_head
         projected = _linear(h, p[pre + "attn.in_proj.weight"], p[pre + "attn.in_proj.bias"])
         split = lambda part: part.reshape(s * b, t, heads, dh).transpose(1, 2)  # [SB, H, T, dh]

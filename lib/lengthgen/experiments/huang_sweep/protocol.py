@@ -168,6 +168,8 @@ def _within_cpu_limit(setting: Setting, config: dict) -> Setting:
     if limit and setting.size() > limit["layers_x_width"]:
         layers, heads, d = limit["instead"]
         return Setting(layers, heads, d, setting.lr)
+    if config.get("table_budget"):   # the table's own step budget and warm-up (GPU protocol)
+        return setting
     return Setting(setting.layers, setting.heads, setting.d_model, setting.lr)
 
 
@@ -205,7 +207,8 @@ def _train_config(config: dict, setting: Setting, seed: int, checkpoint: str | N
                        grad_clip=config.get("grad_clip", 1.0),
                        schedule_steps=None if horizon is None else max(horizon, steps),
                        abandon_below=config.get("abandon_below") if may_abandon else None,
-                       length_chunks=chunks_for(setting.d_model), checkpoint_path=checkpoint)
+                       length_chunks=config.get("length_chunks") or chunks_for(setting.d_model),
+                       checkpoint_path=checkpoint)
 
 
 def cache_dir() -> Path:

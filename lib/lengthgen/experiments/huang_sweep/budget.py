@@ -1,0 +1,277 @@
+"""The APE vs NoPE sweep at the paper's step budget, trained by the engine on a GPU, in slices.
+
+The CPU book sweep caps every training at 6,000 steps and shrinks settings above 512 layers x
+width; four of its "never fits" cells fit at the paper's 30k budget on one GPU. This protocol
+keeps the book's short ladder and selection but removes both limits:
+
+- ladder: 1L1H d16 and 2L2H d64 where simpler than the cell's own Table 6-7 setting (a rung
+  below the last gives up at its 3,000-step evaluation under 90% in distribution), ending at
+  the cell's own setting at its true size and its table budget (30k, 40k or 60k steps, with
+  its warm-up); for the languages whose names our copy of the tables lost, the unnamed rows;
+- the authors' training: batch 64, AdamW (weight decay 0.01), linear decay over the budget,
+  clipping at 1, evaluation every 3,000 steps on 2,000 inputs, stop at 100%, tied embeddings
+  where input and output vocabularies coincide; one length chunk; batches made on the device;
+- the main text's selection (the first rung at 100% in distribution and on Len 51-100; else
+  the best on Len 51-100 among rungs that fit), then 3 seeds of the selected setting, 5 where
+  the seeds' accuracies on Len 101-150 straddle the success line.
+
+The unit of work is a job: one training of (task, encoding, setting, seed). Jobs have records
+of their own (`results/huang-fig1-budget/gpu/`), so a slice of minutes ends wherever its
+deadline falls and the next slice plans what is left from the records. To use the card, the
+seed-0 trainings of every rung and seeds 1-2 of every cell's own setting are planned at once
+(the selection reads them when they are done) and jobs of one decoder shape train as one
+stacked group.
+"""
+from __future__ import annotations
+
+import json
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from lengthgen.errors import LengthgenError
+from lengthgen.experiments.huang_sweep.protocol import (ENCODINGS, HELDOUT_BIN, LONGEST_BIN,
+                                                        Setting, configs, ladder, paper_setting)
+from lengthgen.tasks import get_task
+from lengthgen.tasks.base import bin_name
+from lengthgen.tasks.metadata import algorithmic_ids, language_ids
+
+FIGURE_ID = "huang-fig1-budget"   # the records' folder (not a figure: the chapter reads them)
+SUCCESS_LINE = 0.8                # the book's success line on Len 101-150 (the paper states none)
+
+
+def panel_tasks() -> list[str]:
+    """The 25 tasks of Fig. 1: 8 algorithmic, the 17 languages of Table 2."""
+    return algorithmic_ids() + [t for t in language_ids() if t != "parity"]
+
+
+def budget_configs() -> dict:
+    """{"test": ..., "gpu": ...}: the protocol above, and a toy one with the same code path."""
+    book = {k: v for k, v in configs([], [])["book"].items() if k != "tasks"}
+    gpu = {**book, "tasks": panel_tasks(), "cpu_limit": None, "steps": 30000, "seeds": 3,
+           "max_seeds": 5, "length_chunks": 1, "table_budget": True, "checkpoints": False, "sampler": "device",
+           "success_line": SUCCESS_LINE}
+    test = {**gpu, "tasks": ["binary_majority", "tomita2"], "search": [[1, 1, 16, 1e-2]],
+            "paper_setting": False, "steps": 30, "schedule_steps": 60, "eval_every": 10,
+            "eval_samples": 32, "samples_per_bin": 32, "seeds": 2, "max_seeds": 3,
+            "abandon_below": 0.5}
+    return {"test": test, "gpu": gpu}
+
+
+@dataclass(frozen=True)
+class JobSpec:
+    task: str
+    encoding: str
+    setting: Setting
+    seed: int
+    may_abandon: bool
+
+    @property
+    def name(self) -> str:
+        s = self.setting
+        return (f"{self.task}__{self.encoding}__{s.layers}L{s.heads}H{s.d_model}_lr{s.lr:g}"
+                f"__s{self.seed}")
+
+    def params(self) -> dict:
+        return {"name": self.name, "task": self.task, "encoding": self.encoding,
+                "setting": self.setting.as_list(), "seed": self.seed,
+                "may_abandon": self.may_abandon}
+
+    def cost(self, config: dict) -> float:
+        """Relative cost at the budget (multiply-adds per token times steps)."""
+        s = self.setting
+        steps = s.max_steps or config["steps"]
+        return s.layers * (12 * s.d_model ** 2 + 100 * s.d_model) * steps + 1e6
+
+
+def to_engine_job(spec: JobSpec, config: dict):
+    """The engine's Job for a spec: the decoder and training of the protocol above."""
+    from dataclasses import replace
+
+    from lengthgen.engine.jobs import Job
+    from lengthgen.experiments.huang_sweep.protocol import _train_config
+    task = get_task(spec.task)
+    s = spec.setting
+    tie = bool(config.get("tie_embeddings")) and task.n_classes == len(task.vocab)
+    cfg = _train_config(config, s, spec.seed, None, spec.may_abandon)
+    cfg = replace(cfg, length_chunks=config.get("length_chunks", cfg.length_chunks))
+    return Job(spec.task, {"n_layers": s.layers, "n_heads": s.heads, "d_model": s.d_model,
+                           "pe": spec.encoding, "tied_embeddings": tie}, cfg, name=spec.name)
+
+
+# ---- planning from the records -----------------------------------------------------------
+def _metrics(records: dict, spec: JobSpec) -> dict | None:
+    record = records.get(spec.name)
+    return None if record is None else record["metrics"]
+
+
+def cell_state(task: str, encoding: str, config: dict, records: dict) -> dict:
+    """Where a cell stands: its rungs, the jobs it needs next and, once decided, the selected
+    setting and its seeds' metrics."""
+    rungs = ladder(task, encoding, config)
+    seed0 = [JobSpec(task, encoding, r, 0, i < len(rungs) - 1) for i, r in enumerate(rungs)]
+    done = [_metrics(records, j) for j in seed0]
+    selected = None
+    for job, m in zip(seed0, done):   # the main text's rule, in order of complexity
+        if m is None:
+            break
+        if m["fit"] and m["bins"][HELDOUT_BIN] >= 1.0:
+            selected = job
+            break
+    else:
+        fitting = [(j, m) for j, m in zip(seed0, done) if m["fit"]]
+        if fitting:   # the appendix's rule: best on Len 51-100 among the rungs that fit
+            best = max(m["bins"][HELDOUT_BIN] for _, m in fitting)
+            selected = next(j for j, m in fitting if m["bins"][HELDOUT_BIN] == best)
+        elif all(m is not None for m in done):   # none fits: the closest to fitting
+            first = bin_name(*get_task(task).test_bins[0])
+            best = max(m["bins"][first] for m in done)
+            selected = next(j for j, m in zip(seed0, done) if m["bins"][first] == best)
+    needed = [j for j, m in zip(seed0, done) if m is None]
+    if selected is None:
+        own = paper_setting(task, encoding)
+        if own is not None:   # speculative: the cell's own setting is usually the selected one
+            needed += [JobSpec(task, encoding, rungs[-1], s, False)
+                       for s in range(1, config["seeds"])]
+        return {"selected": None, "needed": needed, "seeds": []}
+    setting = selected.setting
+    seeds = [JobSpec(task, encoding, setting, s, False) for s in range(config["seeds"])]
+    metrics = [_metrics(records, j) for j in seeds]
+    if all(m is not None for m in metrics):
+        longest = [m["bins"][LONGEST_BIN] for m in metrics]
+        line = config.get("success_line", SUCCESS_LINE)
+        if min(longest) < line <= max(longest):   # the spread crosses the line: 5 seeds
+            seeds += [JobSpec(task, encoding, setting, s, False)
+                      for s in range(config["seeds"], config["max_seeds"])]
+            metrics += [_metrics(records, j) for j in seeds[len(metrics):]]
+    needed += [j for j, m in zip(seeds, metrics) if m is None]
+    return {"selected": selected, "needed": needed,
+            "seeds": [m for m in metrics if m is not None]}
+
+
+def in_a_slice(job: JobSpec, config: dict) -> bool:
+    """Whether a job can finish inside one slice: the 12-layer, width-768 setting (60k steps,
+    about 1 GB of optimizer state that cannot be handed to the next slice as files) cannot."""
+    return job.setting.layers <= config.get("slice_max_layers", 6)
+
+
+def plan(config: dict, records: dict, slices: bool = True) -> list[JobSpec]:
+    """Every job the recorded state calls for now, cheapest first (deduplicated); with
+    `slices`, only those that can finish inside a slice."""
+    jobs = {}
+    for task in config["tasks"]:
+        for encoding in ENCODINGS:
+            for job in cell_state(task, encoding, config, records)["needed"]:
+                if not slices or in_a_slice(job, config):
+                    jobs.setdefault(job.name, job)
+    return sorted(jobs.values(), key=lambda j: (j.cost(config), j.name))
+
+
+# ---- records -------------------------------------------------------------------------------
+def load_job_records(folder: Path) -> dict:
+    """{job name: record} of a folder (each record checked by `load_record`)."""
+    from lengthgen.results import load_record, record_files
+    folder = Path(folder)
+    if not folder.is_dir():
+        return {}
+    return {r["run_name"]: r for r in (load_record(p) for p in record_files(folder))}
+
+
+def score(model, spec: JobSpec, result, config: dict, device, group_size: int) -> dict:
+    """A finished job's metrics: the three test bins (seed + 2 x EVAL_SEED_OFFSET, as the book
+    scores), its training and its group."""
+    from lengthgen.evaluate import evaluate
+    from lengthgen.train import EVAL_SEED_OFFSET
+    task = get_task(spec.task)
+    model = model.to(device)
+    bins = {name: round(v["accuracy"], 5) for name, v in evaluate(
+        model, task, None, config["samples_per_bin"], spec.seed + 2 * EVAL_SEED_OFFSET,
+        device).items()}
+    first = bin_name(*task.test_bins[0])
+    diverged = next((h["diverged_at"] for h in result.history if "diverged_at" in h), None)
+    return {"setting": spec.setting.as_list(), "seed": spec.seed, "fit": bins[first] >= 1.0,
+            "train_accuracy": result.final_accuracy, "steps": result.steps,
+            "stopped_early": result.stopped_early, "abandoned": result.abandoned,
+            "diverged_at": diverged, "train_wall_time_s": round(result.wall_time_s, 2),
+            "n_params": model.num_parameters(), "bins": bins, "group_size": group_size,
+            "history": result.history}
+
+
+def write_job_record(folder_root: Path, scale: str, spec: JobSpec, config: dict, metrics: dict,
+                     started: dict, wall_time_s: float) -> Path:
+    from lengthgen.results import run_finished, write_record
+    record = {"figure_id": FIGURE_ID, "run_name": spec.name, "task": spec.task,
+              "config": config, "params": spec.params(), "scale": scale, "seed": spec.seed,
+              "metrics": metrics, **run_finished(started, wall_time_s)}
+    return write_record(record, folder_root)
+
+
+# ---- one slice -----------------------------------------------------------------------------
+def _claim(folder: Path, name: str) -> bool:
+    """Take a job for this process (several slice workers share one folder)."""
+    claims = folder / ".claims"
+    claims.mkdir(parents=True, exist_ok=True)
+    try:
+        os.close(os.open(claims / name, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+        return True
+    except FileExistsError:
+        return False
+
+
+def run_slice(root: Path, scale: str, device, deadline: float, *, worker: int = 0,
+              workers: int = 1, max_group: int = 256, log=print) -> dict:
+    """Train planned jobs until `deadline` (a time.time() value) or until nothing is left;
+    write each finished job's record as soon as its group ends. Worker w of `workers` takes the
+    shape groups whose index is w modulo workers, then re-plans (later phases: the seeds of a
+    selected setting). Returns counts."""
+    import torch
+
+    from lengthgen.engine.jobs import group_key, train_jobs
+    from lengthgen.results import run_started
+    config = budget_configs()[scale]
+    folder = Path(root) / FIGURE_ID / scale
+    counts = {"recorded": 0, "unfinished": 0, "groups": 0}
+    while time.time() < deadline:
+        records = load_job_records(folder)
+        pending = [j for j in plan(config, records) if j.name not in records]
+        if not pending:
+            break
+        by_shape: dict = {}
+        for spec in pending:
+            job = to_engine_job(spec, config)
+            task, model = job.build()
+            by_shape.setdefault(group_key(job, model), []).append((spec, job))
+        shapes = sorted(by_shape.values(), key=lambda g: g[0][0].cost(config))
+        mine = [g for i, g in enumerate(shapes) if i % workers == worker] or shapes
+        claimed = [(s, j) for s, j in mine[0] if _claim(folder, s.name)]
+        if not claimed:   # every job of my next shape is someone else's
+            time.sleep(1.0)
+            if all(not _claim_free(folder, s.name) for g in shapes for s, _ in g):
+                break
+            continue
+        specs, jobs = zip(*claimed)
+        started = run_started(str(device), torch.get_num_threads())
+        t0 = time.perf_counter()
+        outcomes = train_jobs(list(jobs), device, sampler=config["sampler"],
+                              deadline=time.perf_counter() + (deadline - time.time()),
+                              max_group=max_group)
+        counts["groups"] += 1
+        for spec, outcome in zip(specs, outcomes):
+            if outcome.result is None:
+                counts["unfinished"] += 1
+                (folder / ".claims" / spec.name).unlink(missing_ok=True)
+                continue
+            metrics = score(outcome.model, spec, outcome.result, config, device,
+                            outcome.group_size)
+            write_job_record(root, scale, spec, config, metrics, started,
+                             time.perf_counter() - t0)
+            counts["recorded"] += 1
+        log(json.dumps({"worker": worker, "shape": list(specs[0].setting.as_list()),
+                        "jobs": len(specs), **counts,
+                        "seconds": round(time.perf_counter() - t0, 1)}), flush=True)
+    return counts
+
+
+def _claim_free(folder: Path, name: str) -> bool:
+    return not (folder / ".claims" / name).exists()
