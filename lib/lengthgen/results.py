@@ -124,6 +124,9 @@ def _git(*args: str) -> str:
                           check=True).stdout
 
 
+COMMIT_ENV = "LENGTHGEN_GIT_COMMIT"   # read only where no git repository is found
+
+
 def git_state() -> tuple[str, list[str]]:
     """The commit of the code that runs, and the files under lib/ that differ from it (modified
     or untracked). The commit is marked +dirty when that list is not empty."""
@@ -132,6 +135,11 @@ def git_state() -> tuple[str, list[str]]:
         changed = sorted(line[3:] for line in _git("status", "--porcelain", "lib").splitlines()
                          if line.strip())
     except (OSError, subprocess.CalledProcessError):
+        # a copy of a clean checkout without its .git (a GPU machine gets the working tree
+        # only): the commit it was copied from, as whoever copied it says
+        copied = os.environ.get(COMMIT_ENV, "")
+        if copied and all(c in "0123456789abcdef" for c in copied) and 7 <= len(copied) <= 40:
+            return copied[:12], []
         return "unknown", []
     return head + ("+dirty" if changed else ""), changed
 

@@ -30,7 +30,7 @@ from lengthgen.errors import LengthgenError
 from lengthgen.objectives import objective_of
 from lengthgen.tasks import get_task
 from lengthgen.engine.settings import TrainConfig, TrainResult
-from lengthgen.engine.single import decoder_for_task, preamble
+from lengthgen.engine.single import decoder_config_for_task, decoder_for_task, preamble
 
 SAMPLERS = ("auto", "host", "device")
 
@@ -50,6 +50,10 @@ class Job:
         """(task, freshly initialized decoder): the decoder a run alone would start from."""
         task = get_task(self.task)
         return task, decoder_for_task(task, seed=self.seed, **self.model)
+
+    def decoder_config(self):
+        """The decoder's config, without building its weights (cheap: for grouping)."""
+        return decoder_config_for_task(get_task(self.task), **self.model)
 
 
 @dataclass
@@ -78,9 +82,12 @@ def use_device_sampler(sampler: str, device, tasks) -> bool:
     return available and torch.device(device).type == "cuda"
 
 
-def group_key(job: Job, model) -> tuple:
+def group_key(job: Job, decoder_config=None) -> tuple:
+    """Jobs with equal keys train in one group: same decoder shape, batch size, evaluation
+    period and size, and objective."""
     cfg = job.train
-    return (shape_key(model.cfg), cfg.batch_size, cfg.eval_every, cfg.eval_samples,
+    decoder_config = decoder_config or job.decoder_config()
+    return (shape_key(decoder_config), cfg.batch_size, cfg.eval_every, cfg.eval_samples,
             objective_of(get_task(job.task)).name)
 
 
@@ -102,7 +109,7 @@ def train_jobs(jobs: list[Job], device="cpu", *, sampler: str = "auto", deadline
     groups: dict = {}
     for index, (job, (task, model)) in enumerate(zip(jobs, built)):
         start = resume[index]["step"] if index in resume else 0
-        groups.setdefault(group_key(job, model) + (start,), []).append(index)
+        groups.setdefault(group_key(job, model.cfg) + (start,), []).append(index)
     outcomes: list[JobOutcome | None] = [None] * len(jobs)
     for key, members in groups.items():
         size = max_group or len(members)

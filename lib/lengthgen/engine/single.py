@@ -128,12 +128,17 @@ def training_step(model, optimizer, inputs, targets, mask, offsets=None,
     return loss
 
 
-def decoder_for_task(task: Task, seed: int = 0, bins=None, **options) -> Decoder:
-    """A freshly initialized decoder (seeded) sized for the task: vocabulary, output classes,
-    and an APE table long enough for the longest test bin unless n_positions is given."""
+def decoder_config_for_task(task: Task, bins=None, **options) -> DecoderConfig:
+    """The config of a decoder sized for the task: vocabulary, output classes, and an APE table
+    long enough for the longest test bin unless n_positions is given."""
     bins = task.test_bins if bins is None else bins
     longest = max([task.max_tokens(hi) for _, hi in bins] + [task.max_tokens(task.train_range[1])])
     options.setdefault("n_positions", longest)
-    cfg = DecoderConfig(vocab_size=len(task.vocab), n_classes=task.n_classes, **options)
+    return DecoderConfig(vocab_size=len(task.vocab), n_classes=task.n_classes, **options)
+
+
+def decoder_for_task(task: Task, seed: int = 0, bins=None, **options) -> Decoder:
+    """A freshly initialized decoder (seeded) of `decoder_config_for_task`."""
+    cfg = decoder_config_for_task(task, bins, **options)
     torch.manual_seed(seed)
     return Decoder(cfg)

@@ -30,7 +30,6 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from lengthgen.errors import LengthgenError
 from lengthgen.experiments.huang_sweep.protocol import (ENCODINGS, HELDOUT_BIN, LONGEST_BIN,
                                                         Setting, configs, ladder, paper_setting)
 from lengthgen.tasks import get_task
@@ -240,22 +239,29 @@ def run_slice(root: Path, scale: str, device, deadline: float, *, worker: int = 
         by_shape: dict = {}
         for spec in pending:
             job = to_engine_job(spec, config)
-            task, model = job.build()
-            by_shape.setdefault(group_key(job, model), []).append((spec, job))
+            by_shape.setdefault(group_key(job), []).append((spec, job))
         shapes = sorted(by_shape.values(), key=lambda g: g[0][0].cost(config))
-        mine = [g for i, g in enumerate(shapes) if i % workers == worker] or shapes
-        claimed = [(s, j) for s, j in mine[0] if _claim(folder, s.name)]
-        if not claimed:   # every job of my next shape is someone else's
-            time.sleep(1.0)
-            if all(not _claim_free(folder, s.name) for g in shapes for s, _ in g):
+        start = worker % len(shapes)   # workers start on different shapes, cheapest first
+        for group in shapes[start:] + shapes[:start]:
+            claimed = [(s, j) for s, j in group if _claim(folder, s.name)]
+            if claimed:
                 break
-            continue
+        else:
+            break   # every planned job is taken by another worker
         specs, jobs = zip(*claimed)
         started = run_started(str(device), torch.get_num_threads())
         t0 = time.perf_counter()
-        outcomes = train_jobs(list(jobs), device, sampler=config["sampler"],
-                              deadline=time.perf_counter() + (deadline - time.time()),
-                              max_group=max_group)
+        try:
+            outcomes = train_jobs(list(jobs), device, sampler=config["sampler"],
+                                  deadline=time.perf_counter() + (deadline - time.time()),
+                                  max_group=max_group)
+        except Exception as e:   # one failed group costs its jobs, not the slice's other work
+            counts["failed_groups"] = counts.get("failed_groups", 0) + 1
+            log(json.dumps({"worker": worker, "error": f"{type(e).__name__}: {e}"[:300],
+                            "jobs": [s.name for s in specs]}), flush=True)
+            if "out of memory" in str(e).lower():
+                torch.cuda.empty_cache()
+            continue
         counts["groups"] += 1
         for spec, outcome in zip(specs, outcomes):
             if outcome.result is None:
@@ -272,6 +278,3 @@ def run_slice(root: Path, scale: str, device, deadline: float, *, worker: int = 
                         "seconds": round(time.perf_counter() - t0, 1)}), flush=True)
     return counts
 
-
-def _claim_free(folder: Path, name: str) -> bool:
-    return not (folder / ".claims" / name).exists()

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# One GPU session of the engine, prepared to run unattended inside a 10-minute command:
+#   1. correctness on the card (tests/test_engine_cuda.py, the samplers' CUDA tests);
+#   2. benchmarks/bench_engine.py (model-steps per second per shape and group size);
+#   3. a slice of the APE vs NoPE sweep at the paper's budget (`budget slice`), which ends on
+#      its own and writes each finished job's record at once.
+# Everything it produces lands in $OUT (at most 8 files): check.log, bench.jsonl, bench.log,
+# slice.log and budget-records.tar (the slice's records, to unpack into results/).
+#
+# Usage (on the GPU machine, from the repository root of a clean checkout of COMMIT):
+#   LENGTHGEN_GIT_COMMIT=<commit> OUT=<folder> bash benchmarks/gpu_engine_session.sh \
+#       [BENCH_SECONDS] [SLICE_MINUTES] [WORKERS]
+# The machine has no git repository (the tree is a copy): LENGTHGEN_GIT_COMMIT names the commit
+# the copy was made from, for the records' provenance.
+set -uo pipefail
+BENCH_SECONDS=${1:-100}
+SLICE_MINUTES=${2:-4.5}
+WORKERS=${3:-3}
+export PYTHONPATH=lib PYTHONUNBUFFERED=1 OMP_NUM_THREADS=1 MPLBACKEND=Agg
+: "${OUT:?set OUT to the folder for the results}"
+start=$(date +%s)
+PY=${PYTHON:-python3}
+{ nvidia-smi -L; $PY -c "import torch; print('torch', torch.__version__, torch.version.cuda)"; } \
+  2>&1 | tee "$OUT/check.log"
+
+echo "== 1. correctness on the card" | tee -a "$OUT/check.log"
+timeout 150 $PY -m pytest -q -x -p no:cacheprovider tests/test_engine_cuda.py \
+  tests/test_engine_sampling.py -k "cuda or card" 2>&1 | tail -15 | tee -a "$OUT/check.log"
+if [ "${PIPESTATUS[0]}" != 0 ]; then
+  echo "correctness check failed: nothing measured" | tee -a "$OUT/check.log"; exit 1
+fi
+
+echo "== 2. benchmark ($BENCH_SECONDS s)" | tee -a "$OUT/check.log"
+timeout $((BENCH_SECONDS + 60)) $PY benchmarks/bench_engine.py --device cuda --seconds 1.0 \
+  --rounds 1 --budget "$BENCH_SECONDS" --out "$OUT/bench.jsonl" > "$OUT/bench.log" 2>&1
+echo "bench rc $? after $(( $(date +%s) - start )) s" | tee -a "$OUT/check.log"
+
+echo "== 3. sweep slice ($SLICE_MINUTES min, $WORKERS workers)" | tee -a "$OUT/check.log"
+root=$(mktemp -d)
+timeout $(python3 -c "print(int($SLICE_MINUTES * 60 + 90))") $PY -m lengthgen budget slice --scale gpu \
+  --minutes "$SLICE_MINUTES" --workers "$WORKERS" --root "$root" > "$OUT/slice.log" 2>&1
+echo "slice rc $? after $(( $(date +%s) - start )) s" | tee -a "$OUT/check.log"
+tar -C "$root" --exclude .claims -cf "$OUT/budget-records.tar" huang-fig1-budget
+ls "$root"/huang-fig1-budget/gpu | wc -l | sed 's/^/records: /' | tee -a "$OUT/check.log"
