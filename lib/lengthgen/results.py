@@ -52,6 +52,7 @@ OPTIONAL_FIELDS = {
     "cpu_model": str,         # the processor (float rounding of a training differs between
     "cpu_capability": str,    # processors: torch's kernel set, e.g. AVX2 or AVX512)
     "numpy_version": str,
+    "lib_digest": str,        # sha256 of the library's files as they ran (a copied tree too)
 }
 
 
@@ -149,6 +150,17 @@ def git_commit() -> str:
     return git_state()[0]
 
 
+def lib_digest() -> str:
+    """sha256 over the library's source and data files (paths and bytes, in path order): which
+    code ran, also where git cannot tell (a copy of the tree on another machine)."""
+    root = Path(__file__).resolve().parent
+    digest = hashlib.sha256()
+    for path in sorted(p for p in root.rglob("*") if p.is_file()
+                       and p.suffix in (".py", ".csv", ".crasp")):
+        digest.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
 def run_started(device: str, threads: int | None = None, workers: int = 1) -> dict:
     """Provenance read when a run starts: the code's commit and state, the device, threads."""
     import torch  # here, not at the top: reading records needs no torch
@@ -171,6 +183,7 @@ def run_started(device: str, threads: int | None = None, workers: int = 1) -> di
         "numpy_version": numpy.__version__,
         "python_version": platform.python_version(),
         "lengthgen_version": __version__,
+        "lib_digest": lib_digest(),
         "started": datetime.now(timezone.utc).isoformat(timespec="seconds"),
     }
 

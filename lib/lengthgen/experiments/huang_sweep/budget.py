@@ -111,12 +111,12 @@ def cell_state(task: str, encoding: str, config: dict, records: dict) -> dict:
     rungs = ladder(task, encoding, config)
     seed0 = [JobSpec(task, encoding, r, 0, i < len(rungs) - 1) for i, r in enumerate(rungs)]
     done = [_metrics(records, j) for j in seed0]
-    selected = None
-    for job, m in zip(seed0, done):   # the main text's rule, in order of complexity
+    selected, searched = None, len(seed0)
+    for i, (job, m) in enumerate(zip(seed0, done)):   # the main text's rule, simplest first
         if m is None:
             break
         if m["fit"] and m["bins"][HELDOUT_BIN] >= 1.0:
-            selected = job
+            selected, searched = job, i + 1   # the search stops here: later rungs not needed
             break
     else:
         fitting = [(j, m) for j, m in zip(seed0, done) if m["fit"]]
@@ -127,7 +127,7 @@ def cell_state(task: str, encoding: str, config: dict, records: dict) -> dict:
             first = bin_name(*get_task(task).test_bins[0])
             best = max(m["bins"][first] for m in done)
             selected = next(j for j, m in zip(seed0, done) if m["bins"][first] == best)
-    needed = [j for j, m in zip(seed0, done) if m is None]
+    needed = [j for j, m in zip(seed0[:searched], done) if m is None]
     if selected is None:
         own = paper_setting(task, encoding)
         if own is not None:   # speculative: the cell's own setting is usually the selected one
@@ -277,4 +277,54 @@ def run_slice(root: Path, scale: str, device, deadline: float, *, worker: int = 
                         "jobs": len(specs), **counts,
                         "seconds": round(time.perf_counter() - t0, 1)}), flush=True)
     return counts
+
+
+# ---- which code ran ------------------------------------------------------------------------
+def code_commit(records: dict, search: int = 200) -> str | None:
+    """The commit whose lib/ ran, for records written on a machine that got a copy of the tree.
+
+    A GPU machine receives the working tree with the repository's .git as it was when the
+    session began, so git there sees that older commit "+dirty", with the changed files under
+    lib/ listed in `git_dirty_files`. The code that ran is the commit among the last `search`
+    ones whose lib/ differs from that older commit in exactly those files (a folder listed with
+    a trailing "/" stands for the new files in it). Returns the commit (12 hex digits), the
+    records' own commit when they are clean, or None when no commit matches (or git cannot
+    tell). Needs the repository's history. Records written since `lib_digest` exists also carry
+    a digest of lib/ itself."""
+    import subprocess
+    from lengthgen.results import REPO_ROOT
+    commits = {r["git_commit"] for r in records.values()}
+    dirty = {tuple(sorted(r.get("git_dirty_files", []))) for r in records.values()}
+    if len(commits) != 1 or len(dirty) != 1:
+        return None
+    (commit,), (files,) = commits, dirty
+    if not commit.endswith("+dirty"):
+        return commit
+    base = commit.removesuffix("+dirty")
+
+    def git(*args):
+        return subprocess.run(["git", *args], cwd=REPO_ROOT, capture_output=True, text=True,
+                              check=True).stdout.split()
+    try:
+        found = None
+        candidates = git("rev-list", f"--max-count={search}", "HEAD")
+        for candidate in candidates:   # newest first: keep the oldest with the same lib/
+            changed = set(git("diff", "--name-only", base, candidate, "--", "lib"))
+            added = set(git("diff", "--name-only", "--diff-filter=A", base, candidate, "--",
+                            "lib"))
+            listed = set()
+            for entry in files:
+                if entry.endswith("/"):   # a new folder: every file in it must be new
+                    inside = {f for f in changed if f.startswith(entry)}
+                    if not inside or not inside <= added:
+                        break
+                    listed |= inside
+                else:
+                    listed.add(entry)
+            else:
+                if listed == changed:
+                    found = candidate[:12]
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    return found
 

@@ -1,0 +1,135 @@
+"""The APE vs NoPE sweep at the paper's budget (huang_sweep.budget): planning from job records,
+slices that record and resume, and the committed GPU records."""
+import time
+from pathlib import Path
+
+import pytest
+
+from lengthgen.experiments.huang_sweep import budget
+from lengthgen.experiments.huang_sweep.protocol import Setting
+from lengthgen.results import results_dir
+
+GPU = budget.budget_configs()["gpu"]
+
+
+def _record(spec, fit, heldout=1.0, longest=1.0):
+    bins = {"1-50": 1.0 if fit else 0.5, "51-100": heldout, "101-150": longest}
+    return {"run_name": spec.name, "metrics": {"fit": fit, "bins": bins}}
+
+
+def _seed0(task, encoding):
+    return [j for j in budget.cell_state(task, encoding, GPU, {})["needed"] if j.seed == 0]
+
+
+def test_the_main_text_rule_stops_the_search_at_the_first_rung_that_generalizes():
+    rungs = _seed0("tomita7", "ape")   # 1L1H16, 2L2H64, its own 4L2H64 (30k steps)
+    assert [r.setting.as_list()[:3] for r in rungs] == [[1, 1, 16], [2, 2, 64], [4, 2, 64]]
+    assert rungs[-1].setting.max_steps == 30000 and rungs[0].may_abandon
+    records = {r.name: _record(r, fit) for r, fit in zip(rungs[:2], (False, True))}
+    state = budget.cell_state("tomita7", "ape", GPU, records)
+    assert state["selected"].setting == rungs[1].setting
+    # the own setting is no longer needed; seeds 1 and 2 of the selected rung are
+    assert sorted(j.name for j in state["needed"]) == sorted(
+        budget.JobSpec("tomita7", "ape", rungs[1].setting, s, False).name for s in (1, 2))
+
+
+def test_before_a_decision_the_own_settings_seeds_are_planned_beside_the_search():
+    needed = budget.cell_state("tomita7", "ape", GPU, {})["needed"]
+    own = Setting(4, 2, 64, 1e-3, 30000, 0)
+    assert {(j.setting, j.seed) for j in needed} >= {(own, 1), (own, 2)}
+    # a language whose name our copy of the tables lost has no own setting to guess
+    assert all(j.seed == 0 for j in budget.cell_state("d3", "ape", GPU, {})["needed"])
+
+
+def test_the_appendix_rule_and_never_fitting_cells():
+    rungs = _seed0("majority", "nope")   # 1L1H16, its own 1L1H64
+    records = {rungs[0].name: _record(rungs[0], True, heldout=0.9),
+               rungs[1].name: _record(rungs[1], True, heldout=0.97)}
+    assert budget.cell_state("majority", "nope", GPU, records)["selected"] == rungs[1]
+    records = {rungs[0].name: _record(rungs[0], False), rungs[1].name: _record(rungs[1], False)}
+    records[rungs[1].name]["metrics"]["bins"]["1-50"] = 0.7
+    assert budget.cell_state("majority", "nope", GPU, records)["selected"] == rungs[1]
+
+
+def test_five_seeds_where_the_three_straddle_the_success_line():
+    rungs = _seed0("tomita7", "ape")
+    setting = rungs[1].setting
+    records = {rungs[0].name: _record(rungs[0], False)}
+    for seed, longest in ((0, 0.95), (1, 0.5), (2, 0.99)):
+        spec = budget.JobSpec("tomita7", "ape", setting, seed, False)
+        records[spec.name] = _record(spec, True, longest=longest)
+    needed = budget.cell_state("tomita7", "ape", GPU, records)["needed"]
+    assert sorted(j.seed for j in needed) == [3, 4]
+    for spec_seed in (1,):   # all three above the line: three seeds are enough
+        spec = budget.JobSpec("tomita7", "ape", setting, spec_seed, False)
+        records[spec.name] = _record(spec, True, longest=0.9)
+    assert budget.cell_state("tomita7", "ape", GPU, records)["needed"] == []
+
+
+def test_the_twelve_layer_setting_is_left_out_of_slices():
+    plan = budget.plan(GPU, {})
+    assert all(j.setting.layers <= 6 for j in plan)
+    assert any(j.setting.layers == 12 for j in budget.plan(GPU, {}, slices=False))
+
+
+def test_a_slice_records_its_jobs_and_the_next_one_plans_only_what_is_left(tmp_path):
+    import torch
+    counts = budget.run_slice(tmp_path, "test", torch.device("cpu"), time.time() + 120,
+                              log=lambda *a, **k: None)
+    folder = tmp_path / budget.FIGURE_ID / "test"
+    records = budget.load_job_records(folder)
+    config = budget.budget_configs()["test"]
+    assert counts["recorded"] == len(records) > 0
+    assert budget.plan(config, records) == []
+    for name, record in records.items():
+        assert record["metrics"]["history"] and record["config"] == config
+        assert set(record["metrics"]["bins"]) == {"1-50", "51-100", "101-150"}
+    again = budget.run_slice(tmp_path, "test", torch.device("cpu"), time.time() + 60,
+                             log=lambda *a, **k: None)
+    assert again["recorded"] == 0
+
+
+COMMITTED = results_dir() / budget.FIGURE_ID / "gpu"
+
+
+@pytest.mark.skipif(not COMMITTED.is_dir(), reason="no committed paper-budget records")
+def test_committed_budget_records_are_jobs_of_the_protocol_from_one_clean_commit():
+    records = budget.load_job_records(COMMITTED)   # digests and fields checked on load
+    assert records
+    for name, record in records.items():
+        params = record["params"]
+        spec = budget.JobSpec(params["task"], params["encoding"], Setting.of(params["setting"]),
+                              params["seed"], params["may_abandon"])
+        assert spec.name == name == Path(record["run_name"]).name
+        assert spec.params() == params
+        assert record["config"] == GPU, f"{name}: stale config"
+        assert record["device"].startswith("cuda")
+    commits = {r["git_commit"] for r in records.values()}
+    assert len(commits) == 1, f"records from {len(commits)} commits"
+
+
+def _full_history() -> bool:
+    import subprocess
+    try:
+        out = subprocess.run(["git", "rev-parse", "--is-shallow-repository"], cwd=results_dir(),
+                             capture_output=True, text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return False
+    return out == "false"
+
+
+@pytest.mark.skipif(not COMMITTED.is_dir() or not _full_history(),
+                    reason="no committed paper-budget records, or no full git history")
+def test_the_code_that_made_the_committed_budget_records_is_a_commit_of_this_repository():
+    """The GPU machine saw the session's first commit "+dirty"; the changed files it listed
+    are exactly the lib/ changes of one later commit, which is the code that ran."""
+    records = budget.load_job_records(COMMITTED)
+    commit = budget.code_commit(records)
+    assert commit is not None, "no commit's lib/ matches the records' changed files"
+
+
+def test_code_commit_finds_the_commit_whose_changes_the_records_list():
+    head = budget.code_commit({"a": {"git_commit": "abc+dirty", "git_dirty_files": ["x"]}})
+    assert head is None   # an unknown base commit: git cannot tell, and nothing is claimed
+    clean = {"a": {"git_commit": "0123456789ab", "git_dirty_files": []}}
+    assert budget.code_commit(clean) == "0123456789ab"
