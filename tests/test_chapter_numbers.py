@@ -167,6 +167,11 @@ def test_inference_numbers_span_every_seed_not_the_last_one_read():
     assert n["limit-inference-parity-unfit-lengths"] == "16"
     assert n["limit-inference-parity-unfit"] == "80 to 90%"
     assert n["limit-inference-seeds"] == "2 seeds"
+    # the book's rule for fitting is 100% in distribution: 99.6% is not a fit
+    nearly = records[:4] + [record("parity", 8, 0, 0.996, 0.6), record("parity", 8, 1, 1.0, 0.1),
+                            record("parity", 16, 0, 0.996, 0.0), record("parity", 16, 1, 0.9, 0.05)]
+    assert inference_numbers(nearly)["limit-inference-parity-fit-seeds"] == "1 of 2"
+    assert inference_numbers(nearly)["limit-inference-parity-unfit-lengths"] == "16"
 
 
 def _samples_seeds(curves_by_seed):
