@@ -272,7 +272,8 @@ def inference_numbers(records: list[dict]) -> dict:
                 span(values("parity", "twice_length", n), pct) for n in lengths[1:]),
             "limit-inference-aa-distance-min": num(min(head_distance("aa_star"))),
             "limit-inference-parity-distance": span(head_distance("parity")),
-            "limit-inference-seeds": seeds_note(records)}
+            "limit-inference-seeds": seeds_note(records),
+            "limit-inference-fit-rule": pct(FITS)}
 
 
 def limit_numbers(root=None) -> dict:
