@@ -596,6 +596,7 @@ def completions_numbers(fig4, table1, spectrum) -> dict:
     order = fig4[0]["metrics"]["order"]
     own = [k for k in order if "training prefix" in k][0]
     others = [k for k in order if k != own]
+    deep_context = [k for k in order if "deeper" in k][0]
     rate = lambda runs, k: [c[k]["accuracy"] for c in runs]  # noqa: E731
     deep = _per_model(table1)
     spec = _per_model(spectrum)
@@ -608,6 +609,9 @@ def completions_numbers(fig4, table1, spectrum) -> dict:
             "dyck-fig4-single-own": span(rate(single, own), pct),
             "dyck-fig4-single-others": listing(span(rate(single, k), pct) for k in others),
             "dyck-fig4-many": span([v for k in order for v in rate(many, k)], pct),
+            "dyck-fig4-many-deep": span(rate(many, deep_context), pct),
+            "dyck-fig4-many-rest": span([v for k in order if k != deep_context
+                                         for v in rate(many, k)], pct),
             "dyck-fig4-many-distinct": span([c[k]["distinct"] for c in many for k in order],
                                             lambda v: str(round(v))),
             "dyck-fig4-trials": str(fig4[0]["config"]["trials"]),
@@ -631,15 +635,46 @@ def completions_numbers(fig4, table1, spectrum) -> dict:
             "dyck-spectrum-many-models": str(len(dominant))}
 
 
-def fig4_verdict(fig4) -> str:
-    """The paper's Fig. 4: the single-word model completes its own prefix and fails the other
-    contexts. 'reproduced' if that holds for every seed (100% and 0%), else 'partly'."""
-    single = _per_model(fig4)["single"]
+FIG4_OBSERVATIONS = ("replays", "fails-elsewhere", "diverse", "deep-lower")
+
+
+def fig4_checks(fig4) -> dict:
+    """The paper's four observations on its Fig. 4 (Richard 2024, Sec. 4.3), each checked in
+    every seed: the single-word model completes the prefix of its training word into that word
+    in every trial ("replays"); it completes neither the deeper nor the shallow context into a
+    balanced word ("fails-elsewhere"); the many-word model samples more distinct completions of
+    every context than the single-word model ("diverse"); and its share of balanced completions
+    is lower on the deep context than on each of the other two ("deep-lower")."""
+    models = _per_model(fig4)
+    single, many = models["single"], models["many"]
     order = fig4[0]["metrics"]["order"]
     own = [k for k in order if "training prefix" in k][0]
-    held = all(x["contexts"][own]["accuracy"] == 1 and all(
-        x["contexts"][k]["accuracy"] == 0 for k in order if k != own) for x in single)
-    return "reproduced" if held else "partly"
+    deep = [k for k in order if "deeper" in k][0]
+    others = [k for k in order if k != own]
+
+    def replays(x):
+        c = x["contexts"][own]
+        whole = [t for t in c["top"] if c["context"] + t["completion"] == x["single_word"]]
+        return bool(whole) and whole[0]["count"] == sum(t["count"] for t in c["top"]) \
+            and c["distinct"] == 1
+    seeds = sorted({r["params"]["seed"] for r in fig4})
+    by_seed = {m: dict(zip(seeds, rows)) for m, rows in (("single", single), ("many", many))}
+    return {
+        "replays": all(replays(x) for x in single),
+        "fails-elsewhere": all(x["contexts"][k]["accuracy"] == 0 for x in single for k in others),
+        "diverse": all(by_seed["many"][s]["contexts"][k]["distinct"]
+                       > by_seed["single"][s]["contexts"][k]["distinct"]
+                       for s in seeds for k in order),
+        "deep-lower": all(x["contexts"][deep]["accuracy"] < x["contexts"][k]["accuracy"]
+                          for x in many for k in order if k != deep)}
+
+
+def fig4_verdict(fig4) -> tuple[str, int]:
+    """Of the paper's four Fig. 4 observations (`fig4_checks`), how many hold in every seed:
+    all four 'reproduced', none 'not reproduced', else 'partly'; and that count."""
+    held = sum(fig4_checks(fig4).values())
+    return ("reproduced" if held == len(FIG4_OBSERVATIONS) else "not reproduced" if held == 0
+            else "partly"), held
 
 
 def table1_verdict(table1) -> str:
@@ -836,15 +871,55 @@ def learned_pe_numbers(records) -> dict:
                 else "no variant at this scale: the ranges over seeds overlap")}
 
 
+FIG7_VARIANTS = ("uniform-pm1", "uniform-pm1-v", "eq1")   # learned V, frozen V, single head
+
+
+def _order_of(ends: dict) -> dict:
+    """Of one place (the figure's models, or one setting of the study), given each Fig. 7
+    variant's mean absolute end value per seed: whether the learned-V decoder ends closest to 0
+    ("reverse", its range over seeds below both others'), and whether the paper's order holds
+    (frozen V below learned V and the single head below both, ranges apart)."""
+    learned, frozen, single = (ends[v] for v in FIG7_VARIANTS)
+    return {"reverse": _separate(frozen, learned) and _separate(single, learned),
+            "paper": _separate(learned, frozen) and _separate(frozen, single)
+            and _separate(learned, single)}
+
+
+def order_checks(learned, study) -> dict:
+    """Fig. 7's order in the figure's models and in each setting of the order study."""
+    fig = {v: [x["end_abs_mean"] for x in rows]
+           for v, rows in _per_model(learned, "variant").items()}
+    cells = {}
+    for r in study:
+        cells.setdefault(r["params"]["setting"], {}).setdefault(
+            r["params"]["variant"], []).append(r["metrics"]["end_abs_mean"])
+    settings = {s: _order_of(v) for s, v in cells.items()}
+    return {"figure": _order_of(fig), "settings": settings}
+
+
 def order_verdict(learned, study) -> str:
-    """The paper's order: curves end closer to 0 with V frozen than learned, closest for the
-    single head. 'not reproduced' if the learned-V decoder ends closest in the figure's models
-    (its range over seeds below the others') and in every setting of the study; 'partly' if in
-    some; 'reproduced' if in none."""
-    n = order_study_numbers(study)
-    first = learned_pe_numbers(learned)["dyck-learned-pe-closest"] == "uniform-pm1"
-    every = n["dyck-order-pm1-lowest"] == "every setting"
-    return "not reproduced" if first and every else "partly" if first or every else "reproduced"
+    """The paper's Fig. 7 order: the curves end closer to 0 with V frozen than with V learned,
+    and closest for the single head. Checked in the figure's models and in every setting of
+    the order study, a comparison counting only where the ranges over seeds are apart:
+    'reproduced' if the paper's order holds in the figure and in every setting; 'not
+    reproduced' if the reverse holds there instead (the learned-V decoder ends closest, in the
+    figure and in every setting); else 'partly'."""
+    checks = order_checks(learned, study)
+    places = [checks["figure"], *checks["settings"].values()]
+    return ("reproduced" if all(p["paper"] for p in places) else
+            "not reproduced" if all(p["reverse"] for p in places) else "partly")
+
+
+def order_numbers(learned, study) -> dict:
+    """The counts behind `order_verdict`, for the table."""
+    checks = order_checks(learned, study)
+    settings = checks["settings"].values()
+    yes = lambda b: "yes" if b else "no"  # noqa: E731
+    return {"dyck-order-figure-reverse": yes(checks["figure"]["reverse"]),
+            "dyck-order-figure-paper": yes(checks["figure"]["paper"]),
+            "dyck-order-reverse-settings": str(sum(p["reverse"] for p in settings)),
+            "dyck-order-paper-settings": str(sum(p["paper"] for p in settings)),
+            "dyck-order-checked-settings": str(len(checks["settings"]))}
 
 
 def closed_form_numbers(paths, thm) -> dict:
@@ -905,11 +980,15 @@ def dyck_verdicts(root=None) -> dict:
             "dyck-capacity-verdict": capacity_verdict(rec("richard-fig3-left-capacity")),
             "dyck-samples-verdict": samples_verdict(rec("richard-fig3-right-samples")),
             "dyck-ablation-verdict": ablation, "dyck-ablation-held": str(held),
-            "dyck-fig4-verdict": fig4_verdict(rec("richard-fig4-completions")),
+            "dyck-fig4-verdict": fig4_verdict(rec("richard-fig4-completions"))[0],
+            "dyck-fig4-held": str(fig4_verdict(rec("richard-fig4-completions"))[1]),
+            **{f"dyck-fig4-{k}": "yes" if v else "no"
+               for k, v in fig4_checks(rec("richard-fig4-completions")).items()},
             "dyck-table1-verdict": table1_verdict(rec("richard-table1-deepest")),
             "dyck-spectrum-verdict": spectrum_verdict(rec("richard-fig5-spectrum")),
             "dyck-order-verdict": order_verdict(rec("richard-fig7-learned-pe"),
-                                                rec("richard-fig7-order-study"))}
+                                                rec("richard-fig7-order-study")),
+            **order_numbers(rec("richard-fig7-learned-pe"), rec("richard-fig7-order-study"))}
 
 
 def dyck_paper_vs_book(root=None) -> str:
@@ -950,12 +1029,20 @@ def dyck_paper_vs_book(root=None) -> str:
          f"deep test by training-set size: depth $\\le 4$ {d('samples-q4-curve')}; $\\le 8$ "
          f"{d('samples-q8-curve')}; $\\le 12$ {d('samples-q12-curve')}"],
         [f"`richard-fig4-completions` ({fig('fig-dyck-completions')})",
-         "Fig. 4: the 1-word model replays its word; the many-word model completes",
+         "Fig. 4: the 1-word model replays its word on its prefix and fails a deeper and a "
+         "shallow context; the $10^7$-word model is more diverse, and less accurate on the "
+         "deep context",
          f"the 1-word and 1,000-word models of Fig. 3 right, {d('fig4-trials')} trials, "
          f"{d('fig4-seeds')}",
-         f"**{n['dyck-fig4-verdict']}** ({d('fig4-seeds')})",
-         f"1-word models: {d('fig4-single-own')} balanced on their own prefix, "
-         f"{d('fig4-single-others')} elsewhere; many-word models {d('fig4-many')}"],
+         f"**{n['dyck-fig4-verdict']}** ({d('fig4-held')} of the paper's 4 observations hold "
+         f"in every seed, {d('fig4-seeds')}; rule: all 4, reproduced; none, not reproduced; "
+         f"else partly)",
+         f"1-word models: {d('fig4-single-own')} balanced on their own prefix (their word "
+         f"replayed: {d('fig4-replays')}), "
+         f"{d('fig4-single-others')} elsewhere; many-word models more diverse: "
+         f"{d('fig4-diverse')}; their deep context {d('fig4-many-deep')} against "
+         f"{d('fig4-many-rest')} on the other two (lower, as the paper's: "
+         f"{d('fig4-deep-lower')})"],
         [f"`richard-table1-deepest` ({fig('fig-dyck-deepest')})",
          "Table 1: sixteen open brackets: 52/100 ($10^7$ words) and 0/100 (1 word)",
          "the same models", f"**{n['dyck-table1-verdict']}** ({d('table1-seeds')})", table1],
@@ -982,9 +1069,18 @@ def dyck_paper_vs_book(root=None) -> str:
          "Fig. 7: curves end closer to 0 with $V$ frozen, closest for the single head",
          f"the Fig. 6 models, {d('learned-pe-seeds')}; the study: {d('order-settings')} "
          f"settings, {d('order-seeds')} seeds",
-         f"**{d('order-verdict')}**",
-         f"mean absolute end: learned $V$ {d('order-uniform-pm1-abs')}, frozen $V$ "
-         f"{d('order-uniform-pm1-v-abs')}, eq1 {d('order-eq1-abs')} over the settings"],
+         f"**{d('order-verdict')}** (rule: the paper's order in the figure and in every "
+         f"setting, reproduced; the reverse there, not reproduced; else partly. The paper's "
+         f"order in the figure: "
+         f"{d('order-figure-paper')}, in {d('order-paper-settings')} of "
+         f"{d('order-checked-settings')} settings; the reverse, learned $V$ closest: "
+         f"{d('order-figure-reverse')}, in {d('order-reverse-settings')} of "
+         f"{d('order-checked-settings')}; ranges over seeds apart)",
+         f"mean absolute end in the figure ({d('learned-pe-seeds')}): learned $V$ "
+         f"{d('learned-pe-uniform-pm1')}, frozen $V$ {d('learned-pe-uniform-pm1-v')}, eq1 "
+         f"{d('learned-pe-eq1')}; in the study (means per setting): learned $V$ "
+         f"{d('order-uniform-pm1-abs')}, frozen $V$ {d('order-uniform-pm1-v-abs')}, eq1 "
+         f"{d('order-eq1-abs')}"],
     ]
     return _table(PAPER_VS_BOOK_HEADER, rows)
 
