@@ -371,3 +371,24 @@ def test_order_verdict_follows_its_rule():
     numbers = cn.order_numbers(learned(*reverse), study(reverse, paper))
     assert numbers["dyck-order-reverse-settings"] == "1"
     assert numbers["dyck-order-figure-reverse"] == "yes"
+
+
+def test_the_kgram_verdict_needs_trained_runs_and_both_rises():
+    assert cn.kgram_verdict(12, 12, "grows", "grows")[0] == "reproduced"
+    assert cn.kgram_verdict(0, 12, "grows", "grows")[0] == "not reproduced"   # nothing fitted
+    assert cn.kgram_verdict(12, 12, "does not grow", "does not grow")[0] == "not reproduced"
+    assert cn.kgram_verdict(6, 12, "does not grow", "grows")[0] == "partly"
+    verdict, rule = cn.kgram_verdict(0, 12, "does not grow", "grows")
+    assert verdict == "not reproduced" and rule.startswith("0 of 12 runs met the stop rule")
+
+
+def test_linear_laws_are_decided_on_the_seed_ranges():
+    from lengthgen.experiments.izzo_common import _line_through, law_text
+    # the SimpleTask crossings: N / omega 2.4-2.7, 2.2-2.7, 1.6-2.05 do not overlap, but a line
+    # a + b omega passes through (1, 2.4..2.7), (2, 4.4..5.4), (4, 6.5..8.2)
+    assert _line_through([(1, 2.4, 2.7), (2, 4.4, 5.4), (4, 6.5, 8.2)])
+    assert not _line_through([(1, 2.0, 2.1), (2, 5.0, 5.1), (4, 6.0, 6.1)])   # a kink
+    assert _line_through([(1, 2.0, 2.0), (2, 4.0, 4.0), (4, 8.0, 8.0)])       # exact points
+    assert law_text(None, "ω").startswith("not decided")
+    assert law_text({"proportional": False, "affine": True}, "ω").startswith("on a line")
+    assert law_text({"proportional": False, "affine": False}, "Δ").startswith("neither")

@@ -1171,8 +1171,8 @@ def crasp_paper_vs_book(root=None) -> str:
 
 # ---- quantitative bounds (Izzo et al.) -------------------------------------------------------
 def _curves_verdict(records, key: str, symbol: str) -> str:
-    from lengthgen.experiments.izzo_common import (creep, fmt, main_records, monotone,
-                                                   required_fit, summary_rows)
+    from lengthgen.experiments.izzo_common import (creep, fmt, law_check, law_text, main_records,
+                                                   monotone, required_fit, summary_rows)
     main = main_records(records)
     summary = summary_rows(main, key)
     values = sorted({r[key] for r in summary})
@@ -1191,6 +1191,11 @@ def _curves_verdict(records, key: str, symbol: str) -> str:
                   else "")
         parts.append(f"required N at eps = {fmt(eps)} {'grows' if grows else 'does not grow'}"
                      f" with {symbol} ({', '.join(fmt(n) for n in need)}{factor})")
+        law = law_check(main, key, column)
+        if law:
+            # the paper's "linear": decided on the seeds' own crossings (izzo_common.law_check)
+            parts.append(f"{law_text(law, symbol)} (N / {symbol} over the seeds: "
+                         f"{law['per_key']})")
     middle, top = creep(main)
     tests = main[0]["config"]["test_lengths"]
     parts.append(f"loss at {max(tests)} over loss at {64 if 64 in tests else min(tests)}: "
@@ -1198,11 +1203,53 @@ def _curves_verdict(records, key: str, symbol: str) -> str:
     return "; ".join(parts)
 
 
+def _kgram_facts(kgram) -> dict:
+    """What the k-gram row reads from the records: the loss at the longest test length per
+    (S, k), its trend with S (at k = 2) and with k (at S = 2), its growth over the last doubling
+    of the test length, and the stop counts."""
+    from lengthgen.experiments.izzo_common import monotone, stop_counts
+    from lengthgen.experiments.izzo_kgram import data as kgram_data
+    kd = kgram_data(kgram)
+    longest = max(r["test_length"] for r in kd)
+    at = {(r["S"], r["k"]): r for r in kd if r["test_length"] == longest}
+    by_s = [at[s] for s in sorted(at) if s[1] == 2]
+    by_k = [at[s] for s in sorted(at) if s[0] == 2]
+    before = {(r["S"], r["k"]): r for r in kd if r["test_length"] == longest // 2}
+    rising = [at[s]["test_loss"] / before[s]["test_loss"] for s in at if s in before]
+    stopped, total, _ = stop_counts(kgram)
+
+    def trend(points):
+        if len(points) < 2:
+            return "not measured"
+        return "grows" if monotone([r["test_loss"] for r in points]) else "does not grow"
+    return {"longest": longest, "at": at, "by_s": by_s, "by_k": by_k, "rising": rising,
+            "stopped": stopped, "total": total, "with_s": trend(by_s), "with_k": trend(by_k)}
+
+
+def izzo_kgram_verdict(kgram) -> tuple[str, str]:
+    """`kgram_verdict` on the k-gram records."""
+    k = _kgram_facts(kgram)
+    return kgram_verdict(k["stopped"], k["total"], k["with_s"], k["with_k"])
+
+
+def kgram_verdict(stopped: int, total: int, with_s: str, with_k: str) -> tuple[str, str]:
+    """The summary's claim for the k-gram task: the plateau rises with S and with k, for
+    trained models. 'reproduced' if every run met the stop rule and the loss at the longest
+    test length grows with S and with k; 'not reproduced' if no run met the stop rule (the
+    comparison is then between unfinished fits) or it grows with neither; else 'partly'.
+    Returns the verdict and the rule's reading of the records."""
+    rises = [with_s == "grows", with_k == "grows"]
+    verdict = ("reproduced" if stopped == total and all(rises) else
+               "not reproduced" if stopped == 0 or not any(rises) else "partly")
+    return verdict, (f"{stopped} of {total} runs met the stop rule; rises with S: "
+                     f"{'yes' if rises[0] else 'no'}, with k: {'yes' if rises[1] else 'no'}")
+
+
 def izzo_paper_vs_book_rows(records: dict) -> list[dict]:
     """The chapter's "Paper vs this book" rows from the committed records of each izzo figure
     (`records` maps figure id to its records): the paper's setting, the book's, and a verdict
     computed from the records."""
-    from lengthgen.experiments.izzo_common import fmt, main_records, monotone, stop_counts
+    from lengthgen.experiments.izzo_common import fmt, main_records, stop_counts
     rows = []
     fig1, fig2 = records.get("izzo-fig1-simpletask"), records.get("izzo-fig2-modp")
     for fid, recs, key, symbol, what in (
@@ -1262,29 +1309,19 @@ def izzo_paper_vs_book_rows(records: dict) -> list[dict]:
                         f"seeds) for N = {', '.join(str(n) for n in lengths)}")})
     kgram = records.get("izzo-kgram")
     if kgram:
-        from lengthgen.experiments.izzo_kgram import data as kgram_data
-        kd = kgram_data(kgram)
-        longest = max(r["test_length"] for r in kd)
-        at = {(r["S"], r["k"]): r for r in kd if r["test_length"] == longest}
-        by_s = [at[s] for s in sorted(at) if s[1] == 2]
-        by_k = [at[s] for s in sorted(at) if s[0] == 2]
-        before = {(r["S"], r["k"]): r for r in kd if r["test_length"] == longest // 2}
-        rising = [at[s]["test_loss"] / before[s]["test_loss"] for s in at if s in before]
-        stopped, total, _ = stop_counts(kgram)
-
-        def trend(points):
-            if len(points) < 2:
-                return "not measured"
-            return "grows" if monotone([r["test_loss"] for r in points]) else "does not grow"
+        facts = _kgram_facts(kgram)
+        longest, by_s, by_k, rising = (facts[x] for x in ("longest", "by_s", "by_k", "rising"))
+        at, stopped, total = facts["at"], facts["stopped"], facts["total"]
+        verdict, rule = izzo_kgram_verdict(kgram)
         rows.append({
             "figure": "`izzo-kgram`",
             "paper": "two layers, in-context k-grams, described in words only (summary): the "
                      "plateau rises with S and with k",
             "this book": f"our setup; S, k = {', '.join(f'{s}, {k}' for s, k in sorted(at))}; "
                          f"{stopped} of {total} runs stopped by the rule",
-            "verdict": (f"loss at {longest} {trend(by_s)}"
+            "verdict": (f"**{verdict}** ({rule}): loss at {longest} {facts['with_s']}"
                         f" with S ({', '.join(fmt(r['test_loss']) for r in by_s)}) and "
-                        f"{trend(by_k)} with k ({', '.join(fmt(r['test_loss']) for r in by_k)}); still x"
+                        f"{facts['with_k']} with k ({', '.join(fmt(r['test_loss']) for r in by_k)}); still x"
                         f"{fmt(min(rising))} to x{fmt(max(rising))} from {longest // 2} to "
                         f"{longest}: not a plateau")})
     bound = records.get("izzo-thm41-bound")
