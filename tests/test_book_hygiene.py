@@ -251,3 +251,55 @@ def test_headings_say_whose_table_or_figure(path):
                     and not PAPER_MARK.search(line):
                 bare.append(line)
     assert not bare, f"{path.name}: headings with a bare table or figure number: {bare}"
+
+
+# ------------------------------------------------------------ every stated result has a source
+#
+# Each theorem, definition, lemma, corollary or proposition box ({prf:...}, proofs aside) carries
+# a label, and lengthgen/data/statement_sources.csv (read by lengthgen.viz.statements) keeps
+# its source: a key of book/references.bib or "this book", the numbered statement, and the
+# section or appendix where it stands.
+STATED = re.compile(r"^(`{3,}|~{3,})\{prf:(\w+)\}[^\n]*\n((?::[\w-]+:[^\n]*\n)*)", re.MULTILINE)
+BIB_KEYS = set(re.findall(r"^@\w+\{([\w-]+),", (ROOT / "book" / "references.bib").read_text(),
+                          re.MULTILINE))
+
+
+def stated_boxes() -> list[tuple[str, str, str | None]]:
+    """(chapter, kind, label or None) of every box that states a result."""
+    boxes = []
+    for path in NOTEBOOKS:
+        for cell in _cells(path):
+            if cell["cell_type"] != "markdown":
+                continue
+            for match in STATED.finditer("".join(cell["source"])):
+                if match.group(2) in ("proof", "algorithm", "example", "remark"):
+                    continue
+                label = re.search(r":label:\s*([\w-]+)", match.group(3))
+                boxes.append((path.stem, match.group(2), label.group(1) if label else None))
+    return boxes
+
+
+def test_every_stated_result_has_its_source():
+    from lengthgen.viz.statements import FIELDS, statement_sources
+    sources = statement_sources()
+    boxes = stated_boxes()
+    assert boxes, "no theorem or definition boxes found: the pattern is out of date"
+    for chapter, kind, label in boxes:
+        assert label, f"{chapter}: a {kind} box without a :label:"
+        assert label in sources, (f"{chapter}: {kind} {label} has no row in "
+                                  "lengthgen/data/statement_sources.csv")
+        row = sources[label]
+        assert (row["chapter"], row["kind"]) == (chapter, kind), f"{label}: {row}"
+        assert all(row[f].strip() for f in FIELDS if f != "note"), f"{label}: empty field"
+        assert row["source"] in BIB_KEYS or row["source"] == "this book", \
+            f"{label}: source {row['source']!r} is neither a bibliography key nor 'this book'"
+    stale = set(sources) - {label for _, _, label in boxes}
+    assert not stale, f"statement_sources.csv has rows for boxes that are gone: {sorted(stale)}"
+
+
+def test_the_box_pattern_finds_a_planted_box():
+    text = ("Text.\n\n````{prf:lemma} Lemma 1 of Someone\n:label: lem-x\n:nonumber:\n\nBody.\n"
+            "````\n\n```{prf:proof}\nNo.\n```\n")
+    found = [(m.group(2), re.search(r":label:\s*([\w-]+)", m.group(3)).group(1))
+             for m in STATED.finditer(text) if m.group(2) != "proof"]
+    assert found == [("lemma", "lem-x")]

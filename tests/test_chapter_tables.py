@@ -96,6 +96,13 @@ def test_rounding_table_and_numbers():
     at = {r["key_bits"]: r for r in rows if r["n"] == 32}
     assert numbers["n"] == 32 and numbers["4-bits"] == at[4]["bits"]
     assert numbers["4-classes"] <= numbers["exact-classes"]  # rounded keys merge classes
+    # the growth the prose states is computed: classes per N, still growing, bits over N/2
+    growth = bits.rounding_growth(rows)
+    assert numbers["8-classes-series"] == " and ".join(str(c) for c in growth[8]["classes"])
+    assert numbers["8-growing"] == ("yes" if growth[8]["classes"][1] > growth[8]["classes"][0]
+                                    else "no")
+    assert float(numbers["4-over-half"]) == round(at[4]["bits"] / 16)
+    assert numbers["below-half"] == "none"        # at N = 16, 32 every message is long
     with pytest.raises(LengthgenError, match="lack keys 8"):
         bits.rounding_numbers([r for r in rows if r["key_bits"] != 8])
 

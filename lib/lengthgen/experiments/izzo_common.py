@@ -220,6 +220,52 @@ def required_fit(records, key: str, column: str = "required_N") -> dict | None:
             "ratio": ys[-1] / ys[0], "key_ratio": xs[-1] / xs[0]}
 
 
+def _line_through(intervals) -> bool:
+    """Whether some line y = a + b x meets every vertical segment (x, lo, hi). For a slope b
+    the feasible intercepts are [max(lo - b x), min(hi - b x)], whose width is concave in b,
+    so it is largest at a slope where two of the bounding lines cross: those are checked."""
+    bounds = [(x, lo) for x, lo, _ in intervals] + [(x, hi) for x, _, hi in intervals]
+    slopes = {0.0} | {(y2 - y1) / (x2 - x1) for x1, y1 in bounds for x2, y2 in bounds
+                      if x2 != x1}
+    return any(min(hi - b * x for x, _, hi in intervals)
+               >= max(lo - b * x for x, lo, _ in intervals) - 1e-12 for b in slopes)
+
+
+def law_check(records, key: str, column: str = "required_N") -> dict | None:
+    """Is the required train length linear in `key`, given the spread of the seeds' own
+    crossings? Two readings of "linear", each decided on the ranges over seeds (None if some
+    value of `key` has no seed range): "proportional", N = c * key for one c inside every
+    range of N / key (the curves of N / key overlap); "affine", some line a + b * key through
+    every range. With the end points' ratio of the mean crossings and of `key`."""
+    rows = summary_rows(records, key)
+    per_value = {}
+    for r in rows:
+        if r[column + "_min"] is not None and r[key] not in per_value:
+            per_value[r[key]] = (r[column + "_min"], r[column + "_max"], r[column])
+    values = sorted({r[key] for r in rows})
+    if len(per_value) < len(values) or len(values) < 2:
+        return None
+    ranges = [(v, *per_value[v][:2]) for v in values]
+    return {"proportional": max(lo / v for v, lo, _ in ranges)
+            <= min(hi / v for v, _, hi in ranges),
+            "affine": _line_through(ranges),
+            "ratio": per_value[values[-1]][2] / per_value[values[0]][2],
+            "key_ratio": values[-1] / values[0],
+            "per_key": ", ".join(f"{fmt(lo / v)} to {fmt(hi / v)}" for v, lo, hi in ranges)}
+
+
+def law_text(check: dict | None, symbol: str) -> str:
+    """`law_check` in words: which reading of "linear in the key" the seeds' ranges allow."""
+    if check is None:
+        return f"not decided (some {symbol} has no seed crossing)"
+    if check["proportional"]:
+        return f"proportional to {symbol} within the seeds' ranges"
+    if check["affine"]:
+        return (f"on a line a + b {symbol} within the seeds' ranges, but not proportional to "
+                f"{symbol}")
+    return f"neither proportional to {symbol} nor on one line within the seeds' ranges"
+
+
 def loss_band(ax, pts, color: str, label: str) -> None:
     """The mean test loss against test length of rows `pts`, with the band from their
     smallest to their largest seed."""
@@ -368,7 +414,15 @@ def headline(records, key: str) -> dict:
     middle, top = creep(main)
     out["creep-median"], out["creep-max"] = fmt(middle), fmt(top)
     out["values"] = ", ".join(fmt(v) for v in values)
+    law = law_check(main, key)
+    out["law"] = law_text(law, _SYMBOLS.get(key, key))
+    out["law-per-key"] = law["per_key"] if law else "-"
+    out["law-ratio"] = fmt(law["ratio"]) if law else "-"
+    out["law-key-ratio"] = fmt(law["key_ratio"]) if law else "-"
     return out
+
+
+_SYMBOLS = {"omega": "ω", "period": "Δ"}
 
 
 def monotone(values, decreasing: bool = False) -> bool:

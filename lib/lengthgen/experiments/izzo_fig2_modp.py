@@ -109,9 +109,28 @@ def scaling_growth(records) -> dict:
     for r in scaling_rows(records):
         growth.setdefault((r["logit_scaling"], r["train_length"]), r["growth_longest_over_64"])
     ordered = sorted(growth.items())
-    return {"suffix": ", ".join(fmt(v) for (s, _), v in ordered if s == "suffix"),
-            "all": ", ".join(fmt(v) for (s, _), v in ordered if s == "all"),
-            "lengths": ", ".join(str(n) for (s, n), _ in ordered if s == "all")}
+    out = {"suffix": ", ".join(fmt(v) for (s, _), v in ordered if s == "suffix"),
+           "all": ", ".join(fmt(v) for (s, _), v in ordered if s == "all"),
+           "lengths": ", ".join(str(n) for (s, n), _ in ordered if s == "all")}
+    # how many compared runs of each scaling met the stop rule, and the growth of those that
+    # did with every logit scaled (the creep is not an unfinished fit if they creep too)
+    config = records[0]["config"]
+    extra = config.get("compare_all")
+    if extra:
+        tests = config["test_lengths"]
+        first, last = str(64 if 64 in tests else min(tests)), str(max(tests))
+        lengths = {_length(extra["period"], r) for r in extra["n_over_p"]}
+        for scaling in (config["logit_scaling"], "all"):
+            group = [r for r in records if r["params"]["period"] == extra["period"]
+                     and r["params"]["train_length"] in lengths
+                     and r["params"].get("logit_scaling", config["logit_scaling"]) == scaling]
+            met = [r for r in group if r["metrics"]["reached_stop_loss"]]
+            out[f"{scaling}-stopped"], out[f"{scaling}-runs"] = str(len(met)), str(len(group))
+            grown = [r["metrics"]["test_loss"][last] / r["metrics"]["test_loss"][first]
+                     for r in met]
+            out[f"{scaling}-stopped-growth"] = (f"{fmt(min(grown))} to {fmt(max(grown))}"
+                                                if grown else "-")
+    return out
 
 
 def data(records):

@@ -1,9 +1,11 @@
 """The inference procedure of Huang et al. (2025, Def. 6) made concrete at small scale.
 
 For growing training lengths n, fit an APE decoder on inputs of length at most n and test it on
-lengths n+1..2n, as Theorem 7 does. (aa)* has a C-RASP[periodic, local] program (the parity of
+lengths n+1..2n: Theorem 7 fits inputs up to half the context window and asks for correctness on
+the whole window, which is 2n here. (aa)* has a C-RASP[periodic, local] program (the parity of
 the position decides the next symbol), so the theorem predicts success once n is large enough;
-PARITY has no such program, and nothing is guaranteed. Real training (AdamW, a few hundred steps)
+PARITY has no such program (whether some periodic, local Limit Transformer computes it is
+open), and nothing is guaranteed. Real training (AdamW, a few hundred steps)
 stands in for the idealized procedure (exact fit with a minimal regularizer), so this shows the
 predicted contrast, not the theorem itself.
 

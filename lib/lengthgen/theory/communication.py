@@ -17,8 +17,10 @@ PARITY (two rows: 1 bit), which is why communication complexity cannot rule PARI
 
 One cut is not enough: "inner_equality" (is the first quarter of the word equal to the second?)
 has two distinct rows at the middle cut, where Alice holds both quarters, and is equality of
-m/2 symbols at the cut after the first quarter ("inner_equality_early"). Theorem 12 gives a
-short protocol at every cut at once, so the second cut rules it out.
+m/2 symbols at the cut after the first quarter ("inner_equality_early"). Theorem 12 is stated
+for the middle cut; its proof does not use where the cut is, and read at the cut after the first
+quarter (the book's extension, not the paper's statement) it gives a short protocol there too,
+so that cut rules the function out.
 Ranks are exact (over the rationals, with sympy), not floating-point.
 """
 import itertools

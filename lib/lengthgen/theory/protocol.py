@@ -1,5 +1,8 @@
 """The communication protocol of Huang et al. (2025, Thm. 12, App. B.3), played for real.
 
+The paper states the split at the middle (Alice holds the first half); its proof does not use
+where the cut is, so this module plays the protocol at any cut c (the book's reading).
+
 Split the input of a Limit Transformer at a cut point c: Alice holds positions 0..c-1 (the start
 symbol and the first part), Bob holds c..N-1. The input length N and the cut are public. Alice
 writes one message, an actual bit string; Bob reads it and computes every activation of his
