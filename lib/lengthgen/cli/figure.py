@@ -2,7 +2,7 @@
 import csv
 import sys
 
-from lengthgen.cli.args import positive, threads
+from lengthgen.cli.args import threads, workers
 from lengthgen.errors import LengthgenError
 
 
@@ -14,8 +14,9 @@ def add_parser(sub):
     run.add_argument("--scale", default=None, help="test, book or paper (default $LENGTHGEN_SCALE)")
     run.add_argument("--device", default=None, help="cuda, mps or cpu (default: best available)")
     run.add_argument("--force", action="store_true", help="re-run runs that already have records")
-    run.add_argument("--workers", type=positive, default=1,
-                     help="worker processes running runs in parallel (default 1: in process)")
+    run.add_argument("--workers", type=workers, default=1,
+                     help="worker processes running runs in parallel, at most 4 threads per "
+                          "core here over all of them (default 1: in process)")
     run.add_argument("--threads", type=threads, default=None,
                      help="torch threads per run, at most 4 per core here (default 1; recorded "
                           "in every record)")
