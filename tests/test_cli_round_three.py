@@ -1,0 +1,62 @@
+"""The bad inputs of issue 39 (faults, round three) on the command line: one clear line and a
+non-zero exit, never a traceback, a hang or silent nonsense (partial data without a word,
+output lost to a full disk without a word)."""
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from lengthgen.__main__ import main
+
+ROOT = Path(__file__).resolve().parents[1]
+FIGURE = "crasp-long-unary"   # cheap runs at test scale
+
+
+def one_error_line(code, err, *words):
+    assert code == 2 and err.startswith("error: ") and err.count("\n") == 1, err
+    assert "Traceback" not in err
+    for word in words:
+        assert word in err, err
+
+
+@pytest.fixture(scope="module")
+def partial_results(tmp_path_factory):
+    """A results folder where one registered run of FIGURE at test scale has no record."""
+    from lengthgen.runs.runner import run_experiment
+    from lengthgen.results import record_path
+    root = tmp_path_factory.mktemp("results")
+    records = run_experiment(FIGURE, "test", "cpu", root=root)
+    assert len(records) > 1
+    record_path(FIGURE, "test", records[0]["run_name"], root).unlink()
+    return root, records[0]["run_name"]
+
+
+def test_figure_data_warns_on_stderr_when_records_are_missing(partial_results, monkeypatch,
+                                                              capsys):
+    root, gone = partial_results
+    monkeypatch.setenv("LENGTHGEN_RESULTS", str(root))
+    assert main(["figure", "data", FIGURE, "--scale", "test"]) == 0
+    out, err = capsys.readouterr()
+    assert out.count("\n") > 1, "the partial data is printed"
+    assert err.startswith("warning: ") and err.count("\n") == 1, err
+    assert "INCOMPLETE" in err and "1 of" in err and gone in err
+    # the same without --scale (the largest scale with records)
+    assert main(["figure", "data", FIGURE]) == 0
+    assert "INCOMPLETE" in capsys.readouterr().err
+
+
+def test_figure_data_complete_refuses_partial_data(partial_results, monkeypatch, capsys):
+    root, gone = partial_results
+    monkeypatch.setenv("LENGTHGEN_RESULTS", str(root))
+    code = main(["figure", "data", FIGURE, "--scale", "test", "--complete"])
+    out, err = capsys.readouterr()
+    one_error_line(code, err, "INCOMPLETE", "--complete")
+    assert out == ""
+
+
+def test_figure_data_of_complete_records_says_nothing_on_stderr(capsys):
+    assert main(["figure", "data", "richard-fig3-left-capacity", "--complete"]) == 0
+    out, err = capsys.readouterr()
+    assert err == "" and out.count("\n") > 1
