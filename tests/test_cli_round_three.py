@@ -60,3 +60,29 @@ def test_figure_data_of_complete_records_says_nothing_on_stderr(capsys):
     assert main(["figure", "data", "richard-fig3-left-capacity", "--complete"]) == 0
     out, err = capsys.readouterr()
     assert err == "" and out.count("\n") > 1
+
+
+STDOUT_CASES = [(["figure", "list"], ""),
+                (["figure", "data", "richard-fig3-left-capacity"], ""),
+                (["language", "sample", "d4", "--length", "6", "--count", "3"], ""),
+                (["crasp", "run", "tomita1"], "11\n10\n")]
+
+
+@pytest.mark.parametrize("redirect", [">/dev/full", ">&-"])
+def test_a_failing_stdout_is_one_line_and_a_nonzero_exit(redirect):
+    """`> /dev/full` (a full disk) and a closed stdout: one line on stderr, exit 2, for every
+    command that prints (handled once, in the entry point)."""
+    script = "".join(f"printf {stdin!r} | {sys.executable} -m lengthgen {' '.join(argv)} "
+                     f"2>&1 {redirect}; echo \"exit $?\"; echo ---\n"
+                     for argv, stdin in STDOUT_CASES)
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "lib"), "OMP_NUM_THREADS": "1"}
+    env.pop("LENGTHGEN_RESULTS", None)
+    done = subprocess.run(["bash", "-c", script], capture_output=True, text=True, env=env,
+                          timeout=300, cwd=ROOT)
+    outputs = done.stdout.split("---\n")[:-1]
+    assert len(outputs) == len(STDOUT_CASES), done.stdout + done.stderr
+    for (argv, _), text in zip(STDOUT_CASES, outputs):
+        lines = text.splitlines()
+        assert lines[-1] == "exit 2", (argv, text)
+        assert len(lines) == 2 and lines[0].startswith("error: ") and "stdout" in lines[0], \
+            (argv, text)
