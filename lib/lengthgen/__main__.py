@@ -112,10 +112,10 @@ def _stdout_closed() -> bool:
         return True
     try:
         os.fstat(sys.stdout.fileno())
-    except OSError:
-        return True
-    except (AttributeError, ValueError, io.UnsupportedOperation):   # a test's buffer
+    except (AttributeError, io.UnsupportedOperation):   # a test's buffer: no descriptor
         return False
+    except (OSError, ValueError):   # a closed descriptor, or a closed file object
+        return True
     return False
 
 

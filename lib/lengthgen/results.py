@@ -109,8 +109,8 @@ def check_writable(folder: Path, what: str = "results") -> None:
                 break
             existing = existing.parent
         if not existing.is_dir():
-            raise LengthgenError(f"cannot write {what} into {_short(folder)} ({_short(existing)} "
-                                 f"is not a folder)")
+            raise LengthgenError(f"cannot write {what} into {_short(folder)} (Not a "
+                                 f"directory: {_short(existing)} is not a folder)")
         fd, probe = tempfile.mkstemp(dir=existing, prefix=".tmp-probe-")
         try:   # a full disk refuses the bytes, not the empty file
             os.write(fd, b"probe\n")
