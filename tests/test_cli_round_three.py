@@ -86,3 +86,21 @@ def test_a_failing_stdout_is_one_line_and_a_nonzero_exit(redirect):
         assert lines[-1] == "exit 2", (argv, text)
         assert len(lines) == 2 and lines[0].startswith("error: ") and "stdout" in lines[0], \
             (argv, text)
+
+
+def test_a_checkpoint_that_cannot_be_written_is_one_line(tmp_path, monkeypatch, capsys):
+    """torch.save reports a full disk as a RuntimeError (PytorchStreamWriter failed writing
+    file ...): one line naming the checkpoint, no temporary file left."""
+    import torch
+
+    def full(state, path, *args, **kwargs):
+        Path(path).write_bytes(b"PK")
+        raise RuntimeError("[enforce fail at inline_container.cc:778] . PytorchStreamWriter "
+                           "failed writing file data/0: file write failed")
+    monkeypatch.setattr(torch, "save", full)
+    code = main(["train", "--task", "binary_majority", "--steps", "2", "--dim", "8",
+                 "--samples", "2", "--eval-every", "1", "--out", str(tmp_path / "runs"),
+                 "--checkpoint", str(tmp_path / "ckpt" / "c.pt"), "--checkpoint-every", "1"])
+    one_error_line(code, capsys.readouterr().err, "cannot write the checkpoint", "c.pt",
+                   "file write failed")
+    assert not list((tmp_path / "ckpt").glob("*"))

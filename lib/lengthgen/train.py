@@ -16,6 +16,7 @@ A seed fixes the data stream and (through torch's global generator, which train(
 dropout. On CPU a run is deterministic for a given seed and number of torch threads; a
 different thread count changes float rounding, and so, eventually, the trajectory.
 """
+import errno
 import math
 import os
 import tempfile
@@ -246,6 +247,10 @@ def save_checkpoint(path, state: dict) -> None:
     try:
         torch.save(state, tmp)
         os.replace(tmp, path)
+    except RuntimeError as e:   # torch's writer reports a full disk as a RuntimeError
+        Path(tmp).unlink(missing_ok=True)
+        first = str(e).strip().splitlines()[-1][:160] if str(e).strip() else "no reason given"
+        raise OSError(errno.EIO, f"torch could not write the file: {first}") from None
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
@@ -421,7 +426,13 @@ def train(model: Decoder, task: Task, cfg: TrainConfig, device="cpu",
             check_finite()
             elapsed_now = elapsed + time.perf_counter() - start
             elapsed, start = elapsed_now, time.perf_counter()
-            save_checkpoint(checkpoint, snapshot())
+            try:
+                save_checkpoint(checkpoint, snapshot())
+            except OSError as e:   # a full disk, a folder turned read-only
+                kept = " (the last one written is kept)" if checkpoint.exists() else ""
+                raise LengthgenError(f"cannot write the checkpoint {checkpoint} "
+                                     f"({e.strerror or e}); training stopped at step "
+                                     f"{step}{kept}") from None
     bar.close()
     elapsed += time.perf_counter() - start
     if not history or history[-1]["step"] != step:  # e.g. resumed from a finished checkpoint
