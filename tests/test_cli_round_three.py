@@ -104,3 +104,22 @@ def test_a_checkpoint_that_cannot_be_written_is_one_line(tmp_path, monkeypatch, 
     one_error_line(code, capsys.readouterr().err, "cannot write the checkpoint", "c.pt",
                    "file write failed")
     assert not list((tmp_path / "ckpt").glob("*"))
+
+
+def test_train_out_refuses_the_tracked_results_of_any_git_work_tree(tmp_path, monkeypatch,
+                                                                    capsys):
+    other = tmp_path / "other-checkout"
+    (other / "results" / "fig" / "book").mkdir(parents=True)
+    (other / "results" / "fig" / "book" / "run.json").write_text("{}\n")
+    subprocess.run(["git", "init", "-q", str(other)], check=True)
+    subprocess.run(["git", "-C", str(other), "add", "results"], check=True)
+    train = ["train", "--task", "binary_majority", "--steps", "1", "--dim", "8"]
+    for out in (other / "results", other / "results" / "fig" / "new"):
+        code = main(train + ["--out", str(out)])
+        one_error_line(code, capsys.readouterr().err, "whose records git tracks")
+    assert not (other / "results" / "fig" / "new").exists()
+    # a results/ that git does not track (or no git at all) is an ordinary folder
+    untracked = tmp_path / "plain" / "results"
+    code = main(train + ["--out", str(untracked), "--samples", "2", "--eval-every", "1"])
+    assert code == 0, capsys.readouterr().err
+    assert list(untracked.rglob("*.json"))
