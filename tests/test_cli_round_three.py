@@ -123,3 +123,56 @@ def test_train_out_refuses_the_tracked_results_of_any_git_work_tree(tmp_path, mo
     code = main(train + ["--out", str(untracked), "--samples", "2", "--eval-every", "1"])
     assert code == 0, capsys.readouterr().err
     assert list(untracked.rglob("*.json"))
+
+
+def crasp(argv, stdin, monkeypatch, capsys):
+    import io
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(stdin), encoding="utf-8"))
+    code = main(argv)
+    return (code, *capsys.readouterr())
+
+
+@pytest.mark.parametrize("make, words", [
+    (lambda p: os.mkfifo(p), ["named pipe (FIFO)"]),
+    (lambda p: p.symlink_to("/dev/zero"), ["a device", "symbolic link"]),
+    (lambda p: (p.symlink_to(p.with_name("other.crasp")),
+                p.with_name("other.crasp").symlink_to(p)), ["loop of symbolic links"])])
+@pytest.mark.parametrize("command", [["crasp", "run"], ["crasp", "compile"]])
+def test_a_program_file_that_is_no_regular_file_says_what_it_is(tmp_path, make, words, command,
+                                                                monkeypatch, capsys):
+    path = tmp_path / "prog.crasp"
+    make(path)
+    extra = ["--verify-up-to", "5"] if command[1] == "compile" else []
+    code, out, err = crasp(command + [str(path)] + extra, b"ab\n", monkeypatch, capsys)
+    one_error_line(code, err, *words)
+    assert "no such program file" not in err and out == ""
+
+
+def test_a_program_file_with_a_byte_order_mark_is_read(tmp_path, monkeypatch, capsys):
+    path = tmp_path / "bom.crasp"
+    path.write_bytes("\ufeffalphabet a b\naccept #Q(a) > #Q(b)\n".encode("utf-8"))
+    code, out, err = crasp(["crasp", "run", str(path)], b"aab\nabb\n", monkeypatch, capsys)
+    assert code == 0 and out.split() == ["1", "0"], err
+
+
+def test_next_of_a_symbol_outside_the_alphabet_is_refused(tmp_path, monkeypatch, capsys):
+    path = tmp_path / "nz.crasp"
+    path.write_text("alphabet a b\nnext(z) := true\n")
+    code, out, err = crasp(["crasp", "run", str(path)], b"ab\n", monkeypatch, capsys)
+    one_error_line(code, err, f"{path}:2:1:", "next(z)", "neither in the alphabet a b nor <eos>")
+    path.write_text("alphabet a b\nnext(<eos>) := #Q(a) > 1\n")   # the end token is allowed
+    from lengthgen.crasp.library import resolve
+    assert resolve(str(path)).token_outputs == {"<eos>": "next(<eos>)"}
+
+
+def test_a_next_token_program_without_accept_gives_no_acceptance_verdicts(tmp_path, monkeypatch,
+                                                                           capsys):
+    """Its default output would be its last next(...): 1 for every input, which says nothing."""
+    path = tmp_path / "na.crasp"
+    path.write_text("alphabet a b\nnext(a) := true\n")
+    code, out, err = crasp(["crasp", "run", str(path)], b"ab\nb\n", monkeypatch, capsys)
+    one_error_line(code, err, "next-token program", "next(a)", "accept")
+    assert out == ""
+    path.write_text("alphabet a b\nnext(a) := true\naccept #Q(a) > 0\n")
+    code, out, err = crasp(["crasp", "run", str(path)], b"ab\nb\n", monkeypatch, capsys)
+    assert code == 0 and out.split() == ["1", "0"]

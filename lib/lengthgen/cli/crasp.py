@@ -38,10 +38,26 @@ def add_run(csub):
     p.set_defaults(func=_run)
 
 
+def accepting(program):
+    """A program whose verdicts mean acceptance: not a next-token program whose 'output' is one
+    of its next(...) definitions only because it has no 'accept' line (its verdict would be
+    whether that token comes next after the last symbol, not whether the string is in a
+    language)."""
+    if program.output in program.token_outputs.values():
+        symbol = next(s for s, name in program.token_outputs.items() if name == program.output)
+        raise LengthgenError(f"{program.name or 'the program'} is a next-token program (its "
+                             f"last Boolean definition is next({symbol})) with no 'accept' "
+                             f"line, so it accepts nothing in particular; add 'accept EXPR', "
+                             f"or check its next tokens with `crasp check`")
+    return program
+
+
 def _run(args):
     from lengthgen.crasp.interpret import accepts, tokens_of
     from lengthgen.crasp.library import resolve
     program = resolve(args.program)
+    if not args.trace:
+        accepting(program)
 
     def verdict(text):
         n = len(tokens_of(program, text))
@@ -117,7 +133,7 @@ def _check(args):
     elif program.token_outputs:
         report = check_task(program, target, args.random, max(1, args.max_length))
     else:
-        report = check_language(program, target, args.max_length, args.random,
+        report = check_language(accepting(program), target, args.max_length, args.random,
                                 args.random_length)
     for line in report.disagreements:
         print(f"disagree: {line}")
