@@ -176,3 +176,20 @@ def test_a_next_token_program_without_accept_gives_no_acceptance_verdicts(tmp_pa
     path.write_text("alphabet a b\nnext(a) := true\naccept #Q(a) > 0\n")
     code, out, err = crasp(["crasp", "run", str(path)], b"ab\nb\n", monkeypatch, capsys)
     assert code == 0 and out.split() == ["1", "0"]
+
+
+def test_a_verification_estimated_over_its_time_limit_is_refused_at_once(capsys):
+    """dyck1 on 1,000 strings up to length 5,000 ran past two minutes: refused in one line."""
+    import time
+    from lengthgen.cli.crasp import MAX_VERIFY_SECONDS, verification_seconds
+    from lengthgen.crasp.compile import compile_program
+    from lengthgen.crasp.library import resolve
+    start = time.perf_counter()
+    code = main(["crasp", "compile", "dyck1", "--verify-up-to", "5000", "--samples", "1000"])
+    one_error_line(code, capsys.readouterr().err, f"limit of {MAX_VERIFY_SECONDS} s",
+                   "--samples")
+    assert time.perf_counter() - start < 20
+    # the documented example and the longest default verification stay allowed
+    for name, n in (("dyck1", 1000), ("tomita1", 5000), ("majority_ab", 5000)):
+        compiled = compile_program(resolve(name), n)
+        assert verification_seconds(compiled, n, 20) < MAX_VERIFY_SECONDS, name
