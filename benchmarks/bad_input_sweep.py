@@ -354,6 +354,7 @@ def round_three(tmp: Path, add) -> None:
         add(["crasp", "compile", str(path), "--verify-up-to", "5"])
     add(["crasp", "run", str(next_only)], stdin=b"ab\nb\n")
     add(["crasp", "run", str(bom)], OK, stdin=b"ab\nb\n")
+    add(["crasp", "compile", "dyck1", "--verify-up-to", "5000", "--samples", "1000"])
 
 
 def _limits(fsize=OUTPUT_LIMIT):
