@@ -265,16 +265,16 @@ def _is_accuracy(key: str) -> bool:
 
 
 def _metric_problem(metrics, path: str = "metrics", accuracy: bool = False) -> str | None:
-    """What is wrong with a record's numbers, or None: every number is finite (no NaN, no
-    infinity) and every accuracy lies in [0, 1]. The digest is not a key (anyone can recompute
-    it), so these checks are what stops values no training can produce."""
+    """What is wrong with a record's accuracies, or None: every accuracy (a value under a key
+    such as 'accuracy' or 'train_accuracy', nested or listed) is a finite number in [0, 1].
+    Other metrics may be infinite or NaN on purpose (a gap over a zero, a ratio of nothing).
+    The digest is not a key (anyone can recompute it), so this check is what stops accuracies
+    no evaluation can produce."""
     if isinstance(metrics, bool) or metrics is None or isinstance(metrics, str):
         return None
     if isinstance(metrics, (int, float)):
-        if isinstance(metrics, float) and not math.isfinite(metrics):
-            return f"{path} is {metrics}, not a finite number"
-        if accuracy and not 0 <= metrics <= 1:
-            return f"{path} is {metrics}, an accuracy outside [0, 1]"
+        if accuracy and not (math.isfinite(metrics) and 0 <= metrics <= 1):
+            return f"{path} is {metrics}, not an accuracy (a finite number in [0, 1])"
         return None
     if isinstance(metrics, dict):
         items = ((f"{path}.{key}", value, accuracy or _is_accuracy(str(key)))
