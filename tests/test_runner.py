@@ -330,3 +330,41 @@ def test_worker_counts_are_bounded(tmp_path, capsys):
     assert main(["figure", "run", FIGURE, "--workers", "99999999999999999999"]) == 2
     assert "--workers: must be in 1..1024" in capsys.readouterr().err
     assert not tmp_path.joinpath(FIGURE).exists()
+
+
+def test_a_cluster_driver_that_cannot_write_a_record_says_so_for_the_sweep_to_stop(
+        tmp_path, monkeypatch):
+    """save() (the Ray driver's writer) marks the outcome unwritten, as execute() does."""
+    import lengthgen.results as results
+    from lengthgen.runs.execute import execute, plan, save, units
+    unit = units(plan(FIGURE, "test", root=tmp_path))[0]
+    computed = execute(unit, write=False)
+    assert computed.records and not computed.unwritten
+
+    def read_only(record, root=None):
+        raise OSError(30, "Read-only file system")
+    monkeypatch.setattr(results, "write_record", read_only)
+    saved = save(computed, unit)
+    assert "Read-only file system" in saved.unwritten and not saved.records
+    assert [name for name, _ in saved.errors] == [spec.name for spec in unit]
+
+
+def test_worker_processes_stop_when_the_folder_stops_taking_records(tmp_path):
+    """With --workers, the folder replaced by a file once the first record lands: the sweep
+    stops with one line instead of computing the other runs."""
+    import threading
+    folder = tmp_path / FIGURE / "test"
+
+    def break_folder():
+        deadline = time.time() + 240
+        while time.time() < deadline and not list(folder.glob("[!.]*.json")):
+            time.sleep(0.02)
+        os.rename(folder, tmp_path / "moved")
+        folder.write_text("not a folder any more")
+    threading.Thread(target=break_folder, daemon=True).start()
+    stopped = r"(Not a directory|File exists).*the sweep stopped there"
+    with pytest.raises(LengthgenError, match=stopped) as e:
+        run_experiment(FIGURE, "test", "cpu", root=tmp_path, workers=2)
+    assert "\n" not in str(e.value)
+    kept = list((tmp_path / "moved").glob("[!.]*.json"))
+    assert 1 <= len(kept) < 6
