@@ -14,8 +14,11 @@ and is classified:
 A case may also set environment variables (LENGTHGEN_RESULTS at a prepared folder of records,
 XDG_CACHE_HOME ...), a file-size limit, or read /dev/zero as its stdin.
 
+A case may also run with its stdout at /dev/full (a full disk) or closed.
+
 Usage: PYTHONPATH=$PWD/lib OMP_NUM_THREADS=1 .venv/bin/python benchmarks/bad_input_sweep.py
-       [--only SUBSTRING] [--round-two] [--memory-gib N] [--timeout SECONDS] [--verbose]
+       [--only SUBSTRING] [--round-two] [--round-three] [--memory-gib N] [--timeout SECONDS]
+       [--verbose]
 """
 import argparse
 import json
@@ -39,6 +42,7 @@ CPU_LIMIT = 20               # CPU seconds per case: more is a hang (CPU time, n
 OUTPUT_LIMIT = 200 * 2 ** 20  # bytes of output per case: more is unbounded output, like a hang
 MEMORY_REPORT = 2 * 2 ** 30   # peak resident bytes of a case above which it is a blow-up
 DEV_ZERO = object()           # stdin: /dev/zero (endless bytes, no newline)
+DEV_FULL, CLOSED = "full", "closed"   # stdout: /dev/full (every write fails), or closed
 REPO = Path(__file__).resolve().parents[1]
 
 
@@ -192,6 +196,7 @@ def cases(tmp: Path) -> list[tuple[list[str], bytes, str, dict]]:
     add(["figure", "run", "huang-fig5-6-positional", "--device", "cpu:abc"])
     add(["figure", "list"], OK)
     round_two(tmp, add, tiny_train)
+    round_three(tmp, add)
     return c
 
 
@@ -271,6 +276,87 @@ def round_two(tmp: Path, add, tiny_train) -> None:
     add(["train", *tiny_train, "--checkpoint", "/dev/zero"])
 
 
+def _records_for_round_three(tmp: Path) -> dict:
+    """Results folders for the round-three cases: records that break the JSON reader or hold
+    impossible numbers under a recomputed digest, a folder missing a record, a lock file that
+    takes no byte."""
+    from lengthgen.runs.runner import run_experiment
+    from lengthgen.results import _digest, record_path
+    figure = "crasp-long-unary"
+    good = run_experiment(figure, "test", "cpu", root=tmp / "results3-good")
+    folders = {"good": tmp / "results3-good"}
+
+    def folder(name):
+        folders[name] = tmp / f"results3-{name}"
+        (folders[name] / figure / "test").mkdir(parents=True)
+        return folders[name]
+    for name, text in (("deep", "[" * 200_000), ("digits", '{"seed": ' + "7" * 5000 + "}")):
+        record_path(figure, "test", good[0]["run_name"], folder(name)).write_text(text)
+    for name, value in (("nan-accuracy", float("nan")), ("negative-accuracy", -0.5)):
+        edited = {k: v for k, v in good[0].items() if k != "digest"}
+        edited["metrics"] = {**edited["metrics"], "accuracy": value}
+        edited["digest"] = _digest(edited)   # resealed, as anyone with the code can
+        record_path(figure, "test", edited["run_name"], folder(name)).write_text(
+            json.dumps(edited))
+    partial = folder("partial")
+    for record in good[1:]:
+        source = record_path(figure, "test", record["run_name"], tmp / "results3-good")
+        record_path(figure, "test", record["run_name"], partial).write_text(source.read_text())
+    os.symlink("/dev/full", folder("full-lock") / figure / "test" / ".lock")
+    return folders
+
+
+def round_three(tmp: Path, add) -> None:
+    """The cases of issue 39 (faults, round three): records that break the reader or lie under
+    a recomputed digest, partial data, a stdout that takes nothing, absurd worker counts, other
+    checkouts' results, program files that are no files, next() outside the alphabet."""
+    import subprocess
+    folders = _records_for_round_three(tmp)
+    plain = add
+
+    def add(argv, expect=ERROR, stdin=b"", **options):   # noqa: F811  (marks each case)
+        plain(argv, expect, stdin, **options, round_three=True)
+    data = ["figure", "data", "crasp-long-unary"]
+    for name in ("deep", "digits", "nan-accuracy", "negative-accuracy"):
+        add(data, env={"LENGTHGEN_RESULTS": str(folders[name])})
+    add(data + ["--complete"], env={"LENGTHGEN_RESULTS": str(folders["partial"])})
+    add(data, OK, env={"LENGTHGEN_RESULTS": str(folders["partial"])})   # with a warning
+    for stdout in (DEV_FULL, CLOSED):
+        for argv, stdin in ((["figure", "list"], b""), (data, b""),
+                            (["language", "sample", "d4", "--length", "6", "--count", "3"], b""),
+                            (["crasp", "run", "tomita1"], b"11\n10\n")):
+            add(argv, stdin=stdin, stdout=stdout,
+                env={"LENGTHGEN_RESULTS": str(folders["good"])})
+    add(["figure", "run", "crasp-long-unary", "--scale", "test", "--workers", BIG])
+    add(["figure", "run", "crasp-long-unary", "--scale", "test", "--workers", "100000"])
+    add(["figure", "run", "crasp-long-unary", "--scale", "test"],
+        env={"LENGTHGEN_RESULTS": str(folders["full-lock"])})
+    add(["figure", "run", "crasp-long-unary", "--scale", "test", "--device", "mps"],
+        env={"LENGTHGEN_RESULTS": str(tmp / "results3-refused")})
+    other = tmp / "other-checkout"
+    (other / "results").mkdir(parents=True)
+    (other / "results" / "record.json").write_text("{}\n")
+    subprocess.run(["git", "init", "-q", str(other)], check=True)
+    subprocess.run(["git", "-C", str(other), "add", "results"], check=True)
+    add(["train", "--task", "binary_majority", "--steps", "1", "--dim", "8", "--out",
+         str(other / "results" / "mine")])
+    fifo, zero, loop = tmp / "fifo.crasp", tmp / "zero.crasp", tmp / "loop.crasp"
+    os.mkfifo(fifo)
+    os.symlink("/dev/zero", zero)
+    os.symlink(tmp / "loop2.crasp", loop)
+    os.symlink(loop, tmp / "loop2.crasp")
+    next_z, next_only, bom = tmp / "nextz.crasp", tmp / "nextonly.crasp", tmp / "bom.crasp"
+    next_z.write_text("alphabet a b\nnext(z) := true\naccept #Q(a) > 0\n")
+    next_only.write_text("alphabet a b\nnext(a) := true\n")
+    bom.write_bytes("\ufeffalphabet a b\naccept #Q(a) > 0\n".encode("utf-8"))
+    for path in (fifo, zero, loop, next_z):
+        add(["crasp", "run", str(path)], stdin=b"ab\n")
+        add(["crasp", "compile", str(path), "--verify-up-to", "5"])
+    add(["crasp", "run", str(next_only)], stdin=b"ab\nb\n")
+    add(["crasp", "run", str(bom)], OK, stdin=b"ab\nb\n")
+    add(["crasp", "compile", "dyck1", "--verify-up-to", "5000", "--samples", "1000"])
+
+
 def _limits(fsize=OUTPUT_LIMIT):
     resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
     resource.setrlimit(resource.RLIMIT_CPU, (CPU_LIMIT, CPU_LIMIT + 5))
@@ -293,8 +379,9 @@ def _child(argv, env, fsize=OUTPUT_LIMIT) -> int:
         code = 1
     try:
         sys.stdout.flush()
-    except BrokenPipeError:     # as the interpreter reports a failed flush at exit
-        print("Exception ignored on flushing sys.stdout: BrokenPipeError", file=sys.stderr)
+    except OSError as e:        # as the interpreter reports a failed flush at exit
+        print(f"Exception ignored on flushing sys.stdout: {e.__class__.__name__}",
+              file=sys.stderr)
         code = 120
     sys.stderr.flush()
     return code if isinstance(code, int) else 1
@@ -315,9 +402,9 @@ def _wait(pid, timeout):
         time.sleep(0.02)
 
 
-def run_case(argv, stdin, timeout, env, head=False, fsize=OUTPUT_LIMIT):
+def run_case(argv, stdin, timeout, env, head=False, fsize=OUTPUT_LIMIT, stdout=None):
     """(hang, memory or None, exit code, stderr, seconds); head: read one line of stdout, then
-    close it, as `| head -1` does."""
+    close it, as `| head -1` does; stdout: DEV_FULL or CLOSED instead of a file."""
     start = time.perf_counter()
     with tempfile.TemporaryFile() as inp, tempfile.TemporaryFile() as out, \
             tempfile.TemporaryFile() as err:
@@ -340,6 +427,12 @@ def run_case(argv, stdin, timeout, env, head=False, fsize=OUTPUT_LIMIT):
                 if head:
                     os.close(read_end)
                     os.close(write_end)
+                if stdout == DEV_FULL:
+                    full = os.open("/dev/full", os.O_WRONLY)
+                    os.dup2(full, 1)
+                    os.close(full)
+                elif stdout == CLOSED:
+                    os.close(1)
                 code = _child(argv, env, fsize)
             finally:
                 os._exit(locals().get("code", 1))
@@ -381,6 +474,8 @@ def main():
                              "time, CPU_LIMIT)")
     parser.add_argument("--round-two", action="store_true",
                         help="only the cases of issue 26 (faults, round two)")
+    parser.add_argument("--round-three", action="store_true",
+                        help="only the cases of issue 39 (faults, round three)")
     parser.add_argument("--memory-gib", type=float, default=MEMORY_LIMIT / 2 ** 30,
                         help="address space per case, GiB (default 8)")
     parser.add_argument("--verbose", action="store_true")
@@ -405,13 +500,17 @@ def main():
                 continue
             if args.round_two and not options.get("round_two"):
                 continue
+            if args.round_three and not options.get("round_three"):
+                continue
             case_env = {**env, **options.get("env", {})}
             hang, rc, err, seconds = run_case(argv, stdin, args.timeout, case_env,
                                               head=expect == HEAD,
-                                              fsize=options.get("fsize", OUTPUT_LIMIT))
+                                              fsize=options.get("fsize", OUTPUT_LIMIT),
+                                              stdout=options.get("stdout"))
             verdict = hang or classify(expect, rc, err)
             counts[verdict] += 1
-            shown = " ".join(a if len(a) < 40 else a[:37] + "..." for a in argv)
+            shown = " ".join(a if len(a) < 40 else a[:37] + "..." for a in argv) + \
+                {DEV_FULL: " >/dev/full", CLOSED: " >&-"}.get(options.get("stdout"), "")
             if verdict != "clean" or args.verbose:
                 last = err.strip().splitlines()[-1] if err.strip() else ""
                 print(f"{verdict:9s} rc={rc} {seconds:5.1f}s  {shown}  | {last[:150]}",

@@ -7,7 +7,7 @@ from matplotlib.figure import Figure
 from lengthgen.errors import LengthgenError
 from lengthgen.runs.records import caption, figure_data
 from lengthgen.runs.registry import EXPERIMENTS, SCALE_ORDER, expected_runs, experiment, source_ids
-from lengthgen.runs.runner import in_progress, run_experiment
+from lengthgen.runs.runner import in_progress, marker_problems, run_experiment
 from lengthgen.viz.book import show
 from lengthgen.results import load_records, record_files, results_dir
 
@@ -80,11 +80,14 @@ def test_committed_scales_have_exactly_one_record_per_registered_run(figure_id, 
     if marker is None:
         assert sorted(names) == sorted(expected), \
             f"{figure_id}/{scale}: records do not match the registered runs one to one"
-    else:  # a sweep committed in batches: a subset, from the commit its marker names
+    else:  # a sweep committed in batches: a subset, from the commit its marker names, and
+        # exactly the runs the marker lists as done (a deleted record fails here)
         assert set(names) < set(expected), f"{figure_id}/{scale}: not registered runs"
         assert marker["runs"] == len(expected), f"{figure_id}/{scale}: stale marker"
         assert {r["git_commit"] for r in records} <= {marker["git_commit"]}, \
             f"{figure_id}/{scale}: records of another commit than the marker's"
+        problems = marker_problems(folder, records)
+        assert not problems, f"{figure_id}/{scale}: {'; '.join(problems[:3])}"
 
 
 @pytest.mark.parametrize("figure_id, scale", COMMITTED)

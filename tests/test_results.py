@@ -108,3 +108,75 @@ def test_a_results_folder_name_too_long_is_one_error(monkeypatch):
     monkeypatch.setenv("LENGTHGEN_RESULTS", "/tmp/" + "x" * 300)
     with pytest.raises(LengthgenError, match="File name too long"):
         results_dir()
+
+
+def _resealed(path, change) -> None:
+    """Edit a written record and recompute its digest, as someone with the code can."""
+    from lengthgen.results import _digest
+    data = json.loads(path.read_text())
+    change(data)
+    data.pop("digest")
+    data["digest"] = _digest(data)
+    path.write_text(json.dumps(data))
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), -0.25, 1.5])
+def test_a_resealed_record_with_an_impossible_accuracy_is_refused(tmp_path, value):
+    """The digest is no key: an edit with a recomputed digest passes it, so accuracies are
+    checked themselves (finite, in [0, 1])."""
+    path = write_record(record(), tmp_path)
+
+    def edit(data):
+        data["metrics"]["bins"]["1-50"]["accuracy"] = value
+    _resealed(path, edit)
+    problem = r"metrics.bins.1-50.accuracy is .*not an accuracy \(a finite number in \[0, 1\]\)"
+    with pytest.raises(LengthgenError, match=problem):
+        load_record(path)
+    with pytest.raises(LengthgenError, match="not an accuracy"):   # and none is ever written
+        write_record(record(metrics={"bins": {"1-50": {"accuracy": value}}}), tmp_path)
+
+
+def test_accuracies_are_checked_in_lists_and_other_numbers_may_be_infinite(tmp_path):
+    """A gap over a zero second value is infinite on purpose (richard-fig5-sign-study): only
+    accuracies are held to [0, 1]."""
+    path = write_record(record(metrics={"loss": [0.5, float("nan")], "gap": float("inf"),
+                                        "steps": 300, "train_accuracy": [1.0, 0.5]}), tmp_path)
+    load_record(path)
+    _resealed(path, lambda data: data["metrics"]["train_accuracy"].__setitem__(1, -1))
+    with pytest.raises(LengthgenError, match=r"metrics.train_accuracy\[1\] is -1"):
+        load_record(path)
+
+
+@pytest.mark.parametrize("text, reason", [("[" * 200_000, "nested too deeply"),
+                                          ('{"seed": ' + "7" * 5000 + "}", "digits")])
+def test_a_record_that_breaks_the_json_reader_is_one_error(tmp_path, text, reason):
+    path = tmp_path / "train" / "test" / "bad.json"
+    path.parent.mkdir(parents=True)
+    path.write_text(text)
+    with pytest.raises(LengthgenError, match=f"bad.json: not a results record .*{reason}"):
+        load_record(path)
+
+
+def test_the_writability_check_leaves_no_folder_behind(tmp_path):
+    from lengthgen.results import check_writable
+    check_writable(tmp_path / "a" / "b" / "c")
+    assert list(tmp_path.iterdir()) == []
+    (tmp_path / "file").write_text("")
+    with pytest.raises(LengthgenError, match="is not a folder"):
+        check_writable(tmp_path / "file" / "sub")
+
+
+def test_a_failed_atomic_write_leaves_no_temp_file(tmp_path, monkeypatch):
+    from lengthgen.results import write_text_atomic
+
+    def full(fd, data):
+        import os
+        os.close(fd)
+        raise OSError(28, "No space left on device")
+    monkeypatch.setattr("lengthgen.results.os.fdopen",
+                        lambda fd, *a, **k: type("F", (), {
+                            "__enter__": lambda self: self, "__exit__": lambda self, *e: False,
+                            "write": lambda self, text: full(fd, text)})())
+    with pytest.raises(OSError, match="No space"):
+        write_text_atomic(tmp_path / "x.json", "{}")
+    assert list(tmp_path.iterdir()) == []

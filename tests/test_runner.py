@@ -209,3 +209,162 @@ def test_worker_processes_that_cannot_be_created_are_one_error(tmp_path, monkeyp
     monkeypatch.setattr(pool, "ProcessPoolExecutor", no_semaphores)
     with pytest.raises(LengthgenError, match=r"cannot start worker processes .*--workers 1"):
         run_experiment(FIGURE, "test", "cpu", root=tmp_path, workers=2)
+
+
+def test_a_full_disk_mid_sweep_stops_at_the_first_unwritten_record(tmp_path, monkeypatch):
+    """A folder that stops taking records (full, or turned read-only) stops the sweep at
+    once, with one line; what was written is kept and the marker lists it; the same command
+    later computes the rest."""
+    import lengthgen.results as results
+    module = experiment(FIGURE)
+    real_run, real_write = module.run_one, results.write_record
+    ran, written = [], []
+
+    def counting(params, config, device):
+        ran.append(params["name"])
+        return real_run(params, config, device)
+
+    def full_after_two(record, root=None):
+        if len(written) == 2:
+            raise OSError(28, "No space left on device")
+        written.append(record["run_name"])
+        return real_write(record, root)
+    monkeypatch.setattr(module, "run_one", counting)
+    monkeypatch.setattr(results, "write_record", full_after_two)
+    with pytest.raises(LengthgenError) as caught:
+        run_experiment(FIGURE, "test", "cpu", root=tmp_path)
+    message = str(caught.value)
+    assert "No space left on device" in message and "stopped there: 2 of 6 runs" in message
+    assert "\n" not in message
+    assert len(ran) == 3, f"trained {len(ran)} runs, only 3 needed to find the full disk"
+    folder = tmp_path / FIGURE / "test"
+    assert sorted(r["run_name"] for r in load_records(FIGURE, "test", tmp_path)) == \
+        sorted(written)
+    assert set(in_progress(folder)["done"]) == set(written)
+    assert not list(folder.glob(".tmp-*"))
+    monkeypatch.setattr(results, "write_record", real_write)
+    ran.clear()
+    run_experiment(FIGURE, "test", "cpu", root=tmp_path)   # resumes: the 4 others only
+    assert len(ran) == 4 and in_progress(folder) is None
+
+
+def test_the_marker_lists_the_done_runs_so_a_deleted_record_is_caught(tmp_path, monkeypatch):
+    from lengthgen.runs.runner import marker_problems, refresh_marker
+    module = experiment(FIGURE)
+    real = module.run_one
+
+    def flaky(params, config, device):
+        if params["name"] == "aa_star/nope":
+            raise ValueError("boom")
+        return real(params, config, device)
+    monkeypatch.setattr(module, "run_one", flaky)
+    with pytest.raises(LengthgenError, match="1 of 6 runs"):
+        run_experiment(FIGURE, "test", "cpu", root=tmp_path)
+    folder = tmp_path / FIGURE / "test"
+    records = load_records(FIGURE, "test", tmp_path)
+    marker = in_progress(folder)
+    assert marker["done"] == {r["run_name"]: r["digest"] for r in records}
+    assert marker_problems(folder, records) == []
+    deleted = folder / "tomita2_ape.json"
+    deleted.unlink()
+    assert marker_problems(folder, load_records(FIGURE, "test", tmp_path)) == \
+        ["tomita2/ape: the marker lists it as done but it has no record"]
+    # a marker from before markers listed their runs is a problem until refreshed
+    old = {k: v for k, v in marker.items() if k != "done"}
+    (folder / "SWEEP_IN_PROGRESS").write_text(json.dumps(old))
+    assert "does not list the runs" in marker_problems(folder, records)[0]
+    assert refresh_marker(folder)["done"] == {r["run_name"]: r["digest"]
+                                              for r in load_records(FIGURE, "test", tmp_path)}
+    assert marker_problems(folder, load_records(FIGURE, "test", tmp_path)) == []
+
+
+def test_a_committed_unfinished_sweep_with_a_deleted_record_fails_the_completeness_check(
+        tmp_path):
+    """The check that tests/test_experiments.py makes of committed folders with a marker."""
+    import shutil
+    from lengthgen.results import REPO_ROOT, record_files
+    from lengthgen.runs.runner import marker_problems
+    markers = sorted((REPO_ROOT / "results").glob("*/*/SWEEP_IN_PROGRESS"))
+    if not markers:
+        pytest.skip("no committed sweep in progress")
+    source = markers[0].parent
+    copy = tmp_path / source.parent.name / source.name
+    shutil.copytree(source, copy)
+    records = load_records(copy.parent.name, copy.name, tmp_path)
+    assert marker_problems(copy, records) == []
+    victim = record_files(copy)[0]
+    victim.unlink()
+    problems = marker_problems(copy, load_records(copy.parent.name, copy.name, tmp_path))
+    assert len(problems) == 1 and "has no record" in problems[0]
+
+
+def test_a_full_disk_before_the_start_is_one_line_and_leaves_no_temp_file(tmp_path, monkeypatch):
+    import lengthgen.results as results
+    folder = tmp_path / FIGURE / "test"
+    folder.mkdir(parents=True)
+    (folder / ".lock").symlink_to("/dev/full")   # the lock file takes no byte
+    with pytest.raises(LengthgenError, match="cannot write the sweep's lock file"):
+        run_experiment(FIGURE, "test", "cpu", root=tmp_path)
+    (folder / ".lock").unlink()
+
+    def full(path, text, suffix=""):
+        raise OSError(28, "No space left on device")
+    monkeypatch.setattr(results, "write_text_atomic", full)
+    with pytest.raises(LengthgenError, match="cannot write the sweep's marker .*No space"):
+        run_experiment(FIGURE, "test", "cpu", root=tmp_path)
+    assert not list(folder.glob(".tmp-*")) and not list(folder.glob("*.json"))
+
+
+def test_a_refused_sweep_leaves_no_folder_behind(tmp_path):
+    root = tmp_path / "results"
+    with pytest.raises(LengthgenError, match="MPS is not available"):
+        run_experiment(FIGURE, "test", "mps", root=root)
+    assert not root.exists()
+
+
+def test_worker_counts_are_bounded(tmp_path, capsys):
+    from lengthgen.__main__ import main
+    cores = os.cpu_count() or 1
+    with pytest.raises(LengthgenError, match="threads per core of this machine"):
+        run_experiment(FIGURE, "test", "cpu", root=tmp_path, workers=4 * cores + 1)
+    assert main(["figure", "run", FIGURE, "--workers", "99999999999999999999"]) == 2
+    assert "--workers: must be in 1..1024" in capsys.readouterr().err
+    assert not tmp_path.joinpath(FIGURE).exists()
+
+
+def test_a_cluster_driver_that_cannot_write_a_record_says_so_for_the_sweep_to_stop(
+        tmp_path, monkeypatch):
+    """save() (the Ray driver's writer) marks the outcome unwritten, as execute() does."""
+    import lengthgen.results as results
+    from lengthgen.runs.execute import execute, plan, save, units
+    unit = units(plan(FIGURE, "test", root=tmp_path))[0]
+    computed = execute(unit, write=False)
+    assert computed.records and not computed.unwritten
+
+    def read_only(record, root=None):
+        raise OSError(30, "Read-only file system")
+    monkeypatch.setattr(results, "write_record", read_only)
+    saved = save(computed, unit)
+    assert "Read-only file system" in saved.unwritten and not saved.records
+    assert [name for name, _ in saved.errors] == [spec.name for spec in unit]
+
+
+def test_worker_processes_stop_when_the_folder_stops_taking_records(tmp_path):
+    """With --workers, the folder replaced by a file once the first record lands: the sweep
+    stops with one line instead of computing the other runs."""
+    import threading
+    folder = tmp_path / FIGURE / "test"
+
+    def break_folder():
+        deadline = time.time() + 240
+        while time.time() < deadline and not list(folder.glob("[!.]*.json")):
+            time.sleep(0.02)
+        os.rename(folder, tmp_path / "moved")
+        folder.write_text("not a folder any more")
+    threading.Thread(target=break_folder, daemon=True).start()
+    stopped = r"(Not a directory|File exists).*the sweep stopped there"
+    with pytest.raises(LengthgenError, match=stopped) as e:
+        run_experiment(FIGURE, "test", "cpu", root=tmp_path, workers=2)
+    assert "\n" not in str(e.value)
+    kept = list((tmp_path / "moved").glob("[!.]*.json"))
+    assert 1 <= len(kept) < 6

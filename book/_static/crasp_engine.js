@@ -18,6 +18,7 @@
   "use strict";
 
   // ----- the language's constants (syntax.py) ------------------------------------------------
+  const END_TOKEN = "<eos>";  // the one next(...) token that is not an input symbol
   const KEYWORDS = new Set(["alphabet", "accept", "next", "not", "and", "or", "true", "false",
     "exists", "mod", "in", "i", "j", "Q"]);
   const PUNCT = [":=", "<=", ">=", "!=", "<", ">", "=", "+", "-", "#", "(", ")", "[", "]", "{",
@@ -687,6 +688,11 @@
     const err = (line, col, message) => new CraspError(`${filename}:${line}:${col}: ${message}`, line, col, message);
     const { alphabet, defs, accept, nexts } = new Parser(tokenize(text, err), err).program();
     if (alphabet === null) throw err(1, 1, "the program has no 'alphabet' line");
+    for (const [symbol, d] of nexts) {  // a next token is read as input later, or ends the answer
+      if (!alphabet.includes(symbol) && symbol !== END_TOKEN) {
+        throw err(d.line, d.col, `next(${symbol}): ${repr(symbol)} is neither in the alphabet ${shownAlphabet(alphabet)} nor ${END_TOKEN}`);
+      }
+    }
     const namedAccept = accept !== null && accept.expr.kind === "name";
     const table = new Map();
     for (const d of [...defs, ...(accept && !namedAccept ? [accept] : []), ...nexts.values()]) {

@@ -6,6 +6,7 @@ short by the reader (`| head`) ends quietly.
 """
 import argparse
 import importlib
+import io
 import os
 import re
 import sys
@@ -66,14 +67,95 @@ def _out_of_memory(e: RuntimeError) -> bool:
         or "cannot allocate memory" in text or "not enough memory" in text
 
 
+class OutputFailed(Exception):
+    """stdout takes no more output: a full disk (`> /dev/full`), a closed descriptor."""
+
+
+class _Stdout:
+    """sys.stdout while a command runs: a failure to write or flush it is an OutputFailed,
+    whatever the command was printing (print, csv, chunks), so that the entry point says it in
+    one line. A reader that stops reading (BrokenPipeError) is left as it is: that ends quietly."""
+
+    def __init__(self, stream):
+        self._stream = stream
+
+    def _call(self, name, *args):
+        if self._stream is None:
+            raise OutputFailed("stdout is closed")
+        try:
+            return getattr(self._stream, name)(*args)
+        except BrokenPipeError:
+            raise
+        except (OSError, ValueError) as e:   # ValueError: a closed file, an encoding
+            text = str(e).splitlines()[0][:120] if str(e) else e.__class__.__name__
+            raise OutputFailed(getattr(e, "strerror", None) or text) from None
+
+    def write(self, text):
+        return self._call("write", text)
+
+    def writelines(self, lines):
+        for line in lines:
+            self.write(line)
+
+    def flush(self):
+        return self._call("flush")
+
+    def __getattr__(self, name):
+        if self._stream is None:
+            raise AttributeError(name)
+        return getattr(self._stream, name)
+
+
+def _stdout_closed() -> bool:
+    """Whether the command was started with its stdout closed (`>&-`)."""
+    if sys.stdout is None:
+        return True
+    try:
+        os.fstat(sys.stdout.fileno())
+    except (AttributeError, io.UnsupportedOperation):   # a test's buffer: no descriptor
+        return False
+    except (OSError, ValueError):   # a closed descriptor, or a closed file object
+        return True
+    return False
+
+
+def _quiet_stdout() -> None:
+    """Point stdout at /dev/null so that the interpreter's final flush does not fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError, io.UnsupportedOperation):
+        pass   # stdout is not a file (a test's buffer) or is gone: nothing to do
+
+
 def main(argv=None) -> int:
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
     except SystemExit as e:   # --help (0) or a usage error (2), already printed
         return e.code if isinstance(e.code, int) else 2
+    if _stdout_closed():
+        print("error: stdout is closed; give the command somewhere to write (a file, a pipe, "
+              "/dev/null)", file=sys.stderr)
+        return 2
+    real = sys.stdout
+    sys.stdout = _Stdout(real)
     try:
-        return args.func(args) or 0
+        return _dispatch(args)
+    finally:
+        sys.stdout = real
+
+
+def _dispatch(args) -> int:
+    try:
+        code = args.func(args) or 0
+        sys.stdout.flush()   # a full disk is found here for short outputs, not at exit
+        return code
+    except OutputFailed as e:
+        print(f"error: cannot write to stdout ({e}); send the output somewhere that takes "
+              f"it", file=sys.stderr)
+        _quiet_stdout()
+        return 2
     except LengthgenError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
@@ -95,11 +177,7 @@ def main(argv=None) -> int:
     except BrokenPipeError:
         # the reader stopped reading (`| head`): point stdout at /dev/null so that the final
         # flush at exit does not fail again
-        try:
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, sys.stdout.fileno())
-        except (OSError, ValueError):   # stdout is not a file (a test's buffer): nothing to do
-            pass
+        _quiet_stdout()
         return 0
 
 

@@ -98,13 +98,27 @@ def _short(path) -> str:
 
 
 def check_writable(folder: Path, what: str = "results") -> None:
-    """Fail before hours of computing, not after: create the folder and a file in it. `what`
-    names what will be written there (for the message)."""
+    """Fail before hours of computing, not after: write a small file where `folder` is (or, if
+    it does not exist yet, in the nearest folder above it that does), then delete it. Nothing
+    is created that stays: a command refused later (a missing device, say) leaves no empty
+    folder behind. `what` names what will be written there (for the message)."""
+    folder = Path(folder)
     try:
-        folder.mkdir(parents=True, exist_ok=True)
-        fd, probe = tempfile.mkstemp(dir=folder, prefix=".tmp-probe-")
-        os.close(fd)
-        os.unlink(probe)
+        existing = folder
+        while not existing.exists():
+            if existing.parent == existing:
+                break
+            existing = existing.parent
+        if not existing.is_dir():
+            raise LengthgenError(f"cannot write {what} into {_short(folder)} (Not a "
+                                 f"directory: {_short(existing)} is not a folder)")
+        fd, probe = tempfile.mkstemp(dir=existing, prefix=".tmp-probe-")
+        try:   # a full disk refuses the bytes, not the empty file
+            os.write(fd, b"probe\n")
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+            os.unlink(probe)
     except OSError as e:
         raise LengthgenError(f"cannot write {what} into {_short(folder)} "
                              f"({e.strerror or e.__class__.__name__})") from None
@@ -217,16 +231,21 @@ def write_record(record: dict, root: Path | None = None) -> Path:
     validate_record(record, source="<new record>")
     path = record_path(record["figure_id"], record["scale"], record["run_name"], root)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
+    write_text_atomic(path, json.dumps(record, indent=1, sort_keys=True) + "\n", ".json")
+    return path
+
+
+def write_text_atomic(path: Path, text: str, suffix: str = "") -> None:
+    """Write a file whole or not at all: a temp file in the same folder, renamed into place.
+    A failure (a full disk, a folder turned read-only) raises OSError and leaves no temp file."""
+    fd, tmp = tempfile.mkstemp(dir=Path(path).parent, prefix=".tmp-", suffix=suffix)
     try:
-        with os.fdopen(fd, "w") as f:
-            json.dump(record, f, indent=1, sort_keys=True)
-            f.write("\n")
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
-    return path
 
 
 def validate_record(record, source: str) -> dict:
@@ -250,10 +269,46 @@ def validate_record(record, source: str) -> dict:
     if "torch_threads" in record and record["torch_threads"] < 1:
         raise LengthgenError(f"{source}: torch_threads must be >= 1, got "
                              f"{record['torch_threads']}")
+    problem = _metric_problem(record["metrics"])
+    if problem:
+        raise LengthgenError(f"{source}: not a results record the runner wrote ({problem}); "
+                             f"re-run the experiment instead of editing results")
     if record["digest"] != _digest(record):
         raise LengthgenError(f"{source}: digest mismatch: the record was edited after the runner "
                              f"wrote it; re-run the experiment instead of editing results")
     return record
+
+
+def _is_accuracy(key: str) -> bool:
+    """A metric that is a fraction of examples: 'accuracy', 'train_accuracy', 'acc' ..."""
+    key = key.lower()
+    return key in ("acc", "accuracy") or key.endswith(("_acc", "_accuracy", " accuracy"))
+
+
+def _metric_problem(metrics, path: str = "metrics", accuracy: bool = False) -> str | None:
+    """What is wrong with a record's accuracies, or None: every accuracy (a value under a key
+    such as 'accuracy' or 'train_accuracy', nested or listed) is a finite number in [0, 1].
+    Other metrics may be infinite or NaN on purpose (a gap over a zero, a ratio of nothing).
+    The digest is not a key (anyone can recompute it), so this check is what stops accuracies
+    no evaluation can produce."""
+    if isinstance(metrics, bool) or metrics is None or isinstance(metrics, str):
+        return None
+    if isinstance(metrics, (int, float)):
+        if accuracy and not (math.isfinite(metrics) and 0 <= metrics <= 1):
+            return f"{path} is {metrics}, not an accuracy (a finite number in [0, 1])"
+        return None
+    if isinstance(metrics, dict):
+        items = ((f"{path}.{key}", value, accuracy or _is_accuracy(str(key)))
+                 for key, value in metrics.items())
+    elif isinstance(metrics, list):
+        items = ((f"{path}[{k}]", value, accuracy) for k, value in enumerate(metrics))
+    else:
+        return None
+    for where, value, acc in items:
+        problem = _metric_problem(value, where, acc)
+        if problem:
+            return problem
+    return None
 
 
 def _read_capped(path: Path) -> str:
@@ -276,13 +331,25 @@ def load_record(path: Path) -> dict:
     path = Path(path)
     try:
         record = json.loads(_read_capped(path))
+    except LengthgenError:
+        raise
     except json.JSONDecodeError as e:
         raise LengthgenError(f"{path}: malformed JSON results record ({e.msg} at line {e.lineno})")
     except UnicodeDecodeError:
         raise LengthgenError(f"{path}: not a results record (the file is not UTF-8 text)")
+    except RecursionError:
+        raise LengthgenError(f"{path}: not a results record (JSON nested too deeply to "
+                             f"read); delete it") from None
+    except ValueError as e:   # e.g. an integer of thousands of digits (Python's limit)
+        raise LengthgenError(f"{path}: not a results record ({str(e).splitlines()[0][:120]}); "
+                             f"delete it") from None
     except OSError as e:
         raise LengthgenError(f"{path}: cannot read results record ({e.strerror})")
-    record = validate_record(record, source=str(path))
+    try:
+        record = validate_record(record, source=str(path))
+    except RecursionError:   # a structure deep enough to exhaust the stack while checked
+        raise LengthgenError(f"{path}: not a results record (nested too deeply); "
+                             f"delete it") from None
     expected = record_path(record["figure_id"], record["scale"], record["run_name"], path.parents[2])
     if expected.name != path.name or path.parent.name != record["scale"] \
             or path.parents[1].name != record["figure_id"]:

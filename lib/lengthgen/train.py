@@ -98,11 +98,17 @@ def train(model: Decoder, task: Task, cfg: TrainConfig, device="cpu",
             raise LengthgenError(f"{task.id}: training diverged: the loss became "
                                  f"{float(state['recent'][bad[0]][0]):g} at step {first} "
                                  f"(lr {cfg.lr:g}); lower the learning rate{kept()}")
-        save_checkpoint(checkpoint, {
-            "run": run, **group.state(), "rng": _rng_state(rng, device), "step": at,
-            "history": member.history, "elapsed": state["elapsed"], "stopped": member.stopped,
-            "abandoned": member.abandoned,
-            "recent_losses": [float(v[0]) for v in state["recent"]]})
+        try:
+            save_checkpoint(checkpoint, {
+                "run": run, **group.state(), "rng": _rng_state(rng, device), "step": at,
+                "history": member.history, "elapsed": state["elapsed"],
+                "stopped": member.stopped, "abandoned": member.abandoned,
+                "recent_losses": [float(v[0]) for v in state["recent"]]})
+        except OSError as e:   # a full disk, a folder turned read-only
+            kept_one = " (the last one written is kept)" if checkpoint.exists() else ""
+            raise LengthgenError(f"cannot write the checkpoint {checkpoint} "
+                                 f"({e.strerror or e}); training stopped at step "
+                                 f"{at}{kept_one}") from None
 
     bar = tqdm(total=cfg.steps, initial=step, disable=not progress, desc=task.id, leave=False)
     _, state = run_loop(group, feed, [task], [cfg], device, step=step, members=[member],

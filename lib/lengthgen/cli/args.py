@@ -14,6 +14,7 @@ MAX_SEED = 2 ** 32 - 1   # seeds are offset for evaluation streams; torch takes 
 CHUNK_SYMBOLS = 100_000  # symbols generated and printed at a time (so `| head` returns at once)
 MAX_LINE_BYTES = 1_000_000  # one line of stdin; a longer one (or </dev/zero) ends the input
 MAX_THREADS = 1024          # --threads at parse time (the runner allows 4 per core here)
+MAX_WORKERS = 1024          # --workers at parse time (the runner allows 4 threads per core here)
 
 
 class DefaultsFormatter(argparse.HelpFormatter):
@@ -81,6 +82,15 @@ def threads(text: str) -> int:
     value = _integer(text)
     if not 1 <= value <= MAX_THREADS:
         raise argparse.ArgumentTypeError(f"must be in 1..{MAX_THREADS}, got {text}")
+    return value
+
+
+def workers(text: str) -> int:
+    """A worker process count in 1..MAX_WORKERS (the local runner further allows at most 4
+    threads per core of this machine over all workers)."""
+    value = _integer(text)
+    if not 1 <= value <= MAX_WORKERS:
+        raise argparse.ArgumentTypeError(f"must be in 1..{MAX_WORKERS}, got {text}")
     return value
 
 

@@ -5,7 +5,7 @@ program file print as `file:line:col: message` and exit 2; a failed check exits 
 one input per line; a bad line gets `error: line N: ...` and an empty output line, and the rest
 goes on (exit 2 at the end). Each subcommand is one `add_*` function below, in SUBCOMMANDS.
 """
-from lengthgen.cli.args import check_memory, count, each_line, positive, seed
+from lengthgen.cli.args import check_memory, check_seconds, count, each_line, positive, seed
 from lengthgen.crasp.limits import MAX_VERIFY_LENGTH, MAX_VERIFY_SAMPLES, MLP_MODES
 from lengthgen.errors import LengthgenError
 
@@ -38,10 +38,26 @@ def add_run(csub):
     p.set_defaults(func=_run)
 
 
+def accepting(program):
+    """A program whose verdicts mean acceptance: not a next-token program whose 'output' is one
+    of its next(...) definitions only because it has no 'accept' line (its verdict would be
+    whether that token comes next after the last symbol, not whether the string is in a
+    language)."""
+    if program.output in program.token_outputs.values():
+        symbol = next(s for s, name in program.token_outputs.items() if name == program.output)
+        raise LengthgenError(f"{program.name or 'the program'} is a next-token program (its "
+                             f"last Boolean definition is next({symbol})) with no 'accept' "
+                             f"line, so it accepts nothing in particular; add 'accept EXPR', "
+                             f"or check its next tokens with `crasp check`")
+    return program
+
+
 def _run(args):
     from lengthgen.crasp.interpret import accepts, tokens_of
     from lengthgen.crasp.library import resolve
     program = resolve(args.program)
+    if not args.trace:
+        accepting(program)
 
     def verdict(text):
         n = len(tokens_of(program, text))
@@ -117,7 +133,7 @@ def _check(args):
     elif program.token_outputs:
         report = check_task(program, target, args.random, max(1, args.max_length))
     else:
-        report = check_language(program, target, args.max_length, args.random,
+        report = check_language(accepting(program), target, args.max_length, args.random,
                                 args.random_length)
     for line in report.disagreements:
         print(f"disagree: {line}")
@@ -180,10 +196,38 @@ def _compile(args):
                  f"verifying {program.name or 'the program'} up to length {args.verify_up_to:,} "
                  f"({heads_of(compiled):,} attention heads, each [n, n] at n = "
                  f"{args.verify_up_to + 1:,})", "ask for a smaller --verify-up-to")
+    check_seconds(verification_seconds(compiled, args.verify_up_to, args.samples),
+                  MAX_VERIFY_SECONDS, f"verifying {program.name or 'the program'} on "
+                  f"{args.samples:,} strings up to length {args.verify_up_to:,} "
+                  f"({heads_of(compiled):,} attention heads)",
+                  "ask for fewer --samples or a smaller --verify-up-to")
     report = CompileReport(compiled, verify_up_to(program, compiled, args.verify_up_to,
                                                   args.samples, args.seed))
     print(report)
     return 0 if report.ok else 1
+
+
+MAX_VERIFY_SECONDS = 120   # the estimate below, on one core
+# The cost model of a verification, measured on the 2-core development machine (2026-11-26,
+# load average 2 to 4): each head of each length's batch costs about 30 ns per entry of its
+# [n+1, n+1] attention (tomita1 up to 5,000: 16 s for an estimate of 15 s), 3 ns per token and
+# residual dimension (copy_unique up to 200, 1,530 heads of width 6,929: 68 s, estimate 83 s)
+# and 0.4 ms of fixed work (sort up to 100, 152 heads: 1.4 s, estimate 1.9 s)
+SECONDS_PER_ATTENTION = 3e-8
+SECONDS_PER_READ = 3e-9
+SECONDS_PER_HEAD_BATCH = 4e-4
+
+
+def verification_seconds(compiled, n: int, samples: int) -> float:
+    """Estimated seconds of verify_up_to(.., n, samples) on one core (its strings have the
+    lengths below, one batch per length)."""
+    import numpy as np
+    lengths = np.linspace(1, n, samples).round().astype(int)
+    tokens = lengths + 1.0
+    width = compiled.model.token_embedding.shape[1]
+    return heads_of(compiled) * (SECONDS_PER_ATTENTION * float((tokens ** 2).sum())
+                                 + SECONDS_PER_READ * float(tokens.sum()) * width
+                                 + SECONDS_PER_HEAD_BATCH * len(set(lengths.tolist())))
 
 
 def heads_of(compiled) -> int:

@@ -2,7 +2,7 @@
 import csv
 import sys
 
-from lengthgen.cli.args import positive, threads
+from lengthgen.cli.args import threads, workers
 from lengthgen.errors import LengthgenError
 
 
@@ -14,8 +14,9 @@ def add_parser(sub):
     run.add_argument("--scale", default=None, help="test, book or paper (default $LENGTHGEN_SCALE)")
     run.add_argument("--device", default=None, help="cuda, mps or cpu (default: best available)")
     run.add_argument("--force", action="store_true", help="re-run runs that already have records")
-    run.add_argument("--workers", type=positive, default=1,
-                     help="worker processes running runs in parallel (default 1: in process)")
+    run.add_argument("--workers", type=workers, default=1,
+                     help="worker processes running runs in parallel, at most 4 threads per "
+                          "core here over all of them (default 1: in process)")
     run.add_argument("--threads", type=threads, default=None,
                      help="torch threads per run, at most 4 per core here (default 1; recorded "
                           "in every record)")
@@ -34,6 +35,9 @@ def add_parser(sub):
     data.add_argument("--over-seeds", action="store_true",
                       help="one row per setting: the mean over seeds of each value, its min, "
                            "max and the number of seeds (trained figures)")
+    data.add_argument("--complete", action="store_true",
+                      help="refuse (exit 2) when registered runs have no record, instead of "
+                           "printing the partial data with a warning on stderr")
     data.set_defaults(func=_data)
     lst = fsub.add_parser("list", help="list figure ids")
     lst.set_defaults(func=_list)
@@ -49,17 +53,28 @@ def _run(args):
 
 def _data(args):
     from lengthgen.config import get_scale
-    from lengthgen.runs.records import check_records, committed_records, figure_data
-    from lengthgen.runs.registry import source_ids
+    from lengthgen.runs.records import (check_records, committed_records, figure_data,
+                                        missing_runs)
+    from lengthgen.runs.registry import expected_runs, source_ids
     from lengthgen.results import load_records
     if args.scale is None:
-        records = committed_records(args.figure_id)[1]   # none: says what is missing
+        scale, records = committed_records(args.figure_id)   # none: says what is missing
     else:
+        scale = get_scale(args.scale)
         records = [r for source in source_ids(args.figure_id)
-                   for r in load_records(source, get_scale(args.scale))]
+                   for r in load_records(source, scale)]
         if not records:
             raise LengthgenError(f"{args.figure_id}: no records at scale {args.scale}")
     check_records(args.figure_id, records)   # read from disk: the registered runs, or one line
+    missing = missing_runs(args.figure_id, scale, records)
+    if missing:   # as the figure's caption says INCOMPLETE
+        what = (f"{args.figure_id}: INCOMPLETE at scale {scale}: {len(missing)} of "
+                f"{len(expected_runs(args.figure_id, scale))} registered run(s) have no "
+                f"record (first: {missing[0]})")
+        if args.complete:
+            raise LengthgenError(f"{what}; --complete refuses partial data")
+        print(f"warning: {what}; the rows below come from the others (--complete refuses "
+              f"partial data)", file=sys.stderr, flush=True)
     rows = figure_data(args.figure_id, records)
     if not rows:
         raise LengthgenError(f"{args.figure_id}: the records hold no numbers to print")

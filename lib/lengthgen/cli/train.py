@@ -83,15 +83,40 @@ def _protected_folders() -> list[Path]:
     return list(dict.fromkeys(p.resolve() for p in (results_dir(), REPO_ROOT / "results")))
 
 
+def _tracked_results(path: Path) -> Path | None:
+    """The folder named results/ at or above `path` in which a git work tree tracks files (any
+    checkout of this repository, or of another), else None."""
+    import subprocess
+    for folder in (path, *path.parents):
+        if folder.name != "results":
+            continue
+        try:
+            if not folder.parent.is_dir():
+                continue
+            listed = subprocess.run(["git", "-C", str(folder.parent), "ls-files", "-z", "--",
+                                     "results"], capture_output=True, timeout=30)
+        except (OSError, subprocess.TimeoutExpired):   # no git here: nothing it tracks
+            continue
+        if listed.returncode == 0 and listed.stdout.strip(b"\0"):
+            return folder
+    return None
+
+
 def _out_dir(out: str, scale: str) -> Path:
-    """The record folder, created and checked before training (not after an hour of it);
-    results folders belong to the figure runner alone."""
+    """The record folder, checked before training (not after an hour of it); results folders
+    belong to the figure runner alone: the one in use, the committed one, and any results/
+    whose files a git work tree tracks (another checkout, a worktree)."""
     path = Path(out).resolve()
     for protected in _protected_folders():
         if path == protected or protected in path.parents:
             raise LengthgenError(f"--out {out!r} is inside {protected}: results/ holds only "
                                  f"records written by `figure run`; choose another folder "
                                  f"(default runs/)")
+    tracked = _tracked_results(path)
+    if tracked is not None:
+        raise LengthgenError(f"--out {out!r} is inside {tracked}, whose records git tracks: "
+                             f"results/ holds only records written by `figure run`; choose "
+                             f"another folder (default runs/)")
     check_writable(record_path("train", scale, "run", path).parent, f"the record of --out {out!r}")
     return path
 

@@ -212,12 +212,39 @@ def program_text(name: str) -> str:
 
 def resolve(name_or_path: str) -> Program:
     """A program from a file path, or else a library name."""
+    import os
     from pathlib import Path
     path = Path(name_or_path)
-    if path.is_dir():
-        raise LengthgenError(f"{path} is a folder; give a .crasp file or a library program name")
-    if path.suffix == ".crasp" or path.is_file():
-        if not path.is_file():
-            raise LengthgenError(f"no such program file: {path}")
+    if path.suffix == ".crasp" or os.path.lexists(path):
+        _check_program_file(path)
         return load_program(path)
     return get_program(name_or_path)
+
+
+def _check_program_file(path) -> None:
+    """A program file is a regular file: anything else is named for what it is (without
+    opening it: a FIFO would wait for a writer, /dev/zero never ends)."""
+    import errno
+    import os
+    import stat
+    try:
+        mode = os.stat(path).st_mode
+    except OSError as e:
+        if e.errno == errno.ELOOP:
+            raise LengthgenError(f"{path} is a loop of symbolic links, not a program "
+                                 f"file") from None
+        if e.errno == errno.ENOENT and os.path.islink(path):
+            raise LengthgenError(f"{path} is a symbolic link to nothing (to "
+                                 f"{os.readlink(path)}), not a program file") from None
+        if e.errno == errno.ENOENT:
+            raise LengthgenError(f"no such program file: {path}") from None
+        raise LengthgenError(f"cannot read program {path}: {e.strerror or e}") from None
+    if stat.S_ISDIR(mode):
+        raise LengthgenError(f"{path} is a folder; give a .crasp file or a library program name")
+    if not stat.S_ISREG(mode):
+        kind = ("a named pipe (FIFO)" if stat.S_ISFIFO(mode) else
+                "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else
+                "a socket" if stat.S_ISSOCK(mode) else "not a regular file")
+        link = " (through a symbolic link)" if os.path.islink(path) else ""
+        raise LengthgenError(f"{path} is {kind}{link}, not a program file; give a .crasp "
+                             f"file or a library program name")

@@ -12,7 +12,9 @@ Statements
     alphabet SYM SYM ...         the input symbols (any text without spaces or commas)
     NAME := EXPR                 a named operation; names may be used before their definition
     accept EXPR                  the output (default: the last Boolean definition in the text)
-    next(SYM) := EXPR            next-token programs: true where SYM may come next
+    next(SYM) := EXPR            next-token programs: true where SYM may come next (SYM is a
+                                 symbol of the alphabet or <eos>; `crasp run` asks such a
+                                 program for an explicit `accept`)
 
 Expressions (loosest first)
     P ? C1 : C2                  conditional count
@@ -46,6 +48,7 @@ from lengthgen.crasp import ir
 from lengthgen.crasp.interpret import shown_alphabet
 from lengthgen.errors import LengthgenError
 
+END_TOKEN = "<eos>"   # the one next(...) token that is not an input symbol: the answer's end
 KEYWORDS = {"alphabet", "accept", "next", "not", "and", "or", "true", "false", "exists", "mod",
             "in", "i", "j", "Q"}
 PUNCT = (":=", "<=", ">=", "!=", "<", ">", "=", "+", "-", "#", "(", ")", "[", "]", "{", "}",
@@ -658,6 +661,10 @@ def _parse(text: str, filename: str, name: str) -> ir.Program:
     alphabet, alphabet_at, defs, accept, nexts = _Parser(tokenize(text, errors), errors).program()
     if alphabet is None:
         raise errors.at(1, 1, "the program has no 'alphabet' line")
+    for symbol, d in nexts.items():   # a next token is read as input later, or ends the answer
+        if symbol not in alphabet and symbol != END_TOKEN:
+            raise errors.at(d.line, d.col, f"next({symbol}): {symbol!r} is neither in the "
+                                           f"alphabet {shown_alphabet(alphabet)} nor {END_TOKEN}")
     named_accept = accept is not None and accept.expr.kind == "name"  # `accept M`: no new op
     table: dict[str, Definition] = {}
     for d in [*defs, *([accept] if accept and not named_accept else []), *nexts.values()]:
@@ -702,4 +709,5 @@ def load_program(path) -> ir.Program:
         col = e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1
         raise LengthgenError(f"{path}:{line}:{col}: not UTF-8 text (byte "
                              f"0x{data[e.start]:02x}); save the program as UTF-8") from None
+    text = text.removeprefix("\ufeff")   # a byte-order mark some editors write first
     return parse_program(text, filename=str(path), name=path.stem)

@@ -1,5 +1,6 @@
 """Checkpoints of one training run: written atomically, read with a clear error, and the
 random-generator states and settings a resume must match."""
+import errno
 import os
 import tempfile
 from pathlib import Path
@@ -19,6 +20,10 @@ def save_checkpoint(path, state: dict) -> None:
     try:
         torch.save(state, tmp)
         os.replace(tmp, path)
+    except RuntimeError as e:   # torch's writer reports a full disk as a RuntimeError
+        Path(tmp).unlink(missing_ok=True)
+        first = str(e).strip().splitlines()[-1][:160] if str(e).strip() else "no reason given"
+        raise OSError(errno.EIO, f"torch could not write the file: {first}") from None
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise

@@ -44,6 +44,9 @@ class Outcome:
     """What executing one unit gave: records written, or the error of each of its runs."""
     records: list = field(default_factory=list)
     errors: list = field(default_factory=list)  # (run name, one-line message)
+    # a record that could not be written (a full disk, a folder turned read-only): one line
+    # saying which and why; the sweep stops there instead of computing runs it cannot keep
+    unwritten: str = ""
 
 
 def plan(figure_id: str, scale: str, device: str = "cpu", threads: int = DEFAULT_THREADS,
@@ -136,7 +139,10 @@ def execute(unit: list[RunSpec], write: bool = True) -> Outcome:
                       "params": spec.params, "scale": spec.scale, "seed": spec.params.get("seed"),
                       "metrics": values, **run_finished(started, wall)}
             if write:
-                write_record(record, root)
+                try:
+                    write_record(record, root)
+                except OSError as e:
+                    return _unwritten(outcome, unit, record, e, root)
             outcome.records.append(record)
     except Exception as e:  # one failing run must not sink the sweep: report it by name
         message = str(e).splitlines()[0] if str(e) else ""
@@ -145,6 +151,20 @@ def execute(unit: list[RunSpec], write: bool = True) -> Outcome:
             if os.environ.get("LENGTHGEN_DEBUG"):
                 traceback.print_exc()
         outcome.errors.extend((spec.name, message) for spec in unit)
+    return outcome
+
+
+def _unwritten(outcome: Outcome, unit: list[RunSpec], record: dict, error: OSError,
+               root) -> Outcome:
+    """The outcome of a unit whose record `record` could not be written: the records written
+    before it are kept, it and the unit's later runs are errors, and `unwritten` says why."""
+    from lengthgen.results import _short, record_path
+    folder = record_path(record["figure_id"], record["scale"], record["run_name"], root).parent
+    outcome.unwritten = (f"cannot write the record of {record['run_name']} into "
+                         f"{_short(folder)} ({error.strerror or error.__class__.__name__})")
+    kept = {r["run_name"] for r in outcome.records} | {name for name, _ in outcome.errors}
+    outcome.errors.extend((spec.name, "record not written: " + outcome.unwritten)
+                          for spec in unit if spec.name not in kept)
     return outcome
 
 
@@ -158,6 +178,8 @@ def save(outcome: Outcome, unit: list[RunSpec]) -> Outcome:
         try:
             write_record(record, root)
             saved.records.append(record)
-        except (OSError, LengthgenError) as e:
+        except LengthgenError as e:
             saved.errors.append((record["run_name"], f"record not written: {e}"))
+        except OSError as e:   # the folder takes no more records: the sweep stops
+            return _unwritten(saved, unit, record, e, root)
     return saved

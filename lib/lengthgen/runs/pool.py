@@ -37,6 +37,17 @@ def _execute_noted(unit: list[RunSpec], notes: str, index: int) -> Outcome:
     return execute(unit)
 
 
+def _stop(pool, futures) -> None:
+    """Cancel the units not started and end the workers computing the others."""
+    for future in futures:
+        future.cancel()
+    for process in list((getattr(pool, "_processes", None) or {}).values()):
+        try:
+            process.terminate()
+        except (OSError, ValueError):   # ended meanwhile
+            pass
+
+
 MAX_WORKER_LOSSES = 2  # a unit in flight when its worker died this often is reported failed
 QUIET_TRACKER = "ignore:resource_tracker:UserWarning"
 
@@ -73,30 +84,34 @@ def run_pool(all_units, workers):
                                      f"{e.strerror or e}); run with --workers 1") from None
             with pool:
                 futures = {}
-                for index in pending:
-                    try:
-                        futures[pool.submit(_execute_noted, all_units[index], notes,
-                                            index)] = index
-                    except BrokenProcessPool:   # broke while submitting: the rest waits
-                        broken.append(index)
-                    except OSError as e:   # no process could be started (memory, limits)
-                        raise LengthgenError(f"cannot start worker processes "
-                                             f"({e.__class__.__name__}: {e.strerror or e}); "
-                                             f"run with fewer --workers") from None
-                for future in as_completed(futures):
-                    index = futures[future]
-                    try:
-                        outcome = future.result()
-                    except BrokenProcessPool:
-                        broken.append(index)
-                        continue
-                    except Exception as e:  # e.g. a result that cannot be sent back
-                        outcome = Outcome(errors=[(spec.name, f"worker error: "
-                                                              f"{e.__class__.__name__}: "
-                                                              f"{str(e)[:200]}")
-                                                  for spec in all_units[index]])
-                    finished += 1
-                    yield outcome
+                try:
+                    for index in pending:
+                        try:
+                            futures[pool.submit(_execute_noted, all_units[index], notes,
+                                                index)] = index
+                        except BrokenProcessPool:   # broke while submitting: the rest waits
+                            broken.append(index)
+                        except OSError as e:   # no process could be started (memory, limits)
+                            raise LengthgenError(f"cannot start worker processes "
+                                                 f"({e.__class__.__name__}: {e.strerror or e}); "
+                                                 f"run with fewer --workers") from None
+                    for future in as_completed(futures):
+                        index = futures[future]
+                        try:
+                            outcome = future.result()
+                        except BrokenProcessPool:
+                            broken.append(index)
+                            continue
+                        except Exception as e:  # e.g. a result that cannot be sent back
+                            outcome = Outcome(errors=[(spec.name, f"worker error: "
+                                                                  f"{e.__class__.__name__}: "
+                                                                  f"{str(e)[:200]}")
+                                                      for spec in all_units[index]])
+                        finished += 1
+                        yield outcome
+                except GeneratorExit:   # the driver stops the sweep (its records cannot be
+                    _stop(pool, futures)   # written): nothing more is computed
+                    raise
             startup = Path(notes, "startup-failed")
             if broken and startup.exists():
                 reason = f"a worker process could not start ({startup.read_text()[:300]})"

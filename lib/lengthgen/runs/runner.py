@@ -50,14 +50,22 @@ def sweep_lock(folder: Path):
         raise LengthgenError(f"another sweep ({holder}) is running {folder.parent.name} at "
                              f"scale {folder.name}; wait for it to finish") from None
     try:
-        handle.seek(0)
-        handle.truncate()
-        handle.write(f"pid {os.getpid()}")
-        handle.flush()
+        try:
+            handle.seek(0)
+            handle.truncate()
+            handle.write(f"pid {os.getpid()}")
+            handle.flush()
+        except OSError as e:   # a full disk, say: nothing of the sweep could be kept either
+            raise LengthgenError(f"cannot write the sweep's lock file {folder / '.lock'} "
+                                 f"({e.strerror or e.__class__.__name__}); free space in (or "
+                                 f"fix) {folder} first") from None
         yield
     finally:
         fcntl.flock(handle, fcntl.LOCK_UN)
-        handle.close()
+        try:
+            handle.close()
+        except OSError:   # the pid that could not be written: nothing to keep
+            pass
 
 
 def _existing(spec: RunSpec, root):
@@ -84,6 +92,22 @@ def _check_workers(workers) -> int:
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise LengthgenError(f"workers must be a positive integer, got {workers!r}")
     return workers
+
+
+def _check_local_parallelism(workers: int, threads: int) -> None:
+    """On this machine: at most THREADS_PER_CORE torch threads per core, over all workers
+    (more processes or threads only wait for each other; an absurd count would try to start
+    that many processes)."""
+    cores = os.cpu_count() or 1
+    if threads > THREADS_PER_CORE * cores:
+        raise LengthgenError(f"{threads} torch threads per run is more than {THREADS_PER_CORE} "
+                             f"per core of this machine ({cores} cores): use --threads "
+                             f"{cores} or less (more threads only wait for each other)")
+    if workers * threads > THREADS_PER_CORE * cores:
+        raise LengthgenError(f"--workers {workers} x --threads {threads} is more than "
+                             f"{THREADS_PER_CORE} threads per core of this machine ({cores} "
+                             f"cores): use --workers {max(1, cores // threads)} or less (more "
+                             f"processes only wait for each other)")
 
 
 BACKENDS = ("local", "ray")  # local: in process or --workers processes; ray: a Ray cluster
@@ -121,11 +145,8 @@ def run_experiment(figure_id: str, scale: str | None = None, device=None,
     if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
         raise LengthgenError(f"threads must be a positive integer, got {threads!r}")
     _check_backend(backend, address, workers)
-    cores = os.cpu_count() or 1
-    if backend == "local" and threads > THREADS_PER_CORE * cores:
-        raise LengthgenError(f"{threads} torch threads per run is more than {THREADS_PER_CORE} "
-                             f"per core of this machine ({cores} cores): use --threads "
-                             f"{cores} or less (more threads only wait for each other)")
+    if backend == "local":
+        _check_local_parallelism(workers, threads)
     module = experiment(figure_id)
     if getattr(module, "SOURCE", figure_id) != figure_id:
         raise LengthgenError(f"{figure_id} draws the records of {module.SOURCE}: run that "
@@ -171,37 +192,91 @@ IN_PROGRESS = "SWEEP_IN_PROGRESS"  # a sweep's marker while registered runs have
 
 
 def in_progress(folder: Path) -> dict | None:
-    """The marker of an unfinished sweep in a records folder (what it ran, from which commit),
-    or None. A sweep longer than a session is committed in batches: its folder then holds some
-    of the registered runs and this marker, and captions say INCOMPLETE."""
+    """The marker of an unfinished sweep in a records folder (what it ran, from which commit,
+    and under "done" the name and digest of every run recorded so far), or None. A sweep
+    longer than a session is committed in batches: its folder then holds some of the
+    registered runs and this marker, and captions say INCOMPLETE."""
     import json
     path = Path(folder) / IN_PROGRESS
     if not path.is_file():
         return None
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as e:
+        marker = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError) as e:
         raise LengthgenError(f"{path}: unreadable sweep marker ({e.__class__.__name__}); "
                              f"delete it and run the sweep again") from None
+    if not isinstance(marker, dict):
+        raise LengthgenError(f"{path}: unreadable sweep marker (not a JSON object); delete it "
+                             f"and run the sweep again")
+    return marker
 
 
-def _mark(folder: Path, figure_id: str, scale: str, total: int, threads: int) -> None:
+def _done(records) -> dict:
+    """name -> digest of records (written records carry their digest; the runner's copies of
+    the records it has just written do not, and get the same one computed)."""
+    from lengthgen.results import _digest
+    return {r["run_name"]: r.get("digest") or _digest(r) for r in records}
+
+
+def _mark(folder: Path, figure_id: str, scale: str, total: int, threads: int,
+          done: dict) -> None:
+    """Write the marker of an unfinished sweep, listing the runs recorded so far (raises
+    OSError if it cannot be written, leaving no temporary file)."""
     import json
-    import tempfile
     from datetime import datetime, timezone
 
-    from lengthgen.results import git_commit
+    from lengthgen.results import git_commit, write_text_atomic
     marker = {"figure_id": figure_id, "scale": scale, "runs": total, "git_commit": git_commit(),
               "torch_threads": threads,
               "started": datetime.now(timezone.utc).isoformat(timespec="seconds")}
-    old = in_progress(folder)
+    try:
+        old = in_progress(folder)
+    except LengthgenError:
+        old = None   # an unreadable marker is replaced
     if old is not None:
         marker["started"] = old.get("started", marker["started"])
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-")
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        json.dump(marker, f, indent=1)
-        f.write("\n")
-    os.replace(tmp, folder / IN_PROGRESS)
+    marker["done"] = dict(sorted(done.items()))
+    write_text_atomic(folder / IN_PROGRESS, json.dumps(marker, indent=1) + "\n")
+
+
+def marker_problems(folder: Path, records: list[dict]) -> list[str]:
+    """How the records of a folder with a sweep marker differ from the runs the marker lists
+    as done (a deleted, replaced or unlisted record), one line each; [] when they agree or the
+    folder has no marker. A marker that lists no runs is a problem too: refresh it with
+    `refresh_marker`."""
+    marker = in_progress(folder)
+    if marker is None:
+        return []
+    done = marker.get("done")
+    if not isinstance(done, dict):
+        return [f"{Path(folder) / IN_PROGRESS} does not list the runs it has done; rewrite it "
+                f"with lengthgen.runs.runner.refresh_marker"]
+    have = _done(records)
+    problems = [f"{name}: the marker lists it as done but it has no record"
+                for name in done if name not in have]
+    problems += [f"{name}: its record is not the one the marker lists (another digest)"
+                 for name in done if name in have and have[name] != done[name]]
+    problems += [f"{name}: a record the marker does not list as done"
+                 for name in have if name not in done]
+    return problems
+
+
+def refresh_marker(folder) -> dict:
+    """Rewrite the marker of an unfinished sweep so that it lists the records the folder holds
+    now (name and digest of each, every record validated on the way), keeping what it says
+    about the sweep (runs, commit, threads, start). For markers written before they listed
+    their runs; after a deliberate deletion, the marker must say so too. Returns the marker."""
+    import json
+
+    from lengthgen.results import load_records, write_text_atomic
+    folder = Path(folder)
+    marker = in_progress(folder)
+    if marker is None:
+        raise LengthgenError(f"{folder}: no {IN_PROGRESS} marker to refresh")
+    records = load_records(folder.parent.name, folder.name, folder.parents[1])
+    marker["done"] = dict(sorted(_done(records).items()))
+    write_text_atomic(folder / IN_PROGRESS, json.dumps(marker, indent=1) + "\n")
+    return marker
 
 
 def _sweep(figure_id, scale, device, force, root, progress, workers, threads, backend, folder):
@@ -225,14 +300,38 @@ def _sweep(figure_id, scale, device, force, root, progress, workers, threads, ba
                     f"{', '.join(map(str, sorted(used)))} torch thread(s), this sweep would use "
                     f"{threads}; float rounding depends on it: resume with --threads "
                     f"{min(used)} (or --force to re-run everything)")
-        failures = []
+        failures, stopped = [], ""
         start = time.perf_counter()
         if todo:
-            _mark(folder, figure_id, scale, len(specs), threads)
-        for outcome in _execute_all(units(todo), workers, progress, backend, figure_id, scale):
-            for record in outcome.records:
-                done[record["run_name"]] = record
-            failures.extend(outcome.errors)
+            try:
+                _mark(folder, figure_id, scale, len(specs), threads, _done(done.values()))
+            except OSError as e:
+                raise LengthgenError(f"cannot write the sweep's marker into {folder} "
+                                     f"({e.strerror or e.__class__.__name__}); free space in "
+                                     f"(or fix) the folder first") from None
+        outcomes = _execute_all(units(todo), workers, progress, backend, figure_id, scale)
+        try:
+            for outcome in outcomes:
+                for record in outcome.records:
+                    done[record["run_name"]] = record
+                failures.extend(outcome.errors)
+                stopped = outcome.unwritten
+                if outcome.records:
+                    try:   # the marker lists every record as it lands
+                        _mark(folder, figure_id, scale, len(specs), threads,
+                              _done(done.values()))
+                    except OSError as e:
+                        stopped = stopped or (f"cannot update the sweep's marker in {folder} "
+                                              f"({e.strerror or e.__class__.__name__})")
+                if stopped:   # nothing more could be kept: compute nothing more
+                    break
+        finally:
+            outcomes.close()
+        if stopped:
+            raise LengthgenError(f"{stopped}; the sweep stopped there: {len(done)} of "
+                                 f"{len(specs)} runs of {figure_id}/{scale} are recorded and "
+                                 f"kept; free space (or make the folder writable) and run the "
+                                 f"same command again to compute the rest")
         if all(spec.name in done for spec in specs):
             (folder / IN_PROGRESS).unlink(missing_ok=True)
         if progress:
@@ -253,6 +352,7 @@ def _execute_all(all_units, workers, progress, backend, figure_id, scale):
     from tqdm.auto import tqdm
     bar = tqdm(total=sum(len(u) for u in all_units), disable=not progress or not all_units,
                desc=f"{figure_id}/{scale}", unit="run", file=sys.stderr)
+    outcomes = ()
     try:
         if backend is not None:
             outcomes = backend(all_units)
@@ -263,7 +363,10 @@ def _execute_all(all_units, workers, progress, backend, figure_id, scale):
         for outcome in outcomes:
             bar.update(len(outcome.records) + len(outcome.errors))
             for name, message in outcome.errors:
-                bar.write(f"failed: {name}: {message}", file=sys.stderr)
+                if not outcome.unwritten:   # the sweep stops with that one line instead
+                    bar.write(f"failed: {name}: {message}", file=sys.stderr)
             yield outcome
     finally:
+        if hasattr(outcomes, "close"):   # a pool or a cluster stops what it started
+            outcomes.close()
         bar.close()
