@@ -6,13 +6,14 @@
 For each decoder shape (layers, heads, width) it times full training steps (learning rates,
 batch, forward, backward, clipping, AdamW) at batch 64 on binary majority with Len 1-50, for:
 
-* `train()`: one model, the loop `train` runs (torch's AdamW, the host's numpy sampler, one
-  length chunk): the trainer every figure used before the engine;
+* `train()`: one model, the loop `train` runs (torch's AdamW, the host's numpy sampler; on a
+  CPU with the sweep's length chunks, 4 from width 64, on a GPU one): the trainer every figure
+  used before the engine;
 * `vmap+host`: S models through torch.func.vmap with host sampling per member, the path the
   old `train_seeds` took (kept as the engine's generic stacking for non-decoder models);
 * `engine`: S decoders as stacked tensors (`lengthgen.engine.stacked`) with the per-member
-  AdamW and batches made on the device (on a CPU: also with the host's sampler, which is what
-  CPU figures use).
+  AdamW and batches made on the device (on a CPU: also `engine+host`, with the host's sampler
+  and the same length chunks as `train()`, which is how CPU figures would use it).
 
 A model-step is one optimizer step of one model: a group of S doing n steps does S x n. Each
 rate is the best of `--rounds` timed windows of `--seconds` after warm-up steps (load from other
@@ -34,11 +35,12 @@ CPU_PLAN = {(1, 1, 16): [1, 8, 32], (2, 2, 64): [1, 8]}
 TASK = "binary_majority"
 
 
-def _configs(n: int, seed0: int = 0):
+def _configs(n: int, chunks: int = 1):
     from lengthgen.train import TrainConfig
     return [TrainConfig(steps=10 ** 6, batch_size=64, lr=1e-3, weight_decay=0.01,
-                        schedule="linear", eval_every=10 ** 6, eval_samples=8, seed=seed0 + i,
-                        max_len=50, stop_accuracy=None) for i in range(n)]
+                        schedule="linear", eval_every=10 ** 6, eval_samples=8, seed=i,
+                        max_len=50, stop_accuracy=None, length_chunks=chunks)
+            for i in range(n)]
 
 
 def _models(shape, n, task, pe="ape"):
@@ -75,7 +77,11 @@ def measure(kind: str, shape, size: int, device: str, seconds: float, rounds: in
     if device == "cuda":
         torch.cuda.empty_cache()
         torch.cuda.reset_peak_memory_stats()
-    configs = _configs(size)
+    # length chunks as the CPU sweep uses them (from width 64, huang_sweep.protocol.chunks_for);
+    # one on a GPU, and never with batches made on the device (fixed width)
+    from lengthgen.experiments.huang_sweep.protocol import chunks_for
+    chunked = device == "cpu" and kind != "engine" and kind != "vmap+host"
+    configs = _configs(size, chunks_for(shape[2]) if chunked else 1)
     models = _models(shape, size, task)
     tasks = [task] * size
     npos = [m.cfg.n_positions for m in models]
@@ -138,7 +144,7 @@ def main(argv=None) -> int:
     if out:
         out.write(json.dumps({"header": info}) + "\n")
     for shape, sizes in plan.items():
-        kinds = [("train()", 1), ("vmap+host", sizes[0])]
+        kinds = [("train()", 1), ("vmap+host", sizes[min(1, len(sizes) - 1)])]
         if args.device == "cpu":
             kinds += [("engine+host", s) for s in sizes]
         kinds += [("engine", s) for s in sizes]

@@ -228,3 +228,34 @@ def test_the_device_sampler_is_refused_for_tasks_without_one():
     (outcome,) = train_jobs([Job("dyck-32", {"d_model": 16},
                                  TrainConfig(steps=2, eval_every=1, eval_samples=4))])
     assert outcome.result.steps == 2
+
+
+def test_attention_in_slices_is_attention_over_the_whole_batch():
+    from lengthgen.engine.stacked import _attention_in_chunks
+    q, k, v = (torch.randn(10, 2, 7, 4, generator=torch.Generator().manual_seed(i))
+               for i in range(3))
+    whole = torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True)
+    torch.testing.assert_close(_attention_in_chunks(q, k, v, limit=3), whole)
+
+
+def test_length_chunks_in_a_group_give_the_padded_groups_step():
+    """Chunked (sorted, trimmed, accumulated) and padded steps of a group end in the same
+    weights, as `length_chunks` does for one model."""
+    from lengthgen.engine.feeds import HostFeed
+    from lengthgen.engine.groups import StackedGroup
+    tasks = [get_task("sort"), get_task("copy_repeat")]
+    out = []
+    for chunks in (1, 3):
+        configs = [TrainConfig(seed=s, max_len=12, length_chunks=chunks, lr=1e-2,
+                               eval_samples=4) for s in (0, 1)]
+        models = [decoder_for_task(t, seed=s, d_model=16, pe="ape") for s, t in enumerate(tasks)]
+        group = StackedGroup(models, tasks, configs, "cpu")
+        feed = HostFeed(tasks, configs, [m.cfg.n_positions for m in models], [True, True],
+                        torch.long, "cpu")
+        losses = []
+        for step in range(3):
+            group.set_rates(step)
+            losses.append(group.train_step(*feed.batch(step)))
+        out.append((group.stack.flat.detach().clone(), torch.stack(losses)))
+    torch.testing.assert_close(out[0][1], out[1][1], atol=1e-5, rtol=1e-5)
+    torch.testing.assert_close(out[0][0], out[1][0], atol=1e-5, rtol=1e-4)

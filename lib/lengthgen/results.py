@@ -53,6 +53,7 @@ OPTIONAL_FIELDS = {
     "cpu_capability": str,    # processors: torch's kernel set, e.g. AVX2 or AVX512)
     "numpy_version": str,
     "lib_digest": str,        # sha256 of the library's files as they ran (a copied tree too)
+    "gpu_model": str,         # the card, for runs on a GPU
 }
 
 
@@ -183,7 +184,10 @@ def run_started(device: str, threads: int | None = None, workers: int = 1) -> di
     from lengthgen import __version__
     commit, changed = git_state()
     cpu_model, cpu_capability = cpu_description()
-    return {
+    card = {}
+    if str(device).startswith("cuda") and torch.cuda.is_available():
+        card = {"gpu_model": torch.cuda.get_device_name(torch.device(device))}
+    return {**card,
         "git_commit": commit,
         "git_dirty_files": changed,
         "command": " ".join([Path(sys.argv[0]).name] + sys.argv[1:]) if sys.argv else "",

@@ -184,23 +184,31 @@ class StackedGroup:
             self._rates_start = step
         self.rates = self._rates[step - self._rates_start]
 
-    def _losses(self, logits, targets, mask) -> torch.Tensor:
-        """Each member's mean loss over its masked positions [S]."""
+    def _position_losses(self, logits, targets, mask) -> torch.Tensor:
+        """Each member's summed loss over its masked positions [S]."""
         per_position = self.objective.losses(logits.flatten(0, 1), targets.flatten(0, 1),
                                              mask.flatten(0, 1)).view(mask.shape)
-        return per_position.sum(dim=(1, 2)) / mask.sum(dim=(1, 2)).clamp(min=1)
+        return per_position.sum(dim=(1, 2))
 
     def train_step(self, inputs, targets, mask, offsets) -> torch.Tensor:
+        """One step of every member: the mean loss over its masked positions, its gradient
+        (accumulated over length chunks, as `training_step` does for one model), clipping by
+        its own norm, its own AdamW update. Returns the losses [S] (no sync)."""
         leaves = list(self.stack.leaves().values())
         for leaf in leaves:
             leaf.grad = None
-        with autocast(self.device):
-            logits = self.stack.forward(inputs, offsets)
-        losses = self._losses(logits, targets, mask)
-        losses.sum().backward()   # members share no parameters: each gets its own gradient
+        total = mask.sum(dim=(1, 2)).clamp(min=1)
+        losses = torch.zeros(inputs.shape[0], device=inputs.device)
+        for part in stacked_length_chunks(inputs, targets, mask, offsets,
+                                          self.configs[0].length_chunks):
+            with autocast(self.device):
+                logits = self.stack.forward(part[0], part[3])
+            part_losses = self._position_losses(logits, part[1], part[2]) / total
+            part_losses.sum().backward()   # members share no parameters: each its own grad
+            losses += part_losses.detach()
         clip_per_member([leaf.grad for leaf in leaves if leaf.grad is not None], self.max_norms)
         self.optimizer.step(self.rates)
-        return losses.detach()
+        return losses
 
     @torch.no_grad()
     def evaluate(self) -> list[dict]:
@@ -278,3 +286,31 @@ class StackedGroup:
         for key in ("exp_avg", "exp_avg_sq"):
             adam[key] = self.stack.join_leaves(adam[key])
         self.optimizer.load_member_state(j, adam)
+
+
+def stacked_length_chunks(inputs, targets, mask, offsets=None, chunks: int = 1):
+    """`lengthgen.engine.single.length_chunks` for a stacked batch [S, B, T]: each member's
+    rows sorted by length and cut into `chunks` groups; a group is trimmed after the longest
+    sequence any member has in it. Padding only follows a sequence and attention is causal, so
+    the cut columns change nothing at the positions that remain. (Reads the lengths: on a GPU
+    a sync per chunk, which is why GPU configs use one chunk.)"""
+    if chunks <= 1:
+        yield inputs, targets, mask, offsets
+        return
+    width = inputs.shape[2]
+    real = (inputs != 0).sum(dim=2)   # PAD is token id 0 and only follows a sequence
+    masked_to = torch.where(mask.any(dim=2), width - mask.flip(2).int().argmax(dim=2), 0)
+    extent = torch.maximum(real, masked_to)                                      # [S, B]
+    order = torch.argsort(extent, dim=1, stable=True)
+
+    def rows(t, index):   # t [S, B, ...] -> the rows `index` [S, b] of each member
+        expand = index.view(*index.shape, *[1] * (t.dim() - 2)).expand(*index.shape,
+                                                                          *t.shape[2:])
+        return t.gather(1, expand)
+    for index in order.tensor_split(chunks, dim=1):
+        if index.shape[1] == 0:
+            continue
+        cut = int(extent.gather(1, index).max())
+        yield (rows(inputs, index)[:, :, :cut], rows(targets, index)[:, :, :cut],
+               rows(mask, index)[:, :, :cut],
+               None if offsets is None else offsets.gather(1, index))

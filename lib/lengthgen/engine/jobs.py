@@ -84,11 +84,11 @@ def use_device_sampler(sampler: str, device, tasks) -> bool:
 
 def group_key(job: Job, decoder_config=None) -> tuple:
     """Jobs with equal keys train in one group: same decoder shape, batch size, evaluation
-    period and size, and objective."""
+    period and size, length chunks and objective."""
     cfg = job.train
     decoder_config = decoder_config or job.decoder_config()
     return (shape_key(decoder_config), cfg.batch_size, cfg.eval_every, cfg.eval_samples,
-            objective_of(get_task(job.task)).name)
+            cfg.length_chunks, objective_of(get_task(job.task)).name)
 
 
 def train_jobs(jobs: list[Job], device="cpu", *, sampler: str = "auto", deadline=None,

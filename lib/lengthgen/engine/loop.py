@@ -32,7 +32,7 @@ class MemberState:
 
 
 def check_group(configs) -> None:
-    for name in ("eval_every", "batch_size"):
+    for name in ("eval_every", "batch_size", "length_chunks"):
         if len({getattr(c, name) for c in configs}) > 1:
             raise LengthgenError(f"the members of a group must share {name}")
 

@@ -241,7 +241,7 @@ class StackedDecoders:
             q, k, v = (split(part) for part in projected.split(cfg.d_model, dim=-1))
             if cfg.log_length_scaling:
                 q = q * log_length_factors(t, h.device).to(q.dtype)[:, None]
-            y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+            y = _attention_in_chunks(q, k, v)
         y = y.transpose(1, 2).reshape(s, b * t, cfg.d_model)
         return _linear(y, p[pre + "attn.out_proj.weight"], p[pre + "attn.out_proj.bias"])
 
@@ -253,4 +253,20 @@ def _linear(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor) -> torch.
 
 def _layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor) -> torch.Tensor:
     return torch.addcmul(bias[:, None, :], F.layer_norm(x, x.shape[-1:]), weight[:, None, :])
+
+
+# The fused attention kernels put the batch in one grid dimension, limited to 65,535 blocks: a
+# group of 1,024 members at batch 64 (65,536 sequences) failed on an H200 (cuDNN "mha_graph"
+# error, bench_engine.py). Larger batches go through in slices.
+MAX_ATTENTION_BATCH = 32768
+
+
+def _attention_in_chunks(q, k, v, limit: int | None = None):
+    """Causal scaled_dot_product_attention over [N, H, T, dh], at most `limit` sequences per
+    call (the same numbers: sequences never attend to one another)."""
+    limit = limit or MAX_ATTENTION_BATCH
+    if q.shape[0] <= limit:
+        return F.scaled_dot_product_attention(q, k, v, is_causal=True)
+    return torch.cat([F.scaled_dot_product_attention(a, b, c, is_causal=True)
+                      for a, b, c in zip(q.split(limit), k.split(limit), v.split(limit))])
 

@@ -76,6 +76,9 @@ def caption(records: list[dict]) -> str:
     threads = sorted({r["torch_threads"] for r in records if "torch_threads" in r})
     workers = sorted({r["workers"] for r in records if "workers" in r})
     setup = ""
+    cards = sorted({r["gpu_model"] for r in records if "gpu_model" in r})
+    if cards:
+        setup += f" | GPU: {', '.join(cards)}"
     cpus = sorted({r["cpu_capability"] for r in records if "cpu_capability" in r})
     if cpus:  # records written since the processor is recorded (older ones do not say)
         setup += f" | CPU: {', '.join(cpus)}"

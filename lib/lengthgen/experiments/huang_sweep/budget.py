@@ -167,6 +167,52 @@ def plan(config: dict, records: dict, slices: bool = True) -> list[JobSpec]:
     return sorted(jobs.values(), key=lambda j: (j.cost(config), j.name))
 
 
+# ---- cells from job records --------------------------------------------------------------
+def cell_metrics(task: str, encoding: str, config: dict, records: dict) -> dict | None:
+    """A complete cell (its search decided and all its seeds recorded) in the shape of the book
+    sweep's cell records, so `analysis.table` reads both; None while the cell is incomplete."""
+    state = cell_state(task, encoding, config, records)
+    if state["selected"] is None or state["needed"]:
+        return None
+    seeds = sorted(state["seeds"], key=lambda m: m["seed"])
+    names = [bin_name(lo, hi) for lo, hi in get_task(task).test_bins]
+    fitting = [m for m in seeds if m["fit"]]
+    counted = fitting[: config["seeds"]] if fitting else seeds
+    rungs = ladder(task, encoding, config)
+    search = [records[JobSpec(task, encoding, r, 0, i < len(rungs) - 1).name]["metrics"]
+              for i, r in enumerate(rungs)
+              if JobSpec(task, encoding, r, 0, False).name in records]
+    return {"task": task, "encoding": encoding, "fit": bool(fitting),
+            "selected": state["selected"].setting.as_list(), "rule": "paper budget (GPU)",
+            "ladder": [r.as_list() for r in rungs], "search": search, "seeds": seeds,
+            "n_used": len(counted), "n_successful": len(fitting),
+            "accuracy": {b: round(sum(m["bins"][b] for m in counted) / len(counted), 5)
+                         for b in names}}
+
+
+def cell_records(records: dict, config: dict) -> list[dict]:
+    """The complete cells as records `analysis.table` reads ({"metrics", "config"})."""
+    out = []
+    for task in config["tasks"]:
+        for encoding in ENCODINGS:
+            metrics = cell_metrics(task, encoding, config, records)
+            if metrics is not None:
+                out.append({"metrics": metrics, "config": {"tasks": config["tasks"]}})
+    return out
+
+
+def status(records: dict, config: dict) -> dict:
+    """How far the paper-budget sweep is: jobs recorded, cells complete and started."""
+    cells = [(t, e) for t in config["tasks"] for e in ENCODINGS]
+    complete = [c for c in cells if cell_metrics(*c, config, records) is not None]
+    started = [c for c in cells if any(r["params"]["task"] == c[0]
+                                       and r["params"]["encoding"] == c[1]
+                                       for r in records.values())]
+    return {"jobs": len(records), "cells": len(cells), "complete": len(complete),
+            "started": len(started), "planned": len(plan(config, records)),
+            "deferred": len(plan(config, records, slices=False)) - len(plan(config, records))}
+
+
 # ---- records -------------------------------------------------------------------------------
 def load_job_records(folder: Path) -> dict:
     """{job name: record} of a folder (each record checked by `load_record`)."""
@@ -327,4 +373,29 @@ def code_commit(records: dict, search: int = 200) -> str | None:
     except (OSError, subprocess.CalledProcessError):
         return None
     return found
+
+
+def caption(records: dict) -> str:
+    """The provenance line under a paper-budget table: the records' own caption, with the
+    commit whose lib/ ran (`code_commit`) where the machine's git saw an older one "+dirty"."""
+    from lengthgen.runs.records import caption as records_caption
+    if not records:
+        return "No paper-budget records yet."
+    text = records_caption(list(records.values()))
+    # a job's wall time is its group's time until the job's record was written: the caption's
+    # sum over records would count a group once per member
+    groups: dict = {}
+    for r in records.values():
+        key = (r.get("started"), r["command"])
+        groups[key] = max(groups.get(key, 0.0), r["wall_time_s"])
+    total = f"{len(records)} run(s), {sum(r['wall_time_s'] for r in records.values()):.0f} s"
+    text = text.replace(total, f"{len(records)} trainings in {len(groups)} groups, which ran "
+                               f"{sum(groups.values()):.0f} s in all (several at once)")
+    seen = next(iter(records.values()))["git_commit"]
+    commit = code_commit(records)
+    if commit and commit != seen:
+        text = text.replace(f"commit: {seen}", f"commit: {commit} (the GPU machine's copy of "
+                            f"the repository saw {seen}, with exactly that commit's lib/ "
+                            f"changes)")
+    return text
 

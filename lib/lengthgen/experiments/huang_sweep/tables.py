@@ -1,8 +1,8 @@
 """The APE vs NoPE sweep's chapter tables and sentences: the protocol side by side, the cells,
 the headline."""
 from lengthgen.errors import LengthgenError
-from lengthgen.experiments.huang_sweep.analysis import (agreement, compute_s, paper_disagreements,
-                                                         paper_unfit)
+from lengthgen.experiments.huang_sweep.analysis import (agreement, agreement_by_line, compute_s,
+                                                         paper_disagreements, paper_unfit)
 from lengthgen.experiments.huang_sweep.protocol import (ENCODINGS, LONGEST_BIN, Setting, ladder,
                                                          reference, unnamed_rows)
 from lengthgen.models.positions import PositionalEncoding
@@ -242,3 +242,51 @@ def abandoned_text(saved: dict) -> str:
             f"about {saved['saved_s'] / 3600:.1f} hours of run time of the "
             f"{(saved['spent_s'] + saved['saved_s']) / 3600:.1f} they would have taken")
 
+
+# ---- the paper's budget on a GPU (huang_sweep.budget) ---------------------------------------
+BUDGET_HEADER = ["task", "PE", "C-RASP predicts", "selected setting (steps)",
+                 "GPU, paper budget % (3 bins, mean)", "seeds % (101-150)", "seeds fit",
+                 "CPU book % (101-150)", "paper % (3 bins)", "GPU outcome vs prediction"]
+
+
+def budget_rows(rows: list[dict], book_rows: list[dict], steps: int) -> list[list[str]]:
+    """Per complete paper-budget cell: the GPU run beside the CPU book run and the paper.
+    `steps`: the budget of a setting that names none (the config's)."""
+    book = {(r["task"], r["encoding"]): r for r in book_rows}
+    out = []
+    for r in rows:
+        setting = Setting.of(r["selected"])
+        ours = " / ".join(pct(v) for v in r["accuracy"].values())
+        spread = r["spread"][LONGEST_BIN]
+        other = book.get((r["task"], r["encoding"]))
+        if other is None:
+            cpu = "not run"
+        else:
+            cpu = pct(other["accuracy"][LONGEST_BIN]) + ("" if other["fit"] else " (never fit)")
+        paper = "" if r["paper"] is None else " / ".join(pct(v) for v in r["paper"]["bins"])
+        verdict = ("never fit (not a test)" if not r["fit"] else
+                   "agrees" if (r["predicted"] == YES) == r["ours_success"] else "DISAGREES")
+        label = f"{setting.label()} ({setting.max_steps or steps:,})"
+        out.append([info(r["task"]).name, PositionalEncoding(r["encoding"]).label,
+                    r["predicted"], label, ours, f"{pct(spread['min'])}-{pct(spread['max'])}",
+                    f"{r['seeds_fit']} of {r['n_seeds']}", cpu, paper, verdict])
+    return out
+
+
+LINE_HEADER = ["success line (Len 101-150)", "agrees, all cells", "agrees, cells that fit",
+               "the paper agrees, same cells"]
+
+
+def line_rows(rows: list[dict]) -> list[list[str]]:
+    """The headline counts at the success lines of analysis.LINES."""
+    return [[f"{a['line']:.0%}", f"{a['ours']} of {a['cells']}",
+             f"{a['fit_agree']} of {a['fit']}", f"{a['paper']} of {a['paper_cells']}"]
+            for a in agreement_by_line(rows)]
+
+
+def budget_status(status: dict) -> str:
+    """One sentence: how far the paper-budget sweep is."""
+    return (f"{status['jobs']} trainings recorded; {status['complete']} of {status['cells']} "
+            f"cells complete (search decided and every seed recorded), {status['started']} "
+            f"started; {status['planned']} trainings planned next, and {status['deferred']} "
+            f"of the 12-layer setting that no slice of minutes can finish")
