@@ -11,6 +11,7 @@ batch, forward, backward, clipping, AdamW) at batch 64 on binary majority with L
   used before the engine;
 * `vmap+host`: S models through torch.func.vmap with host sampling per member, the path the
   old `train_seeds` took (kept as the engine's generic stacking for non-decoder models);
+* `engine+graph` (GPU): the same, each step replayed as one captured CUDA graph;
 * `engine`: S decoders as stacked tensors (`lengthgen.engine.stacked`) with the per-member
   AdamW and batches made on the device (on a CPU: also `engine+host`, with the host's sampler
   and the same length chunks as `train()`, which is how CPU figures would use it).
@@ -90,8 +91,9 @@ def measure(kind: str, shape, size: int, device: str, seconds: float, rounds: in
         group = ModuleGroup(models[0], task, configs[0], device)
     else:
         group = StackedGroup(models, tasks, configs, device,
-                             stacking="vmap" if kind == "vmap+host" else "auto")
-    if kind == "engine":   # batches made on the device
+                             stacking="vmap" if kind == "vmap+host" else "auto",
+                             graphs=kind == "engine+graph")
+    if kind in ("engine", "engine+graph"):   # batches made on the device
         width = task.max_tokens(50)
         feed = DeviceFeed(tasks, configs, npos, ape, device, width)
     else:
@@ -148,6 +150,8 @@ def main(argv=None) -> int:
         if args.device == "cpu":
             kinds += [("engine+host", s) for s in sizes]
         kinds += [("engine", s) for s in sizes]
+        if args.device == "cuda":
+            kinds += [("engine+graph", s) for s in sizes]
         for kind, size in kinds:
             if time.perf_counter() - start > args.budget:
                 print(f"budget of {args.budget:.0f} s spent: skipping {shape} {kind} S={size}",

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # One GPU session of the engine, prepared to run unattended inside a 10-minute command:
-#   1. correctness on the card (tests/test_engine_cuda.py, the samplers' CUDA tests);
+#   1. correctness on the card (tests/test_engine_cuda.py, the samplers' CUDA tests; CUDA
+#      graphs are used by the slice only where their own test passes);
 #   2. benchmarks/bench_engine.py (model-steps per second per shape and group size);
 #   3. a slice of the APE vs NoPE sweep at the paper's budget (`budget slice`), which ends on
 #      its own and writes each finished job's record at once.
 # Everything it produces lands in $OUT (at most 8 files): check.log, bench.jsonl, bench.log,
-# slice.log and budget-records.tar (the slice's records, to unpack into results/).
+# slice.log and budget-records.tar (the records folder after the slice, committed ones
+# included, to unpack into results/).
 #
 # Usage (on the GPU machine, from the repository root of a clean checkout of COMMIT):
 #   LENGTHGEN_GIT_COMMIT=<commit> OUT=<folder> bash benchmarks/gpu_engine_session.sh \
@@ -24,11 +26,19 @@ PY=${PYTHON:-python3}
   2>&1 | tee "$OUT/check.log"
 
 echo "== 1. correctness on the card" | tee -a "$OUT/check.log"
-timeout 150 $PY -m pytest -q -x -p no:cacheprovider tests/test_engine_cuda.py \
-  tests/test_engine_sampling.py -k "cuda or card" 2>&1 | tail -15 | tee -a "$OUT/check.log"
+# --noconftest: the repository's conftest.py imports the notebook tools, absent on the card
+timeout 150 $PY -m pytest -q -x -p no:cacheprovider --noconftest tests/test_engine_cuda.py \
+  tests/test_engine_sampling.py -k "(cuda or card) and not graph" 2>&1 | tail -15 \
+  | tee -a "$OUT/check.log"
 if [ "${PIPESTATUS[0]}" != 0 ]; then
   echo "correctness check failed: nothing measured" | tee -a "$OUT/check.log"; exit 1
 fi
+# CUDA graphs: the slice replays its steps as graphs only where they give the eager steps
+GRAPHS=""
+timeout 120 $PY -m pytest -q -x -p no:cacheprovider --noconftest tests/test_engine_cuda.py \
+  -k graph 2>&1 | tail -15 | tee -a "$OUT/check.log"
+if [ "${PIPESTATUS[0]}" = 0 ]; then GRAPHS="--graphs"; fi
+echo "slices use CUDA graphs: ${GRAPHS:-no}" | tee -a "$OUT/check.log"
 
 echo "== 2. benchmark ($BENCH_SECONDS s)" | tee -a "$OUT/check.log"
 timeout $((BENCH_SECONDS + 60)) $PY benchmarks/bench_engine.py --device cuda --seconds 1.0 \
@@ -36,9 +46,9 @@ timeout $((BENCH_SECONDS + 60)) $PY benchmarks/bench_engine.py --device cuda --s
 echo "bench rc $? after $(( $(date +%s) - start )) s" | tee -a "$OUT/check.log"
 
 echo "== 3. sweep slice ($SLICE_MINUTES min, $WORKERS workers)" | tee -a "$OUT/check.log"
-root=$(mktemp -d)
+root=results   # resumes from the committed records: the slice trains what they leave
 timeout $(python3 -c "print(int($SLICE_MINUTES * 60 + 90))") $PY -m lengthgen budget slice --scale gpu \
-  --minutes "$SLICE_MINUTES" --workers "$WORKERS" --root "$root" > "$OUT/slice.log" 2>&1
+  --minutes "$SLICE_MINUTES" --workers "$WORKERS" --root "$root" $GRAPHS > "$OUT/slice.log" 2>&1
 echo "slice rc $? after $(( $(date +%s) - start )) s" | tee -a "$OUT/check.log"
 tar -C "$root" --exclude .claims -cf "$OUT/budget-records.tar" huang-fig1-budget
 ls "$root"/huang-fig1-budget/gpu | wc -l | sed 's/^/records: /' | tee -a "$OUT/check.log"

@@ -66,3 +66,29 @@ def test_device_sampled_training_on_the_card_learns():
             for s in range(4)]
     outcomes = train_jobs(jobs, "cuda", sampler="device")
     assert all(o.result.final_accuracy == 1.0 for o in outcomes)
+
+
+def test_a_step_replayed_as_a_cuda_graph_is_the_eager_step():
+    """GraphStep: the same losses and weights as eager steps, through a pool refill, a change
+    of learning rate and a member leaving (which captures again)."""
+    from lengthgen.engine.groups import StackedGroup
+    tasks = [get_task(t) for t in ("tomita3", "tomita5", "tomita2")]
+    configs = [TrainConfig(seed=s, lr=3e-3, schedule="linear", steps=50, eval_samples=8,
+                           max_len=20) for s in range(3)]
+    out = []
+    for graphs in (False, True):
+        models = [decoder_for_task(t, seed=i, n_layers=2, n_heads=2, d_model=32, pe="ape")
+                  for i, t in enumerate(tasks)]
+        group = StackedGroup(models, tasks, configs, "cuda", graphs=graphs)
+        feed = DeviceFeed(tasks, configs, [m.cfg.n_positions for m in models], [True] * 3,
+                          "cuda", tasks[0].max_tokens(20), pool=4)
+        losses = []
+        for step in range(10):
+            if step == 6:
+                group.retain([0, 2])
+                feed.retain([0, 2])
+            group.set_rates(step)
+            losses.append(group.train_step(*feed.batch(step)).cpu())
+        out.append((torch.cat(losses), group.stack.flat.detach().cpu()))
+    torch.testing.assert_close(out[0][0], out[1][0], atol=1e-4, rtol=1e-3)
+    torch.testing.assert_close(out[0][1], out[1][1], atol=1e-4, rtol=1e-3)

@@ -47,6 +47,8 @@ def add_parser(sub):
             q.add_argument("--worker", type=int, default=None, help=argparse_suppress())
             q.add_argument("--max-group", type=positive, default=256)
             q.add_argument("--device", default=None)
+            q.add_argument("--graphs", action="store_true",
+                           help="replay each training step as a CUDA graph (GPU only)")
         q.set_defaults(func=_plan if name == "plan" else _slice)
 
 
@@ -85,7 +87,8 @@ def _slice(args):
     deadline = time.time() + 60 * minutes
     if args.worker is not None:   # one worker process of a slice
         counts = budget.run_slice(root, args.scale, device, deadline, worker=args.worker,
-                                  workers=args.workers, max_group=args.max_group)
+                                  workers=args.workers, max_group=args.max_group,
+                                  graphs=args.graphs)
         print(json.dumps({"worker": args.worker, "done": counts}), flush=True)
         return 0
     folder.mkdir(parents=True, exist_ok=True)
@@ -95,12 +98,13 @@ def _slice(args):
             path.unlink()
     if args.workers == 1:
         counts = budget.run_slice(root, args.scale, device, deadline,
-                                  max_group=args.max_group)
+                                  max_group=args.max_group, graphs=args.graphs)
         print(json.dumps({"done": counts}), flush=True)
         return 0
     base = [sys.executable, "-m", "lengthgen", "budget", "slice", "--scale", args.scale,
             "--root", str(root), "--minutes", str(minutes), "--workers", str(args.workers),
-            "--max-group", str(args.max_group), "--device", str(device)]
+            "--max-group", str(args.max_group), "--device", str(device)] \
+        + (["--graphs"] if args.graphs else [])
     procs = [subprocess.Popen(base + ["--worker", str(w)]) for w in range(args.workers)]
     codes = [p.wait() for p in procs]
     if any(codes):

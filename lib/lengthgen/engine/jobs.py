@@ -93,11 +93,12 @@ def group_key(job: Job, decoder_config=None) -> tuple:
 
 def train_jobs(jobs: list[Job], device="cpu", *, sampler: str = "auto", deadline=None,
                until_step: int | None = None, resume: dict | None = None,
-               max_group: int | None = None, diverged: str = "stop") -> list[JobOutcome]:
+               max_group: int | None = None, diverged: str = "stop",
+               graphs: bool = False) -> list[JobOutcome]:
     """Train every job; see the module docstring. deadline (a time.perf_counter() value) or
     until_step ends a slice early; resume: {job index: state} for jobs that a slice left
-    unfinished. max_group bounds a group's size (memory). Returns one outcome per job, in
-    order."""
+    unfinished. max_group bounds a group's size (memory). graphs: on CUDA, replay each step
+    as a captured CUDA graph (groups.GraphStep). Returns one outcome per job, in order."""
     device = torch.device(device)
     resume = resume or {}
     built = [job.build() for job in jobs]
@@ -116,16 +117,16 @@ def train_jobs(jobs: list[Job], device="cpu", *, sampler: str = "auto", deadline
         for first in range(0, len(members), size):
             part = members[first: first + size]
             _train_group(jobs, built, part, device, sampler, deadline, until_step, resume,
-                         diverged, outcomes)
+                         diverged, outcomes, graphs)
     return outcomes
 
 
 def _train_group(jobs, built, part, device, sampler, deadline, until_step, resume, diverged,
-                 outcomes):
+                 outcomes, graphs=False):
     tasks = [built[i][0] for i in part]
     models = [built[i][1] for i in part]
     configs = [jobs[i].train for i in part]
-    group = StackedGroup(models, tasks, configs, device)
+    group = StackedGroup(models, tasks, configs, device, graphs=graphs)
     n_positions = [m.cfg.n_positions for m in models]
     absolute = [m.cfg.pe.absolute for m in models]
     if use_device_sampler(sampler, device, tasks):

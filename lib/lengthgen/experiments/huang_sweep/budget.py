@@ -265,11 +265,13 @@ def _claim(folder: Path, name: str) -> bool:
 
 
 def run_slice(root: Path, scale: str, device, deadline: float, *, worker: int = 0,
-              workers: int = 1, max_group: int = 256, log=print) -> dict:
+              workers: int = 1, max_group: int = 256, graphs: bool = False,
+              log=print) -> dict:
     """Train planned jobs until `deadline` (a time.time() value) or until nothing is left;
     write each finished job's record as soon as its group ends. Worker w of `workers` takes the
     shape groups whose index is w modulo workers, then re-plans (later phases: the seeds of a
-    selected setting). Returns counts."""
+    selected setting). graphs: replay each step as a CUDA graph (the same training, fewer
+    launches; tests/test_engine_cuda.py checks it on the card). Returns counts."""
     import torch
 
     from lengthgen.engine.jobs import group_key, train_jobs
@@ -300,7 +302,7 @@ def run_slice(root: Path, scale: str, device, deadline: float, *, worker: int = 
         try:
             outcomes = train_jobs(list(jobs), device, sampler=config["sampler"],
                                   deadline=time.perf_counter() + (deadline - time.time()),
-                                  max_group=max_group)
+                                  max_group=max_group, graphs=graphs)
         except Exception as e:   # one failed group costs its jobs, not the slice's other work
             counts["failed_groups"] = counts.get("failed_groups", 0) + 1
             log(json.dumps({"worker": worker, "error": f"{type(e).__name__}: {e}"[:300],
@@ -316,6 +318,7 @@ def run_slice(root: Path, scale: str, device, deadline: float, *, worker: int = 
                 continue
             metrics = score(outcome.model, spec, outcome.result, config, device,
                             outcome.group_size)
+            metrics["cuda_graphs"] = bool(graphs) and torch.device(device).type == "cuda"
             write_job_record(root, scale, spec, config, metrics, started,
                              time.perf_counter() - t0)
             counts["recorded"] += 1
