@@ -6,8 +6,8 @@
 #   3. a slice of the APE vs NoPE sweep at the paper's budget (`budget slice`), which ends on
 #      its own and writes each finished job's record at once.
 # Everything it produces lands in $OUT (at most 8 files): check.log, bench.jsonl, bench.log,
-# slice.log and budget-records.tar (the records folder after the slice, committed ones
-# included, to unpack into results/).
+# slice.log, budget-records.tar (the records folder after the slice, committed ones
+# included, to unpack into results/) and slice-states.tar (unfinished small jobs' states).
 #
 # Usage (on the GPU machine, from the repository root of a clean checkout of COMMIT):
 #   LENGTHGEN_GIT_COMMIT=<commit> OUT=<folder> bash benchmarks/gpu_engine_session.sh \
@@ -48,7 +48,11 @@ echo "bench rc $? after $(( $(date +%s) - start )) s" | tee -a "$OUT/check.log"
 echo "== 3. sweep slice ($SLICE_MINUTES min, $WORKERS workers)" | tee -a "$OUT/check.log"
 root=results   # resumes from the committed records: the slice trains what they leave
 timeout $(python3 -c "print(int($SLICE_MINUTES * 60 + 90))") $PY -m lengthgen budget slice --scale gpu \
-  --minutes "$SLICE_MINUTES" --workers "$WORKERS" --root "$root" $GRAPHS > "$OUT/slice.log" 2>&1
+  --minutes "$SLICE_MINUTES" --workers "$WORKERS" --root "$root" $GRAPHS \
+  --states-in .slice-states --states-out /tmp/slice-states > "$OUT/slice.log" 2>&1
 echo "slice rc $? after $(( $(date +%s) - start )) s" | tee -a "$OUT/check.log"
 tar -C "$root" --exclude .claims -cf "$OUT/budget-records.tar" huang-fig1-budget
 ls "$root"/huang-fig1-budget/gpu | wc -l | sed 's/^/records: /' | tee -a "$OUT/check.log"
+# the states of unfinished small jobs (at most 15 MiB), for the next slice: unpack into
+# .slice-states/ here and name it in the next call's `carry`
+if [ -d /tmp/slice-states ]; then tar -C /tmp -cf "$OUT/slice-states.tar" slice-states; fi

@@ -133,3 +133,36 @@ def test_code_commit_finds_the_commit_whose_changes_the_records_list():
     assert head is None   # an unknown base commit: git cannot tell, and nothing is claimed
     clean = {"a": {"git_commit": "0123456789ab", "git_dirty_files": []}}
     assert budget.code_commit(clean) == "0123456789ab"
+
+
+def test_a_slice_hands_unfinished_jobs_to_the_next_as_files(tmp_path):
+    """A slice stopped mid-training leaves its jobs' states; the next slice resumes them and
+    their records equal those of a slice that ran them through."""
+    import torch
+    quiet = dict(log=lambda *a, **k: None)
+    whole, parts = tmp_path / "whole", tmp_path / "parts"
+    budget.run_slice(whole, "test", torch.device("cpu"), time.time() + 120, **quiet)
+    first = budget.run_slice(parts, "test", torch.device("cpu"), time.time() + 120,
+                             states_out=tmp_path / "states", until_step=15, **quiet)
+    assert first["states_kept"] == first["unfinished"] > 0   # some stop at step 10 already
+    for claims in (parts / budget.FIGURE_ID / "test" / ".claims").iterdir():
+        claims.unlink()   # a new slice clears the claims of the last (`budget slice` does)
+    second = budget.run_slice(parts, "test", torch.device("cpu"), time.time() + 120,
+                              states_in=tmp_path / "states", **quiet)
+    assert second["resumed"] == first["states_kept"]
+    a = budget.load_job_records(whole / budget.FIGURE_ID / "test")
+    b = budget.load_job_records(parts / budget.FIGURE_ID / "test")
+    assert set(a) == set(b)
+    for name in a:
+        ha, hb = a[name]["metrics"]["history"], b[name]["metrics"]["history"]
+        assert [h["step"] for h in ha] == [h["step"] for h in hb], name
+        assert [h["accuracy"] for h in ha] == [h["accuracy"] for h in hb], name
+        assert a[name]["metrics"]["bins"] == b[name]["metrics"]["bins"], name
+
+
+def test_states_beyond_the_budget_are_not_kept(tmp_path):
+    import torch
+    states = {"small": {"x": torch.zeros(10)}, "large": {"x": torch.zeros(100_000)}}
+    kept = budget.save_states(tmp_path, states, budget_bytes=20_000)
+    assert kept == ["small"] and [p.name for p in tmp_path.iterdir()] == ["small.pt"]
+    assert set(budget.load_states(tmp_path)) == {"small"}

@@ -49,7 +49,17 @@ def add_parser(sub):
             q.add_argument("--device", default=None)
             q.add_argument("--graphs", action="store_true",
                            help="replay each training step as a CUDA graph (GPU only)")
+            q.add_argument("--states-in", default=None,
+                           help="folder of the states an earlier slice left (jobs resume)")
+            q.add_argument("--states-out", default=None,
+                           help="folder for the states of jobs this slice cannot finish "
+                                f"({budget_state_mib()} MiB in all, shared by the workers)")
         q.set_defaults(func=_plan if name == "plan" else _slice)
+
+
+def budget_state_mib() -> int:
+    from lengthgen.experiments.huang_sweep.budget import STATE_BYTES
+    return STATE_BYTES // 2 ** 20
 
 
 def argparse_suppress():
@@ -60,6 +70,14 @@ def argparse_suppress():
 def _root(args) -> Path:
     from lengthgen.results import results_dir
     return Path(args.root) if args.root else results_dir()
+
+
+def _states(args) -> dict:
+    """The state hand-off of run_slice: each worker keeps its share of the budget."""
+    from lengthgen.experiments.huang_sweep.budget import STATE_BYTES
+    return {"states_in": Path(args.states_in) if args.states_in else None,
+            "states_out": Path(args.states_out) if args.states_out else None,
+            "state_bytes": STATE_BYTES // args.workers}
 
 
 def _plan(args):
@@ -88,7 +106,7 @@ def _slice(args):
     if args.worker is not None:   # one worker process of a slice
         counts = budget.run_slice(root, args.scale, device, deadline, worker=args.worker,
                                   workers=args.workers, max_group=args.max_group,
-                                  graphs=args.graphs)
+                                  graphs=args.graphs, **_states(args))
         print(json.dumps({"worker": args.worker, "done": counts}), flush=True)
         return 0
     folder.mkdir(parents=True, exist_ok=True)
@@ -98,13 +116,15 @@ def _slice(args):
             path.unlink()
     if args.workers == 1:
         counts = budget.run_slice(root, args.scale, device, deadline,
-                                  max_group=args.max_group, graphs=args.graphs)
+                                  max_group=args.max_group, graphs=args.graphs, **_states(args))
         print(json.dumps({"done": counts}), flush=True)
         return 0
     base = [sys.executable, "-m", "lengthgen", "budget", "slice", "--scale", args.scale,
             "--root", str(root), "--minutes", str(minutes), "--workers", str(args.workers),
             "--max-group", str(args.max_group), "--device", str(device)] \
-        + (["--graphs"] if args.graphs else [])
+        + (["--graphs"] if args.graphs else []) \
+        + (["--states-in", args.states_in] if args.states_in else []) \
+        + (["--states-out", args.states_out] if args.states_out else [])
     procs = [subprocess.Popen(base + ["--worker", str(w)]) for w in range(args.workers)]
     codes = [p.wait() for p in procs]
     if any(codes):

@@ -264,21 +264,64 @@ def _claim(folder: Path, name: str) -> bool:
         return False
 
 
+STATE_BYTES = 15 * 2 ** 20   # what one slice hands to the next, in all (a file of 16 MiB)
+
+
+def load_states(folder: Path | None) -> dict:
+    """{job name: state} from a folder of `<job name>.pt` files a slice left (see run_slice)."""
+    from lengthgen.engine.checkpoints import load_checkpoint
+    if folder is None or not Path(folder).is_dir():
+        return {}
+    return {p.stem: load_checkpoint(p) for p in sorted(Path(folder).glob("*.pt"))}
+
+
+def save_states(folder: Path, states: dict, budget_bytes: int) -> list[str]:
+    """Write unfinished jobs' states as `<job name>.pt`, smallest first, while the total stays
+    within `budget_bytes` (a slice hands at most a few files of small models to the next one;
+    a large model's state, tens of MB, does not fit and its job starts again). Returns the
+    names written."""
+    import io
+
+    import torch
+
+    from lengthgen.engine.checkpoints import save_checkpoint
+    sized = []
+    for name, state in states.items():
+        buffer = io.BytesIO()
+        torch.save(state, buffer)
+        sized.append((buffer.tell(), name))
+    written, used = [], 0
+    for size, name in sorted(sized):
+        if used + size > budget_bytes:
+            break
+        save_checkpoint(Path(folder) / f"{name}.pt", states[name])   # atomic
+        written.append(name)
+        used += size
+    return written
+
+
 def run_slice(root: Path, scale: str, device, deadline: float, *, worker: int = 0,
               workers: int = 1, max_group: int = 256, graphs: bool = False,
+              states_in: Path | None = None, states_out: Path | None = None,
+              state_bytes: int = STATE_BYTES, until_step: int | None = None,
               log=print) -> dict:
     """Train planned jobs until `deadline` (a time.time() value) or until nothing is left;
     write each finished job's record as soon as its group ends. Worker w of `workers` takes the
     shape groups whose index is w modulo workers, then re-plans (later phases: the seeds of a
     selected setting). graphs: replay each step as a CUDA graph (the same training, fewer
-    launches; tests/test_engine_cuda.py checks it on the card). Returns counts."""
+    launches; tests/test_engine_cuda.py checks it on the card). states_in: the states an earlier
+    slice left (jobs resume where they stopped); states_out: where this slice leaves the states
+    of the jobs it could not finish, `state_bytes` in all for this worker. until_step ends every
+    group at that step (tests). Returns counts."""
     import torch
 
     from lengthgen.engine.jobs import group_key, train_jobs
     from lengthgen.results import run_started
     config = budget_configs()[scale]
     folder = Path(root) / FIGURE_ID / scale
-    counts = {"recorded": 0, "unfinished": 0, "groups": 0}
+    counts = {"recorded": 0, "unfinished": 0, "groups": 0, "resumed": 0}
+    states = load_states(states_in)
+    unfinished: dict = {}
     while time.time() < deadline:
         records = load_job_records(folder)
         pending = [j for j in plan(config, records) if j.name not in records]
@@ -297,12 +340,16 @@ def run_slice(root: Path, scale: str, device, deadline: float, *, worker: int = 
         else:
             break   # every planned job is taken by another worker
         specs, jobs = zip(*claimed)
+        resume = {i: states[s.name] for i, s in enumerate(specs)
+                  if s.name in states and states[s.name].get("job") == s.params()}
+        counts["resumed"] += len(resume)
         started = run_started(str(device), torch.get_num_threads())
         t0 = time.perf_counter()
         try:
             outcomes = train_jobs(list(jobs), device, sampler=config["sampler"],
                                   deadline=time.perf_counter() + (deadline - time.time()),
-                                  max_group=max_group, graphs=graphs)
+                                  until_step=until_step, resume=resume, max_group=max_group,
+                                  graphs=graphs)
         except Exception as e:   # one failed group costs its jobs, not the slice's other work
             counts["failed_groups"] = counts.get("failed_groups", 0) + 1
             log(json.dumps({"worker": worker, "error": f"{type(e).__name__}: {e}"[:300],
@@ -314,7 +361,10 @@ def run_slice(root: Path, scale: str, device, deadline: float, *, worker: int = 
         for spec, outcome in zip(specs, outcomes):
             if outcome.result is None:
                 counts["unfinished"] += 1
-                (folder / ".claims" / spec.name).unlink(missing_ok=True)
+                if outcome.state is not None:
+                    unfinished[spec.name] = {**outcome.state, "job": spec.params()}
+                if until_step is None:   # a step-bounded slice must not pick it up again
+                    (folder / ".claims" / spec.name).unlink(missing_ok=True)
                 continue
             metrics = score(outcome.model, spec, outcome.result, config, device,
                             outcome.group_size)
@@ -325,6 +375,8 @@ def run_slice(root: Path, scale: str, device, deadline: float, *, worker: int = 
         log(json.dumps({"worker": worker, "shape": list(specs[0].setting.as_list()),
                         "jobs": len(specs), **counts,
                         "seconds": round(time.perf_counter() - t0, 1)}), flush=True)
+    if states_out is not None and unfinished:
+        counts["states_kept"] = len(save_states(states_out, unfinished, state_bytes))
     return counts
 
 
