@@ -166,3 +166,33 @@ def test_states_beyond_the_budget_are_not_kept(tmp_path):
     kept = budget.save_states(tmp_path, states, budget_bytes=20_000)
     assert kept == ["small"] and [p.name for p in tmp_path.iterdir()] == ["small.pt"]
     assert set(budget.load_states(tmp_path)) == {"small"}
+
+
+def test_the_share_of_dn_training_words_at_full_depth_is_counted_exactly():
+    """bounded_dyck_counts against every word of small lengths, and full_depth_share against
+    words drawn by the task's own sampler."""
+    import itertools
+
+    import numpy as np
+
+    from lengthgen.experiments.huang_sweep.analysis import bounded_dyck_counts, full_depth_share
+    from lengthgen.tasks import get_task
+
+    def depth_of(word):
+        depth, deepest = 0, 0
+        for c in word:
+            depth += 1 if c == "a" else -1
+            if depth < 0:
+                return None
+            deepest = max(deepest, depth)
+        return deepest if depth == 0 else None
+    for length in range(0, 13):
+        depths = [depth_of(w) for w in itertools.product("ab", repeat=length)]
+        for bound in (1, 2, 3):
+            assert bounded_dyck_counts(length, bound) == sum(
+                d is not None and d <= bound for d in depths)
+    task = get_task("d3")
+    batch = task.sample(np.random.default_rng(0), 4000, 1, 50)
+    words = ["".join(task.alphabet[i - 2] for i in row if i >= 2) for row in batch.inputs]
+    share = np.mean([depth_of(w) == 3 for w in words])
+    assert abs(share - full_depth_share(3, 1, 50)) < 0.03

@@ -260,3 +260,26 @@ def abandon_savings(records: list[dict]) -> dict:
 def percent(value):
     """A fraction in percent, as the figures draw it (a missing value stays None)."""
     return None if value in (None, "") else 100 * value
+
+
+# ---- D_n: how deep the training words go ------------------------------------------------------
+def bounded_dyck_counts(length: int, depth: int) -> int:
+    """The number of Dyck-1 words of this length whose depth never exceeds `depth` (exact)."""
+    paths = [1] + [0] * depth   # paths[d]: prefixes at depth d
+    for _ in range(length):
+        paths = [(paths[d - 1] if d > 0 else 0) + (paths[d + 1] if d < depth else 0)
+                 for d in range(depth + 1)]
+    return paths[0]
+
+
+def full_depth_share(depth: int, lo: int, hi: int) -> float:
+    """The share of training words of D_depth that reach depth `depth`, under the book's law
+    (Len uniform over the lengths in [lo, hi] that have members, then a uniform member): a
+    word of D_n that never reaches n is a word of D_(n-1). The authors' nested generator makes
+    nearly every word reach n (the protocol table); this says how far the book's law is from
+    that."""
+    lengths = [n for n in range(lo, hi + 1) if bounded_dyck_counts(n, depth) > 0]
+    shares = [1 - bounded_dyck_counts(n, depth - 1) / bounded_dyck_counts(n, depth)
+              for n in lengths]
+    return sum(shares) / len(shares)
+
