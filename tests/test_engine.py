@@ -259,3 +259,16 @@ def test_length_chunks_in_a_group_give_the_padded_groups_step():
         out.append((group.stack.flat.detach().clone(), torch.stack(losses)))
     torch.testing.assert_close(out[0][1], out[1][1], atol=1e-5, rtol=1e-5)
     torch.testing.assert_close(out[0][0], out[1][0], atol=1e-5, rtol=1e-4)
+
+
+@pytest.mark.filterwarnings("ignore:CUDA is not available")
+def test_a_card_without_bf16_trains_in_full_precision(monkeypatch):
+    """bf16 autocast only where the card has it (compute capability 8 on); a T4 (7.5) gets fp32."""
+    import contextlib
+
+    import lengthgen.evaluate as ev
+    for capability, expected in (((7, 5), contextlib.nullcontext), ((8, 0), torch.autocast),
+                                 ((9, 0), torch.autocast)):
+        monkeypatch.setattr(torch.cuda, "get_device_capability", lambda device=None, c=capability: c)
+        assert isinstance(ev.autocast("cuda"), expected), capability
+    assert isinstance(ev.autocast("cpu"), contextlib.nullcontext)

@@ -20,11 +20,18 @@ from lengthgen.tasks.base import Batch, Task, bin_name
 
 
 def autocast(device) -> contextlib.AbstractContextManager:
-    """bf16 autocast on CUDA (fast, and safe for these small models); full precision elsewhere."""
+    """bf16 autocast on a CUDA card that has bf16 (fast, and safe for these small models); full
+    precision elsewhere. A card without bf16 (a Colab T4) trains in fp32: fp16 would need loss
+    scaling, and these models are small enough that fp32 costs little."""
     device = torch.device(device)
-    if device.type == "cuda":
+    if device.type == "cuda" and bf16_supported(device):
         return torch.autocast("cuda", dtype=torch.bfloat16)
     return contextlib.nullcontext()
+
+
+def bf16_supported(device) -> bool:
+    """Whether the CUDA card computes in bf16 natively (compute capability 8.0 and later)."""
+    return torch.cuda.get_device_capability(torch.device(device))[0] >= 8
 
 
 def to_tensors(batch: Batch, device, target_dtype: torch.dtype = torch.long
