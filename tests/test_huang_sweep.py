@@ -193,22 +193,29 @@ def test_a_cell_fits_with_one_seed_at_100_or_at_the_papers_own_level():
 
 
 # ---- the sweep -----------------------------------------------------------------------------
-def test_train_setting_ties_embeddings_where_inputs_and_outputs_share_symbols(monkeypatch):
-    built = []
-    import lengthgen.train
-    real = lengthgen.train.decoder_for_task   # imported by train_setting when it runs
-
-    def spy(task, **options):
-        model = real(task, **options)
-        built.append(model)
-        return model
-
-    monkeypatch.setattr(lengthgen.train, "decoder_for_task", spy)
+def test_a_cells_job_ties_embeddings_where_inputs_and_outputs_share_symbols():
     config = experiment("huang-fig1-algorithmic").CONFIGS["test"]
-    protocol.train_setting(get_task("binary_majority"), "ape", [1, 1, 16, 1e-2], 0, config, "cpu")
-    protocol.train_setting(get_task("tomita2"), "nope", [1, 1, 16, 1e-2], 0, config, "cpu")
-    assert built[0].unembed.weight is built[0].token_embeddings.weight
-    assert not built[1].cfg.tied_embeddings  # output classes are sets of next symbols
+    tied = protocol.job_for("binary_majority", "ape", [1, 1, 16, 1e-2], 0, config).build()[1]
+    untied = protocol.job_for("tomita2", "nope", [1, 1, 16, 1e-2], 0, config).build()[1]
+    assert tied.unembed.weight is tied.token_embeddings.weight
+    assert not untied.cfg.tied_embeddings  # output classes are sets of next symbols
+
+
+def test_train_setting_trains_the_cells_job(monkeypatch):
+    """The CPU book sweep and the paper-budget sweep share one translation (protocol.job_for):
+    train_setting trains the model and TrainConfig of that job."""
+    import lengthgen.train
+    config = experiment("huang-fig1-algorithmic").CONFIGS["test"]
+    seen = []
+    real = lengthgen.train.train
+
+    def spy(model, task, cfg, device="cpu", **kw):
+        seen.append((model.cfg.to_dict(), cfg))
+        return real(model, task, cfg, device, **kw)
+    monkeypatch.setattr(lengthgen.train, "train", spy)
+    protocol.train_setting(get_task("tomita2"), "ape", [1, 1, 16, 1e-2], 0, config, "cpu")
+    job = protocol.job_for("tomita2", "ape", [1, 1, 16, 1e-2], 0, config)
+    assert seen == [(job.decoder_config().to_dict(), job.train)]
 
 
 def test_an_interrupted_training_resumes_from_its_checkpoint(tmp_path, monkeypatch):
@@ -226,7 +233,7 @@ def test_an_interrupted_training_resumes_from_its_checkpoint(tmp_path, monkeypat
     try:
         torch.set_num_threads(old + 1)
         other = protocol._checkpoint("tomita2", "ape", protocol.Setting(1, 1, 16, 1e-2), 0,
-                                           config, decoder_for_task(task, seed=0, d_model=16),
+                                           config, decoder_for_task(task, seed=0, d_model=16).cfg,
                                            False)
     finally:
         torch.set_num_threads(old)

@@ -31,7 +31,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lengthgen.experiments.huang_sweep.protocol import (ENCODINGS, HELDOUT_BIN, LONGEST_BIN,
-                                                        Setting, configs, ladder, paper_setting)
+                                                        Setting, configs, job_for, ladder,
+                                                        paper_setting)
 from lengthgen.tasks import get_task
 from lengthgen.tasks.base import bin_name
 from lengthgen.tasks.metadata import algorithmic_ids, language_ids
@@ -85,18 +86,10 @@ class JobSpec:
 
 
 def to_engine_job(spec: JobSpec, config: dict):
-    """The engine's Job for a spec: the decoder and training of the protocol above."""
-    from dataclasses import replace
-
-    from lengthgen.engine.jobs import Job
-    from lengthgen.experiments.huang_sweep.protocol import _train_config
-    task = get_task(spec.task)
-    s = spec.setting
-    tie = bool(config.get("tie_embeddings")) and task.n_classes == len(task.vocab)
-    cfg = _train_config(config, s, spec.seed, None, spec.may_abandon)
-    cfg = replace(cfg, length_chunks=config.get("length_chunks", cfg.length_chunks))
-    return Job(spec.task, {"n_layers": s.layers, "n_heads": s.heads, "d_model": s.d_model,
-                           "pe": spec.encoding, "tied_embeddings": tie}, cfg, name=spec.name)
+    """The engine's Job for a spec: the decoder and training of the protocol above (the same
+    translation the CPU book sweep uses, `protocol.job_for`)."""
+    return job_for(spec.task, spec.encoding, spec.setting, spec.seed, config, spec.may_abandon,
+                   name=spec.name)
 
 
 # ---- planning from the records -----------------------------------------------------------

@@ -223,7 +223,22 @@ def check_cache_writable() -> None:
     check_writable(cache_dir(), "the sweep's checkpoints (XDG_CACHE_HOME)")
 
 
-def _checkpoint(task_id, encoding, setting, seed, config, model, may_abandon) -> Path | None:
+def job_for(task_id: str, encoding: str, setting, seed: int, config: dict,
+            may_abandon: bool = False, checkpoint: str | None = None, name: str = ""):
+    """The one training of a cell's search or seeds as the engine's typed Job: the decoder of
+    the setting (embeddings tied where inputs and outputs share one vocabulary, as the authors'
+    GPT2LMHeadModel ties them) and its TrainConfig (`_train_config`). The CPU book sweep trains
+    it with `train` (checkpointed), the paper-budget sweep in stacked groups."""
+    from lengthgen.engine.jobs import Job
+    task = get_task(task_id)
+    setting = Setting.of(setting)
+    tie = bool(config.get("tie_embeddings")) and task.n_classes == len(task.vocab)
+    return Job(task_id, {"n_layers": setting.layers, "n_heads": setting.heads,
+                         "d_model": setting.d_model, "pe": encoding, "tied_embeddings": tie},
+               _train_config(config, setting, seed, checkpoint, may_abandon), name=name)
+
+
+def _checkpoint(task_id, encoding, setting, seed, config, model_cfg, may_abandon) -> Path | None:
     """Where a training checkpoints: keyed by everything that changes its result."""
     import torch
     if not config.get("checkpoints"):
@@ -231,7 +246,7 @@ def _checkpoint(task_id, encoding, setting, seed, config, model, may_abandon) ->
     key = json.dumps({"task": task_id, "encoding": encoding, "setting": setting.as_list(),
                       "seed": seed, "may_abandon": may_abandon,
                       "config": {k: v for k, v in config.items() if k != "tasks"},
-                      "model": model.cfg.to_dict(), "threads": torch.get_num_threads(),
+                      "model": model_cfg.to_dict(), "threads": torch.get_num_threads(),
                       "torch": torch.__version__}, sort_keys=True)
     return cache_dir() / f"{hashlib.sha256(key.encode()).hexdigest()[:32]}.pt"
 
@@ -242,12 +257,11 @@ def train_setting(task, encoding: str, setting, seed: int, config: dict, device,
     the checkpoint paths, for the cell to remove once its record is computed. With
     `may_abandon` (a rung below the ladder's last), the config's "abandon_below" applies."""
     from lengthgen.evaluate import evaluate
-    from lengthgen.train import EVAL_SEED_OFFSET, decoder_for_task, train
+    from lengthgen.train import EVAL_SEED_OFFSET, train
     setting = Setting.of(setting)
-    tie = bool(config.get("tie_embeddings")) and task.n_classes == len(task.vocab)
-    model = decoder_for_task(task, seed=seed, n_layers=setting.layers, n_heads=setting.heads,
-                             d_model=setting.d_model, pe=encoding, tied_embeddings=tie)
-    checkpoint = _checkpoint(task.id, encoding, setting, seed, config, model, may_abandon)
+    job = job_for(task.id, encoding, setting, seed, config, may_abandon)
+    checkpoint = _checkpoint(task.id, encoding, setting, seed, config, job.decoder_config(),
+                             may_abandon)
     if checkpoint is not None:
         fresh_after = cache_fresh_after()  # `figure run --force`: train again, resume nothing
         if fresh_after is not None and checkpoint.exists() \
@@ -255,9 +269,10 @@ def train_setting(task, encoding: str, setting, seed: int, config: dict, device,
             checkpoint.unlink()
         if used is not None:
             used.append(checkpoint)
-    cfg = _train_config(config, setting, seed, None if checkpoint is None else str(checkpoint),
-                        may_abandon)
-    result = train(model, task, cfg, device)
+    job = job_for(task.id, encoding, setting, seed, config, may_abandon,
+                  None if checkpoint is None else str(checkpoint))
+    _, model = job.build()
+    result = train(model, task, job.train, device)
     bins = {name: round(v["accuracy"], 5) for name, v in evaluate(
         model, task, None, config["samples_per_bin"], seed + 2 * EVAL_SEED_OFFSET,
         device).items()}
