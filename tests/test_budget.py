@@ -196,3 +196,20 @@ def test_the_share_of_dn_training_words_at_full_depth_is_counted_exactly():
     words = ["".join(task.alphabet[i - 2] for i in row if i >= 2) for row in batch.inputs]
     share = np.mean([depth_of(w) == 3 for w in words])
     assert abs(share - full_depth_share(3, 1, 50)) < 0.03
+
+
+def test_every_cell_says_how_far_it_is_and_what_it_waits_for():
+    from lengthgen.experiments.huang_sweep import tables
+    rungs = _seed0("tomita7", "ape")
+    records = {r.name: dict(_record(r, fit), params=r.params())
+               for r, fit in zip(rungs[:2], (False, True))}
+    progress = {(p["task"], p["encoding"]): p for p in budget.cell_progress(records, GPU)}
+    assert len(progress) == 50
+    t7 = progress[("tomita7", "ape")]
+    assert (t7["stage"], t7["tried"], t7["rungs"], t7["seeds"]) == \
+        ("seeds of the selected setting", 2, 3, 1)
+    assert t7["waiting_for"] == [rungs[1].setting.label()]
+    assert progress[("tomita7", "nope")]["stage"] == "not started"
+    assert progress[("addition", "nope")]["stage"] == "not started"
+    rows = tables.progress_rows(list(progress.values()))
+    assert len(rows) == 50 and all(len(r) == len(tables.PROGRESS_HEADER) for r in rows)

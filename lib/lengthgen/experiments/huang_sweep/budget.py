@@ -194,6 +194,41 @@ def cell_records(records: dict, config: dict) -> list[dict]:
     return out
 
 
+def cell_progress(records: dict, config: dict) -> list[dict]:
+    """Every cell's state in the paper-budget sweep, for the chapter's table of what is left:
+    trainings recorded, the rungs tried of its ladder, the setting selected (once decided),
+    the seeds recorded of it, the best in-distribution accuracy so far, and what it waits for."""
+    out = []
+    for task in config["tasks"]:
+        first = bin_name(*get_task(task).test_bins[0])
+        for encoding in ENCODINGS:
+            state = cell_state(task, encoding, config, records)
+            mine = [r["metrics"] for r in records.values()
+                    if r["params"]["task"] == task and r["params"]["encoding"] == encoding]
+            rungs = ladder(task, encoding, config)
+            tried = sum(JobSpec(task, encoding, r, 0, False).name in records for r in rungs)
+            waiting = sorted({j.setting.label() for j in state["needed"]})
+            deferred = [j for j in state["needed"] if not in_a_slice(j, config)]
+            if state["selected"] is not None and not state["needed"]:
+                stage = "complete"
+            elif not mine:
+                stage = "not started"
+            elif deferred and len(deferred) == len(state["needed"]):
+                stage = "needs the 12-layer setting (longer than a slice)"
+            elif state["selected"] is not None:
+                stage = "seeds of the selected setting"
+            else:
+                stage = "search"
+            out.append({"task": task, "encoding": encoding, "jobs": len(mine),
+                        "rungs": len(rungs), "tried": tried, "stage": stage,
+                        "selected": None if state["selected"] is None
+                        else state["selected"].setting.as_list(),
+                        "seeds": len(state["seeds"]),
+                        "best_first_bin": max((m["bins"][first] for m in mine), default=None),
+                        "waiting_for": waiting})
+    return out
+
+
 def status(records: dict, config: dict) -> dict:
     """How far the paper-budget sweep is: jobs recorded, cells complete and started."""
     cells = [(t, e) for t in config["tasks"] for e in ENCODINGS]

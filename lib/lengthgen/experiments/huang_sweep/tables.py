@@ -290,3 +290,21 @@ def budget_status(status: dict) -> str:
             f"cells complete (search decided and every seed recorded), {status['started']} "
             f"started; {status['planned']} trainings planned next, and {status['deferred']} "
             f"of the 12-layer setting that no slice of minutes can finish")
+
+
+PROGRESS_HEADER = ["task", "PE", "stage", "ladder rungs tried", "selected setting",
+                   "its seeds recorded", "best % so far (in distribution)", "waits for"]
+
+
+def progress_rows(progress: list[dict]) -> list[list[str]]:
+    """Every cell of the paper-budget sweep and what it still needs (budget.cell_progress)."""
+    rows = []
+    for p in progress:
+        selected = "" if p["selected"] is None else Setting.of(p["selected"]).label()
+        best = "" if p["best_first_bin"] is None else pct(p["best_first_bin"])
+        rows.append([info(p["task"]).name, PositionalEncoding(p["encoding"]).label, p["stage"],
+                     f"{p['tried']} of {p['rungs']}", selected,
+                     str(p["seeds"]) if p["selected"] is not None else "", best,
+                     "; ".join(p["waiting_for"])])
+    return rows
+
