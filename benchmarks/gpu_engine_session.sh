@@ -2,10 +2,12 @@
 # One GPU session of the engine, prepared to run unattended inside a 10-minute command:
 #   1. correctness on the card (tests/test_engine_cuda.py, the samplers' CUDA tests; CUDA
 #      graphs are used by the slice only where their own test passes);
-#   2. benchmarks/bench_engine.py (model-steps per second per shape and group size);
+#   2. benchmarks/bench_engine.py (model-steps per second per shape and group size), then
+#      benchmarks/profile_engine.py (where the step's time goes for the shapes that missed);
 #   3. a slice of the APE vs NoPE sweep at the paper's budget (`budget slice`), which ends on
 #      its own and writes each finished job's record at once.
 # Everything it produces lands in $OUT (at most 8 files): check.log, bench.jsonl, bench.log,
+# profile.jsonl,
 # slice.log, budget-records.tar (the records folder after the slice, committed ones
 # included, to unpack into results/) and slice-states.tar (unfinished small jobs' states).
 #
@@ -44,6 +46,11 @@ echo "== 2. benchmark ($BENCH_SECONDS s)" | tee -a "$OUT/check.log"
 timeout $((BENCH_SECONDS + 60)) $PY benchmarks/bench_engine.py --device cuda --seconds 1.0 \
   --rounds 1 --budget "$BENCH_SECONDS" --out "$OUT/bench.jsonl" > "$OUT/bench.log" 2>&1
 echo "bench rc $? after $(( $(date +%s) - start )) s" | tee -a "$OUT/check.log"
+
+echo "== 2b. profile of the two shapes that missed their targets" | tee -a "$OUT/check.log"
+timeout 150 $PY benchmarks/profile_engine.py --device cuda > "$OUT/profile.jsonl" \
+  2>> "$OUT/check.log"
+echo "profile rc $? after $(( $(date +%s) - start )) s" | tee -a "$OUT/check.log"
 
 echo "== 3. sweep slice ($SLICE_MINUTES min, $WORKERS workers)" | tee -a "$OUT/check.log"
 root=results   # resumes from the committed records: the slice trains what they leave

@@ -1,0 +1,122 @@
+"""Where a stacked group's training step spends its time: the top operators and kernels.
+
+    PYTHONPATH=lib python3 benchmarks/profile_engine.py --device cuda [--out FILE]
+    OMP_NUM_THREADS=1 .venv/bin/python benchmarks/profile_engine.py --device cpu
+
+For the two shapes that missed their targets on an H200 (README, "The training engine"): a
+group of 64 one-layer width-16 decoders (host-bound: about 6 ms a step whatever the group's
+size) and one 12-layer width-768 decoder (41 ms a step against a floor near 4 ms). For each it
+times eager steps, and with CUDA graphs where the device has them, then profiles a few eager
+steps with torch.profiler and prints the step's wall time, the host time, the device time, the
+number of kernels launched and the ten operators that take the most time. One line of JSON per
+measurement goes to --out as well.
+"""
+import argparse
+import json
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+
+CASES = (((1, 1, 16), 64), ((12, 12, 768), 1))
+
+
+def _group(shape, size, device, graphs=False):
+    import torch
+
+    from lengthgen.engine.feeds import DeviceFeed
+    from lengthgen.engine.groups import StackedGroup
+    from lengthgen.tasks import get_task
+    from lengthgen.train import TrainConfig, decoder_for_task
+    task = get_task("binary_majority")
+    layers, heads, width = shape
+    configs = [TrainConfig(steps=10 ** 6, lr=1e-3, schedule="linear", eval_every=10 ** 6,
+                           eval_samples=8, seed=i, max_len=50, stop_accuracy=None)
+               for i in range(size)]
+    models = [decoder_for_task(task, seed=i, n_layers=layers, n_heads=heads, d_model=width)
+              for i in range(size)]
+    group = StackedGroup(models, [task] * size, configs, device, graphs=graphs)
+    feed = DeviceFeed([task] * size, configs, [m.cfg.n_positions for m in models],
+                      [True] * size, device, task.max_tokens(50))
+    counter = [0]
+
+    def step():
+        group.set_rates(counter[0])
+        out = group.train_step(*feed.batch(counter[0]))
+        counter[0] += 1
+        return out
+    sync = torch.cuda.synchronize if torch.device(device).type == "cuda" else (lambda: None)
+    return step, sync
+
+
+def timed(step, sync, n: int) -> float:
+    for _ in range(3):
+        step()
+    sync()
+    start = time.perf_counter()
+    for _ in range(n):
+        step()
+    sync()
+    return (time.perf_counter() - start) / n
+
+
+def profile(step, sync, device: str, n: int = 5) -> dict:
+    import torch
+    from torch.profiler import ProfilerActivity, profile as torch_profile
+    activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if device == "cuda" else [])
+    for _ in range(3):
+        step()
+    sync()
+    with torch_profile(activities=activities) as prof:
+        for _ in range(n):
+            step()
+        sync()
+    events = prof.key_averages()
+    key = "self_device_time_total" if device == "cuda" else "self_cpu_time_total"
+    top = sorted(events, key=lambda e: getattr(e, key, 0), reverse=True)[:10]
+    kernels = sum(e.count for e in events if getattr(e, "device_type", None) is not None
+                  and str(e.device_type).endswith("CUDA"))
+    return {"host_ms_per_step": round(sum(e.self_cpu_time_total for e in events) / n / 1e3, 2),
+            "device_ms_per_step": round(sum(getattr(e, "self_device_time_total", 0)
+                                            for e in events) / n / 1e3, 2),
+            "kernels_per_step": round(kernels / n, 1),
+            "top": [(e.key[:60], round(getattr(e, key, 0) / n / 1e3, 3), e.count // n)
+                    for e in top]}
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
+    parser.add_argument("--steps", type=int, default=None)
+    parser.add_argument("--out", default=None)
+    args = parser.parse_args(argv)
+    import torch
+    if args.device == "cuda" and not torch.cuda.is_available():
+        print("profile_engine: --device cuda but no CUDA device is available", file=sys.stderr)
+        return 2
+    cases = CASES if args.device == "cuda" else (((1, 1, 16), 8), ((2, 2, 64), 1))
+    n = args.steps or (20 if args.device == "cuda" else 3)
+    out = open(args.out, "w") if args.out else None
+    for shape, size in cases:
+        rows = []
+        for graphs in ((False, True) if args.device == "cuda" else (False,)):
+            try:
+                step, sync = _group(shape, size, args.device, graphs)
+                row = {"shape": list(shape), "group": size, "graphs": graphs,
+                       "ms_per_step": round(timed(step, sync, n) * 1e3, 2)}
+                if not graphs:
+                    row.update(profile(step, sync, args.device))
+            except Exception as e:   # a failing case says why; the others go on
+                row = {"shape": list(shape), "group": size, "graphs": graphs,
+                       "error": f"{type(e).__name__}: {str(e).splitlines()[0][:200]}"}
+            rows.append(row)
+            print(json.dumps(row), flush=True)
+            if out:
+                out.write(json.dumps(row) + "\n")
+                out.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
