@@ -7,15 +7,16 @@
 #   3. a slice of the APE vs NoPE sweep at the paper's budget (`budget slice`), which ends on
 #      its own and writes each finished job's record at once.
 # Everything it produces lands in $OUT (at most 8 files): check.log, bench.jsonl, bench.log,
-# profile.jsonl,
-# slice.log, budget-records.tar (the records folder after the slice, committed ones
+# profile.jsonl, slice.log, budget-records.tar (the records folder after the slice, committed ones
 # included, to unpack into results/) and slice-states.tar (unfinished small jobs' states).
 #
 # Usage (on the GPU machine, from the repository root of a clean checkout of COMMIT):
 #   LENGTHGEN_GIT_COMMIT=<commit> OUT=<folder> bash benchmarks/gpu_engine_session.sh \
 #       [BENCH_SECONDS] [SLICE_MINUTES] [WORKERS]
-# The machine has no git repository (the tree is a copy): LENGTHGEN_GIT_COMMIT names the commit
-# the copy was made from, for the records' provenance.
+# Provenance: the device tool's copy carries the repository's .git as it was when the session
+# began, so git there names that older commit "+dirty" with the changed lib/ files;
+# `budget.code_commit` recovers the commit from them, and records carry `lib_digest`.
+# LENGTHGEN_GIT_COMMIT is read only where no git repository is found at all.
 set -uo pipefail
 BENCH_SECONDS=${1:-100}
 SLICE_MINUTES=${2:-4.5}
