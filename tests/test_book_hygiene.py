@@ -51,6 +51,9 @@ def test_notebook_starts_with_its_title_then_the_setup_pattern(path):
     assert 'sys.path.insert(0, "/content/book/lib")' in colab, \
         f"{path.name}: the Colab cell must put /content/book/lib on sys.path"
     assert "get_scale()" in setup and "get_device()" in setup, f"{path.name}: second cell is not setup"
+    # the site opens with the chapter, not with its imports (they stay in the notebook)
+    assert "hide-input" in code[1]["metadata"].get("tags", []), \
+        f"{path.name}: fold the setup cell's input on the site (tag hide-input)"
 
 
 def test_every_toc_entry_exists_and_every_chapter_is_listed():
