@@ -13,8 +13,8 @@ batch, forward, backward, clipping, AdamW) at batch 64 on binary majority with L
   old `train_seeds` took (kept as the engine's generic stacking for non-decoder models);
 * `engine+graph` (GPU): the same, each step replayed as one captured CUDA graph;
 * `engine`: S decoders as stacked tensors (`lengthgen.engine.stacked`) with the per-member
-  AdamW and batches made on the device (on a CPU: also `engine+host`, with the host's sampler
-  and the same length chunks as `train()`, which is how CPU figures would use it).
+  AdamW and batches made on the device (on a CPU: also `engine+host`, with the host's sampler;
+  on a CPU both use the same length chunks as `train()`).
 
 A model-step is one optimizer step of one model: a group of S doing n steps does S x n. Each
 rate is the best of `--rounds` timed windows of `--seconds` after warm-up steps (load from other
@@ -78,10 +78,10 @@ def measure(kind: str, shape, size: int, device: str, seconds: float, rounds: in
     if device == "cuda":
         torch.cuda.empty_cache()
         torch.cuda.reset_peak_memory_stats()
-    # length chunks as the CPU sweep uses them (from width 64, huang_sweep.protocol.chunks_for);
-    # one on a GPU, and never with batches made on the device (fixed width)
+    # length chunks as the CPU sweep uses them (from width 64, huang_sweep.protocol.chunks_for)
+    # on a CPU, whatever makes the batches; one on a GPU (a chunk's cut reads the lengths)
     from lengthgen.experiments.huang_sweep.protocol import chunks_for
-    chunked = device == "cpu" and kind != "engine" and kind != "vmap+host"
+    chunked = device == "cpu" and kind != "vmap+host"
     configs = _configs(size, chunks_for(shape[2]) if chunked else 1)
     models = _models(shape, size, task)
     tasks = [task] * size
