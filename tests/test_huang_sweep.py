@@ -187,6 +187,15 @@ def test_a_cell_fits_with_one_seed_at_100_or_at_the_papers_own_level():
     assert counts["no_never_fit"] == 1
     # D2 (predicted yes) passes the rule on the mean of its fitting seed; 1 of 3 seeds pass
     assert rows["d2"]["ours_success"] and rows["d2"]["seeds_pass"] == 1
+    assert counts["mean_only"] == ["d2/ape"]   # a success carried by the mean is named
+    # the predicted successes split once: fit and succeeded, fit and failed, never fit
+    assert (counts["yes_succeeded"], counts["yes_failed_fit"], counts["yes_never_fit"]) == \
+        (1, 0, 0)
+    # Tomita 5 never fit and "agrees" with its predicted failure: counted, and said so
+    assert counts["never_fit_agree"] == 1
+    # the seeds at the paper's own in-distribution level are counted, not just flagged
+    assert rows["tomita3"]["seeds_at_paper_level"] == 1 and rows["tomita3"]["seeds_fit"] == 0
+    assert "0 of 3 (1 at the paper's level)" in tables.cell_rows([rows["tomita3"]])[0]
     tidy = analysis.tidy(list(rows.values()))
     assert len(tidy) == 3 * 3 * 3 and {r["seed"] for r in tidy} == {0, 1, 2}
     assert all(set(r) == set(tidy[0]) for r in tidy)

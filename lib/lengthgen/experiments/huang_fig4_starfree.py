@@ -4,7 +4,8 @@ Star-freeness is the classical dividing line of regular languages (no counting m
 number). In the paper's numbers it does not separate the languages transformers
 length-generalize on: (aa)* is not star-free and APE succeeds; {0,1,2}*02* is star-free and
 both encodings fail. The figure puts this book's cells (mean over the seeds that fit) beside
-the paper's. Drawn from the huang-fig1-languages records (no training of its own).
+the paper's; `group_means` gives each group's mean, which in this book's APE runs are far
+apart. Drawn from the huang-fig1-languages records (no training of its own).
 """
 from lengthgen.experiments.huang_sweep import analysis, protocol
 from lengthgen.models.positions import PositionalEncoding
@@ -42,6 +43,14 @@ def points(records) -> list[dict]:
                 == (row["group"], row["encoding"], row["source"])]
         row["group_mean_percent"] = sum(same) / len(same)
     return rows
+
+
+def group_means(records) -> dict:
+    """{(encoding, source, group): mean accuracy % on Len 101-150} over the cells drawn."""
+    out = {}
+    for row in points(records):
+        out[(row["encoding"], row["source"], row["group"])] = row["group_mean_percent"]
+    return out
 
 
 def data(records):
