@@ -76,6 +76,9 @@ def test_kgram_tables_have_a_row_per_setting_and_per_run_and_length():
     attention = module.attention_rows(recs)
     assert len(attention) == sum(len(r["metrics"]["attention"]) for r in recs)
     assert all(isinstance(r["test length"], int) and r["phi layer 1"] for r in attention)
+    for run in {(r["S"], r["k"], r["seed"]) for r in attention}:   # lengths in numeric order
+        lengths = [r["test length"] for r in attention if (r["S"], r["k"], r["seed"]) == run]
+        assert lengths == sorted(lengths), lengths
     gap = module.gap_table([{"S": 2, "k": 3, "lengths": "1-32", "gap_mse": 0.5}])
     assert gap == [{"S": 2, "k": 3, "lengths": "1-32", "smoothed vs proportion (MSE)": 0.5}]
 

@@ -181,7 +181,8 @@ def attention_rows(records) -> list[dict]:
     for r in sorted(records, key=lambda r: (r["params"]["S"], r["params"]["k"],
                                             r["params"]["seed"])):
         phi = ", ".join(f"{v:.2f}" for v in r["metrics"]["phi"][0])
-        for n, a in r["metrics"]["attention"].items():
+        # records keep their keys as sorted strings ("128" before "32"): order by length
+        for n, a in sorted(r["metrics"]["attention"].items(), key=lambda item: int(item[0])):
             rows.append({"S": r["params"]["S"], "k": r["params"]["k"], "seed": r["params"]["seed"],
                          "test length": int(n), "layer 1 on previous": a["layer1_previous"],
                          "layer 2 on matches": ("" if a["layer2_matches"] is None

@@ -1265,7 +1265,7 @@ def izzo_paper_vs_book_rows(records: dict) -> list[dict]:
         values = sorted({r["params"][key] for r in main})
         lengths = sorted({r["params"]["train_length"] for r in main})
         rows.append({
-            "figure": f"`{fid}`", "paper": f"{what}; 8 seeds, batch 1024, stop at loss < 1e-5",
+            "figure": fid, "paper": f"{what}; 8 seeds, batch 1024, stop at loss < 1e-5",
             "this book": (f"{symbol} = {', '.join(fmt(v) for v in values)}; N = "
                           f"{', '.join(str(n) for n in lengths)}; {len(config['seeds'])} seeds, "
                           f"batch {config['batch_size']}; {stopped} of {total} runs stopped "
@@ -1280,7 +1280,7 @@ def izzo_paper_vs_book_rows(records: dict) -> list[dict]:
                 growth.setdefault(r["logit_scaling"], []).append(
                     r["growth_longest_over_64"])
             rows.append({
-                "figure": "`izzo-fig2-modp` (scalings)",
+                "figure": "izzo-fig2-modp (scalings)",
                 "paper": "Sec. 3.1: every logit x log N; Sec. 5 (two layers): the tau-suffix "
                          "only; App. B does not say which it trained",
                 "this book": f"both at Delta = {comparison[0]['period']}, "
@@ -1299,7 +1299,7 @@ def izzo_paper_vs_book_rows(records: dict) -> list[dict]:
         off = {n: max(r["mean_weight"] for r in hd if r["train_length"] == n
                       and r["positions"] == "other") for n in lengths}
         rows.append({
-            "figure": "`izzo-fig3-hardmax`",
+            "figure": "izzo-fig3-hardmax",
             "paper": "Fig. 3: Delta = 5, length-80 strings, weights near 1/16 on t = k mod 5",
             "this book": f"N = {', '.join(str(n) for n in lengths)}, "
                          f"{len({r['seed'] for r in hd})} seeds",
@@ -1314,7 +1314,7 @@ def izzo_paper_vs_book_rows(records: dict) -> list[dict]:
         at, stopped, total = facts["at"], facts["stopped"], facts["total"]
         verdict, rule = izzo_kgram_verdict(kgram)
         rows.append({
-            "figure": "`izzo-kgram`",
+            "figure": "izzo-kgram",
             "paper": "two layers, in-context k-grams, described in words only (summary): the "
                      "plateau rises with S and with k",
             "this book": f"our setup; S, k = {', '.join(f'{s}, {k}' for s, k in sorted(at))}; "
@@ -1345,7 +1345,7 @@ def izzo_paper_vs_book_rows(records: dict) -> list[dict]:
         else:
             second, book = "", "the first half: z for one model f; the step for g is not run"
         rows.append({
-            "figure": "`izzo-thm41-bound`",
+            "figure": "izzo-thm41-bound",
             "paper": "Thm. 4.1 and its proof (App. A.1): no experiment",
             "this book": f"the proof's construction, {book}; |x| up to {lengths[-1]}",
             "verdict": (f"one model: longest z {z_prev} at |x| = {lengths[-2]}, {z_last} at "
