@@ -12,14 +12,16 @@
 #
 # Usage (on the GPU machine, from the repository root of a clean checkout of COMMIT):
 #   LENGTHGEN_GIT_COMMIT=<commit> OUT=<folder> bash benchmarks/gpu_engine_session.sh \
-#       [BENCH_SECONDS] [SLICE_MINUTES] [WORKERS]
+#       [BENCH_SECONDS] [TOTAL_SECONDS] [WORKERS]
+# The slice gets whatever is left of TOTAL_SECONDS (default 540, inside a 600-second command)
+# after the checks, the benchmark and the profile, less a minute for its last records.
 # Provenance: the device tool's copy carries the repository's .git as it was when the session
 # began, so git there names that older commit "+dirty" with the changed lib/ files;
 # `budget.code_commit` recovers the commit from them, and records carry `lib_digest`.
 # LENGTHGEN_GIT_COMMIT is read only where no git repository is found at all.
 set -uo pipefail
 BENCH_SECONDS=${1:-100}
-SLICE_MINUTES=${2:-4.5}
+TOTAL_SECONDS=${2:-540}
 WORKERS=${3:-3}
 export PYTHONPATH=lib PYTHONUNBUFFERED=1 OMP_NUM_THREADS=1 MPLBACKEND=Agg
 : "${OUT:?set OUT to the folder for the results}"
@@ -53,9 +55,12 @@ timeout 150 $PY benchmarks/profile_engine.py --device cuda > "$OUT/profile.jsonl
   2>> "$OUT/check.log"
 echo "profile rc $? after $(( $(date +%s) - start )) s" | tee -a "$OUT/check.log"
 
+left=$(( TOTAL_SECONDS - ($(date +%s) - start) - 60 ))
+if [ "$left" -lt 60 ]; then left=60; fi
+SLICE_MINUTES=$(python3 -c "print(round($left / 60, 2))")
 echo "== 3. sweep slice ($SLICE_MINUTES min, $WORKERS workers)" | tee -a "$OUT/check.log"
 root=results   # resumes from the committed records: the slice trains what they leave
-timeout $(python3 -c "print(int($SLICE_MINUTES * 60 + 90))") $PY -m lengthgen budget slice --scale gpu \
+timeout $(( left + 90 )) $PY -m lengthgen budget slice --scale gpu \
   --minutes "$SLICE_MINUTES" --workers "$WORKERS" --root "$root" $GRAPHS \
   --states-in .slice-states --states-out /tmp/slice-states > "$OUT/slice.log" 2>&1
 echo "slice rc $? after $(( $(date +%s) - start )) s" | tee -a "$OUT/check.log"
