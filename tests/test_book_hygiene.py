@@ -56,6 +56,21 @@ def test_notebook_starts_with_its_title_then_the_setup_pattern(path):
         f"{path.name}: fold the setup cell's input on the site (tag hide-input)"
 
 
+@pytest.mark.parametrize("path", [p for p in NOTEBOOKS if "appendix" not in p.stem],
+                         ids=lambda p: p.name)
+def test_every_chapter_opens_with_its_goals_and_ends_with_a_summary(path):
+    """A reader sees what the chapter teaches before it starts, and what it showed before the
+    exercises (an appendix page has neither)."""
+    cells = json.loads(path.read_text())["cells"]
+    title = "".join(cells[0]["source"])
+    assert "```{admonition} What you will learn" in title, f"{path.name}: no learning goals"
+    text = ["".join(c["source"]) for c in cells if c["cell_type"] == "markdown"]
+    summary = [i for i, t in enumerate(text) if "\n## Summary" in "\n" + t]
+    exercises = [i for i, t in enumerate(text) if "\n## Exercises" in "\n" + t]
+    assert summary, f"{path.name}: no '## Summary' section"
+    assert not exercises or summary[0] <= exercises[0], f"{path.name}: summary after exercises"
+
+
 def test_every_toc_entry_exists_and_every_chapter_is_listed():
     listed = set(toc_files())
     for entry in listed:
