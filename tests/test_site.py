@@ -52,6 +52,19 @@ def test_every_glued_figure_is_numbered(built_site):
                 f"{notebook.name}: figure {label} has no number"
 
 
+def test_chapters_are_numbered_and_figures_and_tables_by_chapter(built_site):
+    """Fig. 3.2, not Fig. 27: every caption number of a chapter starts with its chapter's
+    number, which its title carries (the order of _toc.yml)."""
+    import yaml
+    _, html = built_site
+    chapters = [c["file"] for c in yaml.safe_load((ROOT / "_toc.yml").read_text())["chapters"]]
+    for number, chapter in enumerate(chapters, start=1):
+        page = (html / (chapter + ".html")).read_text()
+        assert re.search(rf'<span class="section-number">{number}\. </span>', page), chapter
+        captions = re.findall(r'caption-number">(?:Fig\.|Table) ([\d.]+) ', page)
+        assert all(c.split(".")[0] == str(number) for c in captions), (chapter, captions[:5])
+
+
 def test_every_chapter_has_the_books_shape(built_site):
     """The introduction promises it: each chapter states its definitions or theorems in boxes
     and closes with exercises whose solutions are folded. A chapter's appendix page
