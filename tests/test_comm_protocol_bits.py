@@ -5,7 +5,7 @@ import pytest
 
 from lengthgen.errors import LengthgenError
 from lengthgen.experiments import comm_protocol_bits as exp
-from lengthgen.viz.message_slider import message_slider
+from lengthgen.viz.message_slider import message_frame, message_slider
 
 
 def test_crossing_solves_the_fit_against_n_over_2():
@@ -44,9 +44,9 @@ def test_slider_frame_refuses_what_was_not_measured():
     params = exp.runs(config)[0]
     records = [{"params": params, "metrics": exp.run_one(params, config, "cpu")}]
     with pytest.raises(LengthgenError, match="not measured at N = 9"):
-        exp.message_frame(records, "dyck1", 9)
+        message_frame(records, "dyck1", 9)
     with pytest.raises(LengthgenError, match="no record"):
-        exp.message_frame(records, "tomita4", 8)
+        message_frame(records, "tomita4", 8)
     slider = message_slider(records, ["dyck1"])
     assert len(slider.frames) == 2 and slider.frames[0] != slider.frames[1]
 

@@ -1,6 +1,6 @@
 /* C-RASP in the browser: the parser and interpreter of the book's C-RASP playground.
  *
- * This is a second implementation of the language of lib/lengthgen/crasp (syntax.py: the
+ * This is a second implementation of the language of lib/lengthgen/crasp (syntax/: the
  * grammar, its error messages with line and column, and the names of the operations;
  * interpret.py: the values at positions 0..n; trace.py: `crasp run --trace`). It follows those
  * modules function by function, with the same names where it can.
@@ -17,7 +17,7 @@
 (function (root) {
   "use strict";
 
-  // ----- the language's constants (syntax.py) ------------------------------------------------
+  // ----- the language's constants (syntax/) ----------------------------------------------------
   const END_TOKEN = "<eos>";  // the one next(...) token that is not an input symbol
   const KEYWORDS = new Set(["alphabet", "accept", "next", "not", "and", "or", "true", "false",
     "exists", "mod", "in", "i", "j", "Q"]);
@@ -124,7 +124,7 @@
     return s;
   }
 
-  // ----- BLAKE2b (RFC 7693), for abbreviated operation names as syntax._abbreviate ---------
+  // ----- BLAKE2b (RFC 7693), for abbreviated operation names as syntax.lowering._abbreviate
   const M64 = (1n << 64n) - 1n;
   const IV = [0x6a09e667f3bcc908n, 0xbb67ae8584caa73bn, 0x3c6ef372fe94f82bn, 0xa54ff53a5f1d36f1n,
     0x510e527fade682d1n, 0x9b05688c2b3e6c1fn, 0x1f83d9abfb41bd6bn, 0x5be0cd19137e2179n];
@@ -531,7 +531,7 @@
     }
   }
 
-  // ----- from syntax tree to operations (syntax.py's _Lowering) -----------------------------
+  // ----- from syntax tree to operations (syntax/lowering.py's _Lowering) ---------------------
   const BINARY = { and: ["B", "and", "And"], or: ["B", "or", "Or"], add: ["C", "+", "Add"], sub: ["C", "-", "Sub"] };
   const sortOf = (op) => (BOOL_KINDS.has(op.kind) ? "B" : "C");
 

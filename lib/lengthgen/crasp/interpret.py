@@ -8,7 +8,7 @@ Counts are cumulative sums and local counts are shifts, so a batch of inputs of 
 a few numpy operations per program operation.
 
 The browser playground's engine (book/_static/crasp_engine.js) computes the same values; the
-contract between the two is tests/test_crasp_playground.py (see syntax.py).
+contract between the two is tests/test_crasp_playground.py (see syntax/).
 """
 import numpy as np
 

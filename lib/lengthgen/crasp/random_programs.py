@@ -15,7 +15,7 @@ tests/test_crasp_playground.py on such programs.
 """
 import numpy as np
 
-# Precedence levels of the grammar, loosest first (see syntax.py's parser).
+# Precedence levels of the grammar, loosest first (see syntax/parser.py).
 COND, OR, AND, NOT, CMP, SUM, UNARY, ATOM = range(8)
 ALPHABETS = [("a", "b"), ("a", "b", "c"), ("0", "1"), ("(", ")", "a"), ("x", "yy", "<s>"),
              ("a",), ("é", "b")]

@@ -35,6 +35,7 @@ CONFIGS = {
     "paper": {"programs": "all", "ns": _BOOK_NS + [50000], "inputs": 10, "check_up_to": 2000,
               "vocab": SMALL_VOCAB, "seed": 0},
 }
+# the parts of Alice's message, as lengthgen.viz.message_slider stacks them per layer
 PARTS = ("header", "class keys", "counts", "value sums", "local positions")
 
 
@@ -172,62 +173,6 @@ def figure(records: list[dict]):
     bx.set_title("from which length on each model cannot copy")
     fig.tight_layout()
     return fig
-
-
-# ------------------------------------- the message figure (lengthgen.viz.message_slider)
-class MessageFigure:
-    """The message of one program at one N: bits per layer split by part (left) and the
-    program's bits against N/2 with the chosen N marked (right). Built once per program and
-    updated per N, because a slider draws many frames."""
-
-    def __init__(self, records: list[dict], program: str):
-        record = next((r for r in records if r["params"]["program"] == program), None)
-        if record is None:
-            raise LengthgenError(f"no record for program {program!r}")
-        self.program, self.rows = program, record["metrics"]["by_n"]
-        self.layers = record["metrics"]["layers"]
-        tallest = max(sum(b for key, b in r["parts"].items() if key.split("/")[0] == str(layer))
-                      for r in self.rows for layer in range(self.layers))
-        self.fig, (ax, bx) = plt.subplots(1, 2, figsize=(10, 3.6),
-                                          gridspec_kw={"width_ratios": [1.4, 1]})
-        self.fig.subplots_adjust(left=0.07, right=0.98, bottom=0.15, top=0.9, wspace=0.25)
-        self.bars = {part: ax.bar(range(self.layers), np.zeros(self.layers), label=part)
-                     for part in PARTS}
-        ax.set_xticks(range(self.layers))
-        ax.set_ylim(0, tallest * 1.1)    # fixed across N, so the slider shows the growth
-        ax.set_xlabel("layer")
-        ax.set_ylabel("bits")
-        ax.legend(fontsize=7, loc="upper right")
-        self.ax = ax
-        ns = np.array([r["n"] for r in self.rows], dtype=float)
-        bx.plot(ns, [r["max_bits"] for r in self.rows], "o-", ms=3, label="message (measured)")
-        bx.plot(ns, ns / 2, "k-", label="N/2")
-        (self.marker,) = bx.plot([], [], "o", ms=9, mfc="none", mec="tab:red")
-        bx.set_xscale("log")
-        bx.set_yscale("log")
-        bx.set_xlabel("N")
-        bx.set_title("message vs equality")
-        bx.legend(fontsize=7, loc="upper left")
-
-    def show(self, n: int):
-        row = next((r for r in self.rows if r["n"] == n), None)
-        if row is None:
-            raise LengthgenError(f"program {self.program!r} was not measured at N = {n}")
-        bottom = np.zeros(self.layers)
-        for part, bars in self.bars.items():
-            for layer, bar in enumerate(bars):
-                height = row["parts"].get(f"{layer}/{part}", 0)
-                bar.set_y(bottom[layer])
-                bar.set_height(height)
-                bottom[layer] += height
-        self.ax.set_title(f"{self.program}, N = {n:,}: {row['max_bits']} bits in all")
-        self.marker.set_data([n], [row["max_bits"]])
-        return self.fig
-
-
-def message_frame(records: list[dict], program: str, n: int):
-    """The worst input's message at one N for one program, as a Figure."""
-    return MessageFigure(records, program).show(n)
 
 
 def agreement(programs: list[str], ns: list[int], inputs: int = 3, seed: int = 0) -> list[dict]:
@@ -400,6 +345,27 @@ def matrix_table(summaries) -> list[dict]:
              "distinct rows": r["distinct_rows"], "exact rank": r["rank"],
              "one-way bits": r["one_way_bits"], "fooling set": r["fooling_set"] or ""}
             for r in summaries]
+
+
+def matrix_figure(names: list[str], m: int):
+    """The communication matrices of named problems side by side (black = 1), with their
+    distinct rows and exact rank in the titles. Rows and columns are sorted by their entries,
+    so equal rows sit together (sorting changes neither count)."""
+    from lengthgen.theory.communication import distinct_rows, exact_rank, problem_matrix
+    fig, axes = plt.subplots(1, len(names), figsize=(3.1 * len(names), 3.4), squeeze=False)
+    for ax, name in zip(axes[0], names):
+        mat, rows, columns = problem_matrix(name, m)
+        mat = mat[np.lexsort(mat.T[::-1])[::-1]]
+        mat = mat[:, np.lexsort(mat[::-1])[::-1]]
+        ax.imshow(mat, cmap="Greys", interpolation="nearest", aspect="auto")
+        ax.set_title(f"{name}, m = {m}\n{distinct_rows(mat)} distinct rows, rank "
+                     f"{exact_rank(mat)}", fontsize=9)
+        ax.set_xlabel(f"Bob's part ({len(columns)})", fontsize=8)
+        ax.set_ylabel(f"Alice's part ({len(rows)})", fontsize=8)
+        ax.set_xticks([])
+        ax.set_yticks([])
+    fig.tight_layout()
+    return fig
 
 
 def message_counts(programs, m: int) -> list[dict]:

@@ -183,6 +183,34 @@ def theorem_lengths(records) -> tuple[float, float]:
     return min(lengths), max(lengths)
 
 
+def bound_figure(delta: int, tau: int, L: float = 1.0, eps: float = 0.1, p: int = 8,
+                 gamma: float = 1.0, deltas=range(1, 33), taus=(1, 2, 4, 8, 16)):
+    """N against Delta (one curve per tau, the chosen tau bold) with the two terms apart, and
+    the chosen setting marked: the calculator's picture (the bound's numbers:
+    theory.izzo_bound.theorem41_length)."""
+    from lengthgen.theory.izzo_bound import theorem41_length   # here: data() needs no torch
+    point = theorem41_length(delta, tau, L, eps, p, gamma)
+    fig, ax = plt.subplots(figsize=(6.4, 3.8))
+    xs = list(deltas)
+    for t in taus:
+        ys = [theorem41_length(d, t, L, eps, p, gamma)["statistics"] for d in xs]
+        ax.plot(xs, ys, lw=2.4 if t == tau else 0.9, alpha=1 if t == tau else 0.5,
+                label=rf"$\tau\Delta L^2/\varepsilon^2$, $\tau$ = {t}")
+    ax.axhline(point["hardmax"], color="k", ls="--", lw=1.2, label=r"$2^{p/\gamma}$ (hardmax)")
+    ax.plot([delta], [point["N"]], "o", ms=9, color="crimson", zorder=5,
+            label=f"N = {point['N']:.3g} ({point['regime']} term)")
+    ax.set_yscale("log")
+    ax.set_xlabel(r"period $\Delta$")
+    ax.set_ylabel("training length N (constants = 1)")
+    ax.set_title(rf"Theorem 4.1 at $L$ = {L:g}, $\varepsilon$ = {eps:g}, $p$ = {p}, "
+                 rf"$\gamma$ = {gamma:g}", fontsize=10)
+    # the legend under the axes: inside, it would hide the marked setting wherever it falls
+    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2,
+              frameon=False)
+    fig.tight_layout()
+    return fig
+
+
 def figure(records):
     rows = data(records)
     eps_values = sorted({r["eps"] for r in rows})

@@ -222,24 +222,3 @@ def distinct_messages(send, parts: list) -> int:
     Alice's parts: if fewer than the distinct rows of a problem, the protocol cannot solve it
     (two parts with different rows get the same message, so Bob answers both alike)."""
     return len({send(x) for x in parts})
-
-
-def matrix_figure(names: list[str], m: int):
-    """The communication matrices of named problems side by side (black = 1), with their
-    distinct rows and exact rank in the titles. Rows and columns are sorted by their entries,
-    so equal rows sit together (sorting changes neither count)."""
-    import matplotlib.pyplot as plt
-    fig, axes = plt.subplots(1, len(names), figsize=(3.1 * len(names), 3.4), squeeze=False)
-    for ax, name in zip(axes[0], names):
-        mat, rows, columns = problem_matrix(name, m)
-        mat = mat[np.lexsort(mat.T[::-1])[::-1]]
-        mat = mat[:, np.lexsort(mat[::-1])[::-1]]
-        ax.imshow(mat, cmap="Greys", interpolation="nearest", aspect="auto")
-        ax.set_title(f"{name}, m = {m}\n{distinct_rows(mat)} distinct rows, rank "
-                     f"{exact_rank(mat)}", fontsize=9)
-        ax.set_xlabel(f"Bob's part ({len(columns)})", fontsize=8)
-        ax.set_ylabel(f"Alice's part ({len(rows)})", fontsize=8)
-        ax.set_xticks([])
-        ax.set_yticks([])
-    fig.tight_layout()
-    return fig

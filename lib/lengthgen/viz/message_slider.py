@@ -1,14 +1,70 @@
 """The communication chapter's slider: Alice's message per program and input length, from the
-records of `comm-protocol-bits` (frames drawn now, switched in the browser, no kernel)."""
+records of `comm-protocol-bits` (frames drawn now, switched in the browser, no kernel).
+MessageFigure is the widget's figure, built once per program and redrawn per N."""
 import io
 
 import matplotlib.pyplot as plt
 import numpy as np
 
 from lengthgen.errors import LengthgenError
-from lengthgen.experiments.comm_protocol_bits import MessageFigure
+from lengthgen.experiments.comm_protocol_bits import PARTS
 from lengthgen.viz.book import DPI, compact_png, fit_to_column
 from lengthgen.viz.frames import FrameSlider
+
+
+class MessageFigure:
+    """The message of one program at one N: bits per layer split by part (left) and the
+    program's bits against N/2 with the chosen N marked (right). Built once per program and
+    updated per N, because a slider draws many frames."""
+
+    def __init__(self, records: list[dict], program: str):
+        record = next((r for r in records if r["params"]["program"] == program), None)
+        if record is None:
+            raise LengthgenError(f"no record for program {program!r}")
+        self.program, self.rows = program, record["metrics"]["by_n"]
+        self.layers = record["metrics"]["layers"]
+        tallest = max(sum(b for key, b in r["parts"].items() if key.split("/")[0] == str(layer))
+                      for r in self.rows for layer in range(self.layers))
+        self.fig, (ax, bx) = plt.subplots(1, 2, figsize=(10, 3.6),
+                                          gridspec_kw={"width_ratios": [1.4, 1]})
+        self.fig.subplots_adjust(left=0.07, right=0.98, bottom=0.15, top=0.9, wspace=0.25)
+        self.bars = {part: ax.bar(range(self.layers), np.zeros(self.layers), label=part)
+                     for part in PARTS}
+        ax.set_xticks(range(self.layers))
+        ax.set_ylim(0, tallest * 1.1)    # fixed across N, so the slider shows the growth
+        ax.set_xlabel("layer")
+        ax.set_ylabel("bits")
+        ax.legend(fontsize=7, loc="upper right")
+        self.ax = ax
+        ns = np.array([r["n"] for r in self.rows], dtype=float)
+        bx.plot(ns, [r["max_bits"] for r in self.rows], "o-", ms=3, label="message (measured)")
+        bx.plot(ns, ns / 2, "k-", label="N/2")
+        (self.marker,) = bx.plot([], [], "o", ms=9, mfc="none", mec="tab:red")
+        bx.set_xscale("log")
+        bx.set_yscale("log")
+        bx.set_xlabel("N")
+        bx.set_title("message vs equality")
+        bx.legend(fontsize=7, loc="upper left")
+
+    def show(self, n: int):
+        row = next((r for r in self.rows if r["n"] == n), None)
+        if row is None:
+            raise LengthgenError(f"program {self.program!r} was not measured at N = {n}")
+        bottom = np.zeros(self.layers)
+        for part, bars in self.bars.items():
+            for layer, bar in enumerate(bars):
+                height = row["parts"].get(f"{layer}/{part}", 0)
+                bar.set_y(bottom[layer])
+                bar.set_height(height)
+                bottom[layer] += height
+        self.ax.set_title(f"{self.program}, N = {n:,}: {row['max_bits']} bits in all")
+        self.marker.set_data([n], [row["max_bits"]])
+        return self.fig
+
+
+def message_frame(records: list[dict], program: str, n: int):
+    """The worst input's message at one N for one program, as a Figure."""
+    return MessageFigure(records, program).show(n)
 
 
 def message_slider(records: list[dict], programs: list[str], ns: list[int] | None = None,
