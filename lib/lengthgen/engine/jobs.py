@@ -126,15 +126,18 @@ def _train_group(jobs, built, part, device, sampler, deadline, until_step, resum
     tasks = [built[i][0] for i in part]
     models = [built[i][1] for i in part]
     configs = [jobs[i].train for i in part]
-    group = StackedGroup(models, tasks, configs, device, graphs=graphs)
     n_positions = [m.cfg.n_positions for m in models]
     absolute = [m.cfg.pe.absolute for m in models]
-    if use_device_sampler(sampler, device, tasks):
+    on_device = use_device_sampler(sampler, device, tasks)
+    if on_device:
         width = max(t.max_tokens(c.length_range(t)[1]) for t, c in zip(tasks, configs))
         feed = DeviceFeed(tasks, configs, n_positions, absolute, device, width)
     else:
         feed = HostFeed(tasks, configs, n_positions, absolute, objective_of(tasks[0]).target_dtype,
                         device)
+    # a captured step needs fixed shapes: only batches made on the device have a fixed width
+    # (the host's batches are as wide as their longest sequence, a new capture every step)
+    group = StackedGroup(models, tasks, configs, device, graphs=graphs and on_device)
     members = [MemberState() for _ in part]
     step, elapsed, recent = 0, 0.0, []
     if part[0] in resume:
