@@ -1,14 +1,19 @@
 """The training engine: one loop that trains a group of runs at once.
 
-    jobs.py        Job (task, decoder settings, TrainConfig) and train_jobs: group, train, resume
+    settings.py    TrainConfig, TrainResult, the schedule and the stop rule (every trainer's)
+    single.py      one model's optimizer, offsets and step, as `train` has always run them
+    checkpoints.py atomic checkpoints of one run, and what a resume must match
     loop.py        the one loop: rates, batch, step, evaluation, stop and give-up, leaving members
-    groups.py      ModuleGroup (one model, as `train` trains it) and StackedGroup (S models)
-    stacked.py     S decoders as stacked tensors, one batched forward
+    groups.py      ModuleGroup (one model, as `train` trains it), StackedGroup (S models) and
+                   GraphStep (a stacked step replayed as a CUDA graph)
+    stacked.py     S decoders as one flat leaf of stacked parameters, one batched forward
     optim.py       AdamW and clipping per member of a stacked group
     feeds.py       training batches from the host's samplers or made on the device
     device_data.py the device samplers of the Huang et al. tasks (exactly the host's law)
     rng.py         a counter-based generator: the same numbers on any device
+    jobs.py        Job (task, decoder settings, TrainConfig) and train_jobs: group, train, slices
 
 `lengthgen.train.train` (one model) and `lengthgen.train_many.train_seeds` (one model per
-seed) are front doors to it.
+seed) are front doors to it; `lengthgen.experiments.huang_sweep.budget` runs the APE vs NoPE
+sweep at the paper's budget through `train_jobs`.
 """
