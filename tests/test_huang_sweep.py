@@ -357,3 +357,16 @@ def test_a_resumed_cell_counts_its_trainings_time_before_the_interruption():
     status = tables.sweep_status([resumed, baseline], {"lang": {"tasks": ["d2"]}})
     assert status.startswith("1 of the 2 cells have records (0.4 hours of run time")
     assert status.endswith("the missing ones are the costliest: D_2 (NoPE)")  # named, not APE
+
+
+def test_fig1_marks_the_cells_not_run_in_their_slots():
+    """A panel lists every task of its config; a cell with no record says "not run" where its
+    bars would be (issue: empty slots carried no mark)."""
+    import matplotlib
+    matplotlib.use("Agg")
+    from lengthgen.experiments.huang_sweep import drawing
+    records = [cell_record("tomita2", "ape", [bins(1.0, 1.0, 1.0)])]
+    fig = drawing.draw_fig1(analysis.table(records), "t", tasks=["tomita1", "tomita2"])
+    texts = [[t.get_text() for t in ax.texts] for ax in fig.axes]
+    assert texts[0].count("not run") == 1 and texts[1].count("not run") == 2
+    assert [t.get_text() for t in fig.axes[1].get_xticklabels()] == ["Tomita 1", "Tomita 2"]

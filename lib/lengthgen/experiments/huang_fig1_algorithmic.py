@@ -23,7 +23,8 @@ def runs(config):
 
 
 def figure(records):
-    return drawing.draw_fig1(analysis.table(records), "Algorithmic tasks (Huang et al. 2025, Fig. 1)")
+    return drawing.draw_fig1(analysis.table(records), "Algorithmic tasks (Huang et al. 2025, Fig. 1)",
+                             tasks=records[0]["config"]["tasks"] if records else None)
 
 
 def data(records):

@@ -1,6 +1,6 @@
 """The APE vs NoPE sweep's figure: accuracy per test bin for each cell, with the spread over seeds
 and C-RASP's prediction."""
-from lengthgen.experiments.huang_sweep.protocol import ENCODINGS, LONGEST_BIN
+from lengthgen.experiments.huang_sweep.protocol import ENCODINGS, LONGEST_BIN, predicted
 from lengthgen.models.positions import PositionalEncoding
 from lengthgen.tasks.metadata import info
 
@@ -9,20 +9,26 @@ BIN_COLORS = ("#9ecae1", "#4292c6", "#08306b")
 MARK = {"yes": ("✓", "#1a9850"), "no": ("✗", "#d73027"), "none found": ("?", "#777777")}
 
 
-def draw_fig1(rows: list[dict], title: str):
+def draw_fig1(rows: list[dict], title: str, tasks: list[str] | None = None):
     """Bars: our accuracy per test bin (mean over the seeds that fit), with a line from the
     lowest to the highest seed; black ticks: the paper's; grey dashes: the random baseline;
     above each task the C-RASP prediction (✓ program, ✗ proven impossible, ? none found).
-    Hatched bars: no seed fit the training range. One panel per encoding."""
+    Hatched bars: no seed fit the training range. One panel per encoding. `tasks`: every task
+    of the panel, in order; a cell without a record says "not run" in its slot."""
     import matplotlib.pyplot as plt
-    tasks = list(dict.fromkeys(r["task"] for r in rows))
+    ran = list(dict.fromkeys(r["task"] for r in rows))
+    tasks = list(tasks) + [t for t in ran if t not in tasks] if tasks else ran
     fig, axes = plt.subplots(2, 1, figsize=(max(7.0, 0.55 * len(tasks) + 2), 6.4), sharex=True)
     width = 0.26
     for ax, encoding in zip(axes, ENCODINGS):
         for i, task_id in enumerate(tasks):
             row = next((r for r in rows if r["task"] == task_id and r["encoding"] == encoding),
                        None)
-            if row is None:
+            if row is None:   # no record yet: say so in the slot, keep the prediction
+                ax.text(i, 3, "not run", rotation=90, ha="center", va="bottom", fontsize=8,
+                        color="#777777")
+                symbol, color = MARK[predicted(task_id, encoding)]
+                ax.text(i, 104, symbol, ha="center", va="bottom", color=color, fontsize=11)
                 continue
             for k, (name, value) in enumerate(row["accuracy"].items()):
                 x = i + (k - 1) * width
@@ -51,7 +57,8 @@ def draw_fig1(rows: list[dict], title: str):
     axes[0].legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8, frameon=False)
     axes[0].set_title(title, fontsize=10)
     fig.text(0.01, 0.005, "Above each task, C-RASP's prediction: ✓ a program exists, ✗ proven "
-             "impossible, ? none found. Hatched bars: no seed fit the training range.",
+             "impossible, ? none found. Hatched bars: no seed fit the training range. "
+             "\"not run\": no record yet.",
              fontsize=7.5, color="#444444")
     fig.tight_layout(rect=(0, 0.03, 1, 1))
     return fig
