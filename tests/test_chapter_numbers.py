@@ -2,6 +2,7 @@
 verdict rules (on records made up to hit each branch), and agreement with `figure data`."""
 import copy
 
+from lengthgen.experiments import izzo_chapter
 from lengthgen.runs.records import committed_records
 from lengthgen.runs.registry import experiment
 from lengthgen.viz import chapter_numbers as cn
@@ -374,11 +375,11 @@ def test_order_verdict_follows_its_rule():
 
 
 def test_the_kgram_verdict_needs_trained_runs_and_both_rises():
-    assert cn.kgram_verdict(12, 12, "grows", "grows")[0] == "reproduced"
-    assert cn.kgram_verdict(0, 12, "grows", "grows")[0] == "not reproduced"   # nothing fitted
-    assert cn.kgram_verdict(12, 12, "does not grow", "does not grow")[0] == "not reproduced"
-    assert cn.kgram_verdict(6, 12, "does not grow", "grows")[0] == "partly"
-    verdict, rule = cn.kgram_verdict(0, 12, "does not grow", "grows")
+    assert izzo_chapter.kgram_verdict(12, 12, "grows", "grows")[0] == "reproduced"
+    assert izzo_chapter.kgram_verdict(0, 12, "grows", "grows")[0] == "not reproduced"   # nothing fitted
+    assert izzo_chapter.kgram_verdict(12, 12, "does not grow", "does not grow")[0] == "not reproduced"
+    assert izzo_chapter.kgram_verdict(6, 12, "does not grow", "grows")[0] == "partly"
+    verdict, rule = izzo_chapter.kgram_verdict(0, 12, "does not grow", "grows")
     assert verdict == "not reproduced" and rule.startswith("0 of 12 runs met the stop rule")
 
 
