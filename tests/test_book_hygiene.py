@@ -235,7 +235,8 @@ def test_number_check_fails_on_a_planted_typed_number(tmp_path):
 def test_glued_keys_of_checked_chapters_exist():
     """Every {glue:md} key the prose of a checked chapter pastes is computed by the library
     (or glued by book_figure/book_table in the chapter itself)."""
-    from lengthgen.viz.chapter_numbers import (dyck_numbers, dyck_verdicts, limit_numbers)
+    from lengthgen.experiments.richard_chapter import dyck_numbers, dyck_verdicts
+    from lengthgen.viz.chapter_numbers import limit_numbers
     computed = {**limit_numbers(), **dyck_numbers(), **dyck_verdicts()}
     for path in NOTEBOOKS:
         if path.stem not in NUMBER_CHECKED_CHAPTERS:
