@@ -236,7 +236,7 @@ def test_glued_keys_of_checked_chapters_exist():
     """Every {glue:md} key the prose of a checked chapter pastes is computed by the library
     (or glued by book_figure/book_table in the chapter itself)."""
     from lengthgen.experiments.richard_chapter import dyck_numbers, dyck_verdicts
-    from lengthgen.viz.chapter_numbers import limit_numbers
+    from lengthgen.experiments.limit_chapter import limit_numbers
     computed = {**limit_numbers(), **dyck_numbers(), **dyck_verdicts()}
     for path in NOTEBOOKS:
         if path.stem not in NUMBER_CHECKED_CHAPTERS:

@@ -2,12 +2,11 @@
 verdict rules (on records made up to hit each branch), and agreement with `figure data`."""
 import copy
 
-from lengthgen.experiments import izzo_chapter, prose
+from lengthgen.experiments import crasp_chapter, izzo_chapter, limit_chapter, prose
 from lengthgen.experiments import richard_chapter as dyck
 from lengthgen.experiments import richard_chapter_sweeps as sweeps
 from lengthgen.runs.records import committed_records
 from lengthgen.runs.registry import experiment
-from lengthgen.viz import chapter_numbers as cn
 
 
 def test_formatting():
@@ -54,7 +53,7 @@ def test_boolean_verdict_follows_its_rule():
 
 def test_the_issue_items_are_what_the_records_say():
     """The statements issue 22 found untrue are now computed; check them against figure data."""
-    numbers = {**dyck.dyck_numbers(), **dyck.dyck_verdicts(), **cn.limit_numbers()}
+    numbers = {**dyck.dyck_numbers(), **dyck.dyck_verdicts(), **limit_chapter.limit_numbers()}
     _, boolean = committed_records("richard-fig1-boolean")
     rows = experiment("richard-fig1-boolean").data(boolean)
     out_n = {r["test_depth"]: r["n"] for r in rows
@@ -91,7 +90,7 @@ def test_the_issue_items_are_what_the_records_say():
 
 
 def test_paper_vs_book_tables_have_a_verdict_per_row():
-    for table in (cn.limit_paper_vs_book(), dyck.dyck_paper_vs_book()):
+    for table in (limit_chapter.limit_paper_vs_book(), dyck.dyck_paper_vs_book()):
         lines = table.splitlines()
         assert lines[0] == "| " + " | ".join(prose.PAPER_VS_BOOK_HEADER) + " |"
         for row in lines[2:]:
@@ -103,7 +102,7 @@ def test_paper_vs_book_tables_have_a_verdict_per_row():
 def test_the_crasp_table_counts_what_the_records_checked():
     """Issue 22: the C-RASP table said "2,000 random instances" where the records compared
     1,968 distinct ones; the table now quotes the records."""
-    table = cn.crasp_paper_vs_book()
+    table = crasp_chapter.crasp_paper_vs_book()
     rows = experiment("huang-table3-algorithmic").data(
         committed_records("huang-table3-algorithmic")[1])
     checked = {int(r["checked"]) for r in rows if r["entry"] == "yes"}
@@ -152,7 +151,7 @@ def test_seeded_comparisons_are_stated_only_where_the_ranges_separate():
 def test_inference_numbers_span_every_seed_not_the_last_one_read():
     """With several seeds per training length, each number is a range over all of them and
     fitting is counted per seed (a dict keyed by length would keep only one seed)."""
-    from lengthgen.viz.chapter_numbers import inference_numbers
+    from lengthgen.experiments.limit_chapter import inference_numbers
 
     def record(task, n, seed, fit, twice):
         return {"params": {"task": task, "train_length": n, "seed": seed, "name": f"{task}{n}"},
@@ -313,13 +312,13 @@ def test_the_positional_step_change_is_called_separate_only_where_seed_ranges_se
     then counts it as within the spread."""
     _, records = committed_records("huang-fig5-6-positional")
     key = "limit-positional-local-steps-separate"
-    assert cn.positional_numbers(records)[key].startswith("every one")
+    assert limit_chapter.positional_numbers(records)[key].startswith("every one")
     planted = copy.deepcopy(records)
     group = sorted((r for r in planted if r["params"]["target"] == "i-j=2"
                     and r["params"]["width"] == 64), key=lambda r: r["params"]["seed"])
     group[0]["metrics"]["bands"]["all"]["200"]["model"] = \
         group[1]["metrics"]["test_mse_by_steps"]["1000"]["200"]
-    assert cn.positional_numbers(planted)[key] == \
+    assert limit_chapter.positional_numbers(planted)[key] == \
         "1 of 6 of these changes are within the spread over seeds"
 
 

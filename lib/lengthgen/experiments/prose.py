@@ -1,10 +1,15 @@
 """Numbers in prose and tables: how the chapters write a record's value.
 
-The chapters' numbers are computed from the committed records, never typed; the modules that
-compute a chapter's numbers, verdicts and "Paper vs this book" rows share what is here: how a share, a number, a range over seeds, a list or a
-wall time is written (`pct`, `num`, `span`, `mean_span`, `listing`, `seconds`, `seeds_note`),
-when two settings differ over seeds (`separate`), a figure's committed records
-(`chapter_records`) and the "Paper vs this book" Markdown table (`markdown_table`).
+The chapters' numbers are computed from the committed records, never typed, by each paper's
+chapter module (`izzo_chapter`, `limit_chapter`, `crasp_chapter`, `richard_chapter` and
+`richard_chapter_sweeps`): its numbers, verdicts and "Paper vs this book" rows. What they share
+is here: how a share, a number, a range over seeds, a list or a wall time is written (`pct`,
+`num`, `span`, `mean_span`, `listing`, `seconds`, `seeds_note`), when two settings differ over
+seeds (`separate`), a figure's committed records (`chapter_records`) and the "Paper vs this
+book" Markdown table (`markdown_table`).
+
+Numbers the papers report stay typed in the prose, marked as the paper's (see
+tests/test_book_hygiene.py for the convention).
 """
 import math
 from statistics import mean
