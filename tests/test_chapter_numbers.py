@@ -2,20 +2,22 @@
 verdict rules (on records made up to hit each branch), and agreement with `figure data`."""
 import copy
 
+from lengthgen.experiments import crasp_chapter, izzo_chapter, limit_chapter, prose
+from lengthgen.experiments import richard_chapter as dyck
+from lengthgen.experiments import richard_chapter_sweeps as sweeps
 from lengthgen.runs.records import committed_records
 from lengthgen.runs.registry import experiment
-from lengthgen.viz import chapter_numbers as cn
 
 
 def test_formatting():
-    assert cn.pct(0.996) == "99.6%" and cn.pct(1.0) == "100%" and cn.pct(0.004) == "0.4%"
-    assert cn.pct(0.0) == "0%" and cn.pct(0.7656) == "77%"
-    assert cn.num(2.1e-7) == "2×10⁻⁷" and cn.num(0.000955) == "1×10⁻³"
-    assert cn.num(0.0249) == "0.025" and cn.num(185.3) == "185" and cn.num(1.45) == "1.4"
-    assert cn.num(0.19, signed=True) == "+0.19" and cn.num(-0.7, signed=True) == "-0.70"
-    assert cn.num(42.47, signed=True, digits=3) == "+42.5"
-    assert cn.span([0.95, 0.98], cn.pct) == "95 to 98%" and cn.span([0.5, 0.5]) == "0.50"
-    assert cn.listing(["a"]) == "a" and cn.listing(["a", "b", "c"]) == "a, b and c"
+    assert prose.pct(0.996) == "99.6%" and prose.pct(1.0) == "100%" and prose.pct(0.004) == "0.4%"
+    assert prose.pct(0.0) == "0%" and prose.pct(0.7656) == "77%"
+    assert prose.num(2.1e-7) == "2×10⁻⁷" and prose.num(0.000955) == "1×10⁻³"
+    assert prose.num(0.0249) == "0.025" and prose.num(185.3) == "185" and prose.num(1.45) == "1.4"
+    assert prose.num(0.19, signed=True) == "+0.19" and prose.num(-0.7, signed=True) == "-0.70"
+    assert prose.num(42.47, signed=True, digits=3) == "+42.5"
+    assert prose.span([0.95, 0.98], prose.pct) == "95 to 98%" and prose.span([0.5, 0.5]) == "0.50"
+    assert prose.listing(["a"]) == "a" and prose.listing(["a", "b", "c"]) == "a, b and c"
 
 
 def _samples_records(curves):
@@ -28,13 +30,13 @@ def _samples_records(curves):
 
 def test_samples_verdict_follows_its_rule():
     shape = {4: [0.2, 0.25, 0.3], 8: [0.3, 0.5, 0.9], 12: [0.3, 0.6, 0.95]}
-    assert cn.samples_verdict(_samples_records(shape)) == "reproduced"
+    assert sweeps.samples_verdict(_samples_records(shape)) == "reproduced"
     bump = copy.deepcopy(shape)
     bump[4] = [0.2, 0.8, 0.3]             # a non-monotone point, the end points still agree
-    assert cn.samples_verdict(_samples_records(bump)) == "partly"
+    assert sweeps.samples_verdict(_samples_records(bump)) == "partly"
     flat = {4: [0.2, 0.3, 0.95], 8: [0.3, 0.5, 0.9], 12: [0.3, 0.6, 0.92]}
-    assert cn.samples_verdict(_samples_records(flat)) == "not reproduced"
-    numbers = cn.samples_numbers(_samples_records(bump))
+    assert sweeps.samples_verdict(_samples_records(flat)) == "not reproduced"
+    numbers = sweeps.samples_numbers(_samples_records(bump))
     assert numbers["dyck-samples-q4-monotone"] == "no" and numbers["dyck-samples-non-monotone"] == "1"
     assert numbers["dyck-samples-bumps"] == "80% with 10 words of depth ≤ 4"
 
@@ -44,24 +46,24 @@ def test_boolean_verdict_follows_its_rule():
         return [{"run_name": "train-depth3", "params": {"train_depth": 3, "seed": 0},
                  "metrics": {"in_sample_depth3": model, "baseline_in_sample_depth3": baseline,
                              "in_sample_depth3_n": n}}]
-    assert cn.boolean_verdict(record(17 / 48, 15 / 48)) == "not reproduced"  # 2 expressions
-    assert cn.boolean_verdict(record(0.30, 0.15)) == "partly"
-    assert cn.boolean_verdict(record(0.68, 0.15)) == "reproduced"
+    assert sweeps.boolean_verdict(record(17 / 48, 15 / 48)) == "not reproduced"  # 2 expressions
+    assert sweeps.boolean_verdict(record(0.30, 0.15)) == "partly"
+    assert sweeps.boolean_verdict(record(0.68, 0.15)) == "reproduced"
 
 
 def test_the_issue_items_are_what_the_records_say():
     """The statements issue 22 found untrue are now computed; check them against figure data."""
-    numbers = {**cn.dyck_numbers(), **cn.dyck_verdicts(), **cn.limit_numbers()}
+    numbers = {**dyck.dyck_numbers(), **dyck.dyck_verdicts(), **limit_chapter.limit_numbers()}
     _, boolean = committed_records("richard-fig1-boolean")
     rows = experiment("richard-fig1-boolean").data(boolean)
     out_n = {r["test_depth"]: r["n"] for r in rows
              if r["split"] == "out_of_sample" and r["predictor"] == "model"}
-    assert numbers["dyck-boolean-n-out"] == cn.listing(str(out_n[q]) for q in sorted(out_n))
+    assert numbers["dyck-boolean-n-out"] == prose.listing(str(out_n[q]) for q in sorted(out_n))
     _, order = committed_records("richard-fig7-order-study")
     ends = [r["metrics"]["readout_end"] for r in order
             if r["params"]["setting"] == "most-steps" and r["params"]["variant"] == "eq1"]
     assert numbers["dyck-order-readout-most-steps"] == (
-        f"{cn.num(min(ends), True, 3)} to {cn.num(max(ends), True, 3)}")
+        f"{prose.num(min(ends), True, 3)} to {prose.num(max(ends), True, 3)}")
     # "training longer makes it worse" is said per width, from the checkpoints
     _, positional = committed_records("huang-fig5-6-positional")
     for width in (64, 256):
@@ -72,9 +74,9 @@ def test_the_issue_items_are_what_the_records_say():
         word = numbers[f"limit-positional-local-d{width}-longer"]
         assert word == ("worse" if all(grew) else "better" if not any(grew) else "mixed")
     # wall times: one sum per trained figure, from the records
-    for figure_id in cn.DYCK_TRAINED:
+    for figure_id in dyck.DYCK_TRAINED:
         total = sum(r["wall_time_s"] for r in committed_records(figure_id)[1])
-        assert cn.seconds(total) in numbers["dyck-wall-times"]
+        assert prose.seconds(total) in numbers["dyck-wall-times"]
     # NoPE below full: at exactly the sizes where every seed of NoPE is below every seed of full
     _, ablation = committed_records("richard-fig6-ablation")
     acc = {}
@@ -83,24 +85,24 @@ def test_the_issue_items_are_what_the_records_say():
             r["metrics"]["out_of_sample"])
     below = [f"{4 ** k:,}" for k in sorted({k for _, k in acc})
              if max(acc[("nope", k)]) < min(acc[("full", k)])]
-    assert numbers["dyck-ablation-nope-below-at"] == (cn.listing(below) + " words" if below
+    assert numbers["dyck-ablation-nope-below-at"] == (prose.listing(below) + " words" if below
                                                       else "no size")
 
 
 def test_paper_vs_book_tables_have_a_verdict_per_row():
-    for table in (cn.limit_paper_vs_book(), cn.dyck_paper_vs_book()):
+    for table in (limit_chapter.limit_paper_vs_book(), dyck.dyck_paper_vs_book()):
         lines = table.splitlines()
-        assert lines[0] == "| " + " | ".join(cn.PAPER_VS_BOOK_HEADER) + " |"
+        assert lines[0] == "| " + " | ".join(prose.PAPER_VS_BOOK_HEADER) + " |"
         for row in lines[2:]:
             cells = [c.strip() for c in row.strip("|").split(" | ")]
-            assert len(cells) == len(cn.PAPER_VS_BOOK_HEADER), row
+            assert len(cells) == len(prose.PAPER_VS_BOOK_HEADER), row
             assert cells[2].startswith("**") or cells[2] == "nothing to compare", row
 
 
 def test_the_crasp_table_counts_what_the_records_checked():
     """Issue 22: the C-RASP table said "2,000 random instances" where the records compared
     1,968 distinct ones; the table now quotes the records."""
-    table = cn.crasp_paper_vs_book()
+    table = crasp_chapter.crasp_paper_vs_book()
     rows = experiment("huang-table3-algorithmic").data(
         committed_records("huang-table3-algorithmic")[1])
     checked = {int(r["checked"]) for r in rows if r["entry"] == "yes"}
@@ -117,11 +119,11 @@ def _seeded(model_key, values, metric):
 
 def test_seeded_comparisons_are_stated_only_where_the_ranges_separate():
     ends = lambda values: _seeded("variant", values, lambda v: {"end_abs_mean": v})  # noqa: E731
-    apart = cn.learned_pe_numbers(ends({"uniform-pm1": [1.1, 1.3], "uniform-pm1-v": [2.9, 3.0],
+    apart = dyck.learned_pe_numbers(ends({"uniform-pm1": [1.1, 1.3], "uniform-pm1-v": [2.9, 3.0],
                                         "eq1": [1.6, 1.9]}))
     assert apart["dyck-learned-pe-closest"] == "uniform-pm1"
     assert apart["dyck-learned-pe-uniform-pm1"] == "1.1 to 1.3"
-    overlap = cn.learned_pe_numbers(ends({"uniform-pm1": [1.1, 1.7], "uniform-pm1-v": [2.9, 3.0],
+    overlap = dyck.learned_pe_numbers(ends({"uniform-pm1": [1.1, 1.7], "uniform-pm1-v": [2.9, 3.0],
                                           "eq1": [1.6, 1.9]}))
     assert overlap["dyck-learned-pe-closest"] == "none"
     assert "overlap" in overlap["dyck-learned-pe-closest-text"]
@@ -132,24 +134,24 @@ def test_seeded_comparisons_are_stated_only_where_the_ranges_separate():
                              "eigenvalues_imag": [0.0, 0.0]}}
                 for m, values in shares.items() for s, share in enumerate(values)]
     negative = [-0.3, -0.2, -0.1]
-    assert cn.spectrum_verdict(spectrum({"many": [0.9, 0.8, 0.85], "single": [0.6, 0.7, 0.65]},
+    assert dyck.spectrum_verdict(spectrum({"many": [0.9, 0.8, 0.85], "single": [0.6, 0.7, 0.65]},
                                         negative)) == "reproduced"
-    assert cn.spectrum_verdict(spectrum({"many": [0.9, 0.6, 0.85], "single": [0.6, 0.7, 0.65]},
+    assert dyck.spectrum_verdict(spectrum({"many": [0.9, 0.6, 0.85], "single": [0.6, 0.7, 0.65]},
                                         negative)) == "partly"        # the shares overlap
-    assert cn.spectrum_verdict(spectrum({"many": [0.9, 0.6, 0.85], "single": [0.6, 0.7, 0.65]},
+    assert dyck.spectrum_verdict(spectrum({"many": [0.9, 0.6, 0.85], "single": [0.6, 0.7, 0.65]},
                                         [-0.3, 0.2, -0.1])) == "not reproduced"
 
     deep = lambda values: _seeded("model", values, lambda v: {"balanced": v})  # noqa: E731
-    assert cn.table1_verdict(deep({"single": [0, 0, 0], "many": [50, 89, 79]})) == "reproduced"
-    assert cn.table1_verdict(deep({"single": [0, 1, 0], "many": [50, 89, 79]})) == "partly"
-    assert cn.table1_verdict(deep({"single": [0, 1, 0], "many": [0, 89, 79]})) == \
+    assert dyck.table1_verdict(deep({"single": [0, 0, 0], "many": [50, 89, 79]})) == "reproduced"
+    assert dyck.table1_verdict(deep({"single": [0, 1, 0], "many": [50, 89, 79]})) == "partly"
+    assert dyck.table1_verdict(deep({"single": [0, 1, 0], "many": [0, 89, 79]})) == \
         "not reproduced"
 
 
 def test_inference_numbers_span_every_seed_not_the_last_one_read():
     """With several seeds per training length, each number is a range over all of them and
     fitting is counted per seed (a dict keyed by length would keep only one seed)."""
-    from lengthgen.viz.chapter_numbers import inference_numbers
+    from lengthgen.experiments.limit_chapter import inference_numbers
 
     def record(task, n, seed, fit, twice):
         return {"params": {"task": task, "train_length": n, "seed": seed, "name": f"{task}{n}"},
@@ -188,14 +190,14 @@ def test_samples_numbers_span_every_seed_and_compare_only_apart_ranges():
     agree = [{4: [0.2, 0.25, 0.3], 8: [0.3, 0.5, 0.9], 12: [0.3, 0.6, 0.95]},
              {4: [0.21, 0.26, 0.31], 8: [0.31, 0.52, 0.91], 12: [0.31, 0.62, 0.96]}]
     apart = agree + [{4: [0.22, 0.27, 0.32], 8: [0.32, 0.54, 0.92], 12: [0.32, 0.64, 0.97]}]
-    n = cn.samples_numbers(_samples_seeds(apart))
+    n = sweeps.samples_numbers(_samples_seeds(apart))
     assert n["dyck-samples-q8-curve"] == "31% (30 to 32%), 52% (50 to 54%) and 91% (90 to 92%)"
     assert n["dyck-samples-q8-monotone"] == "yes" and n["dyck-samples-falls"] == "none"
     assert n["dyck-samples-seeds"] == "3 seeds"
-    assert cn.samples_verdict(_samples_seeds(apart)) == "reproduced"
+    assert sweeps.samples_verdict(_samples_seeds(apart)) == "reproduced"
     # the third seed's 10-word model of depth <= 8 does worse than the one-word models
     odd = agree + [{4: [0.22, 0.8, 0.32], 8: [0.32, 0.28, 0.92], 12: [0.32, 0.64, 0.97]}]
-    n = cn.samples_numbers(_samples_seeds(odd))
+    n = sweeps.samples_numbers(_samples_seeds(odd))
     assert n["dyck-samples-q8-curve"] == "31% (30 to 32%), 43% (28 to 52%) and 91% (90 to 92%)"
     assert n["dyck-samples-q8-monotone"] == "not separated"
     assert n["dyck-samples-q4-largest"] == "31% (30 to 32%)"
@@ -204,16 +206,16 @@ def test_samples_numbers_span_every_seed_and_compare_only_apart_ranges():
     assert n["dyck-samples-rises"] == ("1 and 10 words (depth ≤ 4 and 12); "
                                        "10 and 1,000 words (depth ≤ 8 and 12)")
     assert n["dyck-samples-shallow-lowest"] == "yes"
-    assert cn.samples_verdict(_samples_seeds(odd)) == "partly"
+    assert sweeps.samples_verdict(_samples_seeds(odd)) == "partly"
     # a fall every seed shows is a fall; the shallowest depth's range must lie below the others'
     fall = [{**c, 8: [c[8][0], 0.1 + c[8][0] / 10, c[8][2]]} for c in apart]
-    assert cn.samples_numbers(_samples_seeds(fall))["dyck-samples-q8-monotone"] == "no"
-    assert cn.samples_verdict(_samples_seeds(fall)) == "partly"
+    assert sweeps.samples_numbers(_samples_seeds(fall))["dyck-samples-q8-monotone"] == "no"
+    assert sweeps.samples_verdict(_samples_seeds(fall)) == "partly"
     high = agree + [{4: [0.22, 0.27, 0.95], 8: [0.32, 0.54, 0.92], 12: [0.32, 0.64, 0.97]}]
-    n = cn.samples_numbers(_samples_seeds(high))
+    n = sweeps.samples_numbers(_samples_seeds(high))
     assert n["dyck-samples-shallow-lowest"] == "no" and "overlap" in n[
         "dyck-samples-shallow-lowest-text"]
-    assert cn.samples_verdict(_samples_seeds(high)) == "not reproduced"
+    assert sweeps.samples_verdict(_samples_seeds(high)) == "not reproduced"
 
 
 def _ablation_records(by_seed):
@@ -235,12 +237,12 @@ def test_ablation_numbers_span_every_seed_and_compare_only_apart_ranges():
     third = {**first, "nope": [0.95, 0.7, 0.8]}
     agree = _ablation_records([first, second, {v: [x + 0.005 for x in xs]
                                                for v, xs in first.items()}])
-    n = cn.ablation_numbers(agree)
+    n = sweeps.ablation_numbers(agree)
     assert n["dyck-ablation-best-few"] == "uniform-pm1"
     assert n["dyck-ablation-nope-below-at"] == "4, 64 and 1,024 words"
-    assert cn.ablation_verdict(agree) == ("reproduced", 4)
+    assert sweeps.ablation_verdict(agree) == ("reproduced", 4)
     odd = _ablation_records([first, second, third])
-    n = cn.ablation_numbers(odd)
+    n = sweeps.ablation_numbers(odd)
     assert n["dyck-ablation-nope"] == "59% (40 to 95%), 70% (70 to 71%) and 80% (80 to 81%)"
     assert n["dyck-ablation-nope-range"] == "40 to 95%"
     assert n["dyck-ablation-best-few"] == "none" and "overlap" in n["dyck-ablation-best-few-text"]
@@ -249,13 +251,13 @@ def test_ablation_numbers_span_every_seed_and_compare_only_apart_ranges():
     assert n["dyck-ablation-full-catches-up"] == "yes"
     assert n["dyck-ablation-eq1-above-frozen-v-at"] == "4, 64 and 1,024 words"
     assert n["dyck-ablation-frozen-v-below-at"] == "every size"
-    assert cn.ablation_verdict(odd) == ("partly", 2)
+    assert sweeps.ablation_verdict(odd) == ("partly", 2)
     # eq1 and the frozen-V decoder overlapping in one seed: no longer above it at that size
     close = _ablation_records([first, second, {**first, "eq1": [0.25, 0.4, 0.4]}])
-    assert cn.ablation_numbers(close)["dyck-ablation-eq1-above-frozen-v-at"] == \
+    assert sweeps.ablation_numbers(close)["dyck-ablation-eq1-above-frozen-v-at"] == \
         "64 and 1,024 words"
-    assert cn.ablation_numbers(close)["dyck-ablation-eq1-beats-frozen-v"] == "no"
-    assert cn.ablation_numbers(close)["dyck-ablation-eq1-vs-frozen-v"] == (
+    assert sweeps.ablation_numbers(close)["dyck-ablation-eq1-beats-frozen-v"] == "no"
+    assert sweeps.ablation_numbers(close)["dyck-ablation-eq1-vs-frozen-v"] == (
         "above it with 64 and 1,024 words; not different from it at this scale with 4 words "
         "(the ranges over seeds overlap)")
 
@@ -286,21 +288,21 @@ def test_boolean_numbers_span_every_seed_and_compare_only_apart_ranges():
     overlap) and the verdict is 'not reproduced'; the first seed alone would give 'partly'."""
     odd = _boolean_records([{1: (5, 7), 3: (30, 7)}, {1: (5, 7), 3: (7, 7)},
                             {1: (5, 7), 3: (6, 7)}])
-    n = cn.boolean_numbers(odd)
+    n = sweeps.boolean_numbers(odd)
     assert n["dyck-boolean-d3-in"] == "30% (12 to 62%)"
     assert n["dyck-boolean-in-d3"] == "10% and 30% (12 to 62%)"
     assert n["dyck-boolean-d3-base"] == "15%"
     assert n["dyck-boolean-d3-margin"] == "-1 to 23"
     assert n["dyck-boolean-beat-d3"] == "none" and "overlap" in n["dyck-boolean-d3-beats"]
     assert n["dyck-boolean-seeds"] == "3 seeds"
-    assert cn.boolean_verdict(odd) == "not reproduced"
+    assert sweeps.boolean_verdict(odd) == "not reproduced"
     apart = _boolean_records([{1: (5, 7), 3: (30, 7)}, {1: (5, 7), 3: (20, 7)},
                               {1: (5, 7), 3: (11, 7)}])
-    n = cn.boolean_numbers(apart)
+    n = sweeps.boolean_numbers(apart)
     assert n["dyck-boolean-beat-d3"] == "the depth-3 model"
     assert n["dyck-boolean-d3-margin"] == "4 to 23"
-    assert cn.boolean_verdict(apart) == "partly"
-    assert cn.boolean_verdict(_boolean_records([{3: (34, 7)}, {3: (33, 7)}, {3: (40, 7)}])) == \
+    assert sweeps.boolean_verdict(apart) == "partly"
+    assert sweeps.boolean_verdict(_boolean_records([{3: (34, 7)}, {3: (33, 7)}, {3: (40, 7)}])) == \
         "reproduced"
 
 
@@ -310,13 +312,13 @@ def test_the_positional_step_change_is_called_separate_only_where_seed_ranges_se
     then counts it as within the spread."""
     _, records = committed_records("huang-fig5-6-positional")
     key = "limit-positional-local-steps-separate"
-    assert cn.positional_numbers(records)[key].startswith("every one")
+    assert limit_chapter.positional_numbers(records)[key].startswith("every one")
     planted = copy.deepcopy(records)
     group = sorted((r for r in planted if r["params"]["target"] == "i-j=2"
                     and r["params"]["width"] == 64), key=lambda r: r["params"]["seed"])
     group[0]["metrics"]["bands"]["all"]["200"]["model"] = \
         group[1]["metrics"]["test_mse_by_steps"]["1000"]["200"]
-    assert cn.positional_numbers(planted)[key] == \
+    assert limit_chapter.positional_numbers(planted)[key] == \
         "1 of 6 of these changes are within the spread over seeds"
 
 
@@ -345,10 +347,10 @@ def _fig4(single_own=1.0, single_other=0.0, many_deep=0.5, many_other=0.9, disti
 
 
 def test_fig4_verdict_counts_the_papers_four_observations():
-    assert cn.fig4_verdict(_fig4()) == ("reproduced", 4)
-    assert cn.fig4_verdict(_fig4(many_deep=0.99)) == ("partly", 3)       # deep not lower
-    assert cn.fig4_checks(_fig4(single_other=0.1))["fails-elsewhere"] is False
-    assert cn.fig4_verdict(_fig4(single_own=0.5, single_other=0.5, many_deep=0.99,
+    assert dyck.fig4_verdict(_fig4()) == ("reproduced", 4)
+    assert dyck.fig4_verdict(_fig4(many_deep=0.99)) == ("partly", 3)       # deep not lower
+    assert dyck.fig4_checks(_fig4(single_other=0.1))["fails-elsewhere"] is False
+    assert dyck.fig4_verdict(_fig4(single_own=0.5, single_other=0.5, many_deep=0.99,
                                  distinct=(50, 50))) == ("not reproduced", 0)
 
 
@@ -363,22 +365,24 @@ def test_order_verdict_follows_its_rule():
                 for i, ends in enumerate(settings) for r in learned(*ends)]
     paper = ([3.0, 3.1], [2.0, 2.1], [1.0, 1.1])
     reverse = ([1.1, 1.3], [2.9, 3.0], [1.6, 1.9])
-    assert cn.order_verdict(learned(*paper), study(paper, paper)) == "reproduced"
-    assert cn.order_verdict(learned(*reverse), study(reverse, reverse)) == "not reproduced"
-    assert cn.order_verdict(learned(*reverse), study(reverse, paper)) == "partly"
+    assert dyck.order_verdict(learned(*paper), study(paper, paper)) == "reproduced"
+    assert dyck.order_verdict(learned(*reverse), study(reverse, reverse)) == "not reproduced"
+    assert dyck.order_verdict(learned(*reverse), study(reverse, paper)) == "partly"
     overlap = ([1.1, 2.0], [1.5, 3.0], [1.6, 1.9])          # nothing apart: neither order
-    assert cn.order_verdict(learned(*overlap), study(overlap)) == "partly"
-    numbers = cn.order_numbers(learned(*reverse), study(reverse, paper))
+    assert dyck.order_verdict(learned(*overlap), study(overlap)) == "partly"
+    numbers = dyck.order_numbers(learned(*reverse), study(reverse, paper))
     assert numbers["dyck-order-reverse-settings"] == "1"
     assert numbers["dyck-order-figure-reverse"] == "yes"
 
 
 def test_the_kgram_verdict_needs_trained_runs_and_both_rises():
-    assert cn.kgram_verdict(12, 12, "grows", "grows")[0] == "reproduced"
-    assert cn.kgram_verdict(0, 12, "grows", "grows")[0] == "not reproduced"   # nothing fitted
-    assert cn.kgram_verdict(12, 12, "does not grow", "does not grow")[0] == "not reproduced"
-    assert cn.kgram_verdict(6, 12, "does not grow", "grows")[0] == "partly"
-    verdict, rule = cn.kgram_verdict(0, 12, "does not grow", "grows")
+    assert izzo_chapter.kgram_verdict(12, 12, "grows", "grows")[0] == "reproduced"
+    assert izzo_chapter.kgram_verdict(0, 12, "grows", "grows")[0] == \
+        "not reproduced"   # nothing fitted
+    assert izzo_chapter.kgram_verdict(12, 12, "does not grow", "does not grow")[0] == \
+        "not reproduced"
+    assert izzo_chapter.kgram_verdict(6, 12, "does not grow", "grows")[0] == "partly"
+    verdict, rule = izzo_chapter.kgram_verdict(0, 12, "does not grow", "grows")
     assert verdict == "not reproduced" and rule.startswith("0 of 12 runs met the stop rule")
 
 

@@ -252,7 +252,7 @@ def test_data_rows_share_their_keys(figure_id, test_scale_records):
 
 def test_paper_vs_book_rows_come_from_the_records(test_scale_records):
     from lengthgen.experiments.izzo_common import headline, stop_counts
-    from lengthgen.viz.chapter_numbers import izzo_paper_vs_book_rows
+    from lengthgen.experiments.izzo_chapter import izzo_paper_vs_book_rows
     rows = izzo_paper_vs_book_rows(test_scale_records)
     # plain ids: a table cell is escaped text, so backticks would show raw on the site
     assert [r["figure"] for r in rows] == [

@@ -20,8 +20,12 @@ and may define:
 Protocol modules (no FIGURE_ID) hold what several figures share: huang_sweep/ (the APE vs
 NoPE sweep: protocol, analysis, drawing, tables), huang_expressiveness (the C-RASP tables),
 richard_dyck_training (the Dyck models and the configs several Dyck figures train),
-izzo_common (the Izzo et al. setup), spread (seeds and their spread). A figure module imports
-protocol modules, never another figure module (tests/test_architecture.py).
+izzo_common (the Izzo et al. setup), spread (seeds and their spread). Each paper's chapter
+module computes the numbers its chapter quotes, its verdicts and its "Paper vs this book" table
+from the committed records: limit_chapter and crasp_chapter (Huang et al.), richard_chapter
+and richard_chapter_sweeps (Richard), izzo_chapter (Izzo et al.), all written with prose
+(numbers in prose and tables); they reach figure modules through the registry. A figure module
+imports protocol modules, never another figure module (tests/test_architecture.py).
 
 Which modules are figures, and how their runs are executed (in process, in worker processes,
 on a cluster), is the business of the run layer, `lengthgen.runs`; a figure module never

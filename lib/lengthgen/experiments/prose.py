@@ -1,0 +1,122 @@
+"""Numbers in prose and tables: how the chapters write a record's value.
+
+The chapters' numbers are computed from the committed records, never typed, by each paper's
+chapter module (`izzo_chapter`, `limit_chapter`, `crasp_chapter`, `richard_chapter` and
+`richard_chapter_sweeps`): its numbers, verdicts and "Paper vs this book" rows. What they share
+is here: how a share, a number, a range over seeds, a list or a wall time is written (`pct`,
+`num`, `span`, `mean_span`, `listing`, `seconds`, `seeds_note`), when two settings differ over
+seeds (`separate`), a figure's committed records (`chapter_records`) and the "Paper vs this
+book" Markdown table (`markdown_table`).
+
+Numbers the papers report stay typed in the prose, marked as the paper's (see
+tests/test_book_hygiene.py for the convention).
+"""
+import math
+from statistics import mean
+
+from lengthgen.errors import LengthgenError
+
+_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+# ---------------------------------------------------------------- formatting
+
+def pct(x: float) -> str:
+    """A share as a whole percentage (one decimal just below 100% and just above 0%, so that
+    99.6% never reads as 100% nor 0.4% as 0%)."""
+    value = 100 * float(x)
+    if 99.5 <= value < 100 or 0 < value < 0.5:
+        return f"{value:.1f}%"
+    return f"{round(value)}%"
+
+
+def num(x: float, signed: bool = False, digits: int = 2) -> str:
+    """`digits` significant digits (at least the integer part); powers of ten as a×10ⁿ outside
+    0.01..1000 (never 'e-05')."""
+    x = float(x)
+    sign = "+" if signed and x > 0 else ""
+    if x == 0:
+        return "0"
+    if math.isnan(x):
+        return "n/a"
+    if 0.01 <= abs(x) < 1000:
+        decimals = max(0, digits - 1 - math.floor(math.log10(abs(x))))
+        text = f"{x:.{decimals}f}"
+        return sign + text
+    mantissa, exponent = f"{x:.0e}".split("e")
+    return f"{sign}{mantissa}×10{str(int(exponent)).translate(_SUPERSCRIPT)}"
+
+
+def span(values, fmt=num) -> str:
+    """'lo to hi' of some values (one value if they agree once formatted)."""
+    values = [v for v in values if v is not None]
+    if not values:
+        raise LengthgenError("no values to quote")
+    lo, hi = fmt(min(values)), fmt(max(values))
+    if lo == hi:
+        return lo
+    if fmt is pct:
+        return f"{lo[:-1]} to {hi}"
+    return f"{lo} to {hi}"
+
+
+def listing(texts) -> str:
+    """'a', 'a and b', 'a, b and c'."""
+    texts = list(texts)
+    return texts[0] if len(texts) == 1 else ", ".join(texts[:-1]) + " and " + texts[-1]
+
+
+def seconds(s: float) -> str:
+    return f"{round(s)} s" if s < 100 else f"{round(s)} s ({s / 60:.0f} min)"
+
+
+def seeds_note(records) -> str:
+    """'1 seed' or 'n seeds': how many seeds the records have per setting (the smallest)."""
+    counts = {}
+    for r in records:
+        key = tuple(sorted((k, str(v)) for k, v in r["params"].items()
+                           if k not in ("name", "seed")))
+        counts[key] = counts.get(key, 0) + 1
+    n = min(counts.values())
+    return f"{n} seed" + ("" if n == 1 else "s")
+
+
+def chapter_records(figure_id: str, root=None) -> list[dict]:
+    """The committed records of a figure (at the scale the book shows)."""
+    from lengthgen.runs.records import committed_records
+    found = committed_records(figure_id, root)
+    if found is None:
+        raise LengthgenError(f"{figure_id}: no committed records to quote")
+    return found[1]
+
+
+
+
+def mean_span(values, fmt=pct) -> str:
+    """The mean over seeds with the min-max range, 'mean (lo to hi)'; just the value where
+    there is one seed or the seeds agree once formatted."""
+    values = [v for v in values if v is not None]
+    whole = span(values, fmt)
+    if fmt(min(values)) == fmt(max(values)):
+        return whole
+    return f"{fmt(mean(values))} ({whole})"
+
+
+def separate(high, low) -> bool:
+    """Two settings differ only where their ranges over seeds do not overlap."""
+    return min(high) > max(low)
+
+
+PAPER_VS_BOOK_COLUMNS = ["figure", "the paper", "`book` config", "verdict",
+                         "the book-scale numbers"]
+PAPER_VS_BOOK_HEADER = ["figure", "the paper", "verdict", "the book-scale numbers"]
+
+
+def markdown_table(header: list[str], rows: list[list[str]]) -> str:
+    """A Markdown table; each row lists the cells of PAPER_VS_BOOK_COLUMNS, and only the
+    columns of `header` are kept (the book config is said under each figure, and a narrower
+    table fits the page)."""
+    keep = [PAPER_VS_BOOK_COLUMNS.index(h) for h in header]
+    clean = lambda text: str(text).replace("|", "\\|").replace("\n", " ")  # noqa: E731
+    return "\n".join(["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+                     + ["| " + " | ".join(clean(row[i]) for i in keep) + " |" for row in rows])
