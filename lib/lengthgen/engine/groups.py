@@ -29,7 +29,8 @@ from lengthgen.models.decoder import Decoder
 from lengthgen.objectives import objective_of
 from lengthgen.tasks.base import bin_name
 from lengthgen.engine.settings import EVAL_SEED_OFFSET, learning_rate
-from lengthgen.engine.single import make_optimizer, set_learning_rates, training_step
+from lengthgen.engine.single import (make_optimizer, sequence_extent, set_learning_rates,
+                                     training_step)
 
 
 class ModuleGroup:
@@ -368,10 +369,7 @@ def stacked_length_chunks(inputs, targets, mask, offsets=None, chunks: int = 1):
     if chunks <= 1:
         yield inputs, targets, mask, offsets
         return
-    width = inputs.shape[2]
-    real = (inputs != 0).sum(dim=2)   # PAD is token id 0 and only follows a sequence
-    masked_to = torch.where(mask.any(dim=2), width - mask.flip(2).int().argmax(dim=2), 0)
-    extent = torch.maximum(real, masked_to)                                      # [S, B]
+    extent = sequence_extent(inputs, mask)                                       # [S, B]
     order = torch.argsort(extent, dim=1, stable=True)
 
     def rows(t, index):   # t [S, B, ...] -> the rows `index` [S, b] of each member

@@ -86,6 +86,16 @@ def sample_offsets(rng: np.random.Generator, inputs: np.ndarray, n_positions: in
 
 
 # ---- one step ------------------------------------------------------------------------------
+def sequence_extent(inputs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """How many leading positions of each sequence matter (its tokens, or its last masked
+    position if that is later), along the last dimension: [B, T] -> [B], [S, B, T] -> [S, B].
+    PAD is token id 0 and only follows a sequence."""
+    width = inputs.shape[-1]
+    real = (inputs != 0).sum(dim=-1)
+    masked_to = torch.where(mask.any(dim=-1), width - mask.flip(-1).int().argmax(dim=-1), 0)
+    return torch.maximum(real, masked_to)
+
+
 def length_chunks(inputs, targets, mask, offsets=None, chunks: int = 1):
     """Yield (inputs, targets, mask, offsets) for `chunks` groups of the batch sorted by length,
     each cut after its longest sequence. Padding only ever follows a sequence and attention is
@@ -93,10 +103,7 @@ def length_chunks(inputs, targets, mask, offsets=None, chunks: int = 1):
     if chunks <= 1:
         yield inputs, targets, mask, offsets
         return
-    width = inputs.shape[1]
-    real = (inputs != 0).sum(dim=1)  # PAD is token id 0 and only follows a sequence
-    masked_to = torch.where(mask.any(dim=1), width - mask.flip(1).int().argmax(dim=1), 0)
-    extent = torch.maximum(real, masked_to)
+    extent = sequence_extent(inputs, mask)
     order = torch.argsort(extent, stable=True)
     for rows in order.tensor_split(chunks):
         if len(rows) == 0:
