@@ -370,3 +370,5 @@ def test_fig1_marks_the_cells_not_run_in_their_slots():
     texts = [[t.get_text() for t in ax.texts] for ax in fig.axes]
     assert texts[0].count("not run") == 1 and texts[1].count("not run") == 2
     assert [t.get_text() for t in fig.axes[1].get_xticklabels()] == ["Tomita 1", "Tomita 2"]
+    # the legend is labelled on the first cell drawn, though the first task was not run
+    assert "Len 1-50" in [t.get_text() for t in fig.axes[0].get_legend().get_texts()]

@@ -21,6 +21,7 @@ def draw_fig1(rows: list[dict], title: str, tasks: list[str] | None = None):
     fig, axes = plt.subplots(2, 1, figsize=(max(7.0, 0.55 * len(tasks) + 2), 6.4), sharex=True)
     width = 0.26
     for ax, encoding in zip(axes, ENCODINGS):
+        first = None   # the legend labels go on the first cell drawn (the first may not be run)
         for i, task_id in enumerate(tasks):
             row = next((r for r in rows if r["task"] == task_id and r["encoding"] == encoding),
                        None)
@@ -30,22 +31,23 @@ def draw_fig1(rows: list[dict], title: str, tasks: list[str] | None = None):
                 symbol, color = MARK[predicted(task_id, encoding)]
                 ax.text(i, 104, symbol, ha="center", va="bottom", color=color, fontsize=11)
                 continue
+            first = i if first is None else first
             for k, (name, value) in enumerate(row["accuracy"].items()):
                 x = i + (k - 1) * width
                 ax.bar(x, 100 * value, width, color=BIN_COLORS[k],
                        hatch=None if row["fit"] else "//", edgecolor="white",
-                       label=f"Len {name}" if i == 0 else None)
+                       label=f"Len {name}" if i == first else None)
                 lo, hi = row["spread"][name]["min"], row["spread"][name]["max"]
                 ax.plot([x, x], [100 * lo, 100 * hi], color="#d95f02", lw=1.3,
-                        label="seeds: min to max" if i == 0 and k == 0 else None)
+                        label="seeds: min to max" if i == first and k == 0 else None)
                 if row["paper"] is not None:
                     ax.plot([x - width / 2, x + width / 2], [100 * row["paper"]["bins"][k]] * 2,
                             color="black", lw=1.6,
-                            label="paper" if i == 0 and k == 0 else None)
+                            label="paper" if i == first and k == 0 else None)
             base = row["baseline"].get(LONGEST_BIN)
             if base is not None:
                 ax.plot([i - 1.5 * width, i + 1.5 * width], [100 * base] * 2, color="grey",
-                        ls=":", lw=1.4, label="random baseline" if i == 0 else None)
+                        ls=":", lw=1.4, label="random baseline" if i == first else None)
             symbol, color = MARK[row["predicted"]]
             ax.text(i, 104, symbol, ha="center", va="bottom", color=color, fontsize=11)
         ax.set_ylim(0, 115)
