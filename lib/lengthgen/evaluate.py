@@ -19,6 +19,11 @@ from lengthgen.objectives import objective_of
 from lengthgen.tasks.base import Batch, Task, bin_name
 
 
+# Evaluation sets are drawn in batches of this size: the batches decide the random stream, so
+# every place that draws an evaluation set (evaluate, the engine's stacked groups) uses it.
+EVAL_BATCH_SIZE = 256
+
+
 def autocast(device) -> contextlib.AbstractContextManager:
     """bf16 autocast on a CUDA card that has bf16 (fast, and safe for these small models); full
     precision elsewhere. A card without bf16 (a Colab T4) trains in fp32: fp16 would need loss
@@ -78,7 +83,7 @@ def _eval_mode(model):
         model.train(was_training)
 
 
-def _bin_batches(task: Task, lo: int, hi: int, samples_per_bin: int, seed: int,
+def bin_batches(task: Task, lo: int, hi: int, samples_per_bin: int, seed: int,
                  batch_size: int):
     """The bin's fixed examples (one random stream per seed and bin), in batches."""
     rng = bin_rng(seed, lo, hi)
@@ -88,7 +93,7 @@ def _bin_batches(task: Task, lo: int, hi: int, samples_per_bin: int, seed: int,
 
 @torch.no_grad()
 def evaluate(model, task: Task, bins=None, samples_per_bin: int = 2000, seed: int = 0,
-             device="cpu", batch_size: int = 256, offset: int = 0) -> dict:
+             device="cpu", batch_size: int = EVAL_BATCH_SIZE, offset: int = 0) -> dict:
     """{"lo-hi": {"accuracy", "loss", "n"}} for each bin (default: the task's test bins).
 
     accuracy: fraction of sequences right at every masked position (teacher-forced argmax);
@@ -104,7 +109,7 @@ def evaluate(model, task: Task, bins=None, samples_per_bin: int = 2000, seed: in
             correct = torch.zeros((), device=device)
             loss_sum = torch.zeros((), device=device)
             positions = torch.zeros((), device=device)
-            for size, batch in _bin_batches(task, lo, hi, samples_per_bin, seed, batch_size):
+            for size, batch in bin_batches(task, lo, hi, samples_per_bin, seed, batch_size):
                 inputs, targets, mask = to_tensors(batch, device, objective.target_dtype)
                 with autocast(device):
                     logits = model(inputs, _offsets(model, size, offset, device))
@@ -146,7 +151,7 @@ def greedy_predictions(model, inputs: torch.Tensor, prompt_lengths: torch.Tensor
 
 @torch.no_grad()
 def generation_accuracy(model, task: Task, bins=None, samples_per_bin: int = 2000,
-                        seed: int = 0, device="cpu", batch_size: int = 256,
+                        seed: int = 0, device="cpu", batch_size: int = EVAL_BATCH_SIZE,
                         offset: int = 0) -> dict:
     """{"lo-hi": {"accuracy", "n"}}: the fraction of sequences whose greedily generated answer
     (after the prompt) matches the reference at every masked position. Same examples as
@@ -156,7 +161,7 @@ def generation_accuracy(model, task: Task, bins=None, samples_per_bin: int = 200
     with _eval_mode(model):
         for lo, hi in bins:
             correct = torch.zeros((), device=device)
-            for size, batch in _bin_batches(task, lo, hi, samples_per_bin, seed, batch_size):
+            for size, batch in bin_batches(task, lo, hi, samples_per_bin, seed, batch_size):
                 if batch.prompt_lengths is None:
                     raise LengthgenError(f"{task.id}: generation accuracy needs a "
                                          f"sequence-to-sequence task (batches with prompts)")

@@ -9,6 +9,8 @@ train_seeds(...)[i] matches train(...) with seed i up to float rounding (batches
 a common length). A front door to the engine's one loop; not checkpointed (`train` is, and the
 engine's `train_jobs` runs in slices that resume).
 """
+from dataclasses import replace
+
 import torch
 
 from lengthgen.engine.feeds import HostFeed
@@ -30,7 +32,6 @@ def train_seeds(task: Task, cfg: TrainConfig, seeds, device="cpu", make_model=No
     model and calling `train` with that seed would give it. Loss, metric and stopping follow the
     task's objective, as in `train`.
     """
-    from dataclasses import replace
     seeds = list(seeds)
     if not seeds or len(set(seeds)) != len(seeds):
         raise LengthgenError(f"train_seeds needs distinct seeds, got {seeds}")

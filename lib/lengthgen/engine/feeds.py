@@ -19,12 +19,12 @@ draws them, so a member's evaluation numbers mean what a single run's mean.
 import numpy as np
 import torch
 
+from lengthgen.engine.single import sample_offsets
 from lengthgen.errors import LengthgenError
+from lengthgen.evaluate import EVAL_BATCH_SIZE, bin_batches
 
 # the random stream of APE offsets (the data streams of lengthgen.engine.rng are 0x1000-0x1fff)
 STREAM_OFFSETS = 0x2001
-from lengthgen.evaluate import _bin_batches
-from lengthgen.engine.single import sample_offsets
 
 
 def _pad(array: np.ndarray, width: int) -> np.ndarray:
@@ -160,7 +160,7 @@ def eval_sets(tasks, configs, eval_seeds, device, width: int | None = None):
     rows = []
     for task, cfg, seed in zip(tasks, configs, eval_seeds):
         lo, hi = cfg.length_range(task)
-        rows.append(list(_bin_batches(task, lo, hi, cfg.eval_samples, seed, 256)))
+        rows.append(list(bin_batches(task, lo, hi, cfg.eval_samples, seed, EVAL_BATCH_SIZE)))
     widest = width or max(b.inputs.shape[1] for member in rows for _, b in member)
     sizes = {c.eval_samples for c in configs}
     if len(sizes) != 1:

@@ -228,8 +228,7 @@ class StackedGroup:
         mean loss over masked positions, as `evaluate` computes them."""
         inputs, targets, mask = self.evals
         s, e, w = inputs.shape
-        width = max(getattr(self.stack.cfg, "d_model", 64), 64) if hasattr(self.stack, "cfg") \
-            else 64
+        width = max(getattr(getattr(self.stack, "cfg", None), "d_model", 64), 64)
         chunk = max(1, min(e, int(4e7 // (s * w * width))))
         correct = torch.zeros(s, device=self.device)
         loss_sum = torch.zeros(s, device=self.device)

@@ -49,8 +49,8 @@ def first_non_finite(recent: list[torch.Tensor]) -> list[int | None]:
 
 def run(group, feed, tasks, configs, device, *, step: int = 0, members=None,
         recent: list | None = None, elapsed: float = 0.0, on_step=None, deadline=None,
-        until_step: int | None = None,
-        diverged: str = "raise", diverged_note=None, progress=None) -> tuple[list[TrainResult | None], dict]:
+        until_step: int | None = None, diverged: str = "raise", diverged_note=None,
+        progress=None) -> tuple[list[TrainResult | None], dict]:
     """Train `group` until every member has stopped (or `deadline`, a time.perf_counter() value,
     has passed, or the step counter has reached `until_step`: then unfinished members have no
     result and the returned state lets the caller keep them).
