@@ -32,7 +32,7 @@ from pathlib import Path
 
 from lengthgen.experiments.huang_sweep.protocol import (ENCODINGS, HELDOUT_BIN, LONGEST_BIN,
                                                         Setting, configs, job_for, ladder,
-                                                        paper_setting)
+                                                        paper_setting, score_training)
 from lengthgen.tasks import get_task
 from lengthgen.tasks.base import bin_name
 from lengthgen.tasks.metadata import algorithmic_ids, language_ids
@@ -252,22 +252,12 @@ def load_job_records(folder: Path) -> dict:
 
 
 def score(model, spec: JobSpec, result, config: dict, device, group_size: int) -> dict:
-    """A finished job's metrics: the three test bins (seed + 2 x EVAL_SEED_OFFSET, as the book
-    scores), its training and its group."""
-    from lengthgen.evaluate import evaluate
-    from lengthgen.train import EVAL_SEED_OFFSET
-    task = get_task(spec.task)
-    model = model.to(device)
-    bins = {name: round(v["accuracy"], 5) for name, v in evaluate(
-        model, task, None, config["samples_per_bin"], spec.seed + 2 * EVAL_SEED_OFFSET,
-        device).items()}
-    first = bin_name(*task.test_bins[0])
+    """A finished job's metrics: those the book sweep records (`protocol.score_training`),
+    where it diverged if it did, its group's size and its history."""
+    metrics = score_training(model, get_task(spec.task), spec.setting, spec.seed, result,
+                             config, device)
     diverged = next((h["diverged_at"] for h in result.history if "diverged_at" in h), None)
-    return {"setting": spec.setting.as_list(), "seed": spec.seed, "fit": bins[first] >= 1.0,
-            "train_accuracy": result.final_accuracy, "steps": result.steps,
-            "stopped_early": result.stopped_early, "abandoned": result.abandoned,
-            "diverged_at": diverged, "train_wall_time_s": round(result.wall_time_s, 2),
-            "n_params": model.num_parameters(), "bins": bins, "group_size": group_size,
+    return {**metrics, "diverged_at": diverged, "group_size": group_size,
             "history": result.history}
 
 
@@ -334,9 +324,9 @@ def run_slice(root: Path, scale: str, device, deadline: float, *, worker: int = 
               state_bytes: int = STATE_BYTES, until_step: int | None = None,
               log=print) -> dict:
     """Train planned jobs until `deadline` (a time.time() value) or until nothing is left;
-    write each finished job's record as soon as its group ends. Worker w of `workers` takes the
-    shape groups whose index is w modulo workers, then re-plans (later phases: the seeds of a
-    selected setting). graphs: replay each step as a CUDA graph (the same training, fewer
+    write each finished job's record as soon as its group ends. Worker w of `workers` starts at
+    the w-th cheapest shape and claims the free jobs of the first shape that has any, then
+    re-plans (later phases: the seeds of a selected setting). graphs: replay each step as a CUDA graph (the same training, fewer
     launches; tests/test_engine_cuda.py checks it on the card). states_in: the states an earlier
     slice left (jobs resume where they stopped); states_out: where this slice leaves the states
     of the jobs it could not finish, `state_bytes` in all for this worker. until_step ends every

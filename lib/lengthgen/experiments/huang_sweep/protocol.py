@@ -256,8 +256,7 @@ def train_setting(task, encoding: str, setting, seed: int, config: dict, device,
     """Train one decoder of a setting and score it on the task's three bins. `used` collects
     the checkpoint paths, for the cell to remove once its record is computed. With
     `may_abandon` (a rung below the ladder's last), the config's "abandon_below" applies."""
-    from lengthgen.evaluate import evaluate
-    from lengthgen.train import EVAL_SEED_OFFSET, train
+    from lengthgen.train import train
     setting = Setting.of(setting)
     job = job_for(task.id, encoding, setting, seed, config, may_abandon)
     checkpoint = _checkpoint(task.id, encoding, setting, seed, config, job.decoder_config(),
@@ -273,11 +272,20 @@ def train_setting(task, encoding: str, setting, seed: int, config: dict, device,
                   None if checkpoint is None else str(checkpoint))
     _, model = job.build()
     result = train(model, task, job.train, device)
+    return score_training(model, task, setting, seed, result, config, device)
+
+
+def score_training(model, task, setting, seed: int, result, config: dict, device) -> dict:
+    """A trained decoder's metrics, as both sweeps record them: the three test bins (seed +
+    2 x EVAL_SEED_OFFSET), whether it fit (100% on the first bin) and its training."""
+    from lengthgen.evaluate import evaluate
+    from lengthgen.train import EVAL_SEED_OFFSET
+    model = model.to(device)
     bins = {name: round(v["accuracy"], 5) for name, v in evaluate(
         model, task, None, config["samples_per_bin"], seed + 2 * EVAL_SEED_OFFSET,
         device).items()}
     first = bin_name(*task.test_bins[0])
-    return {"setting": setting.as_list(), "seed": seed, "fit": bins[first] >= 1.0,
+    return {"setting": Setting.of(setting).as_list(), "seed": seed, "fit": bins[first] >= 1.0,
             "train_accuracy": result.final_accuracy, "steps": result.steps,
             "stopped_early": result.stopped_early, "abandoned": result.abandoned,
             "train_wall_time_s": round(result.wall_time_s, 2), "n_params": model.num_parameters(),
