@@ -1,7 +1,7 @@
 """Where a group's training batches come from: the host's samplers, or the device.
 
 Two feeds, one interface (`batch(step)` -> inputs, targets, mask [S, B, T] and APE offsets
-[S, B] or None; `retain(keep)` when members leave; `state()` / `load_state()` for checkpoints):
+[S, B] or None; `retain(keep)` when members leave):
 
 * `HostFeed` draws each member's batch with its task's numpy sampler and its own seeded
   generator, exactly as `train` always has (the same batches and offsets, in the same order),
@@ -10,7 +10,8 @@ Two feeds, one interface (`batch(step)` -> inputs, targets, mask [S, B, T] and A
 * `DeviceFeed` makes batches on the device (`lengthgen.engine.device_data`), many steps at a
   time, keyed by (member seed, step, row) with a counter-based generator: a member's batches
   depend only on its run and the step, so they are the same in any group, after a resume and
-  on any device. No host work per step and a fixed width (static shapes). It draws the same
+  on any device (the step is its whole state). No host work per step and a fixed width
+  (static shapes). It draws the same
   law as the host samplers (tests/test_engine_sampling.py), not the same stream.
 
 The fixed in-distribution evaluation sets are drawn once, on the host, exactly as `evaluate`
@@ -66,13 +67,6 @@ class HostFeed:
         for name in ("tasks", "configs", "rngs", "ranges", "n_positions", "absolute"):
             setattr(self, name, [getattr(self, name)[i] for i in keep])
         self.any_absolute = any(self.absolute)
-
-    def state(self) -> list:
-        return [rng.bit_generator.state for rng in self.rngs]
-
-    def load_state(self, states: list) -> None:
-        for rng, state in zip(self.rngs, states):
-            rng.bit_generator.state = state
 
 
 class DeviceFeed:
@@ -146,12 +140,6 @@ class DeviceFeed:
         if self._pool is not None:
             self._pool = tuple(None if t is None else t.index_select(0, index)
                                for t in self._pool)
-
-    def state(self) -> None:
-        return None   # counter-based: the step is the whole state
-
-    def load_state(self, state) -> None:
-        pass
 
 
 def eval_sets(tasks, configs, eval_seeds, device, width: int | None = None):

@@ -63,9 +63,6 @@ class ModuleGroup:
         if keep != [0]:
             raise LengthgenError("a group of one cannot drop its member")
 
-    def models(self) -> list:
-        return [self.model]
-
     def state(self) -> dict:
         return {"model": self.model.state_dict(), "optimizer": self.optimizer.state_dict()}
 
@@ -272,9 +269,6 @@ class StackedGroup:
         self._member_settings()
         self._rates = None
         self._graph = None   # new shapes, new tensors: capture again
-
-    def models(self) -> list:
-        return [self.stack.unstack(i) for i in range(self.size)]
 
     def finished_models(self) -> dict:
         """{start index: model} for every member, those that left and those still here."""

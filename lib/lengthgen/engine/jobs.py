@@ -18,7 +18,7 @@ the device sampler a resumed job sees the batches it would have seen (they are k
 and step), so a job trained in slices follows the trajectory of a job trained at once, up to
 float rounding.
 """
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import torch
 
@@ -63,7 +63,6 @@ class JobOutcome:
     model: torch.nn.Module | None    # the trained decoder (CPU), when finished
     state: dict | None = None        # an unfinished job's state, to resume it
     group_size: int = 1              # how many jobs its group started with
-    extras: dict = field(default_factory=dict)
 
 
 def use_device_sampler(sampler: str, device, tasks) -> bool:

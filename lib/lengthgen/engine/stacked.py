@@ -165,14 +165,6 @@ class StackedDecoders:
         """Member `index`'s weights from a state dict (unpadded)."""
         self.flat[index] = self.join_leaves(tensors)["flat"]
 
-    def columns(self) -> dict[str, slice]:
-        """Which columns of `flat` hold each parameter."""
-        out, start = {}, 0
-        for name, size in zip(self.names, self.sizes):
-            out[name] = slice(start, start + size)
-            start += size
-        return out
-
     def retain(self, keep: list[int]) -> None:
         """Keep only the members at these indices (finished members leave the group)."""
         index = torch.tensor(keep, device=self.device)
