@@ -2,13 +2,16 @@
 schedule, the stop rule and what a history entry keeps. Shared by every trainer
 (`lengthgen.train`, `lengthgen.engine`) and re-exported by `lengthgen.train`."""
 import math
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 
 from lengthgen.errors import LengthgenError
 from lengthgen.models.protocol import ROLES
 from lengthgen.tasks.base import Task
 
 SCHEDULES = ("constant", "linear", "cosine")
+# Registered configs that call a training setting by another name. Their keys stay as they are
+# (a record's config digest depends on them), so the one translation reads both names.
+CONFIG_ALIASES = {"max_steps": "steps"}
 EVAL_SEED_OFFSET = 7919  # eval sets come from seed + this (test: + 2x), apart from training data
 
 
@@ -96,6 +99,26 @@ class TrainConfig:
                 self.stop_loss, (int, float)) or not self.stop_loss > 0):
             raise LengthgenError(f"train config: stop_loss must be a positive number or None, "
                                  f"got {self.stop_loss!r}")
+
+    @classmethod
+    def from_config(cls, config: dict, **fixed) -> "TrainConfig":
+        """The training settings a figure's registered config names, read in one place: every
+        key that is a field here (or an alias of one, CONFIG_ALIASES) is taken; other keys
+        (model sizes, test samples, ...) belong to the figure. `fixed` holds the experiment's
+        own choices for this run (its seed, a step count chosen per setting, a rule the paper
+        fixes) and wins over the dict. A key given under both its name and an alias is refused:
+        which one counts would be a guess."""
+        names = {f.name for f in fields(cls)}
+        taken = {}
+        for key, value in config.items():
+            name = CONFIG_ALIASES.get(key, key)
+            if name not in names:
+                continue
+            if name in taken:
+                raise LengthgenError(f"train config: {name!r} is given twice (as {name!r} and "
+                                     f"as its alias {key!r}); keep one")
+            taken[name] = value
+        return cls(**{**taken, **fixed})
 
     def length_range(self, task: Task) -> tuple[int, int]:
         lo = task.train_range[0] if self.min_len is None else self.min_len
