@@ -27,6 +27,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from lengthgen.experiments.huang_sweep import protocol
+from lengthgen.experiments.prose import mean_span, separate
 from lengthgen.tasks import get_task
 from lengthgen.tasks.metadata import info
 
@@ -155,3 +156,64 @@ def figure(records):
                  fontsize=9)
     fig.tight_layout()
     return fig
+
+
+def verdicts(records) -> dict:
+    """{(task, variant): "higher" | "lower" | "not separated"} for each changed variant against
+    the book's protocol on Len 101-150: a variant moves a cell only where the seeds' ranges do
+    not overlap (prose.separate; with 3 seeds, a mean alone is not a fact)."""
+    values = {}
+    for row in data(records):
+        values.setdefault((row["task"], row["variant"]), []).append(row)
+    longest = lambda rows: [r["accuracy_101-150"] for r in ([r for r in rows if r["fit"]]
+                                                            or rows)]
+    out = {}
+    for (task, variant), rows in values.items():
+        book = values.get((task, "book"))
+        if variant == "book" or book is None:
+            continue
+        mine, theirs = longest(rows), longest(book)
+        out[(task, variant)] = ("higher" if separate(mine, theirs) else
+                                "lower" if separate(theirs, mine) else "not separated")
+    return out
+
+
+def lead_table(records) -> str:
+    """The chapter's table: per cell and variant, Len 101-150 accuracy as the mean over the
+    seeds that fit with their range, how many fit, and the verdict against the book's
+    protocol."""
+    rows_by = {}
+    for row in data(records):
+        rows_by.setdefault((row["task"], row["variant"]), []).append(row)
+    judged = verdicts(records)
+    body = []
+    for task in dict.fromkeys(t for t, _ in rows_by):
+        cells = [f"{info(task).name} (APE)"]
+        for variant in VARIANTS:
+            rows = rows_by.get((task, variant))
+            if not rows:
+                cells.append("not run" if not applies(task, variant) else "not yet")
+                continue
+            fitting = [r for r in rows if r["fit"]]
+            text = (f"{mean_span([r['accuracy_101-150'] / 100 for r in fitting or rows])}, "
+                    f"{len(fitting)} of {len(rows)} fit")
+            if variant != "book" and (task, variant) in judged:
+                text += f": {judged[(task, variant)]}"
+            cells.append(text)
+        body.append(cells)
+    header = ["cell"] + [LABELS[v] for v in VARIANTS]
+    return "\n".join(["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+                     + ["| " + " | ".join(row) + " |" for row in body])
+
+
+def lead_summary(records) -> str:
+    """One sentence on what the changes did so far, from the verdicts (glued in the chapter)."""
+    judged = verdicts(records)
+    if not judged:
+        return "No changed training has finished beside its book protocol yet."
+    count = lambda word: sum(v == word for v in judged.values())
+    seeds = sorted({row["seed"] for row in data(records)})
+    return (f"Of the {len(judged)} changes with records so far ({len(seeds)} seed"
+            f"{'' if len(seeds) == 1 else 's'} per training at most), {count('higher')} raise a "
+            f"cell's Len 101-150 accuracy beyond the spread of its seeds, {count('lower')} lower "
+            f"it, and {count('not separated')} are not separated from the book's protocol.")
