@@ -131,11 +131,13 @@ def import_graph(root: Path = PACKAGE) -> dict[str, list[tuple[str, int]]]:
 def figure_modules(root: Path = PACKAGE) -> set[str]:
     """Modules of lengthgen.experiments that assign FIGURE_ID at their top level."""
     out = set()
-    for path in (root / "experiments").glob("*.py"):
+    folder = root / "experiments"
+    for path in folder.rglob("*.py"):
         tree = ast.parse(path.read_text(encoding="utf-8"))
         if any(isinstance(n, ast.Assign) and any(getattr(t, "id", None) == "FIGURE_ID"
                                                  for t in n.targets) for n in tree.body):
-            out.add(f"lengthgen.experiments.{path.stem}")
+            out.add(".".join(["lengthgen", "experiments",
+                              *path.relative_to(folder).with_suffix("").parts]))
     return out
 
 
@@ -183,12 +185,12 @@ def test_the_checks_catch_a_planted_upward_import_and_a_cycle(tmp_path):
     shutil.copytree(PACKAGE, copy, ignore=shutil.ignore_patterns("__pycache__"))
     train = copy / "train.py"
     train.write_text(train.read_text(encoding="utf-8") +
-                     "\n\ndef _planted():\n    from lengthgen.experiments.huang_sweep.protocol "
+                     "\n\ndef _planted():\n    from lengthgen.experiments.huang.sweep.protocol "
                      "import ladder\n    return ladder\n", encoding="utf-8")
     planted = import_graph(copy)
     assert any(line.startswith("lengthgen.train (layer train/evaluate) imports "
-                               "lengthgen.experiments.huang_sweep") for line in upward(planted))
-    assert any({"lengthgen.train", "lengthgen.experiments.huang_sweep.protocol"} <= set(c)
+                               "lengthgen.experiments.huang.sweep") for line in upward(planted))
+    assert any({"lengthgen.train", "lengthgen.experiments.huang.sweep.protocol"} <= set(c)
                for c in cycles(planted))
     decoder = copy / "models" / "decoder.py"
     decoder.write_text("import lengthgen.runs.runner\n" + decoder.read_text(encoding="utf-8"),

@@ -125,7 +125,7 @@ def test_live_widgets_are_not_run_by_builds(path):
 # ------------------------------------------------------------ numbers in prose come from records
 #
 # A chapter's prose pastes every number it derives from a record ({glue:md}`key`, computed by
-# the paper's chapter module, e.g. lengthgen.experiments.limit_chapter, with the formatting of
+# the paper's chapter module, e.g. lengthgen.experiments.huang.limit.analysis, with the formatting of
 # lengthgen.experiments.prose). What a Markdown cell may still type as a percentage or a
 # decimal is marked, by one of:
 #   * the sentence (or table row) quotes a paper: it contains "paper", "et al." or a {cite:...}
@@ -236,8 +236,8 @@ def test_number_check_fails_on_a_planted_typed_number(tmp_path):
 def test_glued_keys_of_checked_chapters_exist():
     """Every {glue:md} key the prose of a checked chapter pastes is computed by the library
     (or glued by book_figure/book_table in the chapter itself)."""
-    from lengthgen.experiments.richard_chapter import dyck_numbers, dyck_verdicts
-    from lengthgen.experiments.limit_chapter import limit_numbers
+    from lengthgen.experiments.richard.analysis import dyck_numbers, dyck_verdicts
+    from lengthgen.experiments.huang.limit.analysis import limit_numbers
     computed = {**limit_numbers(), **dyck_numbers(), **dyck_verdicts()}
     for path in NOTEBOOKS:
         if path.stem not in NUMBER_CHECKED_CHAPTERS:

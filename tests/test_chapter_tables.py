@@ -3,9 +3,10 @@ functions (the notebooks only call them): each is checked here against the rows 
 import pytest
 
 from lengthgen.errors import LengthgenError
-from lengthgen.experiments import comm_protocol_bits as bits
-from lengthgen.experiments import (izzo_common, izzo_fig2_modp, izzo_fig3_hardmax, izzo_kgram,
-                                   izzo_thm41_bound)
+from lengthgen.experiments.huang.comm import comm_protocol_bits as bits
+from lengthgen.experiments.izzo import (izzo_fig2_modp, izzo_fig3_hardmax, izzo_kgram,
+                                        izzo_thm41_bound)
+from lengthgen.experiments.izzo import protocol as izzo_common
 from lengthgen.results import load_records, results_dir
 from lengthgen.theory import communication as cc
 from lengthgen.theory.copying import copy_model, copy_steps, step_rows

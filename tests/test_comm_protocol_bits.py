@@ -4,7 +4,7 @@ import math
 import pytest
 
 from lengthgen.errors import LengthgenError
-from lengthgen.experiments import comm_protocol_bits as exp
+from lengthgen.experiments.huang.comm import comm_protocol_bits as exp
 from lengthgen.viz.message_slider import message_frame, message_slider
 
 

@@ -165,15 +165,18 @@ def test_records_that_lack_what_the_figure_reads_are_one_error(tmp_path):
 
 
 def test_the_registry_is_derived_from_the_modules():
-    """A figure id reaches its module in one hop, and the list is the modules' own FIGURE_IDs:
-    protocol modules (no FIGURE_ID) are not figures, and a new figure module needs no line
-    elsewhere."""
+    """A figure id reaches its module in one hop, and the list is the modules' own FIGURE_IDs,
+    found in the paper packages too: protocol, analysis and tables modules (no FIGURE_ID) are
+    not figures, and a new figure module needs no line elsewhere."""
     import lengthgen.experiments as package
     from pathlib import Path
-    declared = {p.stem for p in Path(package.__file__).parent.glob("*.py")
-                if "\nFIGURE_ID = " in p.read_text()}
+    folder = Path(package.__file__).parent
+    declared = {".".join(p.relative_to(folder).with_suffix("").parts)
+                for p in folder.rglob("*.py") if "\nFIGURE_ID = " in p.read_text()}
     assert set(EXPERIMENTS.values()) == declared
-    assert {"huang_sweep", "izzo_common", "richard_dyck_training", "spread"}.isdisjoint(
-        EXPERIMENTS.values())
+    assert {"huang.sweep.protocol", "huang.sweep.budget", "izzo.protocol", "richard.protocol",
+            "spread"}.isdisjoint(EXPERIMENTS.values())
     for figure_id, name in EXPERIMENTS.items():
-        assert experiment(figure_id).__name__.endswith("." + name)
+        assert experiment(figure_id).__name__ == "lengthgen.experiments." + name
+        # the id names its module: the module's file is the id with underscores
+        assert name.rpartition(".")[2] == figure_id.replace("-", "_")

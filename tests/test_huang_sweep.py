@@ -6,7 +6,7 @@ import torch
 
 from lengthgen.errors import LengthgenError
 from lengthgen.runs.registry import experiment
-from lengthgen.experiments.huang_sweep import analysis, protocol, tables
+from lengthgen.experiments.huang.sweep import analysis, protocol, tables
 from lengthgen.tasks import get_task
 from lengthgen.train import TrainConfig, decoder_for_task, learning_rate, train
 
@@ -290,7 +290,7 @@ def test_an_unwritable_checkpoint_folder_is_one_line_before_any_run(tmp_path, mo
 
 # ---- the chapter's tables ------------------------------------------------------------------
 def test_the_chapter_tables_come_from_the_library():
-    from lengthgen.experiments import huang_table6_7_hparams as hparams
+    from lengthgen.experiments.huang.sweep import huang_table6_7_hparams as hparams
     diff = {"task": "d3", "encoding": "ape", "ours": 0.4715, "paper": 1.0, "fit": True,
             "selected": [1, 1, 16, 1e-3]}
     assert tables.differences_rows([diff]) == [["d3", "APE", "47.1", "100.0", "yes",
@@ -364,7 +364,7 @@ def test_fig1_marks_the_cells_not_run_in_their_slots():
     bars would be (issue: empty slots carried no mark)."""
     import matplotlib
     matplotlib.use("Agg")
-    from lengthgen.experiments.huang_sweep import drawing
+    from lengthgen.experiments.huang.sweep import drawing
     records = [cell_record("tomita2", "ape", [bins(1.0, 1.0, 1.0)])]
     fig = drawing.draw_fig1(analysis.table(records), "t", tasks=["tomita1", "tomita2"])
     texts = [[t.get_text() for t in ax.texts] for ax in fig.axes]

@@ -9,7 +9,7 @@ import torch
 from lengthgen.errors import LengthgenError
 from lengthgen.evaluate import evaluate
 from lengthgen.runs.registry import experiment
-from lengthgen.experiments.izzo_common import PAPER_PROTOCOL, build_model, required_length
+from lengthgen.experiments.izzo.protocol import PAPER_PROTOCOL, build_model, required_length
 from lengthgen.models.limit_style import LimitStyleConfig, LimitStyleTransformer
 from lengthgen.objectives import masked_squared_error
 from lengthgen.tasks import get_task
@@ -145,7 +145,7 @@ def test_train_seeds_runs_the_regression_objective_like_train():
 
 
 def test_a_train_length_above_the_position_table_is_refused():
-    from lengthgen.experiments.izzo_common import train_and_test
+    from lengthgen.experiments.izzo.protocol import train_and_test
     task = ModPTask(2, 0, train_max=50)
     model = build_model(task, PAPER_PROTOCOL, 0, pe="ape", n_positions=32)
     with pytest.raises(LengthgenError, match="position table"):
@@ -251,8 +251,8 @@ def test_data_rows_share_their_keys(figure_id, test_scale_records):
 
 
 def test_paper_vs_book_rows_come_from_the_records(test_scale_records):
-    from lengthgen.experiments.izzo_common import headline, stop_counts
-    from lengthgen.experiments.izzo_chapter import izzo_paper_vs_book_rows
+    from lengthgen.experiments.izzo.protocol import headline, stop_counts
+    from lengthgen.experiments.izzo.analysis import izzo_paper_vs_book_rows
     rows = izzo_paper_vs_book_rows(test_scale_records)
     # plain ids: a table cell is escaped text, so backticks would show raw on the site
     assert [r["figure"] for r in rows] == [
@@ -277,7 +277,7 @@ def test_kgram_records_carry_where_the_layers_look(test_scale_records):
             assert 0 <= v["layer1_previous"] <= 1
             assert v["layer2_matches"] is None or 0 <= v["layer2_matches"] <= 1
         assert [len(phi) for phi in r["metrics"]["phi"]] == [r["params"]["k"]] * 2
-    from lengthgen.experiments.izzo_kgram import attention_summary
+    from lengthgen.experiments.izzo.izzo_kgram import attention_summary
     summary = attention_summary(test_scale_records["izzo-kgram"])
     runs = len(test_scale_records["izzo-kgram"])
     k2 = sum(r["params"]["k"] == 2 for r in test_scale_records["izzo-kgram"])
@@ -286,7 +286,7 @@ def test_kgram_records_carry_where_the_layers_look(test_scale_records):
 
 
 def test_smoothing_gap_is_the_distance_to_the_laplace_target():
-    from lengthgen.experiments.izzo_kgram import smoothing_gap_rows
+    from lengthgen.experiments.izzo.izzo_kgram import smoothing_gap_rows
     short, long = smoothing_gap_rows([(2, 2)], [(2, 8), (200, 200)], samples=100)
     assert short["gap_mse"] > 10 * long["gap_mse"] > 0   # the gap shrinks like 1/n^2
 
@@ -366,7 +366,7 @@ def test_unknown_logit_scaling_is_one_clear_error():
 
 
 def test_modp_grid_is_relative_to_the_period_and_compares_the_scalings():
-    from lengthgen.experiments import izzo_fig2_modp as fig2
+    from lengthgen.experiments.izzo import izzo_fig2_modp as fig2
     config = fig2.CONFIGS["book"]
     runs = fig2.runs(config)
     main = [r for r in runs if "logit_scaling" not in r]
@@ -390,7 +390,7 @@ def test_book_configs_train_to_the_stop_rule_with_the_papers_scaling():
 
 
 def test_curve_rows_give_the_seed_spread():
-    from lengthgen.experiments.izzo_common import curve_rows
+    from lengthgen.experiments.izzo.protocol import curve_rows
     config = {"eps": 1e-2, "test_lengths": [8, 16], "logit_scaling": "suffix"}
 
     def record(seed, n, loss):

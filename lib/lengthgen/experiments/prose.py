@@ -1,9 +1,10 @@
 """Numbers in prose and tables: how the chapters write a record's value.
 
-The chapters' numbers are computed from the committed records, never typed, by each paper's
-chapter module (`izzo_chapter`, `limit_chapter`, `crasp_chapter`, `richard_chapter` and
-`richard_chapter_sweeps`): its numbers, verdicts and "Paper vs this book" rows. What they share
-is here: how a share, a number, a range over seeds, a list or a wall time is written (`pct`,
+The chapters' numbers are computed from the committed records, never typed, by the analysis
+module of each paper's package (`izzo.analysis`, `huang.limit.analysis`, `huang.crasp.analysis`,
+`huang.sweep.tables`, `richard.analysis` and `richard.analysis_sweeps`): its numbers, verdicts
+and "Paper vs this book" rows. What they share is here, and every formatter of a number in
+prose or in a table is one of these: how a share, a number, a range over seeds, a list or a wall time is written (`pct`,
 `num`, `span`, `mean_span`, `listing`, `seconds`, `seeds_note`), when two settings differ over
 seeds (`separate`), a figure's committed records (`chapter_records`) and the "Paper vs this
 book" Markdown table (`markdown_table`).

@@ -21,15 +21,18 @@ def _folder():
 
 
 def _registry() -> dict[str, str]:
-    """figure id -> module name, derived from the modules themselves: every module of the
-    figures package that assigns FIGURE_ID = "..." at its top level is a figure (protocol
-    modules such as huang_sweep have none). Read from the source, so listing figures imports
-    no torch."""
+    """figure id -> module name (dotted, inside FIGURES_PACKAGE), derived from the modules
+    themselves: every module of the figures package or of a package inside it (one per paper,
+    e.g. izzo/ or huang/sweep/) that assigns FIGURE_ID = "..." at its top level is a figure;
+    protocol, analysis, drawing and tables modules have none. Read from the source, so listing
+    figures imports no torch."""
     import ast
+    folder = _folder()
     found: dict[str, str] = {}
-    for path in sorted(_folder().glob("*.py")):
+    for path in sorted(folder.rglob("*.py")):
         if path.name.startswith("_"):
             continue
+        name = ".".join(path.relative_to(folder).with_suffix("").parts)
         tree = ast.parse(path.read_text(encoding="utf-8"))
         for node in tree.body:
             if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "FIGURE_ID"
@@ -37,8 +40,8 @@ def _registry() -> dict[str, str]:
                 figure_id = ast.literal_eval(node.value)
                 if figure_id in found:
                     raise LengthgenError(f"figure id {figure_id!r} is declared by both "
-                                         f"{found[figure_id]} and {path.stem}")
-                found[figure_id] = path.stem
+                                         f"{found[figure_id]} and {name}")
+                found[figure_id] = name
     return found
 
 

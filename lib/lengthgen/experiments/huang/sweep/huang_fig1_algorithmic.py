@@ -1,0 +1,31 @@
+"""Huang et al. (2025), Fig. 1 (left): APE and NoPE decoders on the 8 algorithmic tasks.
+
+Each task is <bos> input <sep> answer <eos>, with the loss on the answer; a sequence counts
+only if every answer token is right (teacher forcing). Training on Len up to 50 (from 3 for
+the interleaved majority, 4 for addition), testing on the bins up to 100 and 150. The search
+and seeds are described in huang.sweep.protocol.
+"""
+from lengthgen.experiments.huang.sweep import analysis, drawing, protocol
+from lengthgen.experiments.huang.sweep.protocol import cell_runs, run_one  # noqa: F401  (the contract)
+from lengthgen.tasks.metadata import ALGORITHMIC
+
+FIGURE_ID = "huang-fig1-algorithmic"
+TITLE = "APE vs NoPE on 8 algorithmic tasks: accuracy per test bin against C-RASP's prediction"
+
+TASKS = [row.id for row in ALGORITHMIC]
+
+CONFIGS = protocol.configs(TASKS, test_tasks=["binary_majority"])
+BOOK, PAPER = CONFIGS["book"], CONFIGS["paper"]
+
+
+def runs(config):
+    return cell_runs(config)
+
+
+def figure(records):
+    return drawing.draw_fig1(analysis.table(records), "Algorithmic tasks (Huang et al. 2025, Fig. 1)",
+                             tasks=records[0]["config"]["tasks"] if records else None)
+
+
+def data(records):
+    return analysis.tidy(analysis.table(records))
