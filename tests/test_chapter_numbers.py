@@ -390,7 +390,7 @@ def test_the_kgram_verdict_needs_trained_runs_and_both_rises():
 
 
 def test_linear_laws_are_decided_on_the_seed_ranges():
-    from lengthgen.experiments.izzo.protocol import _line_through, law_text
+    from lengthgen.experiments.izzo.analysis import _line_through, law_text
     # the SimpleTask crossings: N / omega 2.4-2.7, 2.2-2.7, 1.6-2.05 do not overlap, but a line
     # a + b omega passes through (1, 2.4..2.7), (2, 4.4..5.4), (4, 6.5..8.2)
     assert _line_through([(1, 2.4, 2.7), (2, 4.4, 5.4), (4, 6.5, 8.2)])

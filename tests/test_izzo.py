@@ -9,7 +9,8 @@ import torch
 from lengthgen.errors import LengthgenError
 from lengthgen.evaluate import evaluate
 from lengthgen.runs.registry import experiment
-from lengthgen.experiments.izzo.protocol import PAPER_PROTOCOL, build_model, required_length
+from lengthgen.experiments.izzo.analysis import required_length
+from lengthgen.experiments.izzo.protocol import PAPER_PROTOCOL, build_model
 from lengthgen.models.limit_style import LimitStyleConfig, LimitStyleTransformer
 from lengthgen.objectives import masked_squared_error
 from lengthgen.tasks import get_task
@@ -251,7 +252,7 @@ def test_data_rows_share_their_keys(figure_id, test_scale_records):
 
 
 def test_paper_vs_book_rows_come_from_the_records(test_scale_records):
-    from lengthgen.experiments.izzo.protocol import headline, stop_counts
+    from lengthgen.experiments.izzo.analysis import headline, stop_counts
     from lengthgen.experiments.izzo.analysis import izzo_paper_vs_book_rows
     rows = izzo_paper_vs_book_rows(test_scale_records)
     # plain ids: a table cell is escaped text, so backticks would show raw on the site
@@ -390,7 +391,7 @@ def test_book_configs_train_to_the_stop_rule_with_the_papers_scaling():
 
 
 def test_curve_rows_give_the_seed_spread():
-    from lengthgen.experiments.izzo.protocol import curve_rows
+    from lengthgen.experiments.izzo.analysis import curve_rows
     config = {"eps": 1e-2, "test_lengths": [8, 16], "logit_scaling": "suffix"}
 
     def record(seed, n, loss):

@@ -48,6 +48,22 @@ def num(x: float, signed: bool = False, digits: int = 2) -> str:
     return f"{sign}{mantissa}×10{str(int(exponent)).translate(_SUPERSCRIPT)}"
 
 
+def sig(x, digits: int = 2) -> str:
+    """`digits` significant digits in plain notation ('1e-05' style past it), whole numbers
+    below 10^4 as integers, '-' for None: how the quantitative bounds chapter writes losses and
+    lengths, where a missing value is a table's dash."""
+    if x is None:
+        return "-"
+    if isinstance(x, int) or (isinstance(x, float) and x.is_integer() and abs(x) < 1e4):
+        return str(int(x))
+    return f"{x:.{digits}g}"
+
+
+def cell_pct(value) -> str:
+    """A share as a percentage with one decimal and no sign, '' for None: a table cell."""
+    return "" if value is None else f"{100 * value:.1f}"
+
+
 def span(values, fmt=num) -> str:
     """'lo to hi' of some values (one value if they agree once formatted)."""
     values = [v for v in values if v is not None]
@@ -62,8 +78,8 @@ def span(values, fmt=num) -> str:
 
 
 def listing(texts) -> str:
-    """'a', 'a and b', 'a, b and c'."""
-    texts = list(texts)
+    """'a', 'a and b', 'a, b and c' (numbers written as str() writes them)."""
+    texts = [str(t) for t in texts]
     return texts[0] if len(texts) == 1 else ", ".join(texts[:-1]) + " and " + texts[-1]
 
 

@@ -10,8 +10,9 @@ Every run trains to the paper's stop rule (loss < 1e-5) with the paper's logit s
 local term here, so no scaling at all). Book scale: 3 seeds instead of 8, batch 256 instead of
 1024, omegas 1, 2, 4, test lengths up to 512.
 """
-from lengthgen.experiments.izzo.protocol import (PAPER_PROTOCOL, build_model, curve_rows,
-                                               curves_figure, train_and_test)
+from lengthgen.experiments.izzo.analysis import curve_rows
+from lengthgen.experiments.izzo.drawing import curves_figure
+from lengthgen.experiments.izzo.protocol import PAPER_PROTOCOL, build_model, train_and_test
 from lengthgen.tasks.izzo import SimpleTask
 
 FIGURE_ID = "izzo-fig1-simpletask"

@@ -14,9 +14,13 @@ does not say which encoding it trained). Book scale: 3 seeds instead of 8, batch
 1024 (at p = 4, N = 16 a probe run stopped at the same test loss with either), test lengths up
 to 512.
 """
+from statistics import mean
+
 from lengthgen.errors import LengthgenError
-from lengthgen.experiments.izzo.protocol import (PAPER_PROTOCOL, build_model, curve_rows,
-                                               curves_figure, fmt, mean, train_and_test)
+from lengthgen.experiments.izzo.analysis import curve_rows
+from lengthgen.experiments.izzo.drawing import curves_figure
+from lengthgen.experiments.izzo.protocol import PAPER_PROTOCOL, build_model, train_and_test
+from lengthgen.experiments.prose import sig
 from lengthgen.tasks.izzo import ModPTask
 
 FIGURE_ID = "izzo-fig2-modp"
@@ -109,8 +113,8 @@ def scaling_growth(records) -> dict:
     for r in scaling_rows(records):
         growth.setdefault((r["logit_scaling"], r["train_length"]), r["growth_longest_over_64"])
     ordered = sorted(growth.items())
-    out = {"suffix": ", ".join(fmt(v) for (s, _), v in ordered if s == "suffix"),
-           "all": ", ".join(fmt(v) for (s, _), v in ordered if s == "all"),
+    out = {"suffix": ", ".join(sig(v) for (s, _), v in ordered if s == "suffix"),
+           "all": ", ".join(sig(v) for (s, _), v in ordered if s == "all"),
            "lengths": ", ".join(str(n) for (s, n), _ in ordered if s == "all")}
     # how many compared runs of each scaling met the stop rule, and the growth of those that
     # did with every logit scaled (the creep is not an unfinished fit if they creep too)
@@ -128,7 +132,7 @@ def scaling_growth(records) -> dict:
             out[f"{scaling}-stopped"], out[f"{scaling}-runs"] = str(len(met)), str(len(group))
             grown = [r["metrics"]["test_loss"][last] / r["metrics"]["test_loss"][first]
                      for r in met]
-            out[f"{scaling}-stopped-growth"] = (f"{fmt(min(grown))} to {fmt(max(grown))}"
+            out[f"{scaling}-stopped-growth"] = (f"{sig(min(grown))} to {sig(max(grown))}"
                                                 if grown else "-")
     return out
 

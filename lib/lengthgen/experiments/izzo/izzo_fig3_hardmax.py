@@ -9,7 +9,8 @@ Every run trains to the paper's stop rule (loss < 1e-5; the step cap is a safety
 import matplotlib.pyplot as plt
 import numpy as np
 
-from lengthgen.experiments.izzo.protocol import PAPER_PROTOCOL, build_model, fmt, train_and_test
+from lengthgen.experiments.izzo.protocol import PAPER_PROTOCOL, build_model, train_and_test
+from lengthgen.experiments.prose import sig
 from lengthgen.tasks.izzo import ModPTask
 
 FIGURE_ID = "izzo-fig3-hardmax"
@@ -69,15 +70,15 @@ def headline(records) -> dict:
     first, last = lengths[0], lengths[-1]
     off = [r for r in rows if r["positions"] == "other"]
     return {
-        "off": fmt(max(r["mean_weight"] for r in off
+        "off": sig(max(r["mean_weight"] for r in off
                        if r["train_length"] > first or len(lengths) == 1)),
-        "std": ", ".join(fmt(max(r["std_weight"] for r in rows
+        "std": ", ".join(sig(max(r["std_weight"] for r in rows
                                  if r["positions"] == "k mod p" and r["train_length"] == n))
                          for n in lengths),
         "lengths": ", ".join(str(n) for n in lengths),
-        "first-loss": fmt(max(r["test_loss"] for r in rows if r["train_length"] == first)),
-        "first-off": fmt(max(r["mean_weight"] for r in off if r["train_length"] == first)),
-        "last-loss": fmt(max(r["test_loss"] for r in rows if r["train_length"] == last)),
+        "first-loss": sig(max(r["test_loss"] for r in rows if r["train_length"] == first)),
+        "first-off": sig(max(r["mean_weight"] for r in off if r["train_length"] == first)),
+        "last-loss": sig(max(r["test_loss"] for r in rows if r["train_length"] == last)),
         "first-n": first, "last-n": last}
 
 

@@ -19,11 +19,13 @@ of proportions cannot fit it, and what a model learns about n at short lengths i
 ones.
 Book scale: 3 seeds, batch 256, one train length (see CONFIGS).
 """
+from statistics import mean
+
 import matplotlib.pyplot as plt
 import numpy as np
 
-from lengthgen.experiments.izzo.protocol import (PAPER_PROTOCOL, build_model, loss_band, mean,
-                                               train_and_test)
+from lengthgen.experiments.izzo.drawing import loss_band
+from lengthgen.experiments.izzo.protocol import PAPER_PROTOCOL, build_model, train_and_test
 from lengthgen.tasks.izzo import KGramTask
 
 FIGURE_ID = "izzo-kgram"

@@ -62,7 +62,7 @@ if TYPE_CHECKING:   # annotations only: reading records (`figure data`) imports 
     from lengthgen.train import TrainConfig
 
 ENCODINGS = values(DECODER_ENCODINGS)   # the config spellings, "ape" and "nope"
-DATA = Path(__file__).resolve().parents[2] / "data"
+DATA = Path(__file__).resolve().parents[3] / "data"   # lengthgen/data, beside the packages
 LONGEST_BIN = "101-150"
 HELDOUT_BIN = "51-100"
 SELECTION_RULES = ("main_text", "first_fit", "best_heldout")

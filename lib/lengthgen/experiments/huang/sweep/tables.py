@@ -5,12 +5,9 @@ from lengthgen.experiments.huang.sweep.analysis import (agreement, agreement_by_
                                                          paper_disagreements, paper_unfit)
 from lengthgen.experiments.huang.sweep.protocol import (ENCODINGS, LONGEST_BIN, Setting, ladder,
                                                          reference, unnamed_rows)
+from lengthgen.experiments.prose import cell_pct
 from lengthgen.models.positions import PositionalEncoding
 from lengthgen.tasks.metadata import YES, info
-
-
-def pct(value) -> str:
-    return "" if value is None else f"{100 * value:.1f}"
 
 
 def protocol_rows(book: dict, paper: dict) -> list[list[str]]:
@@ -116,9 +113,9 @@ def cell_rows(rows: list[dict]) -> list[list[str]]:
     the paper's per bin, baseline, seeds that fit and pass, and the outcome by the rule."""
     out = []
     for r in rows:
-        ours = " / ".join(pct(v) for v in r["accuracy"].values())
+        ours = " / ".join(cell_pct(v) for v in r["accuracy"].values())
         spread = r["spread"][LONGEST_BIN]
-        paper = "" if r["paper"] is None else " / ".join(pct(v) for v in r["paper"]["bins"])
+        paper = "" if r["paper"] is None else " / ".join(cell_pct(v) for v in r["paper"]["bins"])
         if not r["fit"]:
             verdict = "never fit (not a test)"
         else:
@@ -128,8 +125,8 @@ def cell_rows(rows: list[dict]) -> list[list[str]]:
             fit += f" ({r['seeds_at_paper_level']} at the paper's level)"
         out.append([info(r["task"]).name, PositionalEncoding(r["encoding"]).label, r["predicted"],
                     Setting.of(r["selected"]).label(), ours,
-                    f"{pct(spread['min'])}-{pct(spread['max'])}", paper,
-                    pct(r["baseline"].get(LONGEST_BIN)), fit,
+                    f"{cell_pct(spread['min'])}-{cell_pct(spread['max'])}", paper,
+                    cell_pct(r["baseline"].get(LONGEST_BIN)), fit,
                     f"{r['seeds_pass']} of {r['n_seeds']}", verdict])
     return out
 
@@ -169,8 +166,8 @@ def cell_text(rows: list[dict], task_id: str, encoding: str) -> str:
     if row is None:
         return "not run yet"
     spread = row["spread"][LONGEST_BIN]
-    text = (f"{pct(row['accuracy'][LONGEST_BIN])}% (seeds {pct(spread['min'])}-"
-            f"{pct(spread['max'])}%)")
+    text = (f"{cell_pct(row['accuracy'][LONGEST_BIN])}% (seeds {cell_pct(spread['min'])}-"
+            f"{cell_pct(spread['max'])}%)")
     return text if row["fit"] else text + ", never fitting its training range"
 
 
@@ -201,7 +198,7 @@ def paper_overall() -> dict[str, str]:
     strings: how many cells, and each disagreement with its accuracy on Len 101-150."""
     wrong = paper_disagreements()
     text = "; ".join(f"{cell_names([d['task'] + '/' + d['encoding']])}, at "
-                     f"{pct(d['longest'])}% on Len 101-150" for d in wrong)
+                     f"{cell_pct(d['longest'])}% on Len 101-150" for d in wrong)
     return {"paper-all-cells": str(len(reference())),
             "paper-all-disagree-n": str(len(wrong)), "paper-all-disagree": text or "none"}
 
@@ -233,7 +230,7 @@ DIFFERENCES_HEADER = ["task", "PE", "ours % (101-150)", "paper % (101-150)", "fi
 
 def differences_rows(diffs: list[dict]) -> list[list[str]]:
     """The cells that differ from the paper (`analysis.differences`), one table row each."""
-    return [[d["task"], PositionalEncoding(d["encoding"]).label, pct(d["ours"]), pct(d["paper"]),
+    return [[d["task"], PositionalEncoding(d["encoding"]).label, cell_pct(d["ours"]), cell_pct(d["paper"]),
              "yes" if d["fit"] else "never", Setting.of(d["selected"]).label()]
             for d in diffs] or [["none", "", "", "", "", ""]]
 
@@ -258,19 +255,19 @@ def budget_rows(rows: list[dict], book_rows: list[dict], steps: int) -> list[lis
     out = []
     for r in rows:
         setting = Setting.of(r["selected"])
-        ours = " / ".join(pct(v) for v in r["accuracy"].values())
+        ours = " / ".join(cell_pct(v) for v in r["accuracy"].values())
         spread = r["spread"][LONGEST_BIN]
         other = book.get((r["task"], r["encoding"]))
         if other is None:
             cpu = "not run"
         else:
-            cpu = pct(other["accuracy"][LONGEST_BIN]) + ("" if other["fit"] else " (never fit)")
-        paper = "" if r["paper"] is None else " / ".join(pct(v) for v in r["paper"]["bins"])
+            cpu = cell_pct(other["accuracy"][LONGEST_BIN]) + ("" if other["fit"] else " (never fit)")
+        paper = "" if r["paper"] is None else " / ".join(cell_pct(v) for v in r["paper"]["bins"])
         verdict = ("never fit (not a test)" if not r["fit"] else
                    "agrees" if (r["predicted"] == YES) == r["ours_success"] else "DISAGREES")
         label = f"{setting.label()} ({setting.max_steps or steps:,})"
         out.append([info(r["task"]).name, PositionalEncoding(r["encoding"]).label,
-                    r["predicted"], label, ours, f"{pct(spread['min'])}-{pct(spread['max'])}",
+                    r["predicted"], label, ours, f"{cell_pct(spread['min'])}-{cell_pct(spread['max'])}",
                     f"{r['seeds_fit']} of {r['n_seeds']}", cpu, paper, verdict])
     return out
 
@@ -303,7 +300,7 @@ def progress_rows(progress: list[dict]) -> list[list[str]]:
     rows = []
     for p in progress:
         selected = "" if p["selected"] is None else Setting.of(p["selected"]).label()
-        best = "" if p["best_first_bin"] is None else pct(p["best_first_bin"])
+        best = "" if p["best_first_bin"] is None else cell_pct(p["best_first_bin"])
         rows.append([info(p["task"]).name, PositionalEncoding(p["encoding"]).label, p["stage"],
                      f"{p['tried']} of {p['rungs']}", selected,
                      str(p["seeds"]) if p["selected"] is not None else "", best,
