@@ -3,8 +3,8 @@ their records are read back.
 
     registry.py     figure id -> module, derived from the figure modules' own FIGURE_ID
                     (read from their source); titles, sources, the runs a scale registers
-    execute.py      RunSpec (one run, described completely), units, execute (compute a unit
-                    and write its records), preflight checks, cache freshness under --force
+    execute.py      RunSpec (one run, described completely), execute (compute a run and write
+                    its record), preflight checks, cache freshness under --force
     runner.py       run_experiment: a figure's whole sweep (lock, resume, thread checks,
                     the in-progress marker), in process or through a backend
     pool.py         the local backend: spawned worker processes that survive a dead worker

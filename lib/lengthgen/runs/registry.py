@@ -1,7 +1,8 @@
 """Which figures exist: figure id -> its module in `lengthgen.experiments`, derived.
 
-A figure module assigns FIGURE_ID = "..." at its top level (its contract is described in the
-docstring of `lengthgen.experiments`); protocol modules shared by several figures have none.
+A figure module assigns FIGURE_ID = "..." at its top level and offers what
+`lengthgen.runs.contract` states, checked here; the modules beside it in its paper's package
+(protocol, analysis, drawing, tables) have no FIGURE_ID.
 The registry reads the ids from the modules' source, so listing figures imports no torch, and
 a new figure module needs no line anywhere else.
 """
@@ -9,6 +10,7 @@ import importlib
 from types import ModuleType
 
 from lengthgen.errors import LengthgenError, unknown_name
+from lengthgen.runs.contract import check_module, check_source
 
 FIGURES_PACKAGE = "lengthgen.experiments"   # where figure modules live (found, not listed)
 SCALE_ORDER = ("paper", "book", "test")     # which records a figure shows first
@@ -42,6 +44,7 @@ def _registry() -> dict[str, str]:
                     raise LengthgenError(f"figure id {figure_id!r} is declared by both "
                                          f"{found[figure_id]} and {name}")
                 found[figure_id] = name
+                check_source(name, tree)
     return found
 
 
@@ -53,7 +56,14 @@ def experiment(figure_id: str) -> ModuleType:
     """The module of one figure id; an unknown id names the closest valid ones."""
     if figure_id not in EXPERIMENTS:
         raise unknown_name("figure id", figure_id, EXPERIMENTS)
-    return importlib.import_module(f"{FIGURES_PACKAGE}.{EXPERIMENTS[figure_id]}")
+    module = importlib.import_module(f"{FIGURES_PACKAGE}.{EXPERIMENTS[figure_id]}")
+    if module.__name__ not in _checked:
+        check_module(module)
+        _checked.add(module.__name__)
+    return module
+
+
+_checked: set[str] = set()   # modules whose values met the contract (checked once each)
 
 
 def experiment_title(figure_id: str) -> str:

@@ -13,15 +13,6 @@ from lengthgen.tasks.metadata import info
 FIGURE_ID = "huang-fig2-dotdepth"
 TITLE = "Longest-bin accuracy against dot-depth for the star-free languages"
 SOURCE = "huang-fig1-languages"
-CONFIGS = {"test": {}, "book": {}, "paper": {}}
-
-
-def runs(config):
-    return []
-
-
-def run_one(params, config, device):  # pragma: no cover - no runs of its own
-    raise NotImplementedError
 
 
 def points(records) -> list[dict]:

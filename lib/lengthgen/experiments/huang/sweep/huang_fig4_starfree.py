@@ -14,16 +14,7 @@ from lengthgen.tasks.metadata import info
 FIGURE_ID = "huang-fig4-starfree"
 TITLE = "Longest-bin accuracy of star-free and non-star-free languages"
 SOURCE = "huang-fig1-languages"
-CONFIGS = {"test": {}, "book": {}, "paper": {}}
 GROUPS = ("star-free", "not star-free")
-
-
-def runs(config):
-    return []
-
-
-def run_one(params, config, device):  # pragma: no cover - no runs of its own
-    raise NotImplementedError
 
 
 def points(records) -> list[dict]:

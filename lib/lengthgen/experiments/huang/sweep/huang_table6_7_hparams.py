@@ -13,15 +13,6 @@ from lengthgen.tasks.metadata import info
 FIGURE_ID = "huang-table6-7-hparams"
 TITLE = "Hyperparameters the search selected per task and encoding, ours and the paper's"
 SOURCE = ("huang-fig1-algorithmic", "huang-fig1-languages")
-CONFIGS = {"test": {}, "book": {}, "paper": {}}
-
-
-def runs(config):
-    return []
-
-
-def run_one(params, config, device):  # pragma: no cover - no runs of its own
-    raise NotImplementedError
 
 
 def _shape(setting, fit: bool = True) -> str:
