@@ -1,12 +1,14 @@
 """The library's layers depend one way, with no import cycle, imports inside functions included.
 
-    base (config, errors, results, data) -> tasks -> models, crasp, theory -> train, evaluate
-    -> runs -> experiments -> viz -> cli
+    base (config, errors, results, data) -> tasks -> models, crasp, theory -> train, engine,
+    evaluate -> runs -> experiments -> viz -> chapters (one facade per notebook); viz -> cli
 
 A module may import its own layer or a lower one, never a higher one; and the import graph of
 lengthgen (every `import` and `from ... import` anywhere in a module, read with `ast`) has no
-cycle. Inside experiments, a figure module (one that assigns FIGURE_ID) imports no other
-figure module, and a protocol module imports none; the run layer names no figure module.
+cycle. Inside experiments (one package per paper: huang/ with a subpackage per chapter, izzo/,
+richard/), a figure module (one that assigns FIGURE_ID, at any depth) imports no other figure
+module, and the modules beside the figures (protocol, analysis, drawing, tables) import none;
+the run layer names no figure module.
 """
 import ast
 from pathlib import Path
@@ -28,6 +30,7 @@ LAYERS = [
     ("runs", ["lengthgen.runs"]),
     ("experiments", ["lengthgen.experiments"]),
     ("viz/book", ["lengthgen.viz"]),
+    ("chapters", ["lengthgen.chapters"]),
     ("cli", ["lengthgen.cli", "lengthgen.__main__"]),
 ]
 
@@ -197,3 +200,9 @@ def test_the_checks_catch_a_planted_upward_import_and_a_cycle(tmp_path):
                        encoding="utf-8")
     assert ("lengthgen.models.decoder (layer models/crasp) imports lengthgen.runs.runner "
             "(layer runs) at line 1") in upward(import_graph(copy))
+    # the facades sit above the book's side: viz importing a chapter's facade goes up
+    frames = copy / "viz" / "frames.py"
+    frames.write_text("import lengthgen.chapters.dyck\n" + frames.read_text(encoding="utf-8"),
+                      encoding="utf-8")
+    assert ("lengthgen.viz.frames (layer viz/book) imports lengthgen.chapters.dyck "
+            "(layer chapters) at line 1") in upward(import_graph(copy))

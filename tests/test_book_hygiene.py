@@ -30,6 +30,54 @@ def test_notebook_has_no_outputs(path):
             assert cell.get("execution_count") is None, f"{path.name} cell {i} has a count"
 
 
+def notebook_code(path) -> str:
+    """A notebook's code cells as one Python source (IPython's ! and % lines left out)."""
+    cells = json.loads(path.read_text())["cells"]
+    lines = [line for c in cells if c["cell_type"] == "code" for line in
+             "".join(c["source"]).splitlines() if not line.lstrip().startswith(("!", "%"))]
+    return "\n".join(lines) + "\n"
+
+
+def chapter_problems(path, code: str) -> list[str]:
+    """What a notebook's code does that a chapter must not: define a function or a class (the
+    library holds them; a lambda handed to a slider is an argument, not a definition), import a
+    private module, or import lengthgen other than through its chapter's facade,
+    lengthgen.chapters.<chapter> (an appendix shares its chapter's)."""
+    import ast
+    facade = "lengthgen.chapters." + path.stem.removesuffix("_appendix")
+    problems = []
+    for node in ast.walk(ast.parse(code)):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            problems.append(f"defines {node.name} (line {node.lineno})")
+        modules = []
+        if isinstance(node, ast.Import):
+            modules = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            modules = [node.module or ""] + [f"{node.module}.{a.name}" for a in node.names]
+        for module in modules:
+            if any(part.startswith("_") for part in module.split(".")):
+                problems.append(f"imports the private {module} (line {node.lineno})")
+        if isinstance(node, (ast.Import, ast.ImportFrom)) and modules and \
+                modules[0].split(".")[0] == "lengthgen" and modules[0] != facade:
+            problems.append(f"imports {modules[0]}, not {facade} (line {node.lineno})")
+    return problems
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_a_chapter_calls_its_facade_and_defines_nothing(path):
+    assert chapter_problems(path, notebook_code(path)) == []
+
+
+def test_the_chapter_check_catches_a_planted_function_and_imports(tmp_path):
+    planted = ("from lengthgen.chapters.dyck import glue_numbers\n"
+               "from lengthgen.viz.book import _glue\n"
+               "def glue_all(prefix, numbers):\n    pass\n")
+    assert chapter_problems(ROOT / "book" / "dyck_appendix.ipynb", planted) == [
+        "imports the private lengthgen.viz.book._glue (line 2)",
+        "imports lengthgen.viz.book, not lengthgen.chapters.dyck (line 2)",
+        "defines glue_all (line 3)"]
+
+
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_notebook_uses_the_book_kernel(path):
     spec = json.loads(path.read_text())["metadata"].get("kernelspec", {})
@@ -244,8 +292,8 @@ def test_glued_keys_of_checked_chapters_exist():
             continue
         text = "".join("".join(c["source"]) for c in _cells(path))
         glued_here = set(re.findall(r"book_(?:figure|table|text)\(\s*\"([\w-]+)\"", text))
-        # a chapter's glue_all("PREFIX", numbers) glues every PREFIX-KEY of a library dict
-        prefixes = tuple(p + "-" for p in re.findall(r"glue_all\(\s*\"([\w-]+)\"", text))
+        # glue_numbers(numbers, prefix="PREFIX") glues every PREFIX-KEY of a library dict
+        prefixes = tuple(p + "-" for p in re.findall(r"prefix=\"([\w-]+)\"", text))
         for cell in _cells(path):
             assert not re.search(r"(?<!`)`\{glue:", "".join(cell["source"])), \
                 f"{path.name}: a glue role inside inline code is not pasted"
