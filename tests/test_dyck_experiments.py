@@ -185,7 +185,8 @@ def test_dominant_eigenvalue_finds_a_known_negative_one():
 
 
 def test_effective_map_carries_the_layernorm_gain_and_the_centring():
-    from lengthgen.experiments.richard.richard_fig5_sign_study import dominant_eigenvalue, effective_map
+    from lengthgen.experiments.richard.richard_fig5_sign_study import (dominant_eigenvalue,
+                                                                       effective_map)
     d = 5
     m = 2.0 * np.eye(d)
     assert np.isclose(dominant_eigenvalue(effective_map(m, np.ones(d)))["real"], 2.0)
@@ -267,8 +268,8 @@ def test_model_cache_is_keyed_by_thread_count_and_force_retrains(tmp_path, monke
     import time
 
     from lengthgen.config import torch_threads
-    from lengthgen.experiments.richard.protocol import (SAMPLES_CONFIGS, cache_dir,
-                                                             single_spec, trained_model)
+    from lengthgen.experiments.richard.protocol import (SAMPLES_CONFIGS, cache_dir, single_spec,
+                                                        trained_model)
     from lengthgen.runs.execute import _freshness
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     spec = single_spec(SAMPLES_CONFIGS["test"])

@@ -15,10 +15,10 @@ from lengthgen.experiments.prose import (PAPER_VS_BOOK_HEADER, chapter_records, 
                                          markdown_table, num, pct, seconds, seeds_note, separate,
                                          span)
 from lengthgen.experiments.richard.analysis_sweeps import (ablation_numbers, ablation_verdict,
-                                                          boolean_numbers, boolean_verdict,
-                                                          capacity_numbers, capacity_verdict,
-                                                          samples_numbers, samples_verdict,
-                                                          wall_times)
+                                                           boolean_numbers, boolean_verdict,
+                                                           capacity_numbers, capacity_verdict,
+                                                           samples_numbers, samples_verdict,
+                                                           wall_times)
 
 
 def _per_model(records, key="model") -> dict:

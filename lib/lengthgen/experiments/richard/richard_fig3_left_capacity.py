@@ -13,8 +13,8 @@ single `lr` (book, test) train one model per shape.
 import numpy as np
 
 from lengthgen.experiments.richard.protocol import (completion_rate, deep_test_prefixes,
-                                                         model_spec, trainable_parameters,
-                                                         trained_model)
+                                                    model_spec, trainable_parameters,
+                                                    trained_model)
 from lengthgen.experiments import spread
 from lengthgen.tasks.dyck import is_balanced, sample_words
 

@@ -12,9 +12,10 @@ The `paper` config uses one learning rate, 6e-5, the top of the paper's range (A
 """
 import numpy as np
 
+from lengthgen.experiments.richard.drawing import legend_below
 from lengthgen.experiments.richard.protocol import (SAMPLES_CONFIGS, completion_rate,
-                                                         deep_test_prefixes, model_spec,
-                                                         random_prefixes, trained_model)
+                                                    deep_test_prefixes, model_spec,
+                                                    random_prefixes, trained_model)
 from lengthgen.tasks.dyck import is_balanced, sample_words
 from lengthgen.experiments import spread
 
@@ -95,8 +96,4 @@ def figure(records):
                  f"L={cfg['layers']}, h={cfg['heads']}, {cfg['steps']} steps\n"
                  + spread.seeds_label(trained, lambda r: (r["params"]["max_depth"],
                                                           r["params"]["train_size"])))
-    # under the axes: inside, at the book's text size, it covers the curves
-    ax.legend(fontsize=10.5, loc="upper center", bbox_to_anchor=(0.5, -0.18), ncols=2,
-              frameon=False)
-    fig.tight_layout()
-    return fig
+    return legend_below(fig, ax)

@@ -24,10 +24,10 @@ step).
 import numpy as np
 
 from lengthgen.experiments.richard.protocol import (SAMPLES_CONFIGS, completion_rate,
-                                                         deep_test_prefixes, many_spec,
-                                                         registered_settings, setting_label,
-                                                         trained_model, value_and_output,
-                                                         value_projection)
+                                                    deep_test_prefixes, many_spec,
+                                                    registered_settings, setting_label,
+                                                    trained_model, value_and_output,
+                                                    value_projection)
 
 FIGURE_ID = "richard-fig5-sign-study"
 TITLE = "Fig. 5 sign study: the dominant eigenvalue of the top value map against generalization"

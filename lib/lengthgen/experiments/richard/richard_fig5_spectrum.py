@@ -10,7 +10,7 @@ import numpy as np
 
 from lengthgen.experiments import spread
 from lengthgen.experiments.richard.protocol import (SAMPLES_CONFIGS, many_spec, single_spec,
-                                                         trained_model, value_projection)
+                                                    trained_model, value_projection)
 
 FIGURE_ID = "richard-fig5-spectrum"
 TITLE = "Spectrum of the top layer's value x projection matrix, single- vs many-word model"

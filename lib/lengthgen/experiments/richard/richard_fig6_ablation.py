@@ -14,10 +14,11 @@ identity as well as V (the paper states only V = I).
 """
 import numpy as np
 
-from lengthgen.experiments.richard.protocol import (ABLATION_CONFIGS, VARIANT_COLORS,
-                                                         VARIANTS, ablation_spec, completion_rate,
-                                                         random_prefixes, trainable_parameters,
-                                                         trained_model)
+from lengthgen.experiments.richard.drawing import legend_below
+from lengthgen.experiments.richard.protocol import (ABLATION_CONFIGS, VARIANT_COLORS, VARIANTS,
+                                                    ablation_spec, completion_rate,
+                                                    random_prefixes, trainable_parameters,
+                                                    trained_model)
 from lengthgen.tasks.dyck import sample_words
 from lengthgen.experiments import spread
 
@@ -88,8 +89,4 @@ def figure(records):
                  f"d={cfg['d']}, {cfg['steps']} steps\n"
                  + spread.seeds_label(records, lambda r: (r["params"]["variant"],
                                                           r["params"]["k"])))
-    # under the axes: inside, at the book's text size, it covers the curves
-    ax.legend(fontsize=10.5, loc="upper center", bbox_to_anchor=(0.5, -0.18), ncols=2,
-              frameon=False)
-    fig.tight_layout()
-    return fig
+    return legend_below(fig, ax)

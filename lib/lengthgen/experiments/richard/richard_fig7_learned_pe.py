@@ -13,8 +13,8 @@ import numpy as np
 
 from lengthgen.experiments import spread
 from lengthgen.experiments.richard.protocol import (ABLATION_CONFIGS, LEARNED_PE_VARIANTS,
-                                                         learned_pe_models, position_curves,
-                                                         trained_model)
+                                                    learned_pe_models, position_curves,
+                                                    trained_model)
 
 FIGURE_ID = "richard-fig7-learned-pe"
 TITLE = "Cumulative sums of learned positional embeddings, with k-means centroids"

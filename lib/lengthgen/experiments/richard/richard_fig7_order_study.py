@@ -32,9 +32,9 @@ all-ones vector is erased by LayerNorm (token_signs), so there is nothing to com
 import numpy as np
 
 from lengthgen.experiments.richard.protocol import (LEARNED_PE_VARIANTS, VARIANT_COLORS,
-                                                         learned_pe_models, position_curves,
-                                                         registered_settings, setting_label,
-                                                         trained_model)
+                                                    learned_pe_models, position_curves,
+                                                    registered_settings, setting_label,
+                                                    trained_model)
 
 FIGURE_ID = "richard-fig7-order-study"
 TITLE = "Fig. 7 order study: how far learned positional curves end from 0, per variant and setting"

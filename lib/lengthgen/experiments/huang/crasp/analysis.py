@@ -2,8 +2,8 @@
 Lemmas 37 and 38, Theorem 9), from the committed records: the paper's claims are proofs, so
 the book's outcome is whether every program it runs agrees with them.
 """
-from lengthgen.experiments.prose import (PAPER_VS_BOOK_COLUMNS, chapter_records,
-                                         markdown_table, num, span)
+from lengthgen.experiments.prose import (PAPER_VS_BOOK_COLUMNS, chapter_records, markdown_table,
+                                         num, span)
 
 
 def crasp_paper_vs_book(root=None) -> str:

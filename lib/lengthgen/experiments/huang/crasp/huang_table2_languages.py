@@ -6,8 +6,8 @@ every string up to length 10 (test scale: 6) and on random members and non-membe
 names the result that proves it (crasp.lemmas). Each cell is compared with the paper's entry (tasks.metadata) and
 a disagreement is flagged in the record and in red in the table.
 """
-from lengthgen.experiments.huang.crasp.expressiveness import (cell_rows, cells_of, draw_table, in_order,
-                                                        table_markdown)
+from lengthgen.experiments.huang.crasp.expressiveness import (cell_rows, cells_of,
+                                                              regenerated_figure, table_markdown)
 from lengthgen.tasks.metadata import info, language_ids
 
 FIGURE_ID = "huang-table2-languages"
@@ -49,8 +49,4 @@ def markdown_table(records: list[dict]) -> str:
 
 
 def figure(records):
-    records = in_order(records)
-    ok = sum(c["agrees"] for r in records for c in r["metrics"]["cells"].values())
-    return draw_table(records, EXTRA, f"Table 2 regenerated: {ok} of {2 * len(records)} cells "
-                                      "agree with Huang et al.; every yes is a program checked "
-                                      "against the language's DFA")
+    return regenerated_figure(records, EXTRA, "Table 2", "the language's DFA")

@@ -5,8 +5,8 @@ Every "yes" is a next-token program of the library checked against the task's so
 inputs at lengths up to the longest test length; every "no" names its proof. Cells are compared
 with the paper's entries (tasks.metadata).
 """
-from lengthgen.experiments.huang.crasp.expressiveness import (cell_rows, cells_of, draw_table, in_order,
-                                                        table_markdown)
+from lengthgen.experiments.huang.crasp.expressiveness import (cell_rows, cells_of,
+                                                              regenerated_figure, table_markdown)
 from lengthgen.tasks.metadata import algorithmic_ids, info
 
 FIGURE_ID = "huang-table3-algorithmic"
@@ -32,11 +32,7 @@ EXTRA = [("AC0", lambda m: "yes" if m["ac0"] else "no")]
 
 
 def figure(records):
-    records = in_order(records)
-    ok = sum(c["agrees"] for r in records for c in r["metrics"]["cells"].values())
-    return draw_table(records, EXTRA, f"Table 3 regenerated: {ok} of {2 * len(records)} cells "
-                                      "agree with Huang et al.; every yes is a program checked "
-                                      "against the task's solver")
+    return regenerated_figure(records, EXTRA, "Table 3", "the task's solver")
 
 
 def data(records: list[dict]) -> list[dict]:

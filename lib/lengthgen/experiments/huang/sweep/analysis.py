@@ -1,8 +1,8 @@
 """The APE vs NoPE sweep's analysis: records to per-cell rows (fit, mean over the seeds that
 fit, spread), agreement with C-RASP's prediction, the cells that differ from the paper, and
 what giving up on hopeless runs saved."""
-from lengthgen.experiments.huang.sweep.protocol import (ENCODINGS, LONGEST_BIN, Setting,
-                                                        predicted, reference)
+from lengthgen.experiments.huang.sweep.protocol import (ENCODINGS, LONGEST_BIN, Setting, predicted,
+                                                        reference)
 from lengthgen.tasks import get_task
 from lengthgen.tasks.base import bin_name
 from lengthgen.tasks.metadata import YES

@@ -1,5 +1,6 @@
 """The APE vs NoPE sweep's figure: accuracy per test bin for each cell, with the spread over seeds
 and C-RASP's prediction."""
+from lengthgen.experiments.huang.sweep.analysis import table
 from lengthgen.experiments.huang.sweep.protocol import ENCODINGS, LONGEST_BIN, predicted
 from lengthgen.models.positions import PositionalEncoding
 from lengthgen.tasks.metadata import info
@@ -64,3 +65,10 @@ def draw_fig1(rows: list[dict], title: str, tasks: list[str] | None = None):
              fontsize=7.5, color="#444444")
     fig.tight_layout(rect=(0, 0.03, 1, 1))
     return fig
+
+
+def fig1_panels(records: list[dict], title: str):
+    """Fig. 1 of one sweep (languages or algorithmic tasks) from its records, in the order of
+    its config's tasks."""
+    return draw_fig1(table(records), title,
+                     tasks=records[0]["config"]["tasks"] if records else None)

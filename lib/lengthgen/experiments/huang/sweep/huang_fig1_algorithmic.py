@@ -6,7 +6,8 @@ the interleaved majority, 4 for addition), testing on the bins up to 100 and 150
 and seeds are described in huang.sweep.protocol.
 """
 from lengthgen.experiments.huang.sweep import analysis, drawing, protocol
-from lengthgen.experiments.huang.sweep.protocol import cell_runs, run_one  # noqa: F401  (the contract)
+# the contract's runs and run_one: the sweep's, shared by both halves of Fig. 1
+from lengthgen.experiments.huang.sweep.protocol import cell_runs as runs, run_one  # noqa: F401
 from lengthgen.tasks.metadata import ALGORITHMIC
 
 FIGURE_ID = "huang-fig1-algorithmic"
@@ -18,13 +19,8 @@ CONFIGS = protocol.configs(TASKS, test_tasks=["binary_majority"])
 BOOK, PAPER = CONFIGS["book"], CONFIGS["paper"]
 
 
-def runs(config):
-    return cell_runs(config)
-
-
 def figure(records):
-    return drawing.draw_fig1(analysis.table(records), "Algorithmic tasks (Huang et al. 2025, Fig. 1)",
-                             tasks=records[0]["config"]["tasks"] if records else None)
+    return drawing.fig1_panels(records, "Algorithmic tasks (Huang et al. 2025, Fig. 1)")
 
 
 def data(records):

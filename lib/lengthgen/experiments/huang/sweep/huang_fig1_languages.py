@@ -5,7 +5,8 @@ a sequence counts only if every position is right. Training on Len 1..50, testin
 [1,50], [51,100], [101,150]. The search and seeds are described in huang.sweep.protocol.
 """
 from lengthgen.experiments.huang.sweep import analysis, drawing, protocol
-from lengthgen.experiments.huang.sweep.protocol import cell_runs, run_one  # noqa: F401  (the contract)
+# the contract's runs and run_one: the sweep's, shared by both halves of Fig. 1
+from lengthgen.experiments.huang.sweep.protocol import cell_runs as runs, run_one  # noqa: F401
 from lengthgen.tasks.metadata import LANGUAGES
 
 FIGURE_ID = "huang-fig1-languages"
@@ -17,13 +18,8 @@ CONFIGS = protocol.configs(TASKS, test_tasks=["tomita2", "aa_star"])
 BOOK, PAPER = CONFIGS["book"], CONFIGS["paper"]
 
 
-def runs(config):
-    return cell_runs(config)
-
-
 def figure(records):
-    return drawing.draw_fig1(analysis.table(records), "Regular languages (Huang et al. 2025, Fig. 1)",
-                             tasks=records[0]["config"]["tasks"] if records else None)
+    return drawing.fig1_panels(records, "Regular languages (Huang et al. 2025, Fig. 1)")
 
 
 def data(records):

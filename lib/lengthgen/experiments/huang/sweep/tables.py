@@ -2,9 +2,9 @@
 the headline."""
 from lengthgen.errors import LengthgenError
 from lengthgen.experiments.huang.sweep.analysis import (agreement, agreement_by_line, compute_s,
-                                                         paper_disagreements, paper_unfit)
+                                                        paper_disagreements, paper_unfit)
 from lengthgen.experiments.huang.sweep.protocol import (ENCODINGS, LONGEST_BIN, Setting, ladder,
-                                                         reference, unnamed_rows)
+                                                        reference, unnamed_rows)
 from lengthgen.experiments.prose import cell_pct
 from lengthgen.models.positions import PositionalEncoding
 from lengthgen.tasks.metadata import YES, info
@@ -230,8 +230,9 @@ DIFFERENCES_HEADER = ["task", "PE", "ours % (101-150)", "paper % (101-150)", "fi
 
 def differences_rows(diffs: list[dict]) -> list[list[str]]:
     """The cells that differ from the paper (`analysis.differences`), one table row each."""
-    return [[d["task"], PositionalEncoding(d["encoding"]).label, cell_pct(d["ours"]), cell_pct(d["paper"]),
-             "yes" if d["fit"] else "never", Setting.of(d["selected"]).label()]
+    return [[d["task"], PositionalEncoding(d["encoding"]).label, cell_pct(d["ours"]),
+             cell_pct(d["paper"]), "yes" if d["fit"] else "never",
+             Setting.of(d["selected"]).label()]
             for d in diffs] or [["none", "", "", "", "", ""]]
 
 
