@@ -247,8 +247,23 @@ def test_scale_records(tmp_path_factory):
 
 @pytest.mark.parametrize("figure_id", IZZO_IDS)
 def test_data_rows_share_their_keys(figure_id, test_scale_records):
-    rows = experiment(figure_id).data(test_scale_records[figure_id])
+    """Tidy rows, and a spread that brackets its mean: wherever a row has X, X_min and X_max
+    (over seeds), X_min <= X <= X_max, and a row that counts its seeds counts the records of
+    its setting at most."""
+    records = test_scale_records[figure_id]
+    rows = experiment(figure_id).data(records)
     assert rows and all(set(r) == set(rows[0]) for r in rows)
+    spreads = [k[:-4] for k in rows[0] if k.endswith("_min") and k[:-4] + "_max" in rows[0]
+               and k[:-4] in rows[0]]
+    for row in rows:
+        for key in spreads:
+            low, mid, high = row[key + "_min"], row[key], row[key + "_max"]
+            if None not in (low, mid, high):
+                assert low <= mid * (1 + 1e-12) and mid <= high * (1 + 1e-12), (key, row)
+        if "seeds" in row:
+            assert 1 <= row["seeds"] <= len(records)
+    if figure_id in ("izzo-fig1-simpletask", "izzo-fig2-modp", "izzo-kgram"):
+        assert "test_loss" in spreads   # the check above is not vacuous for the curves
 
 
 def test_paper_vs_book_rows_come_from_the_records(test_scale_records):
