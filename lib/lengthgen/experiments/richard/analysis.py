@@ -19,14 +19,13 @@ from lengthgen.experiments.richard.analysis_sweeps import (ablation_numbers, abl
                                                            capacity_numbers, capacity_verdict,
                                                            samples_numbers, samples_verdict,
                                                            wall_times)
+from lengthgen.experiments.spread import group_by, metrics
 
 
 def _per_model(records, key="model") -> dict:
     """{model: [metrics of each seed, in seed order]} of a figure that studies trained models."""
-    out = {}
-    for r in sorted(records, key=lambda r: r["params"]["seed"]):
-        out.setdefault(r["params"][key], []).append(r["metrics"])
-    return out
+    return group_by(sorted(records, key=lambda r: r["params"]["seed"]),
+                    lambda r: r["params"][key], metrics)
 
 
 def _dominant(m) -> tuple[float, float]:
@@ -148,9 +147,7 @@ def spectrum_verdict(spectrum) -> str:
 
 
 def sign_study_numbers(records) -> dict:
-    m = {}
-    for r in records:
-        m.setdefault(r["params"]["setting"], []).append(r["metrics"])
+    m = group_by(records, lambda r: r["params"]["setting"], metrics)
     real = lambda rows: [x["wo_wv_real"] for x in rows]  # noqa: E731
     negative = lambda rows: [x for x in rows if x["wo_wv_imag"] == 0  # noqa: E731
                              and x["wo_wv_real"] < 0]
@@ -200,9 +197,7 @@ def sign_study_numbers(records) -> dict:
 
 
 def order_study_numbers(records) -> dict:
-    cell = {}
-    for r in records:
-        cell.setdefault((r["params"]["setting"], r["params"]["variant"]), []).append(r["metrics"])
+    cell = group_by(records, lambda r: (r["params"]["setting"], r["params"]["variant"]), metrics)
     settings = list(dict.fromkeys(r["params"]["setting"] for r in records))
     stat = lambda s, v, k: mean(x[k] for x in cell[(s, v)])  # noqa: E731
     fig7 = ("uniform-pm1", "uniform-pm1-v", "eq1")

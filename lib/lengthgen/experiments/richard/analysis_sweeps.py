@@ -7,15 +7,14 @@ settings differ only where their ranges over seeds are apart (`prose.separate`).
 collections and its other figures are in `richard.analysis`.
 """
 from lengthgen.experiments.prose import listing, mean_span, pct, seeds_note, separate, span
+from lengthgen.experiments.spread import group_by, metrics
 
 
 def _seeds_of(records, *keys) -> dict:
     """{(param values...): [metrics of each seed, in seed order]}: every seed of each setting,
     a setting being the values of the params `keys`."""
-    out = {}
-    for r in sorted(records, key=lambda r: r["params"].get("seed", 0)):
-        out.setdefault(tuple(r["params"][k] for k in keys), []).append(r["metrics"])
-    return out
+    return group_by(sorted(records, key=lambda r: r["params"].get("seed", 0)),
+                    lambda r: tuple(r["params"][k] for k in keys), metrics)
 
 
 def _step(before, after) -> str:

@@ -16,6 +16,7 @@ import math
 
 import numpy as np
 
+from lengthgen.experiments.spread import group_by, metrics
 from lengthgen.tasks.dyck import (CLOSE, OPEN, catalan, deep_prefix, enumerate_words,
                                   is_balanced, path, sample_words)
 
@@ -195,9 +196,7 @@ def data(records):
 def figure(records):
     import matplotlib.pyplot as plt
 
-    by_kind = {}
-    for r in records:
-        by_kind.setdefault(r["params"]["kind"], []).append(r["metrics"])
+    by_kind = group_by(records, lambda r: r["params"]["kind"], metrics)
     fig, axes = plt.subplots(1, 3, figsize=(15, 4.2))
     ex = sorted(by_kind.get("exhaustive", []), key=lambda m: m["n"])
     ns = [m["n"] for m in ex]

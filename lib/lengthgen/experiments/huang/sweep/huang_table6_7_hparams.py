@@ -7,6 +7,7 @@ larger), so the table shows which cells were perfect up to Len 100 with a smalle
 which needed the paper's, and which fit nothing.
 """
 from lengthgen.experiments.huang.sweep import analysis, protocol
+from lengthgen.experiments.spread import group_by
 from lengthgen.models.positions import PositionalEncoding
 from lengthgen.tasks.metadata import info
 
@@ -23,10 +24,7 @@ def _shape(setting, fit: bool = True) -> str:
 def data(records):
     paper = {(r["task"], r["encoding"]): r for r in protocol.reference_hparams()}
     rows = []
-    by_figure = {}
-    for record in records:
-        by_figure.setdefault(record["figure_id"], []).append(record)
-    for figure_id, group in by_figure.items():
+    for group in group_by(records, lambda r: r["figure_id"]).values():
         for row in analysis.table(group):
             cell = next(r["metrics"] for r in group if r["metrics"]["task"] == row["task"]
                         and r["metrics"]["encoding"] == row["encoding"])
