@@ -9,9 +9,10 @@ The notebook imports from here and nowhere else in lengthgen, so what a chapter 
 listed in one place and a module can move without touching the book.
 """
 from lengthgen.config import get_device, get_scale
-from lengthgen.experiments.huang.sweep import (analysis, budget, huang_fig1_algorithmic,
-                                               huang_fig1_languages, huang_fig4_starfree,
-                                               huang_table6_7_hparams, protocol, tables)
+from lengthgen.experiments.huang.sweep import (analysis, budget, huang_ape_leads,
+                                               huang_fig1_algorithmic, huang_fig1_languages,
+                                               huang_fig4_starfree, huang_table6_7_hparams,
+                                               protocol, tables)
 from lengthgen.results import results_dir
 from lengthgen.runs.records import caption, records_for
 from lengthgen.viz.book import book_figure, book_table, book_text
@@ -19,6 +20,6 @@ from lengthgen.viz.rerun import rerun_figure
 from lengthgen.viz.tables import HTMLTable
 
 __all__ = ["analysis", "book_figure", "book_table", "book_text", "budget", "caption", "get_device",
-           "get_scale", "HTMLTable", "huang_fig1_algorithmic", "huang_fig1_languages",
-           "huang_fig4_starfree", "huang_table6_7_hparams", "protocol", "records_for",
-           "rerun_figure", "results_dir", "tables"]
+           "get_scale", "HTMLTable", "huang_ape_leads", "huang_fig1_algorithmic",
+           "huang_fig1_languages", "huang_fig4_starfree", "huang_table6_7_hparams", "protocol",
+           "records_for", "rerun_figure", "results_dir", "tables"]
