@@ -11,10 +11,11 @@ listed in one place and a module can move without touching the book.
 from lengthgen.config import get_device, get_scale
 from lengthgen.crasp.library import program_names
 from lengthgen.errors import LengthgenError
-from lengthgen.experiments.huang.comm.analysis import (agreement, message_counts,
-                                                       paper_vs_book_rows, rounding_numbers,
-                                                       rounding_rows)
-from lengthgen.experiments.huang.comm.drawing import matrix_figure, rounding_figure
+from lengthgen.experiments.huang.comm.analysis import (message_counts, paper_vs_book_rows,
+                                                       rounding_numbers)
+from lengthgen.experiments.huang.comm.comm_agreement import data as agreement_table
+from lengthgen.experiments.huang.comm.comm_rounding import data as rounding_data
+from lengthgen.experiments.huang.comm.drawing import matrix_figure
 from lengthgen.experiments.huang.comm.protocol import load as load_program
 from lengthgen.experiments.huang.comm.tables import matrix_table, program_table, rounding_table
 from lengthgen.models.limit import LimitTransformer
@@ -27,10 +28,10 @@ from lengthgen.viz.message_slider import message_slider
 from lengthgen.viz.rerun import rerun_figure
 from lengthgen.viz.tables import HTMLTable
 
-__all__ = ["agreement", "alice", "bob", "book_figure", "book_table", "book_text", "caption", "cc",
+__all__ = ["agreement_table", "alice", "bob", "book_figure", "book_table", "book_text", "caption", "cc",
            "committed_records", "copy_model", "copy_steps", "count_messages", "flip", "get_device",
            "get_scale", "HTMLTable", "LengthgenError", "LimitTransformer", "load_program",
            "matrix_figure", "matrix_table", "message_counts", "message_slider",
            "paper_vs_book_rows", "program_names", "program_table", "replay", "rerun_figure",
-           "rounding_figure", "rounding_numbers", "rounding_rows", "rounding_table",
+           "rounding_data", "rounding_numbers", "rounding_table",
            "run_protocol", "step_rows"]
