@@ -201,12 +201,9 @@ def _train(args):
     scale, device = get_scale(), get_device(args.device)
     out = _out_dir(args.out, scale)
     _check_checkpoint(args.checkpoint)
-    train_cfg = TrainConfig(steps=args.steps, batch_size=args.batch_size, lr=args.lr,
-                            warmup_steps=args.warmup, schedule=args.schedule,
-                            min_len=args.min_len, max_len=args.max_len,
-                            eval_every=args.eval_every, seed=args.seed,
-                            checkpoint_path=args.checkpoint,
-                            checkpoint_every=args.checkpoint_every)
+    # the options named as TrainConfig's fields, and the two whose flags are shorter
+    train_cfg = TrainConfig.from_config(vars(args), warmup_steps=args.warmup,
+                                        checkpoint_path=args.checkpoint)
     train_cfg.length_range(task)   # a bad --min-len/--max-len for this task, said now
     need = estimate(task, args)
     check_memory(need["memory"], f"this run ({need['parameters']:,.0f} parameters, batch "

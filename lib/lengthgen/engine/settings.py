@@ -2,13 +2,22 @@
 schedule, the stop rule and what a history entry keeps. Shared by every trainer
 (`lengthgen.train`, `lengthgen.engine`) and re-exported by `lengthgen.train`."""
 import math
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 
 from lengthgen.errors import LengthgenError
 from lengthgen.models.protocol import ROLES
 from lengthgen.tasks.base import Task
 
 SCHEDULES = ("constant", "linear", "cosine")
+# Where an APE model's training sequences sit in its position table (tests always start at 0).
+# "table": a shift uniform in [0, n_positions - T] for a sequence of T tokens, so every row of
+# the table is trained (Huang et al.'s algorithmic code; the book's rule for every task).
+# "half": a shift uniform in [0, n_positions // 2) whatever T, in a table at least twice the
+# longest sequence (their languages' code), so short and long sequences see the same shifts.
+APE_OFFSETS = ("table", "half")
+# Registered configs that call a training setting by another name. Their keys stay as they are
+# (a record's config digest depends on them), so the one translation reads both names.
+CONFIG_ALIASES = {"max_steps": "steps"}
 EVAL_SEED_OFFSET = 7919  # eval sets come from seed + this (test: + 2x), apart from training data
 
 
@@ -45,6 +54,7 @@ class TrainConfig:
     # from fitting will not fit by the step cap, and its remaining steps are the costliest of
     # a CPU sweep. None: never give up.
     abandon_below: float | None = None
+    ape_offsets: str = "table"      # APE_OFFSETS: how training shifts APE positions
 
     def __post_init__(self):
         for name in ("steps", "batch_size", "eval_every", "eval_samples", "checkpoint_every",
@@ -53,6 +63,9 @@ class TrainConfig:
             if not isinstance(value, int) or value < 1:
                 raise LengthgenError(f"train config: {name} must be a positive integer, "
                                      f"got {value!r}")
+        if self.ape_offsets not in APE_OFFSETS:
+            raise LengthgenError(f"train config: unknown ape_offsets {self.ape_offsets!r}; "
+                                 f"valid: {', '.join(APE_OFFSETS)}")
         if self.schedule not in SCHEDULES:
             raise LengthgenError(f"train config: unknown schedule {self.schedule!r}; "
                                  f"valid: {', '.join(SCHEDULES)}")
@@ -96,6 +109,26 @@ class TrainConfig:
                 self.stop_loss, (int, float)) or not self.stop_loss > 0):
             raise LengthgenError(f"train config: stop_loss must be a positive number or None, "
                                  f"got {self.stop_loss!r}")
+
+    @classmethod
+    def from_config(cls, config: dict, **fixed) -> "TrainConfig":
+        """The training settings a figure's registered config names, read in one place: every
+        key that is a field here (or an alias of one, CONFIG_ALIASES) is taken; other keys
+        (model sizes, test samples, ...) belong to the figure. `fixed` holds the experiment's
+        own choices for this run (its seed, a step count chosen per setting, a rule the paper
+        fixes) and wins over the dict. A key given under both its name and an alias is refused:
+        which one counts would be a guess."""
+        names = {f.name for f in fields(cls)}
+        taken = {}
+        for key, value in config.items():
+            name = CONFIG_ALIASES.get(key, key)
+            if name not in names:
+                continue
+            if name in taken:
+                raise LengthgenError(f"train config: {name!r} is given twice (as {name!r} and "
+                                     f"as its alias {key!r}); keep one")
+            taken[name] = value
+        return cls(**{**taken, **fixed})
 
     def length_range(self, task: Task) -> tuple[int, int]:
         lo = task.train_range[0] if self.min_len is None else self.min_len

@@ -47,12 +47,10 @@ def build_model(task, config: dict, seed: int, **options) -> LimitStyleTransform
 def train_config(config: dict, seed: int, train_length: int, min_len: int) -> TrainConfig:
     from lengthgen.train import TrainConfig
     hidden = config["hidden_lr"]
-    return TrainConfig(steps=config["max_steps"], batch_size=config["batch_size"],
-                       lr=config["lr"], weight_decay=0.0, grad_clip=None,
-                       min_len=min_len, max_len=train_length, eval_every=config["eval_every"],
-                       eval_samples=config["eval_samples"], stop_accuracy=None,
-                       stop_loss=config["stop_loss"], seed=seed,
-                       group_lr={"hidden": hidden, "readout": hidden})
+    # the paper's optimizer: plain Adam, no clipping, a smaller rate for the hidden layers
+    return TrainConfig.from_config(config, weight_decay=0.0, grad_clip=None, min_len=min_len,
+                                   max_len=train_length, stop_accuracy=None, seed=seed,
+                                   group_lr={"hidden": hidden, "readout": hidden})
 
 
 def check_train_length(model, train_length: int) -> None:

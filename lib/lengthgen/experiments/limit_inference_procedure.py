@@ -57,9 +57,8 @@ def run_one(params: dict, config: dict, device) -> dict:
     from lengthgen.train import EVAL_SEED_OFFSET, TrainConfig, decoder_for_task, train
     n, task = params["train_length"], get_task(params["task"])
     bins = [(1, n), (n + 1, 2 * n)]
-    train_cfg = TrainConfig(steps=config["steps"], batch_size=config["batch_size"],
-                            lr=config["lr"], min_len=1, max_len=n, eval_every=100,
-                            eval_samples=config["eval_samples"], seed=params["seed"])
+    train_cfg = TrainConfig.from_config(config, min_len=1, max_len=n, eval_every=100,
+                                        seed=params["seed"])
     model = decoder_for_task(task, seed=params["seed"], bins=bins, pe="ape", **config["model"])
     result = train(model, task, train_cfg, device)
     accuracy = evaluate(model, task, bins, config["test_samples"],

@@ -254,10 +254,10 @@ def trained_model(spec: dict, device) -> tuple[torch.nn.Module, list[str] | None
         return model.to(device), words
     check_writable(path.parent, "the trained Dyck model cache (XDG_CACHE_HOME)")
     task = DyckTask(spec["n"], words=words, max_depth=spec.get("max_depth"))
-    cfg = TrainConfig(steps=spec["steps"], batch_size=spec["batch_size"], lr=spec["lr"],
-                      warmup_steps=min(100, spec["steps"] // 10), schedule="cosine",
-                      eval_every=spec["steps"], eval_samples=32, stop_accuracy=None,
-                      seed=spec["seed"])
+    # a fixed budget with a short warmup and a cosine decay, evaluated once at the end
+    cfg = TrainConfig.from_config(spec, warmup_steps=min(100, spec["steps"] // 10),
+                                  schedule="cosine", eval_every=spec["steps"], eval_samples=32,
+                                  stop_accuracy=None)
     train(model, task, cfg, device)
     try:
         save_checkpoint(path, model.state_dict())

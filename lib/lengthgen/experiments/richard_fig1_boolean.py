@@ -153,10 +153,11 @@ def run_one(params, config, device):
                         n_positions=max(longest, config["window"]))
     torch.manual_seed(params["seed"])
     model = Decoder(cfg)
-    result = train(model, BooleanWindowTask(train_pool, config["window"]), TrainConfig(
-        steps=config["steps"], batch_size=config["batch_size"], lr=config["lr"],
-        warmup_steps=config["steps"] // 10, schedule="cosine", eval_every=config["steps"],
-        eval_samples=16, stop_accuracy=None, seed=params["seed"]), device)
+    # a fixed budget with a cosine decay, evaluated once at the end (no early stop)
+    result = train(model, BooleanWindowTask(train_pool, config["window"]), TrainConfig.from_config(
+        config, warmup_steps=config["steps"] // 10, schedule="cosine",
+        eval_every=config["steps"], eval_samples=16, stop_accuracy=None,
+        seed=params["seed"]), device)
     baselines = baseline_answers(train_pool)
     metrics = {"train_depth": params["train_depth"], "train_examples": len(train_pool),
                "n_params": model.num_parameters(), "held_out_answers": len(held_out),

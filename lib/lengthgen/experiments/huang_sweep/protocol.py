@@ -200,15 +200,12 @@ def _train_config(config: dict, setting: Setting, seed: int, checkpoint: str | N
     from lengthgen.train import TrainConfig   # training is imported where it runs
     steps = setting.max_steps or config["steps"]
     horizon = config.get("schedule_steps")
-    return TrainConfig(steps=steps, batch_size=config["batch_size"], lr=setting.lr,
-                       weight_decay=config["weight_decay"], warmup_steps=setting.warmup,
-                       schedule=config["schedule"], eval_every=config["eval_every"],
-                       eval_samples=config["eval_samples"], stop_accuracy=1.0, seed=seed,
-                       grad_clip=config.get("grad_clip", 1.0),
-                       schedule_steps=None if horizon is None else max(horizon, steps),
-                       abandon_below=config.get("abandon_below") if may_abandon else None,
-                       length_chunks=config.get("length_chunks") or chunks_for(setting.d_model),
-                       checkpoint_path=checkpoint)
+    return TrainConfig.from_config(
+        config, steps=steps, lr=setting.lr, warmup_steps=setting.warmup, stop_accuracy=1.0,
+        seed=seed, schedule_steps=None if horizon is None else max(horizon, steps),
+        abandon_below=config.get("abandon_below") if may_abandon else None,
+        length_chunks=config.get("length_chunks") or chunks_for(setting.d_model),
+        checkpoint_path=checkpoint)
 
 
 def cache_dir() -> Path:
@@ -388,10 +385,12 @@ def run_baseline(task_id: str, config: dict, device) -> dict:
     from lengthgen.train import EVAL_SEED_OFFSET, TrainConfig, train
     task = get_task(task_id)
     base = config["baseline"]
-    cfg = TrainConfig(steps=base["steps"], batch_size=config["batch_size"], lr=base["lr"],
-                      weight_decay=config["weight_decay"], schedule=config["schedule"],
-                      eval_every=min(config["eval_every"], base["steps"]),
-                      eval_samples=config["eval_samples"], stop_accuracy=1.0, seed=0)
+    # its own steps and rate (the baseline block); batch, decay, schedule and evaluation as the
+    # transformers'; nothing else of theirs (no clipping horizon, no giving up)
+    cfg = TrainConfig.from_config(base, batch_size=config["batch_size"],
+                                  weight_decay=config["weight_decay"], schedule=config["schedule"],
+                                  eval_every=min(config["eval_every"], base["steps"]),
+                                  eval_samples=config["eval_samples"], stop_accuracy=1.0, seed=0)
     torch.manual_seed(0)  # the baseline's initial weights
     model = TokenMLP(TokenMLPConfig(len(task.vocab), task.n_classes, base["d_model"],
                                     base["hidden"]))
