@@ -276,7 +276,8 @@ return Array.from(article.querySelectorAll('mjx-container[display="true"]')).map
 # admonition and in the book's coloured elements, against the colour behind it (the element's
 # background and its ancestors', composed), in each mode of the theme; the lowest ratios.
 CONTRAST_JS = """
-const SELECTORS = 'main table, main table *, .crasp-playground, .crasp-playground *, ' +
+const SELECTORS = arguments_scope ||
+  'main table, main table *, .crasp-playground, .crasp-playground *, ' +
   'main .admonition, main .admonition *, main [class*="lengthgen-"], main [class*="lengthgen-"] *';
 const parse = c => { const m = c.match(/[\\d.]+/g) || [0, 0, 0, 0];
   return [+m[0], +m[1], +m[2], m.length > 3 ? +m[3] : 1]; };
@@ -334,7 +335,7 @@ still.remove();
 return modes;
 """
 
-MEASURE_JS = ("const arguments_min = arguments[0];\n"
+MEASURE_JS = ("const arguments_min = arguments[0], arguments_scope = null;\n"
               + "\n".join(f"const {name} = (() => {{ {js} }})();"
                           for name, js in (("layout", LAYOUT_JS), ("tables", TABLES_JS),
                                            ("equations", EQUATIONS_JS),
@@ -536,7 +537,10 @@ def test_one_search_box_and_everything_on_the_screen(measured, width):
     assert not problems, "\n".join(problems)
 
 
-CONTRAST_ONLY_JS = "const arguments_min = arguments[0];\n" + CONTRAST_JS
+# CONTRAST_JS alone; arguments: the lowest contrast allowed, and a CSS selector of the elements to
+# measure (null: those of every page)
+CONTRAST_ONLY_JS = "const arguments_min = arguments[0], arguments_scope = arguments[1];\n" + \
+    CONTRAST_JS
 
 
 def test_a_dark_system_gets_the_dark_mode(browser, site):
