@@ -58,15 +58,21 @@ def test_full_depth_runs_only_for_dyck_cells():
     assert first_seed[2] == "d3__book__s0"                  # the changed trainings first
 
 
-def test_the_unchanged_trainings_reproduce_the_sweeps_records():
-    """Same code path, same seed, one CPU thread: the "book" variant must give the sweep's own
-    numbers, or the comparison with the other variants would not be like with like."""
+def test_the_unchanged_trainings_reproduce_the_sweeps_records_on_the_same_cpu():
+    """Same code path, same seed, one CPU thread, the same CPU model: the "book" variant must
+    give the sweep's own numbers. (On another CPU model the kernels round differently and 3,000
+    steps turn that into another trajectory, which is why the variant is trained at all.)"""
     records = [r for r in load_records(leads.FIGURE_ID, "book")
                if r["metrics"]["variant"] == "book"]
     if not records:
         pytest.skip("no committed book-variant records of huang-ape-leads yet")
     sweep = _sweep_runs()
-    for r in records:
+    cpus = {r["metrics"]["task"]: r["cpu_model"]
+            for r in load_records("huang-fig1-languages", "book")}
+    same = [r for r in records if r["cpu_model"] == cpus.get(r["metrics"]["task"])]
+    if not same:
+        pytest.skip("no book-variant record was trained on the sweep's CPU model")
+    for r in same:
         m = r["metrics"]
         theirs = sweep[(m["task"], m["seed"])]
         assert (m["bins"], m["steps"], m["fit"]) == (theirs["bins"], theirs["steps"],
