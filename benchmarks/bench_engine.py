@@ -78,9 +78,9 @@ def measure(kind: str, shape, size: int, device: str, seconds: float, rounds: in
     if device == "cuda":
         torch.cuda.empty_cache()
         torch.cuda.reset_peak_memory_stats()
-    # length chunks as the CPU sweep uses them (from width 64, huang_sweep.protocol.chunks_for)
+    # length chunks as the CPU sweep uses them (from width 64, huang.sweep.protocol.chunks_for)
     # on a CPU, whatever makes the batches; one on a GPU (a chunk's cut reads the lengths)
-    from lengthgen.experiments.huang_sweep.protocol import chunks_for
+    from lengthgen.experiments.huang.sweep.protocol import chunks_for
     chunked = device == "cpu" and kind != "vmap+host"
     configs = _configs(size, chunks_for(shape[2]) if chunked else 1)
     models = _models(shape, size, task)

@@ -5,8 +5,8 @@ from dataclasses import replace
 
 import pytest
 
-from lengthgen.experiments import huang_ape_leads as leads
-from lengthgen.experiments.huang_sweep import protocol
+from lengthgen.experiments.huang.sweep import huang_ape_leads as leads
+from lengthgen.experiments.huang.sweep import protocol
 from lengthgen.runs.records import load_records
 from lengthgen.tasks.languages import FullDepthDyck
 

@@ -4,7 +4,7 @@ schedule, the stop rule and what a history entry keeps. Shared by every trainer
 import math
 from dataclasses import asdict, dataclass, field, fields
 
-from lengthgen.errors import LengthgenError
+from lengthgen.errors import LengthgenError, check_choice
 from lengthgen.models.protocol import ROLES
 from lengthgen.tasks.base import Task
 
@@ -63,12 +63,8 @@ class TrainConfig:
             if not isinstance(value, int) or value < 1:
                 raise LengthgenError(f"train config: {name} must be a positive integer, "
                                      f"got {value!r}")
-        if self.ape_offsets not in APE_OFFSETS:
-            raise LengthgenError(f"train config: unknown ape_offsets {self.ape_offsets!r}; "
-                                 f"valid: {', '.join(APE_OFFSETS)}")
-        if self.schedule not in SCHEDULES:
-            raise LengthgenError(f"train config: unknown schedule {self.schedule!r}; "
-                                 f"valid: {', '.join(SCHEDULES)}")
+        check_choice("train config", "ape_offsets", self.ape_offsets, APE_OFFSETS)
+        check_choice("train config", "schedule", self.schedule, SCHEDULES)
         for name in ("lr", "weight_decay"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) \

@@ -7,7 +7,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from lengthgen.errors import LengthgenError
-from lengthgen.experiments.comm_protocol_bits import PARTS
+from lengthgen.experiments.huang.comm.protocol import PARTS
 from lengthgen.viz.book import DPI, compact_png, fit_to_column
 from lengthgen.viz.frames import FrameSlider
 
