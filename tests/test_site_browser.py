@@ -563,14 +563,17 @@ def test_a_dark_system_gets_the_dark_mode(browser, site):
     assert not found["dark"]["low"], found["dark"]["low"]
 
 
-# The search page: the summaries shown under the results, once they have all arrived.
+# The search page: the summaries shown under the results, once the search has finished (Sphinx
+# shows the results one by one, then says so) and every summary has arrived.
 SEARCH_JS = """
 const done = arguments[arguments.length - 1];
 const started = Date.now();
 (function wait() {
   const results = document.querySelectorAll('#search-results ul.search li');
   const summaries = document.querySelectorAll('#search-results ul.search li p.context');
-  if ((results.length && summaries.length >= results.length) || Date.now() - started > 20000)
+  const status = document.querySelector('#search-results p.search-summary');
+  const finished = status && /finished|did not match/.test(status.textContent);
+  if ((finished && summaries.length >= results.length) || Date.now() - started > 20000)
     done({results: results.length, summaries: Array.from(summaries).map(p => p.textContent),
           plain: typeof lengthgenTexToText === 'function' ?
                  lengthgenTexToText('\\\\(\\\\mathrm{Dyck}_{1} \\\\le \\\\{a^n b^n\\\\}\\\\)') : null});
