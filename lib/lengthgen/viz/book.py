@@ -44,6 +44,18 @@ COLUMN_PX = 740
 DPI = 100
 MIN_FONT_PT = 10.5
 
+# How a phone shows it. At a 420 px window the column is about 357 CSS px wide (297 px at
+# 360 px), so the column's figure, scaled down, shows its 14.6 px text at about 7 px. Each
+# figure is therefore drawn a second time for a column of NARROW_PX (panels one per row, the
+# same MIN_FONT_PT), which the page shows on screens up to NARROW_SCREEN_PX wide: its smallest
+# text is then 14.6 * 357 / 380 = 13.7 px at 420 px, 11.4 px at 360 px (the browser test
+# measures it). It is saved at NARROW_DPI, 2x, as phones' screens have two or three device
+# pixels to the CSS pixel. Wider screens get the column's figure: at NARROW_SCREEN_PX its text
+# is 11 px on screen, and more from there.
+NARROW_PX = 380
+NARROW_SCREEN_PX = 620
+NARROW_DPI = 2 * DPI
+
 
 def _figure_level_bottom(fig) -> float:
     """The top (in figure fraction) of legends and texts placed at the bottom of the figure
@@ -143,7 +155,7 @@ def _reflow(fig, target_in: float) -> bool:
         return False
     if any(isinstance(moved, GridSpecFromSubplotSpec) for moved in cells.values()):
         return False  # panels with colorbars: left to their module's own layout
-    new_cols = 1 if cols <= 3 else 2
+    new_cols = 1 if cols <= 3 or target_in < 2 * MIN_PANEL_IN else 2
     count = rows * cols
     new_rows = -(-count // new_cols)
     panel_height = min(max(height / rows * (target_in / new_cols) / (width / cols), 2.4), 3.0)
@@ -265,6 +277,138 @@ def column_png(fig) -> bytes:
     return compact_png(buffer.getvalue())
 
 
+def save_png(fig, dpi: int, tight: bool = True) -> tuple[bytes, float]:
+    """PNG bytes of a figure laid out already (cut to what it draws, unless not `tight`: the
+    frames of a slider keep one size), and the height in pixels of the PNG of its smallest
+    text (its font size in points at `dpi`)."""
+    import io
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=dpi, bbox_inches="tight" if tight else None)
+    return compact_png(buffer.getvalue()), smallest_text_pt(fig) * dpi / 72
+
+
+def smallest_text_pt(fig) -> float:
+    """The font size in points of the smallest text the figure draws (texts, labels, legends,
+    tick labels inside the axes' limits)."""
+    from matplotlib.text import Text
+    fig.draw_without_rendering()
+    renderer = fig.canvas.get_renderer()
+    sizes = [text.get_fontsize() for text in fig.findobj(Text)
+             if text.get_visible() and text.get_text().strip()
+             and _drawn_inside(text.get_window_extent(renderer), fig.bbox)]
+    return min(sizes, default=MIN_FONT_PT)
+
+
+def _drawn_inside(box, figure_box) -> bool:
+    """Whether a text's box has a size and lies at least partly in the figure (tick labels of
+    ticks outside an axes' limits are laid out but not drawn)."""
+    return (box.width > 0 and box.x1 >= figure_box.x0 and box.x0 <= figure_box.x1
+            and box.y1 >= figure_box.y0 and box.y0 <= figure_box.y1)
+
+
+class Picture:
+    """One figure as the site shows it: `wide` for the column and `narrow` for phones (PNG
+    bytes; narrow may be None), the smallest text of each in its PNG's pixels, and an alt text
+    that says what the figure shows."""
+
+    def __init__(self, wide: bytes, alt: str, narrow: bytes | None = None,
+                 wide_text_px: float = MIN_FONT_PT * DPI / 72,
+                 narrow_text_px: float = MIN_FONT_PT * NARROW_DPI / 72):
+        self.wide, self.narrow, self.alt = wide, narrow, alt
+        self.wide_text_px, self.narrow_text_px = wide_text_px, narrow_text_px
+
+    @property
+    def wide_uri(self) -> str:
+        return _data_uri(self.wide)
+
+    @property
+    def narrow_uri(self) -> str | None:
+        return None if self.narrow is None else _data_uri(self.narrow)
+
+    def html(self) -> str:
+        """A <picture>: the narrow PNG on screens up to NARROW_SCREEN_PX wide, the wide one
+        elsewhere (and in print). Both are inline; the site's build moves them into files
+        (book/_ext/lengthgen_figures.py), so that a reader's browser fetches only one."""
+        return picture_html(self.wide_uri, self.narrow_uri, self.alt, self.wide_text_px,
+                            self.narrow_text_px)
+
+
+def _data_uri(png: bytes) -> str:
+    import base64
+    return "data:image/png;base64," + base64.b64encode(png).decode("ascii")
+
+
+def picture_html(wide_src: str, narrow_src: str | None, alt: str, wide_text_px: float,
+                 narrow_text_px: float, css_class: str = "lengthgen-picture") -> str:
+    """The <picture> element of `Picture.html` (the sliders make theirs with it too, of class
+    lengthgen-frame: their frames stay in the page). Each image carries the size of its
+    smallest text in its own pixels (data-text-px), which the browser test turns into CSS px
+    on screen."""
+    source = "" if narrow_src is None else (
+        f'<source media="(max-width: {NARROW_SCREEN_PX}px)" srcset="{narrow_src}" '
+        f'data-text-px="{narrow_text_px:.2f}">')
+    return (f'<picture class="{css_class}">{source}'
+            f'<img src="{wide_src}" alt="{html.escape(alt, quote=True)}" '
+            f'data-text-px="{wide_text_px:.2f}" style="max-width:100%;height:auto;display:block">'
+            f'</picture>')
+
+
+def describe(fig) -> str:
+    """An alt text for a figure, from what it writes: its title, its panels' titles and the
+    quantities on its axes ("y against x")."""
+    def clean(text: str) -> str:
+        return re.sub(r"\s+", " ", _plain_math(text)).strip()
+
+    parts = []
+    title = fig._suptitle.get_text() if fig._suptitle is not None else ""
+    if clean(title):
+        parts.append(clean(title))
+    titles, axes_pairs = [], []
+    for ax in fig.axes:
+        if hasattr(ax, "_colorbar"):
+            continue
+        for text in (ax.get_title("left"), ax.get_title(), ax.get_title("right")):
+            if clean(text) and clean(text) not in titles:
+                titles.append(clean(text))
+        pair = (clean(ax.get_ylabel()), clean(ax.get_xlabel()))
+        if all(pair) and pair not in axes_pairs:
+            axes_pairs.append(pair)
+    if titles:
+        parts.append(("Panels: " if len(titles) > 1 else "") + "; ".join(titles))
+    if axes_pairs:
+        parts.append("; ".join(f"{y} against {x}" for y, x in axes_pairs[:3]))
+    text = ". ".join(p.rstrip(".") for p in parts)
+    return text[:397] + "..." if len(text) > 400 else text
+
+
+_TEX = {"\\top": "ᵀ", "\\sum": "Σ", "\\leq": "≤", "\\le": "≤", "\\geq": "≥", "\\ge": "≥",
+        "\\tau": "τ", "\\Delta": "Δ", "\\delta": "δ", "\\varepsilon": "ε", "\\epsilon": "ε",
+        "\\gamma": "γ", "\\lambda": "λ", "\\omega": "ω", "\\phi": "φ", "\\psi": "ψ",
+        "\\cdot": "·", "\\times": "×", "\\pm": "±", "\\approx": "≈", "\\infty": "∞",
+        "\\ell": "ℓ", "\\,": " ", "\\;": " ", "\\!": ""}
+
+
+def _plain_math(text: str) -> str:
+    """Matplotlib's $...$ math as plain words for an alt text: \\frac{a}{b} as a/b, common
+    symbols as Unicode, other commands without their backslash, no braces or dollars."""
+    text = re.sub(r"\\frac\{([^{}]*)\}\{([^{}]*)\}", r"(\1)/(\2)", text)
+    for command in sorted(_TEX, key=len, reverse=True):
+        text = re.sub(re.escape(command) + r"(?![A-Za-z])", _TEX[command], text)
+    text = re.sub(r"\\(mathrm|mathbf|mathit|text|operatorname)", "", text)
+    return re.sub(r"[${}\\]", "", text)
+
+
+def picture(fig, alt: str | None = None) -> Picture:
+    """The figure drawn for the column and again for a phone (`fit_to_column` at COLUMN_PX, then
+    at NARROW_PX), with `alt` (by default `describe(fig)`)."""
+    alt = alt or describe(fig)
+    fit_to_column(fig)
+    wide, wide_px = save_png(fig, DPI)
+    fit_to_column(fig, width_px=NARROW_PX)
+    narrow, narrow_px = save_png(fig, NARROW_DPI)
+    return Picture(wide, alt, narrow, wide_px, narrow_px)
+
+
 def compact_png(png: bytes) -> bytes:
     """The same picture in at most 256 colours (a palette PNG, no dithering): plots have few
     colours, and the page weighs about a quarter (slider frames are inlined in the pages)."""
@@ -284,10 +428,13 @@ def _glue(key: str, obj) -> None:
     from IPython.core.formatters import format_display_data
     from IPython.display import display
 
-    if hasattr(obj, "savefig"):  # a matplotlib Figure: PNG whatever the backend or shell
+    if hasattr(obj, "savefig"):  # a matplotlib Figure: drawn for the column and for phones
+        obj = picture(obj)
+    if isinstance(obj, Picture):
+        # The page (and Jupyter) shows the <picture>; a front end without HTML the column's PNG.
         import base64
-        bundle = {"image/png": base64.b64encode(column_png(obj)).decode("ascii"),
-                  "text/plain": repr(obj)}
+        bundle = {"text/html": obj.html(), "image/png": base64.b64encode(obj.wide).decode("ascii"),
+                  "text/plain": f"<figure: {obj.alt}>"}
         metadata = {}
     else:
         bundle, metadata = format_display_data(obj)
@@ -338,25 +485,37 @@ def show(figure_id: str, scale: str | None = None, rerun: bool = False, root=Non
     return fig, text
 
 
-def book_figure(key: str, content=None, provenance: str | None = None):
+def book_figure(key: str, content=None, provenance: str | None = None, alt: str | None = None):
     """Show one figure and glue it (and its provenance line) for a numbered figure on the site.
 
     With only `key`, `key` is a figure id: the figure is drawn from its committed results by
     `show`, and the provenance is the scale, device, commit and date of
     those results. Otherwise `content` is what to show (a matplotlib Figure, a FrameSlider, any
     object Jupyter can display) and `provenance`, if given, a line saying where it comes from.
+    A matplotlib figure gets `alt` as its alt text; by default what it writes (`describe`),
+    after the first sentence of its module's docstring for a figure id.
     Returns the content. A matplotlib figure is closed after it is shown, so it appears once.
     """
     _check_key(key)
     if content is None:
         content, provenance = show(key)
-    _glue(key, content)
+        if alt is None:
+            alt = ". ".join(p for p in (_summary(key), describe(content)) if p)
+    _glue(key, picture(content, alt) if hasattr(content, "savefig") else content)
     if hasattr(content, "savefig"):
         import matplotlib.pyplot as plt
         plt.close(content)
     if provenance is not None:
         _glue(key + PROVENANCE, _Markdown(provenance_markdown(provenance)))
     return content
+
+
+def _summary(figure_id: str) -> str:
+    """The first paragraph of a figure module's docstring ("Huang et al. (2025), Fig. 2: accuracy
+    on the longest bin against dot-depth"), without its final period."""
+    from lengthgen.runs.registry import experiment
+    doc = (experiment(figure_id).__doc__ or "").strip()
+    return re.sub(r"\s+", " ", doc.split("\n\n")[0]).strip().rstrip(".")
 
 
 def book_text(key: str, text) -> str:
