@@ -73,3 +73,47 @@ def test_tables_read_as_prose_not_python():
     text = table.markdown
     assert "[" not in text and "True" not in text and "None" not in text
     assert "2\\, 2\\, 64\\, 0\\.001" in text and "| yes |" in text and "0\\.123" in text
+
+
+def test_a_figure_is_glued_as_a_picture_for_the_column_and_for_a_phone(shown):
+    """The page shows a <picture>: the phone's rendition (one panel per row, NARROW_PX wide at
+    NARROW_DPI, no text under MIN_FONT_PT) on narrow screens, the column's elsewhere; its alt
+    text is what the figure writes."""
+    import base64
+    import io
+    import re
+
+    from PIL import Image
+    fig, axes = plt.subplots(1, 2, figsize=(10, 3.5))
+    for ax, name in zip(axes, ("APE", "NoPE")):
+        ax.plot([1, 2, 3], [3, 1, 2])
+        ax.set_title(name)
+        ax.set_xlabel("test length")
+        ax.set_ylabel("accuracy")
+    book.book_figure("two-panels", fig)
+    page = shown[0][0]["text/html"]
+    assert '<picture class="lengthgen-picture">' in page
+    assert f'media="(max-width: {book.NARROW_SCREEN_PX}px)"' in page
+    wide, narrow = (Image.open(io.BytesIO(base64.b64decode(uri))) for uri in (
+        re.search(r'<img src="data:image/png;base64,([^"]+)"', page).group(1),
+        re.search(r'srcset="data:image/png;base64,([^"]+)"', page).group(1)))
+    assert wide.width <= book.COLUMN_PX + 1
+    assert narrow.width <= book.NARROW_PX * book.NARROW_DPI / book.DPI + 2
+    assert narrow.height > narrow.width, "the phone's rendition puts the panels one per row"
+    alt = re.search(r'alt="([^"]*)"', page).group(1)
+    assert alt == "Panels: APE; NoPE. accuracy against test length"
+    text_px = float(re.search(r'<source[^>]*data-text-px="([\d.]+)"', page).group(1))
+    assert text_px >= book.MIN_FONT_PT * book.NARROW_DPI / 72 - 0.01
+
+
+def test_a_figure_id_has_an_alt_from_its_module_and_its_panels(shown):
+    import re
+    book.book_figure("richard-fig2-closed-form-paths")
+    alt = re.search(r'alt="([^"]*)"', shown[0][0]["text/html"]).group(1)
+    assert alt.startswith("Fig. 2 of Richard (2024): the closed-form head drawn as paths")
+    assert "/" not in alt.split(":")[0]
+
+
+def test_math_in_titles_reads_as_text_in_alt():
+    assert book._plain_math(r"$\frac{1}{N}\sum_{j\leq i} (p_j^\top K)^2$ at $\tau\Delta$") == \
+        "(1)/(N)Σ_j≤ i (p_j^ᵀ K)^2 at τΔ"
