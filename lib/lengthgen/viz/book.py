@@ -60,7 +60,7 @@ NARROW_DPI = 2 * DPI
 def _figure_level_bottom(fig) -> float:
     """The top (in figure fraction) of legends and texts placed at the bottom of the figure
     itself (not in an axes): the layout keeps the axes above them."""
-    renderer = fig.canvas.get_renderer()
+    renderer = fig._get_renderer()
     height = fig.bbox.height
     tops = []
     for artist in list(fig.legends) + [t for t in fig.texts if t is not fig._suptitle]:
@@ -190,7 +190,7 @@ def _hang_legends(fig) -> None:
     the axes' height it was placed at does not clear larger text on a shorter axes)."""
     from matplotlib.legend import Legend
     fig.draw_without_rendering()
-    renderer = fig.canvas.get_renderer()
+    renderer = fig._get_renderer()
     for legend in fig.findobj(Legend):
         if not _below_axes(legend):
             continue
@@ -242,7 +242,7 @@ def _wrap_titles(fig, width_in: float, axes_titles: bool = True) -> bool:
     """Break the figure's titles and notes, and (with axes_titles) the axes' titles, that are
     wider than their room into lines. Returns whether any was broken."""
     import textwrap
-    renderer = fig.canvas.get_renderer()
+    renderer = fig._get_renderer()
     titles = [(fig._suptitle, width_in * DPI * 0.95)] if fig._suptitle is not None else []
     titles += [(t, width_in * DPI * 0.95) for t in fig.texts if t is not fig._suptitle]
     for ax in fig.axes if axes_titles else []:
@@ -262,7 +262,7 @@ def _wrap_titles(fig, width_in: float, axes_titles: bool = True) -> bool:
 
 def _saved_width_px(fig) -> float:
     fig.draw_without_rendering()  # legends and texts lay themselves out when drawn
-    renderer = fig.canvas.get_renderer()
+    renderer = fig._get_renderer()
     box = fig.get_tightbbox(renderer)
     return box.width * DPI + 2 * DPI * 0.1  # savefig's pad_inches = 0.1
 
@@ -292,7 +292,7 @@ def smallest_text_pt(fig) -> float:
     tick labels inside the axes' limits)."""
     from matplotlib.text import Text
     fig.draw_without_rendering()
-    renderer = fig.canvas.get_renderer()
+    renderer = fig._get_renderer()   # (a closed figure's canvas may have no get_renderer)
     sizes = [text.get_fontsize() for text in fig.findobj(Text)
              if text.get_visible() and text.get_text().strip()
              and _drawn_inside(text.get_window_extent(renderer), fig.bbox)]
