@@ -92,8 +92,18 @@ def fit_to_column(fig, width_px: int = COLUMN_PX, min_font_pt: float = MIN_FONT_
             ax.tick_params(axis=name, which="both", labelsize=size)
     width, height = fig.get_size_inches()
     target = width_px / DPI
+    moved = []
+    if target < 2 * MIN_PANEL_IN:   # a phone's column: no legend inside a panel, too narrow
+        moved = [_legend_below(ax) for ax in fig.axes
+                 if ax.get_legend() is not None and not _below_axes(ax.get_legend())]
     if not _reflow(fig, target) and width > target:
         fig.set_size_inches(target, height * (target / width) ** 0.5)
+    if moved:   # the panels keep their height, the legends under them get theirs
+        fig.draw_without_rendering()
+        renderer = fig._get_renderer()
+        extra = sum(legend.get_window_extent(renderer).height for legend in moved) / fig.dpi
+        width, height = fig.get_size_inches()
+        fig.set_size_inches(width, height + extra)
     if fig.get_layout_engine() is None or type(fig.get_layout_engine()).__name__ == \
             "PlaceHolderLayoutEngine":
         _layout(fig)
@@ -101,6 +111,8 @@ def fit_to_column(fig, width_px: int = COLUMN_PX, min_font_pt: float = MIN_FONT_
     # titles to the column, take columns off legends, and only then narrow the figure (by at
     # most a fifth: narrower, the panels would be crushed).
     if _wrap_titles(fig, target):  # lines added to a title: the layout makes room for them
+        _layout(fig)
+    if target < 2 * MIN_PANEL_IN and _wrap_for_phone(fig, target):
         _layout(fig)
     for _ in range(8):
         saved = _saved_width_px(fig)
@@ -159,6 +171,9 @@ def _reflow(fig, target_in: float) -> bool:
     count = rows * cols
     new_rows = -(-count // new_cols)
     panel_height = min(max(height / rows * (target_in / new_cols) / (width / cols), 2.4), 3.0)
+    # a panel with many labelled rows (one per program, say) keeps a line for each
+    labelled = max(len([t for t in ax.get_yticklabels() if t.get_text()]) for ax in fig.axes)
+    panel_height = max(panel_height, labelled * MIN_FONT_PT * 1.5 / 72 + 1.2)
     new_grid = GridSpec(new_rows, new_cols, figure=fig)
     for index, key in enumerate(sorted(cells, key=lambda k: (k[1], k[2]))):
         cell = new_grid[index // new_cols, index % new_cols]
@@ -220,6 +235,22 @@ def _layout(fig) -> None:
         _hang_legends(fig)
 
 
+def _legend_below(ax):
+    """Move an axes' legend under it, in one column (`_layout` hangs it below the x label).
+    Returns the new legend."""
+    legend = ax.get_legend()
+    title = legend.get_title()
+    kwargs = {"loc": "upper center", "bbox_to_anchor": (0, -0.15, 1, 0),
+              "bbox_transform": ax.transAxes, "ncols": 1,
+              "fontsize": legend.texts[0].get_fontsize() if legend.texts else None,
+              "frameon": False}
+    if title.get_text():
+        kwargs.update(title=title.get_text(), title_fontsize=title.get_fontsize())
+    handles, labels = legend.legend_handles, [t.get_text() for t in legend.texts]
+    legend.remove()
+    return ax.legend(handles, labels, **kwargs)
+
+
 def _relegend(legend, ncols: int) -> None:
     """Draw a legend again in `ncols` columns, where it was (a legend lays out its columns
     only when it is made)."""
@@ -257,6 +288,41 @@ def _wrap_titles(fig, width_in: float, axes_titles: bool = True) -> bool:
             chars = max(12, int(longest * room / width))
             text.set_text("\n".join(textwrap.wrap(content.replace("\n", " "), chars)))
             wrapped = True
+    return wrapped
+
+
+def _wrap(text, room: float, renderer, vertical: bool = False) -> bool:
+    """Break a text longer than `room` pixels (its height if `vertical`) into lines."""
+    import textwrap
+    content = text.get_text()
+    box = text.get_window_extent(renderer)
+    size = box.height if vertical else box.width
+    if not content.strip() or size <= room:
+        return False
+    longest = max(len(line) for line in content.split("\n"))
+    chars = max(10, int(longest * room / size))
+    text.set_text("\n".join(textwrap.wrap(content.replace("\n", " "), chars)))
+    return True
+
+
+def _wrap_for_phone(fig, width_in: float) -> bool:
+    """On a phone's column: break legend entries wider than the column, and axis labels longer
+    than their axes, into lines. Returns whether any was broken."""
+    from matplotlib.legend import Legend
+    fig.draw_without_rendering()
+    renderer = fig._get_renderer()
+    wrapped = False
+    for legend in fig.findobj(Legend):
+        box = legend.get_window_extent(renderer)
+        room = width_in * DPI * 0.9
+        if box.width > room:
+            widest = max(t.get_window_extent(renderer).width for t in legend.texts)
+            for text in legend.texts:
+                wrapped |= _wrap(text, widest - (box.width - room), renderer)
+    for ax in fig.axes:
+        box = ax.get_window_extent(renderer)
+        wrapped |= _wrap(ax.yaxis.label, box.height * 1.05, renderer, vertical=True)
+        wrapped |= _wrap(ax.xaxis.label, max(box.width * 1.1, 150), renderer)
     return wrapped
 
 
