@@ -117,3 +117,58 @@ def test_a_figure_id_has_an_alt_from_its_module_and_its_panels(shown):
 def test_math_in_titles_reads_as_text_in_alt():
     assert book._plain_math(r"$\frac{1}{N}\sum_{j\leq i} (p_j^\top K)^2$ at $\tau\Delta$") == \
         "(1)/(N)Σ_j≤ i (p_j^ᵀ K)^2 at τΔ"
+
+
+def test_a_phone_rendition_too_wide_for_a_phone_pans_instead_of_shrinking():
+    """Labels that need more room than a phone's column (Richard's Fig. 4: 33 monospace
+    characters a row) make a wider phone rendition: it is shown at its own size in a box that
+    scrolls sideways, so its text stays MIN_FONT_PT at DPI on screen."""
+    import io
+
+    from PIL import Image
+
+    def png(width_px):
+        out = io.BytesIO()
+        Image.new("RGB", (width_px, 10)).save(out, format="PNG")
+        return out.getvalue()
+
+    scale = book.NARROW_DPI / book.DPI
+    fits = book.Picture(png(700), "A plot of one thing against another", png(int(book.NARROW_PX * scale)))
+    wide = book.Picture(png(700), "A plot of one thing against another", png(int(510 * scale)))
+    assert "lengthgen-pan" not in fits.html()
+    assert 'class="lengthgen-picture lengthgen-pan" style="--lengthgen-phone-width: 510px"' in \
+        wide.html()
+
+
+def test_the_site_build_moves_a_figures_images_into_files(tmp_path):
+    """book/_ext/lengthgen_figures.py: the inline PNGs of a glued <picture> become files under
+    _images (named by content) that the page points at; a slider's frames stay inline."""
+    import importlib.util
+    from pathlib import Path
+    source = Path(__file__).resolve().parents[1] / "book" / "_ext" / "lengthgen_figures.py"
+    spec = importlib.util.spec_from_file_location("lengthgen_figures", source)
+    figures = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(figures)
+    import io
+
+    from PIL import Image
+
+    def png(width_px):
+        out = io.BytesIO()
+        Image.new("RGB", (width_px, 10)).save(out, format="PNG")
+        return out.getvalue()
+
+    wide, narrow = png(700), png(2 * book.NARROW_PX)
+    picture = book.Picture(wide, "A plot of one thing against another", narrow)
+    frame = book.picture_html(book._data_uri(png(5)), None, "A frame of a slider, at x = 1",
+                              14.6, 29.2, css_class="lengthgen-frame")
+    (tmp_path / "book").mkdir()
+    page = tmp_path / "book" / "chapter.html"
+    page.write_text(f"<html><body>{picture.html()}{frame}</body></html>")
+    assert figures.externalize(page, tmp_path / "_images") == 2
+    text = page.read_text()
+    files = sorted((tmp_path / "_images").iterdir())
+    assert sorted(f.read_bytes() for f in files) == sorted([wide, narrow])
+    for f in files:
+        assert f'"../_images/{f.name}"' in text
+    assert text.count("data:image/png;base64,") == 1   # the slider's frame

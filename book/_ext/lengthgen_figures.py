@@ -18,7 +18,7 @@ from pathlib import Path
 
 BOOK_PDF = "lengthgen-book.pdf"
 
-_PICTURE = re.compile(r'<picture class="lengthgen-picture">.*?</picture>', re.S)
+_PICTURE = re.compile(r'<picture class="lengthgen-picture[ "].*?</picture>', re.S)
 _DATA = re.compile(r'(src|srcset)="data:image/png;base64,([A-Za-z0-9+/=]+)"')
 
 
@@ -34,6 +34,7 @@ def externalize(page: Path, images: Path) -> int:
         png = base64.b64decode(match.group(2))
         name = "lengthgen-" + hashlib.sha256(png).hexdigest()[:20] + ".png"
         target = images / name
+        images.mkdir(parents=True, exist_ok=True)
         if not target.exists():
             target.write_bytes(png)
         moved += 1

@@ -321,6 +321,12 @@ def _wrap_for_phone(fig, width_in: float) -> bool:
                 wrapped |= _wrap(text, widest - (box.width - room), renderer)
     for ax in fig.axes:
         box = ax.get_window_extent(renderer)
+        if ax.title.get_text() and ax.title.get_window_extent(renderer).width > box.width:
+            # a title wider than its panel ends at the panel's right edge and reaches left
+            # over the labels, instead of past both edges of the figure
+            ax.title.set_horizontalalignment("right")
+            ax.title.set_x(1.0)
+            wrapped |= _wrap(ax.title, box.x1 - fig.bbox.x0 - 10, renderer) or True
         wrapped |= _wrap(ax.yaxis.label, box.height * 1.05, renderer, vertical=True)
         wrapped |= _wrap(ax.xaxis.label, max(box.width * 1.1, 150), renderer)
     return wrapped
@@ -391,12 +397,27 @@ class Picture:
     def narrow_uri(self) -> str | None:
         return None if self.narrow is None else _data_uri(self.narrow)
 
+    @property
+    def narrow_layout_px(self) -> float | None:
+        """The phone's rendition's width in CSS px at its own text size (NARROW_PX, or more
+        for a figure whose labels need more room than a phone's column)."""
+        if self.narrow is None:
+            return None
+        import io
+
+        from PIL import Image
+        return Image.open(io.BytesIO(self.narrow)).width * DPI / NARROW_DPI
+
     def html(self) -> str:
         """A <picture>: the narrow PNG on screens up to NARROW_SCREEN_PX wide, the wide one
         elsewhere (and in print). Both are inline; the site's build moves them into files
-        (book/_ext/lengthgen_figures.py), so that a reader's browser fetches only one."""
+        (book/_ext/lengthgen_figures.py), so that a reader's browser fetches only one. A phone's
+        rendition wider than NARROW_PX pans: it is shown at its own size in a box that
+        scrolls sideways (as a wide table does), not shrunk below readable text."""
+        layout = self.narrow_layout_px
+        pan = layout is not None and layout > NARROW_PX * 1.05
         return picture_html(self.wide_uri, self.narrow_uri, self.alt, self.wide_text_px,
-                            self.narrow_text_px)
+                            self.narrow_text_px, pan_px=layout if pan else None)
 
 
 def _data_uri(png: bytes) -> str:
@@ -405,7 +426,8 @@ def _data_uri(png: bytes) -> str:
 
 
 def picture_html(wide_src: str, narrow_src: str | None, alt: str, wide_text_px: float,
-                 narrow_text_px: float, css_class: str = "lengthgen-picture") -> str:
+                 narrow_text_px: float, css_class: str = "lengthgen-picture",
+                 pan_px: float | None = None) -> str:
     """The <picture> element of `Picture.html` (the sliders make theirs with it too, of class
     lengthgen-frame: their frames stay in the page). Each image carries the size of its
     smallest text in its own pixels (data-text-px), which the browser test turns into CSS px
@@ -413,7 +435,9 @@ def picture_html(wide_src: str, narrow_src: str | None, alt: str, wide_text_px: 
     source = "" if narrow_src is None else (
         f'<source media="(max-width: {NARROW_SCREEN_PX}px)" srcset="{narrow_src}" '
         f'data-text-px="{narrow_text_px:.2f}">')
-    return (f'<picture class="{css_class}">{source}'
+    pan = "" if pan_px is None else \
+        f' lengthgen-pan" style="--lengthgen-phone-width: {pan_px:.0f}px'
+    return (f'<picture class="{css_class}{pan}">{source}'
             f'<img src="{wide_src}" alt="{html.escape(alt, quote=True)}" '
             f'data-text-px="{wide_text_px:.2f}" style="max-width:100%;height:auto;display:block">'
             f'</picture>')
