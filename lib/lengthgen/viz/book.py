@@ -130,7 +130,27 @@ def fit_to_column(fig, width_px: int = COLUMN_PX, min_font_pt: float = MIN_FONT_
         else:
             break
         _layout(fig)
+    if target < 2 * MIN_PANEL_IN:
+        _widen_crushed_panels(fig)
     return fig
+
+
+MIN_PHONE_PANEL_IN = 1.6  # on a phone, a panel gets this much room even if its labels need more
+
+
+def _widen_crushed_panels(fig) -> None:
+    """On a phone's column, a panel that long labels beside it squeeze below MIN_PHONE_PANEL_IN
+    gets the width it lacks: the figure is then wider than the column, and pans on a phone
+    (Picture.html) rather than show a plot too narrow to read."""
+    fig.draw_without_rendering()
+    renderer = fig._get_renderer()
+    widths = [ax.get_window_extent(renderer).width / fig.dpi for ax in fig.axes
+              if ax.axison and not hasattr(ax, "_colorbar") and ax.get_aspect() == "auto"]
+    lacking = MIN_PHONE_PANEL_IN - min(widths, default=MIN_PHONE_PANEL_IN)
+    if lacking > 0.05:
+        width, height = fig.get_size_inches()
+        fig.set_size_inches(width + lacking, height)
+        _layout(fig)
 
 
 MIN_PANEL_IN = 3.5  # a panel narrower than this at MIN_FONT_PT has no room for its labels
