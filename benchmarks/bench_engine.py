@@ -32,7 +32,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 GPU_PLAN = {(1, 1, 16): [64, 1024], (2, 2, 64): [32, 512], (4, 4, 256): [8, 64],
             (6, 4, 256): [8, 32], (12, 12, 768): [1]}
-CPU_PLAN = {(1, 1, 16): [1, 8, 32], (2, 2, 64): [1, 8]}
+CPU_PLAN = {(1, 1, 16): [1, 8, 32], (2, 2, 32): [1, 8], (2, 2, 64): [1, 8]}
 TASK = "binary_majority"
 
 
@@ -78,9 +78,9 @@ def measure(kind: str, shape, size: int, device: str, seconds: float, rounds: in
     if device == "cuda":
         torch.cuda.empty_cache()
         torch.cuda.reset_peak_memory_stats()
-    # length chunks as the CPU sweep uses them (from width 64, huang_sweep.protocol.chunks_for)
+    # length chunks as the CPU sweep uses them (from width 64, huang.sweep.protocol.chunks_for)
     # on a CPU, whatever makes the batches; one on a GPU (a chunk's cut reads the lengths)
-    from lengthgen.experiments.huang_sweep.protocol import chunks_for
+    from lengthgen.experiments.huang.sweep.protocol import chunks_for
     chunked = device == "cpu" and kind != "vmap+host"
     configs = _configs(size, chunks_for(shape[2]) if chunked else 1)
     models = _models(shape, size, task)

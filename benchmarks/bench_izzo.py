@@ -17,7 +17,7 @@ import numpy as np
 import torch
 
 from lengthgen.evaluate import to_tensors
-from lengthgen.experiments.izzo_common import PAPER_PROTOCOL, build_model, train_config
+from lengthgen.experiments.izzo.protocol import PAPER_PROTOCOL, build_model, train_config
 from lengthgen.objectives import objective_of
 from lengthgen.tasks.izzo import ModPTask, SimpleTask
 from lengthgen.train import make_optimizer, train, training_step

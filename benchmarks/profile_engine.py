@@ -77,10 +77,18 @@ def profile(step, sync, device: str, n: int = 5) -> dict:
     top = sorted(events, key=lambda e: getattr(e, key, 0), reverse=True)[:10]
     kernels = sum(e.count for e in events if getattr(e, "device_type", None) is not None
                   and str(e.device_type).endswith("CUDA"))
+    # operators called from Python (not from inside another operator): each costs host time
+    # (dispatch, and on a GPU a launch) whatever the group's size
+    # (autograd runs the backward's operators from C++: those are counted apart)
+    roots = [e for e in prof.events() if e.cpu_parent is None]
+    called = sum(1 for e in roots if e.name.startswith("aten::"))
+    backward = sum(1 for e in roots if e.name.startswith("autograd::engine"))
     return {"host_ms_per_step": round(sum(e.self_cpu_time_total for e in events) / n / 1e3, 2),
             "device_ms_per_step": round(sum(getattr(e, "self_device_time_total", 0)
                                             for e in events) / n / 1e3, 2),
             "kernels_per_step": round(kernels / n, 1),
+            "operators_per_step": round(called / n, 1),
+            "backward_nodes_per_step": round(backward / n, 1),
             "top": [(e.key[:60], round(getattr(e, key, 0) / n / 1e3, 3), e.count // n)
                     for e in top]}
 

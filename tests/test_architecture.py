@@ -1,12 +1,14 @@
 """The library's layers depend one way, with no import cycle, imports inside functions included.
 
-    base (config, errors, results, data) -> tasks -> models, crasp, theory -> train, evaluate
-    -> runs -> experiments -> viz -> cli
+    base (config, errors, results, data) -> tasks -> models, crasp, theory -> train, engine,
+    evaluate -> runs -> experiments -> viz -> chapters (one facade per notebook); viz -> cli
 
 A module may import its own layer or a lower one, never a higher one; and the import graph of
 lengthgen (every `import` and `from ... import` anywhere in a module, read with `ast`) has no
-cycle. Inside experiments, a figure module (one that assigns FIGURE_ID) imports no other
-figure module, and a protocol module imports none; the run layer names no figure module.
+cycle. Inside experiments (one package per paper: huang/ with a subpackage per chapter, izzo/,
+richard/), a figure module (one that assigns FIGURE_ID, at any depth) imports no other figure
+module, and the modules beside the figures (protocol, analysis, drawing, tables) import none;
+the run layer names no figure module.
 """
 import ast
 from pathlib import Path
@@ -28,6 +30,7 @@ LAYERS = [
     ("runs", ["lengthgen.runs"]),
     ("experiments", ["lengthgen.experiments"]),
     ("viz/book", ["lengthgen.viz"]),
+    ("chapters", ["lengthgen.chapters"]),
     ("cli", ["lengthgen.cli", "lengthgen.__main__"]),
 ]
 
@@ -131,11 +134,13 @@ def import_graph(root: Path = PACKAGE) -> dict[str, list[tuple[str, int]]]:
 def figure_modules(root: Path = PACKAGE) -> set[str]:
     """Modules of lengthgen.experiments that assign FIGURE_ID at their top level."""
     out = set()
-    for path in (root / "experiments").glob("*.py"):
+    folder = root / "experiments"
+    for path in folder.rglob("*.py"):
         tree = ast.parse(path.read_text(encoding="utf-8"))
         if any(isinstance(n, ast.Assign) and any(getattr(t, "id", None) == "FIGURE_ID"
                                                  for t in n.targets) for n in tree.body):
-            out.add(f"lengthgen.experiments.{path.stem}")
+            out.add(".".join(["lengthgen", "experiments",
+                              *path.relative_to(folder).with_suffix("").parts]))
     return out
 
 
@@ -183,15 +188,21 @@ def test_the_checks_catch_a_planted_upward_import_and_a_cycle(tmp_path):
     shutil.copytree(PACKAGE, copy, ignore=shutil.ignore_patterns("__pycache__"))
     train = copy / "train.py"
     train.write_text(train.read_text(encoding="utf-8") +
-                     "\n\ndef _planted():\n    from lengthgen.experiments.huang_sweep.protocol "
+                     "\n\ndef _planted():\n    from lengthgen.experiments.huang.sweep.protocol "
                      "import ladder\n    return ladder\n", encoding="utf-8")
     planted = import_graph(copy)
     assert any(line.startswith("lengthgen.train (layer train/evaluate) imports "
-                               "lengthgen.experiments.huang_sweep") for line in upward(planted))
-    assert any({"lengthgen.train", "lengthgen.experiments.huang_sweep.protocol"} <= set(c)
+                               "lengthgen.experiments.huang.sweep") for line in upward(planted))
+    assert any({"lengthgen.train", "lengthgen.experiments.huang.sweep.protocol"} <= set(c)
                for c in cycles(planted))
     decoder = copy / "models" / "decoder.py"
     decoder.write_text("import lengthgen.runs.runner\n" + decoder.read_text(encoding="utf-8"),
                        encoding="utf-8")
     assert ("lengthgen.models.decoder (layer models/crasp) imports lengthgen.runs.runner "
             "(layer runs) at line 1") in upward(import_graph(copy))
+    # the facades sit above the book's side: viz importing a chapter's facade goes up
+    frames = copy / "viz" / "frames.py"
+    frames.write_text("import lengthgen.chapters.dyck\n" + frames.read_text(encoding="utf-8"),
+                      encoding="utf-8")
+    assert ("lengthgen.viz.frames (layer viz/book) imports lengthgen.chapters.dyck "
+            "(layer chapters) at line 1") in upward(import_graph(copy))

@@ -30,6 +30,54 @@ def test_notebook_has_no_outputs(path):
             assert cell.get("execution_count") is None, f"{path.name} cell {i} has a count"
 
 
+def notebook_code(path) -> str:
+    """A notebook's code cells as one Python source (IPython's ! and % lines left out)."""
+    cells = json.loads(path.read_text())["cells"]
+    lines = [line for c in cells if c["cell_type"] == "code" for line in
+             "".join(c["source"]).splitlines() if not line.lstrip().startswith(("!", "%"))]
+    return "\n".join(lines) + "\n"
+
+
+def chapter_problems(path, code: str) -> list[str]:
+    """What a notebook's code does that a chapter must not: define a function or a class (the
+    library holds them; a lambda handed to a slider is an argument, not a definition), import a
+    private module, or import lengthgen other than through its chapter's facade,
+    lengthgen.chapters.<chapter> (an appendix shares its chapter's)."""
+    import ast
+    facade = "lengthgen.chapters." + path.stem.removesuffix("_appendix")
+    problems = []
+    for node in ast.walk(ast.parse(code)):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            problems.append(f"defines {node.name} (line {node.lineno})")
+        modules = []
+        if isinstance(node, ast.Import):
+            modules = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            modules = [node.module or ""] + [f"{node.module}.{a.name}" for a in node.names]
+        for module in modules:
+            if any(part.startswith("_") for part in module.split(".")):
+                problems.append(f"imports the private {module} (line {node.lineno})")
+        if isinstance(node, (ast.Import, ast.ImportFrom)) and modules and \
+                modules[0].split(".")[0] == "lengthgen" and modules[0] != facade:
+            problems.append(f"imports {modules[0]}, not {facade} (line {node.lineno})")
+    return problems
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_a_chapter_calls_its_facade_and_defines_nothing(path):
+    assert chapter_problems(path, notebook_code(path)) == []
+
+
+def test_the_chapter_check_catches_a_planted_function_and_imports(tmp_path):
+    planted = ("from lengthgen.chapters.dyck import glue_numbers\n"
+               "from lengthgen.viz.book import _glue\n"
+               "def glue_all(prefix, numbers):\n    pass\n")
+    assert chapter_problems(ROOT / "book" / "dyck_appendix.ipynb", planted) == [
+        "imports the private lengthgen.viz.book._glue (line 2)",
+        "imports lengthgen.viz.book, not lengthgen.chapters.dyck (line 2)",
+        "defines glue_all (line 3)"]
+
+
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_notebook_uses_the_book_kernel(path):
     spec = json.loads(path.read_text())["metadata"].get("kernelspec", {})
@@ -125,7 +173,7 @@ def test_live_widgets_are_not_run_by_builds(path):
 # ------------------------------------------------------------ numbers in prose come from records
 #
 # A chapter's prose pastes every number it derives from a record ({glue:md}`key`, computed by
-# the paper's chapter module, e.g. lengthgen.experiments.limit_chapter, with the formatting of
+# the paper's chapter module, e.g. lengthgen.experiments.huang.limit.analysis, with the formatting of
 # lengthgen.experiments.prose). What a Markdown cell may still type as a percentage or a
 # decimal is marked, by one of:
 #   * the sentence (or table row) quotes a paper: it contains "paper", "et al." or a {cite:...}
@@ -236,16 +284,16 @@ def test_number_check_fails_on_a_planted_typed_number(tmp_path):
 def test_glued_keys_of_checked_chapters_exist():
     """Every {glue:md} key the prose of a checked chapter pastes is computed by the library
     (or glued by book_figure/book_table in the chapter itself)."""
-    from lengthgen.experiments.richard_chapter import dyck_numbers, dyck_verdicts
-    from lengthgen.experiments.limit_chapter import limit_numbers
+    from lengthgen.experiments.richard.analysis import dyck_numbers, dyck_verdicts
+    from lengthgen.experiments.huang.limit.analysis import limit_numbers
     computed = {**limit_numbers(), **dyck_numbers(), **dyck_verdicts()}
     for path in NOTEBOOKS:
         if path.stem not in NUMBER_CHECKED_CHAPTERS:
             continue
         text = "".join("".join(c["source"]) for c in _cells(path))
         glued_here = set(re.findall(r"book_(?:figure|table|text)\(\s*\"([\w-]+)\"", text))
-        # a chapter's glue_all("PREFIX", numbers) glues every PREFIX-KEY of a library dict
-        prefixes = tuple(p + "-" for p in re.findall(r"glue_all\(\s*\"([\w-]+)\"", text))
+        # glue_numbers(numbers, prefix="PREFIX") glues every PREFIX-KEY of a library dict
+        prefixes = tuple(p + "-" for p in re.findall(r"prefix=\"([\w-]+)\"", text))
         for cell in _cells(path):
             assert not re.search(r"(?<!`)`\{glue:", "".join(cell["source"])), \
                 f"{path.name}: a glue role inside inline code is not pasted"

@@ -1,12 +1,12 @@
-"""The APE vs NoPE sweep at the paper's budget (huang_sweep.budget): planning from job records,
+"""The APE vs NoPE sweep at the paper's budget (huang.sweep.budget): planning from job records,
 slices that record and resume, and the committed GPU records."""
 import time
 from pathlib import Path
 
 import pytest
 
-from lengthgen.experiments.huang_sweep import budget
-from lengthgen.experiments.huang_sweep.protocol import Setting
+from lengthgen.experiments.huang.sweep import budget
+from lengthgen.experiments.huang.sweep.protocol import Setting
 from lengthgen.results import results_dir
 
 GPU = budget.budget_configs()["gpu"]
@@ -76,7 +76,7 @@ def test_a_slice_records_its_jobs_and_the_next_one_plans_only_what_is_left(tmp_p
     import torch
     counts = budget.run_slice(tmp_path, "test", torch.device("cpu"), time.time() + 120,
                               log=lambda *a, **k: None)
-    folder = tmp_path / budget.FIGURE_ID / "test"
+    folder = tmp_path / budget.RECORDS_ID / "test"
     records = budget.load_job_records(folder)
     config = budget.budget_configs()["test"]
     assert counts["recorded"] == len(records) > 0
@@ -89,7 +89,7 @@ def test_a_slice_records_its_jobs_and_the_next_one_plans_only_what_is_left(tmp_p
     assert again["recorded"] == 0
 
 
-COMMITTED = results_dir() / budget.FIGURE_ID / "gpu"
+COMMITTED = results_dir() / budget.RECORDS_ID / "gpu"
 
 
 @pytest.mark.skipif(not COMMITTED.is_dir(), reason="no committed paper-budget records")
@@ -145,13 +145,13 @@ def test_a_slice_hands_unfinished_jobs_to_the_next_as_files(tmp_path):
     first = budget.run_slice(parts, "test", torch.device("cpu"), time.time() + 120,
                              states_out=tmp_path / "states", until_step=15, **quiet)
     assert first["states_kept"] == first["unfinished"] > 0   # some stop at step 10 already
-    for claims in (parts / budget.FIGURE_ID / "test" / ".claims").iterdir():
+    for claims in (parts / budget.RECORDS_ID / "test" / ".claims").iterdir():
         claims.unlink()   # a new slice clears the claims of the last (`budget slice` does)
     second = budget.run_slice(parts, "test", torch.device("cpu"), time.time() + 120,
                               states_in=tmp_path / "states", **quiet)
     assert second["resumed"] == first["states_kept"]
-    a = budget.load_job_records(whole / budget.FIGURE_ID / "test")
-    b = budget.load_job_records(parts / budget.FIGURE_ID / "test")
+    a = budget.load_job_records(whole / budget.RECORDS_ID / "test")
+    b = budget.load_job_records(parts / budget.RECORDS_ID / "test")
     assert set(a) == set(b)
     for name in a:
         ha, hb = a[name]["metrics"]["history"], b[name]["metrics"]["history"]
@@ -175,7 +175,7 @@ def test_the_share_of_dn_training_words_at_full_depth_is_counted_exactly():
 
     import numpy as np
 
-    from lengthgen.experiments.huang_sweep.analysis import bounded_dyck_counts, full_depth_share
+    from lengthgen.experiments.huang.sweep.analysis import bounded_dyck_counts, full_depth_share
     from lengthgen.tasks import get_task
 
     def depth_of(word):
@@ -199,7 +199,7 @@ def test_the_share_of_dn_training_words_at_full_depth_is_counted_exactly():
 
 
 def test_every_cell_says_how_far_it_is_and_what_it_waits_for():
-    from lengthgen.experiments.huang_sweep import tables
+    from lengthgen.experiments.huang.sweep import tables
     rungs = _seed0("tomita7", "ape")
     records = {r.name: dict(_record(r, fit), params=r.params())
                for r, fit in zip(rungs[:2], (False, True))}

@@ -2,9 +2,12 @@
 verdict rules (on records made up to hit each branch), and agreement with `figure data`."""
 import copy
 
-from lengthgen.experiments import crasp_chapter, izzo_chapter, limit_chapter, prose
-from lengthgen.experiments import richard_chapter as dyck
-from lengthgen.experiments import richard_chapter_sweeps as sweeps
+from lengthgen.experiments.huang.crasp import analysis as crasp_chapter
+from lengthgen.experiments.izzo import analysis as izzo_chapter
+from lengthgen.experiments.huang.limit import analysis as limit_chapter
+from lengthgen.experiments import prose
+from lengthgen.experiments.richard import analysis as dyck
+from lengthgen.experiments.richard import analysis_sweeps as sweeps
 from lengthgen.runs.records import committed_records
 from lengthgen.runs.registry import experiment
 
@@ -151,7 +154,7 @@ def test_seeded_comparisons_are_stated_only_where_the_ranges_separate():
 def test_inference_numbers_span_every_seed_not_the_last_one_read():
     """With several seeds per training length, each number is a range over all of them and
     fitting is counted per seed (a dict keyed by length would keep only one seed)."""
-    from lengthgen.experiments.limit_chapter import inference_numbers
+    from lengthgen.experiments.huang.limit.analysis import inference_numbers
 
     def record(task, n, seed, fit, twice):
         return {"params": {"task": task, "train_length": n, "seed": seed, "name": f"{task}{n}"},
@@ -387,7 +390,7 @@ def test_the_kgram_verdict_needs_trained_runs_and_both_rises():
 
 
 def test_linear_laws_are_decided_on_the_seed_ranges():
-    from lengthgen.experiments.izzo_common import _line_through, law_text
+    from lengthgen.experiments.izzo.analysis import _line_through, law_text
     # the SimpleTask crossings: N / omega 2.4-2.7, 2.2-2.7, 1.6-2.05 do not overlap, but a line
     # a + b omega passes through (1, 2.4..2.7), (2, 4.4..5.4), (4, 6.5..8.2)
     assert _line_through([(1, 2.4, 2.7), (2, 4.4, 5.4), (4, 6.5, 8.2)])

@@ -3,9 +3,12 @@ functions (the notebooks only call them): each is checked here against the rows 
 import pytest
 
 from lengthgen.errors import LengthgenError
-from lengthgen.experiments import comm_protocol_bits as bits
-from lengthgen.experiments import (izzo_common, izzo_fig2_modp, izzo_fig3_hardmax, izzo_kgram,
-                                   izzo_thm41_bound)
+from lengthgen.experiments.huang.comm import analysis as comm_analysis
+from lengthgen.experiments.huang.comm import tables as comm_tables
+from lengthgen.experiments.izzo import (izzo_fig2_modp, izzo_fig3_hardmax, izzo_kgram,
+                                        izzo_thm41_bound)
+from lengthgen.experiments.izzo import analysis
+from lengthgen.experiments.prose import sig
 from lengthgen.results import load_records, results_dir
 from lengthgen.theory import communication as cc
 from lengthgen.theory.copying import copy_model, copy_steps, step_rows
@@ -30,7 +33,7 @@ def records(figure_id):
                                                      ("izzo-fig2-modp", "period", "Delta")])
 def test_summary_table_renames_the_summary_rows(figure_id, key, symbol):
     recs = records(figure_id)
-    rows, table = izzo_common.summary_rows(recs, key), izzo_common.summary_table(recs, key, symbol)
+    rows, table = analysis.summary_rows(recs, key), analysis.summary_table(recs, key, symbol)
     assert len(table) == len(rows)
     assert list(table[0])[:3] == [symbol, "N", "seeds"] and "plateau (mean)" in table[0]
     for row, shown in zip(rows, table):
@@ -66,7 +69,7 @@ def test_hardmax_table_and_headline_follow_the_data():
     assert len(numbers["std"].split(", ")) == len(lengths)
     worst_off = max(r["mean_weight"] for r in rows
                     if r["positions"] == "other" and r["train_length"] > lengths[0])
-    assert numbers["off"] == izzo_common.fmt(worst_off)
+    assert numbers["off"] == sig(worst_off)
 
 
 def test_kgram_tables_have_a_row_per_setting_and_per_run_and_length():
@@ -92,29 +95,29 @@ def test_scaling_growth_has_one_value_per_compared_length():
 
 
 def test_rounding_table_and_numbers():
-    rows = bits.rounding_rows([16, 32], [None, 4, 8], inputs=1)
-    table = bits.rounding_table(rows)
+    rows = comm_analysis.rounding_rows([16, 32], [None, 4, 8], inputs=1)
+    table = comm_tables.rounding_table(rows)
     assert [r["keys"] for r in table] == ["exact", "exact", 4, 4, 8, 8]
-    numbers = bits.rounding_numbers(rows)
+    numbers = comm_analysis.rounding_numbers(rows)
     at = {r["key_bits"]: r for r in rows if r["n"] == 32}
     assert numbers["n"] == 32 and numbers["4-bits"] == at[4]["bits"]
     assert numbers["4-classes"] <= numbers["exact-classes"]  # rounded keys merge classes
     # the growth the prose states is computed: classes per N, still growing, bits over N/2
-    growth = bits.rounding_growth(rows)
+    growth = comm_analysis.rounding_growth(rows)
     assert numbers["8-classes-series"] == " and ".join(str(c) for c in growth[8]["classes"])
     assert numbers["8-growing"] == ("yes" if growth[8]["classes"][1] > growth[8]["classes"][0]
                                     else "no")
     assert float(numbers["4-over-half"]) == round(at[4]["bits"] / 16)
     assert numbers["below-half"] == "none"        # at N = 16, 32 every message is long
     with pytest.raises(LengthgenError, match="lack keys 8"):
-        bits.rounding_numbers([r for r in rows if r["key_bits"] != 8])
+        comm_analysis.rounding_numbers([r for r in rows if r["key_bits"] != 8])
 
 
 def test_matrix_table_and_message_counts():
-    table = bits.matrix_table([cc.summary("equality", 3), cc.summary("parity", 3)])
+    table = comm_tables.matrix_table([cc.summary("equality", 3), cc.summary("parity", 3)])
     assert [(r["problem"], r["distinct rows"]) for r in table] == [("equality", 8), ("parity", 2)]
     assert table[1]["fooling set"] == ""      # no fooling set checked for parity
-    counts = bits.message_counts(["majority_ab"], 4)
+    counts = comm_analysis.message_counts(["majority_ab"], 4)
     assert counts[0]["Alice's halves"] == 16
     # Alice's message carries counts, not the order: fewer messages than halves
     assert 1 < counts[0]["different messages"] < 16

@@ -4,20 +4,22 @@ import math
 import pytest
 
 from lengthgen.errors import LengthgenError
-from lengthgen.experiments import comm_protocol_bits as exp
+from lengthgen.experiments.huang.comm import comm_protocol_bits as exp
+from lengthgen.experiments.huang.comm import analysis as comm_analysis
+from lengthgen.experiments.huang.comm import protocol as comm_protocol
 from lengthgen.viz.message_slider import message_frame, message_slider
 
 
 def test_crossing_solves_the_fit_against_n_over_2():
     a, b = 20.0, 6.0
-    n = exp.crossing(a, b)
+    n = comm_analysis.crossing(a, b)
     assert n / 2 == pytest.approx(a + b * math.log2(n), rel=1e-9)
     assert all(m / 2 > a + b * math.log2(m) for m in (n * 1.01, n * 10, n * 1000))
 
 
 def test_fit_recovers_a_log_law():
     ns = [10, 100, 1000, 10000]
-    assert exp.fit_log(ns, [3 + 2 * math.log2(n) for n in ns]) == pytest.approx((3, 2))
+    assert comm_analysis.fit_log(ns, [3 + 2 * math.log2(n) for n in ns]) == pytest.approx((3, 2))
 
 
 def test_data_rows_are_measured_bits_with_their_program_fit():
@@ -36,7 +38,7 @@ def test_data_rows_are_measured_bits_with_their_program_fit():
 
 def test_unknown_program_is_one_clear_error():
     with pytest.raises(LengthgenError, match="unknown C-RASP program 'dyk1'.*dyck1"):
-        exp.load("dyk1")
+        comm_protocol.load("dyk1")
 
 
 def test_slider_frame_refuses_what_was_not_measured():
@@ -52,7 +54,7 @@ def test_slider_frame_refuses_what_was_not_measured():
 
 
 def test_rounded_keys_bound_the_classes_and_bob_still_matches_the_forward_pass():
-    rows = exp.rounding_rows([16, 128, 512], [None, 4], inputs=1, check_up_to=128)
+    rows = comm_analysis.rounding_rows([16, 128, 512], [None, 4], inputs=1, check_up_to=128)
     exact = {r["n"]: r for r in rows if r["key_bits"] == "exact"}
     rounded = {r["n"]: r for r in rows if r["key_bits"] == 4}
     # exact keys: from layer 2 on every far position of Alice's is its own class
@@ -66,7 +68,7 @@ def test_rounded_keys_bound_the_classes_and_bob_still_matches_the_forward_pass()
 
 def test_key_bits_round_the_keys_in_the_model_itself():
     import torch
-    model = exp.random_model(0, key_bits=2)
+    model = comm_analysis.random_model(0, key_bits=2)
     head = model.layers[0].heads[0]
     stream = model.embed(torch.tensor([[0, 1, 2, 3, 1]]))
     keys = stream @ head.key
@@ -74,7 +76,7 @@ def test_key_bits_round_the_keys_in_the_model_itself():
     want = (stream @ head.query) @ (torch.round(keys * 4) / 4).transpose(-1, -2)
     assert torch.allclose(got, want)
     with pytest.raises(LengthgenError, match="key_bits"):
-        exp.random_model(0, key_bits=-1)
+        comm_analysis.random_model(0, key_bits=-1)
 
 
 def test_paper_vs_book_rows_follow_their_inputs():
@@ -82,10 +84,10 @@ def test_paper_vs_book_rows_follow_their_inputs():
     config = dict(exp.CONFIGS["test"], programs=["majority_ab"], ns=[8, 64])
     params = exp.runs(config)[0]
     records = [{"params": params, "metrics": exp.run_one(params, config, "cpu")}]
-    rounding = exp.rounding_rows([16, 64], [None, 4], inputs=1)
+    rounding = comm_analysis.rounding_rows([16, 64], [None, 4], inputs=1)
     matrices = [cc.summary(n, m) for n in ("equality", "parity", "inner_equality",
                                            "inner_equality_early") for m in (2, 4)]
-    rows = exp.table_rows(records, rounding, matrices)
+    rows = comm_analysis.paper_vs_book_rows(records, rounding, matrices)
     claims = [r["claim"] for r in rows]
     assert len(claims) == 5 and all(set(r) == {"claim", "paper", "this book", "verdict"}
                                     for r in rows)

@@ -46,7 +46,7 @@ def test_records_have_the_figure_fields(records, figure_id):
 
 def test_shared_models_are_the_same_weights(records):
     """Fig. 4, Table 1 and Fig. 5 study the models of Fig. 3 (right): equal specs."""
-    from lengthgen.experiments.richard_dyck_training import many_spec, single_spec
+    from lengthgen.experiments.richard.protocol import many_spec, single_spec
     cfg = experiment("richard-fig3-right-samples").CONFIGS["test"]
     for fid in ("richard-fig4-completions", "richard-table1-deepest", "richard-fig5-spectrum"):
         models = experiment(fid).CONFIGS["test"]["models"]
@@ -60,8 +60,8 @@ def test_shared_models_are_the_same_weights(records):
 def test_each_seed_studies_the_models_of_its_own_seed(scale):
     """Seed s of Fig. 4, Table 1 and Fig. 5 opens Fig. 3 (right)'s models of seed s, and seed s
     of Fig. 7 opens Fig. 6's largest-set models of seed s: equal specs, so the same weights."""
-    from lengthgen.experiments import richard_fig3_right_samples as right
-    from lengthgen.experiments import richard_fig6_ablation as ablation
+    from lengthgen.experiments.richard import richard_fig3_right_samples as right
+    from lengthgen.experiments.richard import richard_fig6_ablation as ablation
     from lengthgen.experiments.spread import config_seeds, seeded_spec
     cfg = right.CONFIGS[scale]
     for fid in ("richard-fig4-completions", "richard-table1-deepest", "richard-fig5-spectrum"):
@@ -123,7 +123,7 @@ def test_closed_form_beats_nothing_less_than_all(records):
 def test_fig3_left_paper_config_searches_the_papers_learning_rates(monkeypatch, tmp_path):
     """Paper scale: one model per rate of the paper's range for every shape, trained at that
     rate, and the figure keeps each shape's best; book and test keep one model per shape."""
-    from lengthgen.experiments import richard_fig3_left_capacity as fig3
+    from lengthgen.experiments.richard import richard_fig3_left_capacity as fig3
 
     paper = fig3.CONFIGS["paper"]
     trained = [p for p in fig3.runs(paper) if p["kind"] == "trained"]
@@ -153,8 +153,8 @@ def test_fig3_left_paper_config_searches_the_papers_learning_rates(monkeypatch, 
 def test_studies_start_from_the_models_of_the_figures_they_study(scale):
     """The base setting with seed 0 is the very spec (so the very weights) of Fig. 5 / Fig. 7,
     and every other setting changes only what it names."""
-    from lengthgen.experiments import richard_fig5_sign_study as sign
-    from lengthgen.experiments import richard_fig7_order_study as order
+    from lengthgen.experiments.richard import richard_fig5_sign_study as sign
+    from lengthgen.experiments.richard import richard_fig7_order_study as order
     fig7 = experiment("richard-fig7-learned-pe").CONFIGS[scale]["models"]
     cfg = order.CONFIGS[scale]
     for variant, spec in fig7.items():
@@ -172,7 +172,7 @@ def test_studies_start_from_the_models_of_the_figures_they_study(scale):
 
 
 def test_dominant_eigenvalue_finds_a_known_negative_one():
-    from lengthgen.experiments.richard_fig5_sign_study import dominant_eigenvalue
+    from lengthgen.experiments.richard.richard_fig5_sign_study import dominant_eigenvalue
     rng = np.random.default_rng(0)
     basis = rng.normal(size=(4, 4))
     matrix = basis @ np.diag([0.5, -3.0, 2.0, 1.0]) @ np.linalg.inv(basis)  # not symmetric
@@ -185,7 +185,8 @@ def test_dominant_eigenvalue_finds_a_known_negative_one():
 
 
 def test_effective_map_carries_the_layernorm_gain_and_the_centring():
-    from lengthgen.experiments.richard_fig5_sign_study import dominant_eigenvalue, effective_map
+    from lengthgen.experiments.richard.richard_fig5_sign_study import (dominant_eigenvalue,
+                                                                       effective_map)
     d = 5
     m = 2.0 * np.eye(d)
     assert np.isclose(dominant_eigenvalue(effective_map(m, np.ones(d)))["real"], 2.0)
@@ -196,7 +197,7 @@ def test_effective_map_carries_the_layernorm_gain_and_the_centring():
 
 def test_the_two_readings_of_value_times_projection_differ(tmp_path, monkeypatch):
     """W_O W_V and W_V W_O^T of the same layer have different spectra in general."""
-    from lengthgen.experiments import richard_fig5_sign_study as sign
+    from lengthgen.experiments.richard import richard_fig5_sign_study as sign
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     model, _ = sign.trained_model(sign.study_spec(sign.CONFIGS["test"], "base", 0), "cpu")
     matrices, gain = sign.readings(model)
@@ -211,7 +212,7 @@ def test_the_two_readings_of_value_times_projection_differ(tmp_path, monkeypatch
 
 
 def test_end_statistics_on_hand_made_curves():
-    from lengthgen.experiments.richard_fig7_order_study import end_statistics
+    from lengthgen.experiments.richard.richard_fig7_order_study import end_statistics
     curves = np.array([[1.0, 1.0, 1.0, 1.0],      # ends at 1, RMS 1
                        [0.0, 2.0, -2.0, 0.0],     # ends at 0, RMS sqrt(2)
                        [3.0, 3.0, 3.0, -3.0]])    # ends at 3 (sign ignored), RMS 3
@@ -225,8 +226,8 @@ def test_end_statistics_on_hand_made_curves():
 
 
 def test_eq1_res_is_one_uniform_head_with_residual_layernorm_and_tied_frozen_tokens():
-    from lengthgen.experiments.richard_dyck_training import build_model, position_curves
-    from lengthgen.experiments.richard_fig7_order_study import CONFIGS, study_spec
+    from lengthgen.experiments.richard.protocol import build_model, position_curves
+    from lengthgen.experiments.richard.richard_fig7_order_study import CONFIGS, study_spec
     model = build_model(study_spec(CONFIGS["test"], "base", "eq1-res", 0))
     assert len(model.blocks) == 1 and model.blocks[0].mlp is None
     assert model.cfg.attention == "uniform" and model.cfg.n_heads == 1
@@ -241,7 +242,7 @@ def test_eq1_res_is_one_uniform_head_with_residual_layernorm_and_tied_frozen_tok
 
 def test_unknown_variant_is_one_clear_error():
     from lengthgen.errors import LengthgenError
-    from lengthgen.experiments.richard_dyck_training import build_model
+    from lengthgen.experiments.richard.protocol import build_model
     with pytest.raises(LengthgenError, match="unknown Dyck model variant"):
         build_model({"variant": "ful", "n": 4, "d": 4, "layers": 1, "heads": 1, "seed": 0})
 
@@ -249,7 +250,7 @@ def test_unknown_variant_is_one_clear_error():
 def test_eq1_readout_ignores_coordinates_the_output_does_not_read():
     """eq1's output reads the curves only through w = V^T 1; in d = 1 with V = v the readout is
     the closed form's own curve, whatever v is; a coordinate with w_j = 0 ends anywhere."""
-    from lengthgen.experiments.richard_fig7_order_study import readout
+    from lengthgen.experiments.richard.richard_fig7_order_study import readout
     from lengthgen.models.dyck import ClosedFormHead
     head = ClosedFormHead("(()(()))()")
     curve = np.cumsum(head.positions[:, 0])
@@ -267,8 +268,8 @@ def test_model_cache_is_keyed_by_thread_count_and_force_retrains(tmp_path, monke
     import time
 
     from lengthgen.config import torch_threads
-    from lengthgen.experiments.richard_dyck_training import (SAMPLES_CONFIGS, cache_dir,
-                                                             single_spec, trained_model)
+    from lengthgen.experiments.richard.protocol import (SAMPLES_CONFIGS, cache_dir, single_spec,
+                                                        trained_model)
     from lengthgen.runs.execute import _freshness
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     spec = single_spec(SAMPLES_CONFIGS["test"])

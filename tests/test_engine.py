@@ -288,3 +288,20 @@ def test_a_config_dict_becomes_train_settings_in_one_place():
         TrainConfig.from_config({"steps": 10, "max_steps": 20})
     with pytest.raises(LengthgenError, match="lr must be"):
         TrainConfig.from_config({"lr": float("nan")})
+
+
+def test_device_half_offsets_stay_below_half_the_table_for_every_length():
+    """The device feed draws ape_offsets="half" as the host does: uniform in [0, n // 2),
+    whatever a sequence's length, per member (a "table" member beside it keeps its rule)."""
+    from dataclasses import replace as with_
+    from lengthgen.engine.feeds import DeviceFeed
+    jobs = _device_jobs()
+    tasks = [j.build()[0] for j in jobs]
+    configs = [with_(jobs[0].train, ape_offsets="half"), jobs[1].train]
+    feed = DeviceFeed(tasks[:2], configs, [64, 64], [True, True], "cpu",
+                      tasks[0].max_tokens(10), pool=64)
+    inputs, _, _, offsets = feed.batch(0)
+    half = torch.stack([feed.batch(k)[3][0] for k in range(64)])
+    assert half.min() == 0 and half.max() == 31          # every shift in [0, 32) drawn
+    real = (inputs != 0).sum(-1)
+    assert (offsets[1] + real[1] <= 64).all() and offsets[1].max() > 31   # "table" goes past

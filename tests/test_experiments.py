@@ -17,11 +17,54 @@ FIGURE_IDS = sorted(EXPERIMENTS)
 
 @pytest.mark.parametrize("figure_id", FIGURE_IDS)
 def test_module_declares_the_interface(figure_id):
+    """A figure with runs of its own: at every scale, unique run names and params that survive
+    the JSON of a record unchanged (the stale-record check compares them as read back); a
+    figure that draws others' records names registered figures with runs, and has none."""
+    import json
     module = experiment(figure_id)
-    assert module.FIGURE_ID == figure_id
+    assert module.FIGURE_ID == figure_id and callable(module.figure)
+    if hasattr(module, "SOURCE"):
+        assert not {"CONFIGS", "runs", "run_one"} & set(vars(module))
+        assert all(hasattr(experiment(s), "run_one") for s in source_ids(figure_id))
+        return
     assert set(module.CONFIGS) == {"test", "book", "paper"}
-    names = [p["name"] for p in module.runs(module.CONFIGS["paper"])]
-    assert len(names) == len(set(names)), "run names must be unique within a figure"
+    for scale, config in module.CONFIGS.items():
+        assert json.loads(json.dumps(config)) == config, f"{scale} config is not plain JSON"
+        params = module.runs(config)
+        names = [p["name"] for p in params]
+        assert params and len(names) == len(set(names)), f"{scale}: run names must be unique"
+        assert json.loads(json.dumps(params)) == params, f"{scale}: params are not plain JSON"
+
+
+def test_a_module_that_breaks_the_figure_contract_stops_the_registry_in_one_line(tmp_path):
+    """A planted figure module that draws another's records but still stubs runs, and one that
+    lacks run_one: `figure list` refuses each with one line naming the module and the gap."""
+    import shutil
+    import subprocess
+    import sys
+    from pathlib import Path
+    import lengthgen
+    copy = tmp_path / "lengthgen"
+    shutil.copytree(Path(lengthgen.__file__).parent, copy,
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    planted = copy / "experiments" / "izzo" / "izzo_planted.py"
+    cases = {
+        'FIGURE_ID = "izzo-planted"\nTITLE = "t"\nSOURCE = "izzo-fig2-modp"\n\n\n'
+        'def runs(config):\n    return []\n\n\ndef figure(records):\n    pass\n':
+            "figure module izzo.izzo_planted breaks the figure contract: it draws SOURCE's "
+            "records, so it defines no runs of its own",
+        'FIGURE_ID = "izzo-planted"\nTITLE = "t"\nCONFIGS = {}\n\n\n'
+        'def runs(config):\n    return []\n\n\ndef figure(records):\n    pass\n':
+            "figure module izzo.izzo_planted breaks the figure contract: no run_one",
+    }
+    for source, message in cases.items():
+        planted.write_text(source, encoding="utf-8")
+        done = subprocess.run([sys.executable, "-m", "lengthgen", "figure", "list"],
+                              capture_output=True, text=True, cwd=tmp_path,
+                              env={**__import__("os").environ, "PYTHONPATH": str(tmp_path)})
+        assert done.returncode == 2 and done.stdout == ""
+        assert done.stderr.strip().splitlines() == [f"error: {message} "
+                                                     f"(see lengthgen.runs.contract)"]
 
 
 @pytest.mark.parametrize("figure_id", FIGURE_IDS)
@@ -165,15 +208,18 @@ def test_records_that_lack_what_the_figure_reads_are_one_error(tmp_path):
 
 
 def test_the_registry_is_derived_from_the_modules():
-    """A figure id reaches its module in one hop, and the list is the modules' own FIGURE_IDs:
-    protocol modules (no FIGURE_ID) are not figures, and a new figure module needs no line
-    elsewhere."""
+    """A figure id reaches its module in one hop, and the list is the modules' own FIGURE_IDs,
+    found in the paper packages too: protocol, analysis and tables modules (no FIGURE_ID) are
+    not figures, and a new figure module needs no line elsewhere."""
     import lengthgen.experiments as package
     from pathlib import Path
-    declared = {p.stem for p in Path(package.__file__).parent.glob("*.py")
-                if "\nFIGURE_ID = " in p.read_text()}
+    folder = Path(package.__file__).parent
+    declared = {".".join(p.relative_to(folder).with_suffix("").parts)
+                for p in folder.rglob("*.py") if "\nFIGURE_ID = " in p.read_text()}
     assert set(EXPERIMENTS.values()) == declared
-    assert {"huang_sweep", "izzo_common", "richard_dyck_training", "spread"}.isdisjoint(
-        EXPERIMENTS.values())
+    assert {"huang.sweep.protocol", "huang.sweep.budget", "izzo.protocol", "richard.protocol",
+            "spread"}.isdisjoint(EXPERIMENTS.values())
     for figure_id, name in EXPERIMENTS.items():
-        assert experiment(figure_id).__name__.endswith("." + name)
+        assert experiment(figure_id).__name__ == "lengthgen.experiments." + name
+        # the id names its module: the module's file is the id with underscores
+        assert name.rpartition(".")[2] == figure_id.replace("-", "_")

@@ -5,8 +5,9 @@ import pytest
 import torch
 
 from lengthgen.errors import LengthgenError
+from lengthgen.runs.records import committed_records
 from lengthgen.runs.registry import experiment
-from lengthgen.experiments.huang_sweep import analysis, protocol, tables
+from lengthgen.experiments.huang.sweep import analysis, protocol, tables
 from lengthgen.tasks import get_task
 from lengthgen.train import TrainConfig, decoder_for_task, learning_rate, train
 
@@ -290,17 +291,32 @@ def test_an_unwritable_checkpoint_folder_is_one_line_before_any_run(tmp_path, mo
 
 # ---- the chapter's tables ------------------------------------------------------------------
 def test_the_chapter_tables_come_from_the_library():
-    from lengthgen.experiments import huang_table6_7_hparams as hparams
+    from lengthgen.experiments.huang.sweep import huang_table6_7_hparams as hparams
     diff = {"task": "d3", "encoding": "ape", "ours": 0.4715, "paper": 1.0, "fit": True,
             "selected": [1, 1, 16, 1e-3]}
     assert tables.differences_rows([diff]) == [["d3", "APE", "47.1", "100.0", "yes",
                                                "1L 1H d=16, lr 0.001"]]
     assert tables.differences_rows([]) == [["none", "", "", "", "", ""]]
-    assert len(tables.DIFFERENCES_HEADER) == 6
+    # each value sits under its own heading: a column added to the rows but not the header
+    # (or the other way round) shifts every cell after it
+    row = dict(zip(tables.DIFFERENCES_HEADER, tables.differences_rows([diff])[0], strict=True))
+    assert (row["PE"], row["ours % (101-150)"], row["setting"]) == ("APE", "47.1",
+                                                                    "1L 1H d=16, lr 0.001")
     saved = {"trainings": 2, "spent_s": 3600, "saved_s": 1800}
     assert tables.abandoned_text(saved).startswith("2 trainings gave up")
     assert "0.5 hours of run time of the 1.5" in tables.abandoned_text(saved)
-    assert len(hparams.TABLE_HEADER) == 7
+    # Tables 6-7 from the committed records: one row per cell under the same headings, the
+    # encoding in the PE column and the paper's setting (or the lost-name mark) beside ours
+    _, records = committed_records("huang-table6-7-hparams")
+    rows = [dict(zip(hparams.TABLE_HEADER, r, strict=True)) for r in hparams.table_rows(records)]
+    cells = hparams.data(records)
+    assert rows and len({(r["task"], r["PE"]) for r in rows}) == len(rows)   # a cell once
+    for row, cell in zip(rows, cells, strict=True):
+        assert row["task"] == cell["task"] in {r["task"] for r in records}
+        assert row["PE"] == {"ape": "APE", "nope": "NoPE"}[cell["encoding"]]
+        assert (row["ours (book search)"], row["mean steps"]) == (cell["ours"],
+                                                                  cell["ours_steps_mean"])
+        assert row["paper (its Tables 6-7)"]   # the paper's setting, or the lost-name mark
 
 
 def test_the_protocol_numbers_of_the_prose_follow_the_configs():
@@ -364,7 +380,7 @@ def test_fig1_marks_the_cells_not_run_in_their_slots():
     bars would be (issue: empty slots carried no mark)."""
     import matplotlib
     matplotlib.use("Agg")
-    from lengthgen.experiments.huang_sweep import drawing
+    from lengthgen.experiments.huang.sweep import drawing
     records = [cell_record("tomita2", "ape", [bins(1.0, 1.0, 1.0)])]
     fig = drawing.draw_fig1(analysis.table(records), "t", tasks=["tomita1", "tomita2"])
     texts = [[t.get_text() for t in ax.texts] for ax in fig.axes]

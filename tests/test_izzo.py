@@ -9,7 +9,8 @@ import torch
 from lengthgen.errors import LengthgenError
 from lengthgen.evaluate import evaluate
 from lengthgen.runs.registry import experiment
-from lengthgen.experiments.izzo_common import PAPER_PROTOCOL, build_model, required_length
+from lengthgen.experiments.izzo.analysis import required_length
+from lengthgen.experiments.izzo.protocol import PAPER_PROTOCOL, build_model
 from lengthgen.models.limit_style import LimitStyleConfig, LimitStyleTransformer
 from lengthgen.objectives import masked_squared_error
 from lengthgen.tasks import get_task
@@ -145,7 +146,7 @@ def test_train_seeds_runs_the_regression_objective_like_train():
 
 
 def test_a_train_length_above_the_position_table_is_refused():
-    from lengthgen.experiments.izzo_common import train_and_test
+    from lengthgen.experiments.izzo.protocol import train_and_test
     task = ModPTask(2, 0, train_max=50)
     model = build_model(task, PAPER_PROTOCOL, 0, pe="ape", n_positions=32)
     with pytest.raises(LengthgenError, match="position table"):
@@ -246,13 +247,28 @@ def test_scale_records(tmp_path_factory):
 
 @pytest.mark.parametrize("figure_id", IZZO_IDS)
 def test_data_rows_share_their_keys(figure_id, test_scale_records):
-    rows = experiment(figure_id).data(test_scale_records[figure_id])
+    """Tidy rows, and a spread that brackets its mean: wherever a row has X, X_min and X_max
+    (over seeds), X_min <= X <= X_max, and a row that counts its seeds counts the records of
+    its setting at most."""
+    records = test_scale_records[figure_id]
+    rows = experiment(figure_id).data(records)
     assert rows and all(set(r) == set(rows[0]) for r in rows)
+    spreads = [k[:-4] for k in rows[0] if k.endswith("_min") and k[:-4] + "_max" in rows[0]
+               and k[:-4] in rows[0]]
+    for row in rows:
+        for key in spreads:
+            low, mid, high = row[key + "_min"], row[key], row[key + "_max"]
+            if None not in (low, mid, high):
+                assert low <= mid * (1 + 1e-12) and mid <= high * (1 + 1e-12), (key, row)
+        if "seeds" in row:
+            assert 1 <= row["seeds"] <= len(records)
+    if figure_id in ("izzo-fig1-simpletask", "izzo-fig2-modp", "izzo-kgram"):
+        assert "test_loss" in spreads   # the check above is not vacuous for the curves
 
 
 def test_paper_vs_book_rows_come_from_the_records(test_scale_records):
-    from lengthgen.experiments.izzo_common import headline, stop_counts
-    from lengthgen.experiments.izzo_chapter import izzo_paper_vs_book_rows
+    from lengthgen.experiments.izzo.analysis import headline, stop_counts
+    from lengthgen.experiments.izzo.analysis import izzo_paper_vs_book_rows
     rows = izzo_paper_vs_book_rows(test_scale_records)
     # plain ids: a table cell is escaped text, so backticks would show raw on the site
     assert [r["figure"] for r in rows] == [
@@ -277,7 +293,7 @@ def test_kgram_records_carry_where_the_layers_look(test_scale_records):
             assert 0 <= v["layer1_previous"] <= 1
             assert v["layer2_matches"] is None or 0 <= v["layer2_matches"] <= 1
         assert [len(phi) for phi in r["metrics"]["phi"]] == [r["params"]["k"]] * 2
-    from lengthgen.experiments.izzo_kgram import attention_summary
+    from lengthgen.experiments.izzo.izzo_kgram import attention_summary
     summary = attention_summary(test_scale_records["izzo-kgram"])
     runs = len(test_scale_records["izzo-kgram"])
     k2 = sum(r["params"]["k"] == 2 for r in test_scale_records["izzo-kgram"])
@@ -286,7 +302,7 @@ def test_kgram_records_carry_where_the_layers_look(test_scale_records):
 
 
 def test_smoothing_gap_is_the_distance_to_the_laplace_target():
-    from lengthgen.experiments.izzo_kgram import smoothing_gap_rows
+    from lengthgen.experiments.izzo.izzo_kgram import smoothing_gap_rows
     short, long = smoothing_gap_rows([(2, 2)], [(2, 8), (200, 200)], samples=100)
     assert short["gap_mse"] > 10 * long["gap_mse"] > 0   # the gap shrinks like 1/n^2
 
@@ -366,7 +382,7 @@ def test_unknown_logit_scaling_is_one_clear_error():
 
 
 def test_modp_grid_is_relative_to_the_period_and_compares_the_scalings():
-    from lengthgen.experiments import izzo_fig2_modp as fig2
+    from lengthgen.experiments.izzo import izzo_fig2_modp as fig2
     config = fig2.CONFIGS["book"]
     runs = fig2.runs(config)
     main = [r for r in runs if "logit_scaling" not in r]
@@ -390,7 +406,7 @@ def test_book_configs_train_to_the_stop_rule_with_the_papers_scaling():
 
 
 def test_curve_rows_give_the_seed_spread():
-    from lengthgen.experiments.izzo_common import curve_rows
+    from lengthgen.experiments.izzo.analysis import curve_rows
     config = {"eps": 1e-2, "test_lengths": [8, 16], "logit_scaling": "suffix"}
 
     def record(seed, n, loss):

@@ -127,3 +127,29 @@ def test_uniform_d12_words_of_len_at_most_50_rarely_reach_depth_12_exactly():
     lengths = d12.member_lengths(1, 50)
     share = np.mean([1 - counts[n][d11.start] / d12.count_members(n) for n in lengths])
     assert round(100 * share, 1) == 0.3
+
+
+def test_full_depth_dyck_draws_uniformly_among_the_words_that_reach_depth_n():
+    """The training law of the D_n lead: every word a member of D_3 that reaches depth 3, each
+    such word of a length equally likely (chi-square against enumeration), lengths uniform over
+    the even ones from 6, and the batch's targets those of D_3 itself."""
+    from lengthgen.tasks.languages import FullDepthDyck
+    task, d3 = FullDepthDyck(3), get_language("d3")
+    depth = lambda w: max(np.cumsum([1 if s == "a" else -1 for s in w]))
+    wanted = [w for w in _members_by_enumeration("ab", ORACLES["d3"], 10) if depth(w) == 3]
+    words = task.sample_members(np.random.default_rng(0), 10, 200 * len(wanted))
+    counts = Counter(words)
+    assert set(counts) == set(wanted)
+    expected = len(words) / len(wanted)
+    chi2 = sum((counts[w] - expected) ** 2 / expected for w in wanted)
+    assert chi2 < len(wanted) - 1 + 4 * (2 * (len(wanted) - 1)) ** 0.5   # mean + 4 sd
+    assert task.feasible_lengths(1, 12) == [6, 8, 10, 12]
+    batch = task.sample(np.random.default_rng(1), 256, 1, 12)
+    assert set(batch.lengths.tolist()) == {6, 8, 10, 12}
+    for row, n in zip(batch.inputs, batch.lengths):
+        word = "".join(task.alphabet[c - 2] for c in row[1:n + 1])
+        assert d3.accepts(word) and depth(word) == 3
+    for row, target, n in zip(batch.inputs, batch.targets, batch.lengths):   # D_3's own targets
+        word = "".join(task.alphabet[c - 2] for c in row[1:n + 1])
+        assert target[:n + 1].tolist() == [d3.state_class[d3.dfa.run(word[:t])]
+                                           for t in range(n + 1)]

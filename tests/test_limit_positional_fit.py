@@ -79,7 +79,7 @@ def test_checkpoints_report_the_model_of_that_step():
 
 
 def test_positional_figure_summary_and_table_agree_with_the_records(tmp_path, monkeypatch):
-    from lengthgen.experiments import huang_fig5_6_positional as figure
+    from lengthgen.experiments.huang.limit import huang_fig5_6_positional as figure
     config = figure.CONFIGS["test"]
     records = [{"config": config, "params": p, "metrics": figure.run_one(p, config, "cpu")}
                for p in figure.runs(config)]

@@ -67,17 +67,17 @@ def test_raised_and_lost_runs_are_named_and_the_others_recorded(ray_address, ser
     import ray
     from lengthgen.runs.ray_backend import MAX_RETRIES, Cluster
 
-    def flaky(unit, write=True):  # defined here, so Ray ships it to the workers by value
+    def flaky(spec, write=True):  # defined here, so Ray ships it to the workers by value
         import os
         from lengthgen.runs.execute import execute
         from lengthgen.runs.registry import experiment
-        name = unit[0].name
+        name = spec.name
         if name == "tomita2/baseline":
             raise RuntimeError("crashed outside the run")   # execute's handler never sees it
         if name == "aa_star/baseline":
             os._exit(1)                                      # the worker process dies
         if name == "aa_star/nope":                           # the run itself raises
-            module = experiment(unit[0].figure_id)
+            module = experiment(spec.figure_id)
             real = module.run_one
 
             def boom(params, config, device):
@@ -85,10 +85,10 @@ def test_raised_and_lost_runs_are_named_and_the_others_recorded(ray_address, ser
 
             module.run_one = boom
             try:
-                return execute(unit, write)
+                return execute(spec, write)
             finally:
                 module.run_one = real
-        return execute(unit, write)
+        return execute(spec, write)
 
     backend = Cluster(ray, "cpu", 1, execute=flaky)
     with pytest.raises(LengthgenError) as caught:

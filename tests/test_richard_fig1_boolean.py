@@ -2,7 +2,7 @@
 import numpy as np
 import torch
 
-from lengthgen.experiments import richard_fig1_boolean as fig1
+from lengthgen.experiments.richard import richard_fig1_boolean as fig1
 from lengthgen.tasks.boolean import END, TOKEN_ID, VOCAB, tokenize
 
 

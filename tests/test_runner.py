@@ -39,7 +39,7 @@ def _kill_a_worker_once_a_record_lands(folder: Path, killed: list) -> None:
 
 
 def test_two_workers_write_the_records_of_one_even_when_a_worker_is_killed(tmp_path, capfd):
-    """kill -9 of a worker mid-sweep: a new pool takes the units not done, nothing is lost, and
+    """kill -9 of a worker mid-sweep: a new pool takes the runs not done, nothing is lost, and
     the records are still those of the serial path (before: the rest of the sweep failed with
     BrokenProcessPool)."""
     import threading
@@ -336,17 +336,17 @@ def test_a_cluster_driver_that_cannot_write_a_record_says_so_for_the_sweep_to_st
         tmp_path, monkeypatch):
     """save() (the Ray driver's writer) marks the outcome unwritten, as execute() does."""
     import lengthgen.results as results
-    from lengthgen.runs.execute import execute, plan, save, units
-    unit = units(plan(FIGURE, "test", root=tmp_path))[0]
-    computed = execute(unit, write=False)
+    from lengthgen.runs.execute import execute, plan, save
+    spec = plan(FIGURE, "test", root=tmp_path)[0]
+    computed = execute(spec, write=False)
     assert computed.records and not computed.unwritten
 
     def read_only(record, root=None):
         raise OSError(30, "Read-only file system")
     monkeypatch.setattr(results, "write_record", read_only)
-    saved = save(computed, unit)
+    saved = save(computed, spec)
     assert "Read-only file system" in saved.unwritten and not saved.records
-    assert [name for name, _ in saved.errors] == [spec.name for spec in unit]
+    assert [name for name, _ in saved.errors] == [spec.name]
 
 
 def test_worker_processes_stop_when_the_folder_stops_taking_records(tmp_path):

@@ -111,6 +111,27 @@ def test_ape_offsets_cover_the_whole_position_table_and_never_overflow():
     assert sample_offsets(rng, np.ones((500, 40), dtype=np.int64), 40).max() == 0
 
 
+def test_half_offsets_shift_every_length_alike_within_half_the_table():
+    """ape_offsets="half" (the authors' language code): a shift uniform in [0, n // 2) whatever
+    the sequence's length, each value drawn, and refused where the table is too small; the
+    default rule draws exactly what it drew before the option existed."""
+    rng = np.random.default_rng(1)
+    lengths = rng.integers(1, 31, size=20000)
+    inputs = (np.arange(30)[None, :] < lengths[:, None]).astype(np.int64)
+    offsets = sample_offsets(np.random.default_rng(2), inputs, 60, "half")
+    assert offsets.min() == 0 and offsets.max() == 29 and np.all(offsets + lengths <= 60)
+    short, long = offsets[lengths <= 10], offsets[lengths >= 21]
+    assert abs(short.mean() - 14.5) < 0.5 and abs(long.mean() - 14.5) < 0.5  # no tie to length
+    assert np.array_equal(sample_offsets(np.random.default_rng(3), inputs, 60),
+                          np.random.default_rng(3).integers(0, 60 - lengths + 1))
+    with pytest.raises(LengthgenError, match="does not fit"):
+        sample_offsets(rng, inputs, 40, "half")
+    with pytest.raises(LengthgenError, match="twice the longest input"):
+        train(decoder_for_task(get_task("binary_majority"), n_positions=40, **SMALL),
+              get_task("binary_majority"),
+              TrainConfig(steps=2, max_len=30, ape_offsets="half", eval_samples=8))
+
+
 def test_trainer_feeds_offsets_that_cover_the_table_and_evaluation_uses_none(majority):
     model = decoder_for_task(majority, n_positions=40, **SMALL)
     seen, calls = torch.zeros(40, dtype=torch.bool), []

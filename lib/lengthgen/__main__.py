@@ -129,7 +129,11 @@ def _quiet_stdout() -> None:
 
 
 def main(argv=None) -> int:
-    parser = build_parser()
+    try:   # the command modules load the figure registry, which checks every figure module
+        parser = build_parser()
+    except LengthgenError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
     try:
         args = parser.parse_args(argv)
     except SystemExit as e:   # --help (0) or a usage error (2), already printed

@@ -12,3 +12,9 @@ def unknown_name(kind: str, name: str, valid) -> LengthgenError:
     close = difflib.get_close_matches(str(name), valid, n=3, cutoff=0.5)
     hint = f" Did you mean {', '.join(repr(c) for c in close)}?" if close else ""
     return LengthgenError(f"unknown {kind} {name!r}.{hint} Valid: {', '.join(valid)}")
+
+
+def check_choice(owner: str, what: str, value, valid) -> None:
+    """A setting that must be one of a few names: refused in one line that lists them."""
+    if value not in valid:
+        raise LengthgenError(f"{owner}: unknown {what} {value!r}; valid: {', '.join(valid)}")

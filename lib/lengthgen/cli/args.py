@@ -125,6 +125,15 @@ def check_length(length: int, longest: int, what: str = "--length") -> None:
         raise LengthgenError(f"{what} must be in 0..{longest}, got {length}")
 
 
+def sample_options(sample, id_name: str, longest: int) -> None:
+    """The options every `... sample ID` command takes (language and task alike), so that their
+    limits and defaults stay one."""
+    sample.add_argument(id_name)
+    sample.add_argument("--length", type=count, required=True, help=f"N, at most {longest}")
+    sample.add_argument("--count", type=count, default=1)
+    sample.add_argument("--seed", type=seed, default=0)
+
+
 def print_chunks(samples, to_line) -> None:
     """Print to_line(sample) for every sample of an iterable of lists, one chunk at a time."""
     for chunk in samples:

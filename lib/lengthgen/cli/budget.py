@@ -3,7 +3,7 @@
     budget plan   [--scale gpu] [--root DIR]      what the records call for next
     budget slice  [--scale gpu] [--root DIR] --minutes M [--workers N] [--max-group G]
 
-A slice trains planned jobs (lengthgen.experiments.huang_sweep.budget) with the engine until
+A slice trains planned jobs (lengthgen.experiments.huang.sweep.budget) with the engine until
 its time is up, writing each finished job's record at once; run it again (a later slice, a
 later session) and it plans what is left from the records. With --workers N it starts N
 processes that share the records folder and take different decoder shapes (a GPU runs several
@@ -58,7 +58,7 @@ def add_parser(sub):
 
 
 def budget_state_mib() -> int:
-    from lengthgen.experiments.huang_sweep.budget import STATE_BYTES
+    from lengthgen.experiments.huang.sweep.budget import STATE_BYTES
     return STATE_BYTES // 2 ** 20
 
 
@@ -74,16 +74,16 @@ def _root(args) -> Path:
 
 def _states(args) -> dict:
     """The state hand-off of run_slice: each worker keeps its share of the budget."""
-    from lengthgen.experiments.huang_sweep.budget import STATE_BYTES
+    from lengthgen.experiments.huang.sweep.budget import STATE_BYTES
     return {"states_in": Path(args.states_in) if args.states_in else None,
             "states_out": Path(args.states_out) if args.states_out else None,
             "state_bytes": STATE_BYTES // args.workers}
 
 
 def _plan(args):
-    from lengthgen.experiments.huang_sweep import budget
+    from lengthgen.experiments.huang.sweep import budget
     config = budget.budget_configs()[args.scale]
-    folder = _root(args) / budget.FIGURE_ID / args.scale
+    folder = _root(args) / budget.RECORDS_ID / args.scale
     records = budget.load_job_records(folder)
     pending = [j for j in budget.plan(config, records) if j.name not in records]
     for job in pending:
@@ -95,13 +95,13 @@ def _slice(args):
     import torch
 
     from lengthgen.config import get_device
-    from lengthgen.experiments.huang_sweep import budget
+    from lengthgen.experiments.huang.sweep import budget
     minutes = _minutes(args.minutes)
     if args.workers > MAX_WORKERS:
         raise LengthgenError(f"--workers must be at most {MAX_WORKERS}, got {args.workers}")
     device = torch.device(args.device) if args.device else get_device()
     root = _root(args)
-    folder = root / budget.FIGURE_ID / args.scale
+    folder = root / budget.RECORDS_ID / args.scale
     deadline = time.time() + 60 * minutes
     if args.worker is not None:   # one worker process of a slice
         counts = budget.run_slice(root, args.scale, device, deadline, worker=args.worker,

@@ -6,7 +6,7 @@ sample prints as it draws, so `| head` returns at once whatever the count.
 """
 import numpy as np
 
-from lengthgen.cli.args import check_length, chunked, count, each_line, print_chunks, seed
+from lengthgen.cli.args import check_length, chunked, each_line, print_chunks, sample_options
 from lengthgen.tasks.base import MAX_SAMPLE_LENGTH
 from lengthgen.tasks.dfa import END
 from lengthgen.tasks.languages import get_language
@@ -16,11 +16,7 @@ def add_parser(sub):
     p = sub.add_parser("language", help="sample members, test membership, list legal next symbols")
     lsub = p.add_subparsers(dest="language_command", required=True)
     sample = lsub.add_parser("sample", help="print K members of length N (uniform), one per line")
-    sample.add_argument("language_id")
-    sample.add_argument("--length", type=count, required=True,
-                        help=f"N, at most {MAX_SAMPLE_LENGTH}")
-    sample.add_argument("--count", type=count, default=1)
-    sample.add_argument("--seed", type=seed, default=0)
+    sample_options(sample, "language_id", MAX_SAMPLE_LENGTH)
     sample.set_defaults(func=_sample)
     accepts = lsub.add_parser("accepts", help="read strings from stdin, print 1 (member) or 0")
     accepts.add_argument("language_id")

@@ -2,7 +2,7 @@
 printed as they are drawn (so `| head` returns at once whatever the count)."""
 import numpy as np
 
-from lengthgen.cli.args import check_length, chunked, count, print_chunks, seed
+from lengthgen.cli.args import check_length, chunked, print_chunks, sample_options
 from lengthgen.tasks.algorithmic import get_algorithmic
 from lengthgen.tasks.base import MAX_SAMPLE_LENGTH
 
@@ -12,11 +12,7 @@ def add_parser(sub):
     tsub = p.add_subparsers(dest="task_command", required=True)
     sample = tsub.add_parser("sample", help="print K sequences <bos> input <sep> answer <eos> "
                                             "with input length N, tokens separated by spaces")
-    sample.add_argument("task_id")
-    sample.add_argument("--length", type=count, required=True,
-                        help=f"N, at most {MAX_SAMPLE_LENGTH}")
-    sample.add_argument("--count", type=count, default=1)
-    sample.add_argument("--seed", type=seed, default=0)
+    sample_options(sample, "task_id", MAX_SAMPLE_LENGTH)
     sample.set_defaults(func=_sample)
 
 

@@ -14,6 +14,6 @@
     jobs.py        Job (task, decoder settings, TrainConfig) and train_jobs: group, train, slices
 
 `lengthgen.train.train` (one model) and `lengthgen.train_many.train_seeds` (one model per
-seed) are front doors to it; `lengthgen.experiments.huang_sweep.budget` runs the APE vs NoPE
+seed) are front doors to it; `lengthgen.experiments.huang.sweep.budget` runs the APE vs NoPE
 sweep at the paper's budget through `train_jobs`.
 """

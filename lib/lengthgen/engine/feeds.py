@@ -51,7 +51,8 @@ class HostFeed:
         for i, (task, rng, (lo, hi)) in enumerate(zip(self.tasks, self.rngs, self.ranges)):
             batch = task.sample(rng, self.configs[i].batch_size, lo, hi)
             batches.append(batch)
-            offsets.append(sample_offsets(rng, batch.inputs, self.n_positions[i])
+            offsets.append(sample_offsets(rng, batch.inputs, self.n_positions[i],
+                                          self.configs[i].ape_offsets)
                            if self.absolute[i] else np.zeros(len(batch.inputs), np.int64))
         width = self.width or max(b.inputs.shape[1] for b in batches)
         stack = lambda name: np.stack([_pad(getattr(b, name), width) for b in batches])
@@ -88,6 +89,8 @@ class DeviceFeed:
         self.width, self.pool_steps = width, pool
         self.seeds = torch.tensor([c.seed for c in self.configs], device=self.device)
         self.n_positions = torch.tensor(list(n_positions), device=self.device)
+        self.half = torch.tensor([c.ape_offsets == "half" for c in self.configs],
+                                 device=self.device)   # TrainConfig.ape_offsets, per member
         self.absolute = list(absolute)
         self.batch_size = self.configs[0].batch_size
         if any(c.batch_size != self.batch_size for c in self.configs):
@@ -117,8 +120,10 @@ class DeviceFeed:
         if any(self.absolute):
             real = (inputs != 0).sum(dim=-1)                                       # [S, K, B]
             rows = torch.arange(b, device=self.device)
-            offsets = rng.below(self.n_positions[:, None, None] - real + 1,
-                                self.seeds[:, None, None], steps[None, :, None],
+            table = self.n_positions[:, None, None]
+            limit = torch.where(self.half[:, None, None], (table // 2).clamp(min=1),
+                                table - real + 1)
+            offsets = rng.below(limit, self.seeds[:, None, None], steps[None, :, None],
                                 rows[None, None, :], STREAM_OFFSETS)
         self._pool = (inputs, targets, mask, offsets)
         self._pool_start = start
@@ -137,6 +142,7 @@ class DeviceFeed:
             setattr(self, name, [getattr(self, name)[i] for i in keep])
         self.seeds = self.seeds.index_select(0, index)
         self.n_positions = self.n_positions.index_select(0, index)
+        self.half = self.half.index_select(0, index)
         if self._pool is not None:
             self._pool = tuple(None if t is None else t.index_select(0, index)
                                for t in self._pool)

@@ -4,11 +4,17 @@ schedule, the stop rule and what a history entry keeps. Shared by every trainer
 import math
 from dataclasses import asdict, dataclass, field, fields
 
-from lengthgen.errors import LengthgenError
+from lengthgen.errors import LengthgenError, check_choice
 from lengthgen.models.protocol import ROLES
 from lengthgen.tasks.base import Task
 
 SCHEDULES = ("constant", "linear", "cosine")
+# Where an APE model's training sequences sit in its position table (tests always start at 0).
+# "table": a shift uniform in [0, n_positions - T] for a sequence of T tokens, so every row of
+# the table is trained (Huang et al.'s algorithmic code; the book's rule for every task).
+# "half": a shift uniform in [0, n_positions // 2) whatever T, in a table at least twice the
+# longest sequence (their languages' code), so short and long sequences see the same shifts.
+APE_OFFSETS = ("table", "half")
 # Registered configs that call a training setting by another name. Their keys stay as they are
 # (a record's config digest depends on them), so the one translation reads both names.
 CONFIG_ALIASES = {"max_steps": "steps"}
@@ -48,6 +54,7 @@ class TrainConfig:
     # from fitting will not fit by the step cap, and its remaining steps are the costliest of
     # a CPU sweep. None: never give up.
     abandon_below: float | None = None
+    ape_offsets: str = "table"      # APE_OFFSETS: how training shifts APE positions
 
     def __post_init__(self):
         for name in ("steps", "batch_size", "eval_every", "eval_samples", "checkpoint_every",
@@ -56,9 +63,8 @@ class TrainConfig:
             if not isinstance(value, int) or value < 1:
                 raise LengthgenError(f"train config: {name} must be a positive integer, "
                                      f"got {value!r}")
-        if self.schedule not in SCHEDULES:
-            raise LengthgenError(f"train config: unknown schedule {self.schedule!r}; "
-                                 f"valid: {', '.join(SCHEDULES)}")
+        check_choice("train config", "ape_offsets", self.ape_offsets, APE_OFFSETS)
+        check_choice("train config", "schedule", self.schedule, SCHEDULES)
         for name in ("lr", "weight_decay"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) \

@@ -62,6 +62,13 @@ def preamble(model, task: Task, cfg: TrainConfig) -> tuple:
     if ape and task.max_tokens(hi) > model.cfg.n_positions:
         raise LengthgenError(f"{task.id}: inputs of Len {hi} take {task.max_tokens(hi)} "
                              f"positions but the model has n_positions={model.cfg.n_positions}")
+    if ape and cfg.ape_offsets == "half" \
+            and task.max_tokens(hi) + _half(model.cfg.n_positions) - 1 > model.cfg.n_positions:
+        raise LengthgenError(f"{task.id}: ape_offsets='half' shifts inputs by up to "
+                             f"{_half(model.cfg.n_positions) - 1} positions, too many for inputs "
+                             f"of {task.max_tokens(hi)} tokens in a table of "
+                             f"{model.cfg.n_positions} (give the model a table of at least "
+                             f"twice the longest input)")
     return objective, lo, hi, ape
 
 
@@ -76,12 +83,22 @@ def _fused_supported(device) -> bool:
     return torch.device(device).type in ("cuda", "cpu")
 
 
-def sample_offsets(rng: np.random.Generator, inputs: np.ndarray, n_positions: int) -> np.ndarray:
-    """Per sequence, an offset uniform in [0, n_positions - T] with T its real (non-PAD) length."""
+def _half(n_positions: int) -> int:
+    """How many shifts ape_offsets="half" draws from: [0, n_positions // 2)."""
+    return max(1, n_positions // 2)
+
+
+def sample_offsets(rng: np.random.Generator, inputs: np.ndarray, n_positions: int,
+                   scheme: str = "table") -> np.ndarray:
+    """Per sequence, an offset uniform in [0, n_positions - T] with T its real (non-PAD) length
+    ("table"), or uniform in [0, n_positions // 2) whatever T ("half"; TrainConfig.ape_offsets)."""
     real = (inputs != 0).sum(axis=1)
-    if real.max(initial=0) > n_positions:
+    longest = real.max(initial=0) + (_half(n_positions) - 1 if scheme == "half" else 0)
+    if longest > n_positions:
         raise LengthgenError(f"a training sequence of {real.max()} tokens does not fit the "
-                             f"position table of {n_positions}")
+                             f"position table of {n_positions} with ape_offsets={scheme!r}")
+    if scheme == "half":
+        return rng.integers(0, _half(n_positions), size=len(real))
     return rng.integers(0, n_positions - real + 1)
 
 

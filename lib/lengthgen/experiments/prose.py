@@ -1,9 +1,10 @@
 """Numbers in prose and tables: how the chapters write a record's value.
 
-The chapters' numbers are computed from the committed records, never typed, by each paper's
-chapter module (`izzo_chapter`, `limit_chapter`, `crasp_chapter`, `richard_chapter` and
-`richard_chapter_sweeps`): its numbers, verdicts and "Paper vs this book" rows. What they share
-is here: how a share, a number, a range over seeds, a list or a wall time is written (`pct`,
+The chapters' numbers are computed from the committed records, never typed, by the analysis
+module of each paper's package (`izzo.analysis`, `huang.limit.analysis`, `huang.crasp.analysis`,
+`huang.sweep.tables`, `richard.analysis` and `richard.analysis_sweeps`): its numbers, verdicts
+and "Paper vs this book" rows. What they share is here, and every formatter of a number in
+prose or in a table is one of these: how a share, a number, a range over seeds, a list or a wall time is written (`pct`,
 `num`, `span`, `mean_span`, `listing`, `seconds`, `seeds_note`), when two settings differ over
 seeds (`separate`), a figure's committed records (`chapter_records`) and the "Paper vs this
 book" Markdown table (`markdown_table`).
@@ -47,6 +48,22 @@ def num(x: float, signed: bool = False, digits: int = 2) -> str:
     return f"{sign}{mantissa}×10{str(int(exponent)).translate(_SUPERSCRIPT)}"
 
 
+def sig(x, digits: int = 2) -> str:
+    """`digits` significant digits in plain notation ('1e-05' style past it), whole numbers
+    below 10^4 as integers, '-' for None: how the quantitative bounds chapter writes losses and
+    lengths, where a missing value is a table's dash."""
+    if x is None:
+        return "-"
+    if isinstance(x, int) or (isinstance(x, float) and x.is_integer() and abs(x) < 1e4):
+        return str(int(x))
+    return f"{x:.{digits}g}"
+
+
+def cell_pct(value) -> str:
+    """A share as a percentage with one decimal and no sign, '' for None: a table cell."""
+    return "" if value is None else f"{100 * value:.1f}"
+
+
 def span(values, fmt=num) -> str:
     """'lo to hi' of some values (one value if they agree once formatted)."""
     values = [v for v in values if v is not None]
@@ -61,8 +78,8 @@ def span(values, fmt=num) -> str:
 
 
 def listing(texts) -> str:
-    """'a', 'a and b', 'a, b and c'."""
-    texts = list(texts)
+    """'a', 'a and b', 'a, b and c' (numbers written as str() writes them)."""
+    texts = [str(t) for t in texts]
     return texts[0] if len(texts) == 1 else ", ".join(texts[:-1]) + " and " + texts[-1]
 
 

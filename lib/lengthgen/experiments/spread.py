@@ -9,12 +9,18 @@ where there is one.
 from statistics import mean
 
 
-def group_by(records: list[dict], key) -> dict:
-    """{key(record): [records]} in first-seen order; key maps a record to its setting."""
+def group_by(records: list[dict], key, value=None) -> dict:
+    """{key(record): [records]} in first-seen order; key maps a record to its setting, and
+    `value`, if given, what each group keeps of a record (e.g. `metrics`)."""
     groups = {}
     for r in records:
-        groups.setdefault(key(r), []).append(r)
+        groups.setdefault(key(r), []).append(r if value is None else value(r))
     return groups
+
+
+def metrics(record: dict) -> dict:
+    """A record's metrics (for group_by's value)."""
+    return record["metrics"]
 
 
 def spread(values) -> tuple[float, float, float, int]:

@@ -37,7 +37,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from lengthgen.errors import LengthgenError
+from lengthgen.errors import LengthgenError, check_choice
 from lengthgen.models.positions import PositionalEncoding
 from lengthgen.models.protocol import check_init_scheme, default_roles, mup_init
 
@@ -68,12 +68,8 @@ class LimitStyleConfig:
                 raise LengthgenError(f"limit-style config: {name} must be a positive integer, "
                                      f"got {value!r}")
         self.pe = PositionalEncoding.parse(self.pe, owner="limit-style config")
-        if self.logit_scaling not in LOGIT_SCALINGS:
-            raise LengthgenError(f"limit-style config: unknown logit scaling "
-                                 f"{self.logit_scaling!r}; valid: {', '.join(LOGIT_SCALINGS)}")
-        if self.readout not in READOUTS:
-            raise LengthgenError(f"limit-style config: unknown readout {self.readout!r}; "
-                                 f"valid: {', '.join(READOUTS)}")
+        check_choice("limit-style config", "logit scaling", self.logit_scaling, LOGIT_SCALINGS)
+        check_choice("limit-style config", "readout", self.readout, READOUTS)
         if self.local_tau is not None and (not isinstance(self.local_tau, int)
                                            or self.local_tau < 0):
             raise LengthgenError(f"limit-style config: local_tau must be None or an integer "

@@ -3,8 +3,10 @@ their records are read back.
 
     registry.py     figure id -> module, derived from the figure modules' own FIGURE_ID
                     (read from their source); titles, sources, the runs a scale registers
-    execute.py      RunSpec (one run, described completely), units, execute (compute a unit
-                    and write its records), preflight checks, cache freshness under --force
+    contract.py     what a figure module offers (its own runs, or a SOURCE it draws), checked
+                    by the registry: one line naming a module that breaks it
+    execute.py      RunSpec (one run, described completely), execute (compute a run and write
+                    its record), preflight checks, cache freshness under --force
     runner.py       run_experiment: a figure's whole sweep (lock, resume, thread checks,
                     the in-progress marker), in process or through a backend
     pool.py         the local backend: spawned worker processes that survive a dead worker
@@ -12,7 +14,7 @@ their records are read back.
     records.py      the committed records of a figure, their checks, provenance caption and
                     tidy numbers
 
-This layer knows the figure modules' contract (FIGURE_ID, CONFIGS, runs, run_one, ...) but
-no figure module by name: it finds them in the package `lengthgen.experiments` by reading
+This layer states the figure modules' contract (contract.py) but knows no figure module by
+name: it finds them in the package `lengthgen.experiments` and its paper packages by reading
 their source, and imports one only when its id is asked for.
 """

@@ -1,8 +1,8 @@
-"""One run, described completely enough to execute anywhere, and the computing of a unit.
+"""One run, described completely enough to execute anywhere, and the computing of it.
 
 A `RunSpec` names everything a run needs (figure id, scale, the run's params, the figure's
-config, device, torch threads). `execute(unit)` computes one unit (a run, or the runs of one
-"group" trained together) and writes its records atomically, with provenance read at the start.
+config, device, torch threads). `execute(spec)` computes one run with its module's run_one and
+writes its record atomically, with provenance read at the start.
 Whoever calls `execute` (this process, a pool of worker processes, a cluster) produces the same
 records: only the provenance fields that say where it ran (host, workers, dates) can differ.
 """
@@ -41,7 +41,8 @@ class RunSpec:
 
 @dataclass
 class Outcome:
-    """What executing one unit gave: records written, or the error of each of its runs."""
+    """What executing a run gave: its record written, or its error. (A list, so that a sweep
+    adds up outcomes alike whichever backend computed them.)"""
     records: list = field(default_factory=list)
     errors: list = field(default_factory=list)  # (run name, one-line message)
     # a record that could not be written (a full disk, a folder turned read-only): one line
@@ -95,84 +96,59 @@ def _freshness(when: float | None):
         _fresh_after = before
 
 
-def units(specs: list[RunSpec]) -> list[list[RunSpec]]:
-    """Runs that share params["group"] form one unit (in first-seen order); others stand alone."""
-    grouped, order = {}, []
-    for spec in specs:
-        key = spec.params.get("group")
-        key = ("run", spec.name) if key is None else ("group", key)
-        if key not in grouped:
-            grouped[key] = []
-            order.append(key)
-        grouped[key].append(spec)
-    return [grouped[key] for key in order]
+def execute(spec: RunSpec, write: bool = True) -> Outcome:
+    """Compute one run and write its record; an error is caught and reported, never raised.
 
-
-def execute(unit: list[RunSpec], write: bool = True) -> Outcome:
-    """Compute one unit and write its records; errors are caught per unit, never raised.
-
-    write=False returns the records unwritten, for an executor whose workers cannot see the
-    results folder (a cluster): the caller then writes them with `save`.
+    write=False returns the record unwritten, for an executor whose workers cannot see the
+    results folder (a cluster): the caller then writes it with `save`.
     """
     from lengthgen.results import run_finished, run_started, write_record
-    first = unit[0]
-    module = experiment(first.figure_id)
-    root = None if first.root is None else Path(first.root)
+    module = experiment(spec.figure_id)
+    root = None if spec.root is None else Path(spec.root)
     outcome = Outcome()
     try:
-        with torch_threads(first.threads), _freshness(first.fresh_after):
-            started = run_started(first.device, first.threads, first.workers)
+        with torch_threads(spec.threads), _freshness(spec.fresh_after):
+            started = run_started(spec.device, spec.threads, spec.workers)
             start = time.perf_counter()
-            if len(unit) > 1 and hasattr(module, "run_group"):
-                metrics = module.run_group([s.params for s in unit], first.config, first.device)
-                if len(metrics) != len(unit):
-                    raise LengthgenError(f"run_group returned {len(metrics)} results for "
-                                         f"{len(unit)} runs")
-            else:
-                metrics = []
-                for spec in unit:
-                    metrics.append(module.run_one(spec.params, spec.config, spec.device))
-            wall = (time.perf_counter() - start) / len(unit)
-        for spec, values in zip(unit, metrics):
-            record = {"figure_id": spec.figure_id, "run_name": spec.name,
-                      "task": spec.params.get("task"), "config": spec.config,
-                      "params": spec.params, "scale": spec.scale, "seed": spec.params.get("seed"),
-                      "metrics": values, **run_finished(started, wall)}
-            if write:
-                try:
-                    write_record(record, root)
-                except OSError as e:
-                    return _unwritten(outcome, unit, record, e, root)
-            outcome.records.append(record)
+            metrics = module.run_one(spec.params, spec.config, spec.device)
+            wall = time.perf_counter() - start
+        record = {"figure_id": spec.figure_id, "run_name": spec.name,
+                  "task": spec.params.get("task"), "config": spec.config,
+                  "params": spec.params, "scale": spec.scale, "seed": spec.params.get("seed"),
+                  "metrics": metrics, **run_finished(started, wall)}
+        if write:
+            try:
+                write_record(record, root)
+            except OSError as e:
+                return _unwritten(outcome, spec, record, e, root)
+        outcome.records.append(record)
     except Exception as e:  # one failing run must not sink the sweep: report it by name
         message = str(e).splitlines()[0] if str(e) else ""
         if not isinstance(e, LengthgenError):
             message = f"{e.__class__.__name__}: {message}"
             if os.environ.get("LENGTHGEN_DEBUG"):
                 traceback.print_exc()
-        outcome.errors.extend((spec.name, message) for spec in unit)
+        outcome.errors.append((spec.name, message))
     return outcome
 
 
-def _unwritten(outcome: Outcome, unit: list[RunSpec], record: dict, error: OSError,
+def _unwritten(outcome: Outcome, spec: RunSpec, record: dict, error: OSError,
                root) -> Outcome:
-    """The outcome of a unit whose record `record` could not be written: the records written
-    before it are kept, it and the unit's later runs are errors, and `unwritten` says why."""
+    """The outcome of a run whose record could not be written: the run is an error, and
+    `unwritten` says why (the sweep stops there)."""
     from lengthgen.results import _short, record_path
     folder = record_path(record["figure_id"], record["scale"], record["run_name"], root).parent
     outcome.unwritten = (f"cannot write the record of {record['run_name']} into "
                          f"{_short(folder)} ({error.strerror or error.__class__.__name__})")
-    kept = {r["run_name"] for r in outcome.records} | {name for name, _ in outcome.errors}
-    outcome.errors.extend((spec.name, "record not written: " + outcome.unwritten)
-                          for spec in unit if spec.name not in kept)
+    outcome.errors.append((spec.name, "record not written: " + outcome.unwritten))
     return outcome
 
 
-def save(outcome: Outcome, unit: list[RunSpec]) -> Outcome:
-    """Write the records an `execute(unit, write=False)` returned, as execute would have: a
-    record that cannot be written becomes an error of its run."""
+def save(outcome: Outcome, spec: RunSpec) -> Outcome:
+    """Write the record an `execute(spec, write=False)` returned, as execute would have: a
+    record that cannot be written becomes the run's error."""
     from lengthgen.results import write_record
-    root = None if unit[0].root is None else Path(unit[0].root)
+    root = None if spec.root is None else Path(spec.root)
     saved = Outcome(errors=list(outcome.errors))
     for record in outcome.records:
         try:
@@ -181,5 +157,5 @@ def save(outcome: Outcome, unit: list[RunSpec]) -> Outcome:
         except LengthgenError as e:
             saved.errors.append((record["run_name"], f"record not written: {e}"))
         except OSError as e:   # the folder takes no more records: the sweep stops
-            return _unwritten(saved, unit, record, e, root)
+            return _unwritten(saved, spec, record, e, root)
     return saved

@@ -1,4 +1,4 @@
-"""The local backend: a figure's units in worker processes on this machine (`--workers N`)."""
+"""The local backend: a figure's runs in worker processes on this machine (`--workers N`)."""
 import os
 import sys
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -27,18 +27,18 @@ def _worker_init(threads: int, notes: str) -> None:
         os._exit(3)
 
 
-def _execute_noted(unit: list[RunSpec], notes: str, index: int) -> Outcome:
-    """execute(unit) in a worker, after leaving a note that it started (so that, if the worker
-    dies, the driver knows which units were in flight and which never began)."""
+def _execute_noted(spec: RunSpec, notes: str, index: int) -> Outcome:
+    """execute(spec) in a worker, after leaving a note that it started (so that, if the worker
+    dies, the driver knows which runs were in flight and which never began)."""
     try:
         Path(notes, f"{index}.started").touch()
     except OSError:
         pass
-    return execute(unit)
+    return execute(spec)
 
 
 def _stop(pool, futures) -> None:
-    """Cancel the units not started and end the workers computing the others."""
+    """Cancel the runs not started and end the workers computing the others."""
     for future in futures:
         future.cancel()
     for process in list((getattr(pool, "_processes", None) or {}).values()):
@@ -48,27 +48,27 @@ def _stop(pool, futures) -> None:
             pass
 
 
-MAX_WORKER_LOSSES = 2  # a unit in flight when its worker died this often is reported failed
+MAX_WORKER_LOSSES = 2  # a run in flight when its worker died this often is reported failed
 QUIET_TRACKER = "ignore:resource_tracker:UserWarning"
 
 
-def run_pool(all_units, workers):
+def run_pool(specs, workers):
     """Worker processes (spawned: a fresh interpreter each, safe with torch's threads).
 
     A worker that dies (killed, out of memory) breaks the whole pool; a new pool then takes the
-    units that were not done, so only the unit(s) the dead worker was computing are at risk: one
+    runs that were not done, so only the run(s) the dead worker was computing are at risk: one
     whose worker died MAX_WORKER_LOSSES times is reported as failed, the others go on (as on
     Ray). A worker that cannot start says why, once, instead of failing every run alike."""
     import multiprocessing
     import tempfile
     from concurrent.futures.process import BrokenProcessPool
-    threads = all_units[0][0].threads
+    threads = specs[0].threads
     context = multiprocessing.get_context("spawn")
     # a killed worker leaves the pool's semaphores to multiprocessing's resource tracker, which
     # warns about them at exit in several lines; it takes its warning filters from ours
     if QUIET_TRACKER not in sys.warnoptions:
         sys.warnoptions.append(QUIET_TRACKER)
-    pending = list(range(len(all_units)))
+    pending = list(range(len(specs)))
     losses, barren = {}, 0
     with tempfile.TemporaryDirectory(prefix="lengthgen-workers-") as notes:
         while pending:
@@ -87,7 +87,7 @@ def run_pool(all_units, workers):
                 try:
                     for index in pending:
                         try:
-                            futures[pool.submit(_execute_noted, all_units[index], notes,
+                            futures[pool.submit(_execute_noted, specs[index], notes,
                                                 index)] = index
                         except BrokenProcessPool:   # broke while submitting: the rest waits
                             broken.append(index)
@@ -103,10 +103,9 @@ def run_pool(all_units, workers):
                             broken.append(index)
                             continue
                         except Exception as e:  # e.g. a result that cannot be sent back
-                            outcome = Outcome(errors=[(spec.name, f"worker error: "
-                                                                  f"{e.__class__.__name__}: "
-                                                                  f"{str(e)[:200]}")
-                                                      for spec in all_units[index]])
+                            outcome = Outcome(errors=[(specs[index].name,
+                                                       f"worker error: {e.__class__.__name__}: "
+                                                       f"{str(e)[:200]}")])
                         finished += 1
                         yield outcome
                 except GeneratorExit:   # the driver stops the sweep (its records cannot be
@@ -116,7 +115,7 @@ def run_pool(all_units, workers):
             if broken and startup.exists():
                 reason = f"a worker process could not start ({startup.read_text()[:300]})"
                 for index in broken:
-                    yield Outcome(errors=[(spec.name, reason) for spec in all_units[index]])
+                    yield Outcome(errors=[(specs[index].name, reason)])
                 return
             started = any(note.name.endswith(".started") for note in Path(notes).iterdir())
             barren = 0 if finished or started else barren + 1
@@ -124,7 +123,7 @@ def run_pool(all_units, workers):
                 reason = (f"worker processes died {barren} times in a row before starting a run "
                           f"(killed, or out of memory while starting; try fewer --workers)")
                 for index in broken:
-                    yield Outcome(errors=[(spec.name, reason) for spec in all_units[index]])
+                    yield Outcome(errors=[(specs[index].name, reason)])
                 return
             pending = []
             for index in sorted(broken):
@@ -133,9 +132,9 @@ def run_pool(all_units, workers):
                 if losses.get(index, 0) >= MAX_WORKER_LOSSES:
                     reason = (f"its worker process died {losses[index]} times (killed, or out "
                               f"of memory)")
-                    yield Outcome(errors=[(spec.name, reason) for spec in all_units[index]])
+                    yield Outcome(errors=[(specs[index].name, reason)])
                 else:
                     pending.append(index)
             if pending:
                 print(f"a worker process died; restarting the pool for the {len(pending)} "
-                      f"unit(s) not done", file=sys.stderr, flush=True)
+                      f"run(s) not done", file=sys.stderr, flush=True)

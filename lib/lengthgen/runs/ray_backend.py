@@ -1,24 +1,23 @@
 """A figure's runs on a Ray cluster: `figure run ID --backend ray [--address HOST:PORT|auto]`.
 
-Ray (https://docs.ray.io) schedules the work; this module only describes it. Each unit of
-`execute.units()` (one run, or the runs of a group trained together) becomes one Ray task that
-calls `execute.execute` on a worker, with the resources it needs: `num_cpus` = the run's torch
+Ray (https://docs.ray.io) schedules the work; this module only describes it. Each run (a
+`RunSpec` of `execute.plan`) becomes one Ray task that calls `execute.execute` on a worker, with the resources it needs: `num_cpus` = the run's torch
 threads, and `num_gpus` = GPUS_PER_RUN (one whole GPU) when the device is CUDA, so that Ray
 gives each run its own GPU through CUDA_VISIBLE_DEVICES.
 
-Who writes the records: the driver. A worker computes the unit and returns its records
-(`execute(unit, write=False)`); the driver (the process running `figure run`, which holds the
+Who writes the records: the driver. A worker computes the run and returns its record
+(`execute(spec, write=False)`); the driver (the process running `figure run`, which holds the
 sweep's lock) writes each one with `execute.save` as soon as it arrives, with the same code,
 digest and atomic rename as the local path. So the nodes need no shared filesystem (only the
 library, at the same commit, on every node), and:
-- a worker or node that dies loses only the unit it was computing: Ray runs it again elsewhere
+- a worker or node that dies loses only the run it was computing: Ray runs it again elsewhere
   (MAX_RETRIES times), then it is reported as failed by run name; the other runs go on;
-- a driver that dies loses the units in flight (Ray cancels the tasks of a dead driver); every
+- a driver that dies loses the runs in flight (Ray cancels the tasks of a dead driver); every
   record written before survives, and the next `figure run` skips it.
 
 Provenance is read on the worker (its host, the commit of its checkout, the torch thread count),
 so records say where they were computed; `command` is the driver's command line, and `workers`
-is the number of units the cluster can run at once.
+is the number of runs the cluster can compute at once.
 
 Ray is an optional dependency (`pip install 'lengthgen[cluster]'`), imported only here.
 """
@@ -32,7 +31,7 @@ from lengthgen.errors import LengthgenError
 from lengthgen.runs.execute import Outcome, execute, save
 
 GPUS_PER_RUN = 1      # a whole GPU per run: simplest, and no run slows another down
-MAX_RETRIES = 2       # re-runs of a unit whose worker died (Ray's own retry; not for exceptions)
+MAX_RETRIES = 2       # re-runs of a run whose worker died (Ray's own retry; not for exceptions)
 PROBE_TIMEOUT_S = 5   # how long an address may take to answer before we say it does not
 # Ray tries to reach a head once a second, 20 times by default; this variable (read when
 # connecting) sets the number of tries
@@ -127,7 +126,7 @@ def _environment(name: str, value: str):
 
 
 class Cluster:
-    """The backend for runner.run_experiment: a callable(list of units) -> iterator of written
+    """The backend for runner.run_experiment: a callable(list of RunSpecs) -> iterator of written
     Outcomes."""
 
     def __init__(self, ray, device: str | None, threads: int, gpus_per_run: float = GPUS_PER_RUN,
@@ -154,27 +153,27 @@ class Cluster:
                                  f"{threads} thread(s) one run asks for; use --threads {int(cpus)}")
         self.device = wanted
 
-    def __call__(self, all_units):
+    def __call__(self, specs):
         ray = self.ray
         task = ray.remote(_execute_remote).options(max_retries=MAX_RETRIES,
                                                    retry_exceptions=False, **self.options)
         argv = list(sys.argv)
-        pending = {task.remote(unit, argv, self.execute): unit for unit in all_units}
+        pending = {task.remote(spec, argv, self.execute): spec for spec in specs}
         warned = False
         try:
             while pending:
                 ready, _ = ray.wait(list(pending), num_returns=1)
-                unit = pending.pop(ready[0])
-                outcome = self._result(ready[0], unit)
+                spec = pending.pop(ready[0])
+                outcome = self._result(ready[0], spec)
                 if not warned:
                     warned = _warn_if_other_commit(outcome)
-                yield save(outcome, unit)
+                yield save(outcome, spec)
         finally:  # the driver was interrupted: stop what it started
             for ref in pending:
                 ray.cancel(ref, force=True)
 
-    def _result(self, ref, unit) -> Outcome:
-        """The unit's Outcome, or its runs' errors when the task itself failed on the worker."""
+    def _result(self, ref, spec) -> Outcome:
+        """The run's Outcome, or its error when the task itself failed on the worker."""
         ray = self.ray
         try:
             return ray.get(ref)
@@ -184,14 +183,14 @@ class Cluster:
             reason = f"raised on a Ray worker: {cause.__class__.__name__}: {first}"
         except ray.exceptions.RayError as e:  # worker or node lost after MAX_RETRIES retries
             reason = f"Ray worker lost ({e.__class__.__name__}) after {MAX_RETRIES} retries"
-        return Outcome(errors=[(spec.name, reason) for spec in unit])
+        return Outcome(errors=[(spec.name, reason)])
 
 
-def _execute_remote(unit, argv, execute):
-    """On a worker: compute the unit, return its records unwritten (the driver writes them)."""
+def _execute_remote(spec, argv, execute):
+    """On a worker: compute the run, return its record unwritten (the driver writes it)."""
     saved, sys.argv = sys.argv, argv  # the record's `command` is the driver's command line
     try:
-        return execute(unit, write=False)
+        return execute(spec, write=False)
     finally:
         sys.argv = saved
 

@@ -1,7 +1,8 @@
 """Which figures exist: figure id -> its module in `lengthgen.experiments`, derived.
 
-A figure module assigns FIGURE_ID = "..." at its top level (its contract is described in the
-docstring of `lengthgen.experiments`); protocol modules shared by several figures have none.
+A figure module assigns FIGURE_ID = "..." at its top level and offers what
+`lengthgen.runs.contract` states, checked here; the modules beside it in its paper's package
+(protocol, analysis, drawing, tables) have no FIGURE_ID.
 The registry reads the ids from the modules' source, so listing figures imports no torch, and
 a new figure module needs no line anywhere else.
 """
@@ -9,6 +10,7 @@ import importlib
 from types import ModuleType
 
 from lengthgen.errors import LengthgenError, unknown_name
+from lengthgen.runs.contract import check_module, check_source
 
 FIGURES_PACKAGE = "lengthgen.experiments"   # where figure modules live (found, not listed)
 SCALE_ORDER = ("paper", "book", "test")     # which records a figure shows first
@@ -21,15 +23,18 @@ def _folder():
 
 
 def _registry() -> dict[str, str]:
-    """figure id -> module name, derived from the modules themselves: every module of the
-    figures package that assigns FIGURE_ID = "..." at its top level is a figure (protocol
-    modules such as huang_sweep have none). Read from the source, so listing figures imports
-    no torch."""
+    """figure id -> module name (dotted, inside FIGURES_PACKAGE), derived from the modules
+    themselves: every module of the figures package or of a package inside it (one per paper,
+    e.g. izzo/ or huang/sweep/) that assigns FIGURE_ID = "..." at its top level is a figure;
+    protocol, analysis, drawing and tables modules have none. Read from the source, so listing
+    figures imports no torch."""
     import ast
+    folder = _folder()
     found: dict[str, str] = {}
-    for path in sorted(_folder().glob("*.py")):
+    for path in sorted(folder.rglob("*.py")):
         if path.name.startswith("_"):
             continue
+        name = ".".join(path.relative_to(folder).with_suffix("").parts)
         tree = ast.parse(path.read_text(encoding="utf-8"))
         for node in tree.body:
             if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "FIGURE_ID"
@@ -37,8 +42,9 @@ def _registry() -> dict[str, str]:
                 figure_id = ast.literal_eval(node.value)
                 if figure_id in found:
                     raise LengthgenError(f"figure id {figure_id!r} is declared by both "
-                                         f"{found[figure_id]} and {path.stem}")
-                found[figure_id] = path.stem
+                                         f"{found[figure_id]} and {name}")
+                found[figure_id] = name
+                check_source(name, tree)
     return found
 
 
@@ -50,7 +56,14 @@ def experiment(figure_id: str) -> ModuleType:
     """The module of one figure id; an unknown id names the closest valid ones."""
     if figure_id not in EXPERIMENTS:
         raise unknown_name("figure id", figure_id, EXPERIMENTS)
-    return importlib.import_module(f"{FIGURES_PACKAGE}.{EXPERIMENTS[figure_id]}")
+    module = importlib.import_module(f"{FIGURES_PACKAGE}.{EXPERIMENTS[figure_id]}")
+    if module.__name__ not in _checked:
+        check_module(module)
+        _checked.add(module.__name__)
+    return module
+
+
+_checked: set[str] = set()   # modules whose values met the contract (checked once each)
 
 
 def experiment_title(figure_id: str) -> str:

@@ -22,8 +22,7 @@ from pathlib import Path
 
 from lengthgen.config import get_device, get_scale
 from lengthgen.errors import LengthgenError
-from lengthgen.runs.execute import (DEFAULT_THREADS, RunSpec, execute, plan, run_preflight,
-                                    units)
+from lengthgen.runs.execute import DEFAULT_THREADS, RunSpec, execute, plan, run_preflight
 from lengthgen.runs.pool import run_pool
 from lengthgen.runs.registry import experiment
 
@@ -132,10 +131,10 @@ def run_experiment(figure_id: str, scale: str | None = None, device=None,
     """Run every run of a figure at a scale, write one record per run, and return the records
     in the module's order.
 
-    Runs with a matching record are skipped unless force=True. workers > 1 executes units in
+    Runs with a matching record are skipped unless force=True. workers > 1 executes runs in
     that many worker processes (CPU: each with `threads` torch threads). backend="ray" hands
-    the units to a Ray cluster (`address`: HOST:PORT, "auto", or None for a Ray started on
-    this machine; see ray_backend). `backend` may also be a callable(list of units) ->
+    the runs to a Ray cluster (`address`: HOST:PORT, "auto", or None for a Ray started on
+    this machine; see ray_backend). `backend` may also be a callable(list of RunSpecs) ->
     iterator of Outcomes whose records are written, for other executors.
     """
     from lengthgen.results import check_file_size, check_writable, results_dir
@@ -309,7 +308,7 @@ def _sweep(figure_id, scale, device, force, root, progress, workers, threads, ba
                 raise LengthgenError(f"cannot write the sweep's marker into {folder} "
                                      f"({e.strerror or e.__class__.__name__}); free space in "
                                      f"(or fix) the folder first") from None
-        outcomes = _execute_all(units(todo), workers, progress, backend, figure_id, scale)
+        outcomes = _execute_all(todo, workers, progress, backend, figure_id, scale)
         try:
             for outcome in outcomes:
                 for record in outcome.records:
@@ -348,18 +347,18 @@ def _sweep(figure_id, scale, device, force, root, progress, workers, threads, ba
     return [done[spec.name] for spec in specs]
 
 
-def _execute_all(all_units, workers, progress, backend, figure_id, scale):
+def _execute_all(specs, workers, progress, backend, figure_id, scale):
     from tqdm.auto import tqdm
-    bar = tqdm(total=sum(len(u) for u in all_units), disable=not progress or not all_units,
+    bar = tqdm(total=len(specs), disable=not progress or not specs,
                desc=f"{figure_id}/{scale}", unit="run", file=sys.stderr)
     outcomes = ()
     try:
         if backend is not None:
-            outcomes = backend(all_units)
-        elif workers == 1 or len(all_units) <= 1:
-            outcomes = (execute(unit) for unit in all_units)
+            outcomes = backend(specs)
+        elif workers == 1 or len(specs) <= 1:
+            outcomes = (execute(spec) for spec in specs)
         else:
-            outcomes = run_pool(all_units, workers)
+            outcomes = run_pool(specs, workers)
         for outcome in outcomes:
             bar.update(len(outcome.records) + len(outcome.errors))
             for name, message in outcome.errors:

@@ -225,6 +225,37 @@ class Language(Task):
                 np.array(states, dtype=np.int64).reshape(k, length + 1))
 
 
+class FullDepthDyck(Language):
+    """D_n trained only on words that reach depth n: Len uniform over the lengths that have such
+    a word (the even ones from 2n), then a word uniform among the members of that length that
+    reach depth n. The book's law for D_n draws among all members, and many never reach depth n
+    (they are words of D_(n-1)); Bhattamishra et al.'s nested generator, which the authors' code
+    uses, makes nearly every word reach it. Training on this law tests that difference alone
+    (the APE vs NoPE chapter's lead on D_3 and D_4). Not registered: a training law, not a task."""
+
+    def __init__(self, depth: int):
+        super().__init__(f"d{depth}")
+        self.depth = depth
+        self.id = f"d{depth}-full-depth"
+        self._open = self.alphabet.index("a")
+
+    def member_lengths(self, lo: int, hi: int) -> list[int]:
+        return [n for n in super().member_lengths(lo, hi) if n >= 2 * self.depth]
+
+    def _sample_codes(self, rng, length: int, k: int) -> tuple[np.ndarray, np.ndarray]:
+        """Uniform members of the length, kept when they reach depth n (rejection: uniform
+        among those that do)."""
+        codes, states, found = [], [], 0
+        while found < k:
+            c, q = super()._sample_codes(rng, length, k - found)
+            depth = np.cumsum(np.where(c == self._open, 1, -1), axis=1).max(axis=1, initial=0)
+            keep = depth >= self.depth
+            codes.append(c[keep])
+            states.append(q[keep])
+            found += int(keep.sum())
+        return np.concatenate(codes), np.concatenate(states)
+
+
 def _uniform_below(rng: np.random.Generator, n: int) -> int:
     """An exactly uniform integer in [0, n), also for n beyond 64 bits (rejection sampling)."""
     if n < 2 ** 62:

@@ -412,6 +412,14 @@ def alice(model: LimitTransformer, tokens, n: int) -> Message:
     def part(layer: int, name: str, start: int, **extra) -> None:
         parts.append({"layer": layer, "part": name, "bits": len(writer.bits) - start, **extra})
 
+    def floats(layer: int, name: str, arrays, row: int) -> None:
+        """Row `row` of each array as floats, counted as one part of the message."""
+        start = len(writer.bits)
+        for array in arrays:
+            for x in array[row].tolist():
+                writer.float(x)
+        part(layer, name, start)
+
     for number, (layer, state) in enumerate(zip(layers, states)):
         if not layer.heads:          # a layer without attention: nothing for Bob to learn
             continue
@@ -419,19 +427,11 @@ def alice(model: LimitTransformer, tokens, n: int) -> Message:
         writer.gamma(state.classes + 1)
         part(number, "header", start, classes=state.classes)
         for c in range(state.classes):
-            start = len(writer.bits)
-            for keys in state.keys:
-                for x in keys[c].tolist():
-                    writer.float(x)
-            part(number, "class keys", start)
+            floats(number, "class keys", state.keys, c)
             start = len(writer.bits)
             writer.gamma(int(state.counts[c]))
             part(number, "counts", start)
-            start = len(writer.bits)
-            for sums in state.sums:
-                for x in sums[c].tolist():
-                    writer.float(x)
-            part(number, "value sums", start)
+            floats(number, "value sums", state.sums, c)
         start = len(writer.bits)
         for r in range(state.buffered):
             for keys, values in zip(state.buffer_keys, state.buffer_values):

@@ -661,10 +661,12 @@ def book_table(key: str, markdown: str, provenance: str | None = None) -> None:
 
 
 
-def glue_numbers(numbers: dict[str, str]) -> None:
-    """Glue each {key: text} (e.g. `lengthgen.experiments.limit_chapter.limit_numbers()`) for the
-    prose, which pastes it inline with {glue:md}`key`. The cell that calls this is tagged
-    `remove-output` (in Jupyter it shows every key with its text)."""
+def glue_numbers(numbers: dict[str, str], prefix: str = "") -> None:
+    """Glue each {key: text} (e.g. `lengthgen.experiments.huang.limit.analysis.limit_numbers()`)
+    for the prose, which pastes it inline with {glue:md}`key` (`PREFIX-key` with a prefix). The
+    cell that calls this is tagged `remove-output` (in Jupyter it shows every key with its
+    text)."""
     for key, text in numbers.items():
+        key = f"{prefix}-{key}" if prefix else key
         _check_key(key)
         _glue(key, _Markdown(html.escape(str(text), quote=False)))

@@ -6,7 +6,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from lengthgen.errors import LengthgenError
-from lengthgen.experiments.comm_protocol_bits import PARTS
+from lengthgen.experiments.huang.comm.protocol import PARTS
 from lengthgen.viz.book import (COLUMN_PX, DPI, NARROW_DPI, NARROW_PX, Picture,
                                  fit_to_column, save_png)
 from lengthgen.viz.frames import FrameSlider

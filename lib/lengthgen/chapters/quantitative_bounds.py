@@ -1,0 +1,35 @@
+"""Chapter 5, quantitative bounds (book/quantitative_bounds.ipynb).
+
+Everything the notebook calls from lengthgen, in one import. Izzo et al. (2026): the bound of
+Theorem 4.1 on explicit models (`lengthgen.theory.izzo_bound`), the tasks, and the chapter's
+numbers, verdicts and "Paper vs this book" rows (`lengthgen.experiments.izzo.analysis`).
+
+The notebook imports from here and nowhere else in lengthgen, so what a chapter uses is
+listed in one place and a module can move without touching the book.
+"""
+from lengthgen.config import get_device, get_scale
+from lengthgen.errors import LengthgenError
+from lengthgen.experiments.izzo.analysis import (headline, izzo_kgram_verdict,
+                                                 izzo_paper_vs_book_rows, stop_counts,
+                                                 summary_table)
+from lengthgen.experiments.izzo.izzo_fig2_modp import scaling_figure
+from lengthgen.experiments.izzo.izzo_kgram import smoothing_gap_rows
+from lengthgen.experiments.izzo.izzo_thm41_bound import bound_figure
+from lengthgen.experiments.prose import sig
+from lengthgen.runs.records import caption, committed_records
+from lengthgen.runs.registry import experiment
+from lengthgen.tasks.izzo import ModPTask, SimpleTask
+from lengthgen.theory.izzo_bound import (logit_margin, modp_task_model, simple_task_model,
+                                         simulate, theorem41_length, theorem_norm)
+from lengthgen.viz.book import book_figure, book_table, book_text, glue_numbers, show
+from lengthgen.viz.frames import FrameSlider
+from lengthgen.viz.rerun import rerun_figure
+from lengthgen.viz.tables import HTMLTable
+
+__all__ = ["book_figure", "book_table", "book_text", "bound_figure", "caption",
+           "committed_records", "experiment", "FrameSlider", "get_device", "get_scale",
+           "glue_numbers", "headline", "HTMLTable", "izzo_kgram_verdict",
+           "izzo_paper_vs_book_rows", "LengthgenError", "logit_margin", "modp_task_model",
+           "ModPTask", "rerun_figure", "scaling_figure", "show", "sig", "simple_task_model",
+           "SimpleTask", "simulate", "smoothing_gap_rows", "stop_counts", "summary_table",
+           "theorem41_length", "theorem_norm"]

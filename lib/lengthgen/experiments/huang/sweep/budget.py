@@ -1,0 +1,474 @@
+"""The APE vs NoPE sweep at the paper's step budget, trained by the engine on a GPU, in slices.
+
+The CPU book sweep caps every training at 6,000 steps and shrinks settings above 512 layers x
+width; four of its "never fits" cells fit at the paper's 30k budget on one GPU. This protocol
+keeps the book's short ladder and selection but removes both limits:
+
+- ladder: 1L1H d16 and 2L2H d64 where simpler than the cell's own Table 6-7 setting (a rung
+  below the last gives up at its 3,000-step evaluation under 90% in distribution), ending at
+  the cell's own setting at its true size and its table budget (30k, 40k or 60k steps, with
+  its warm-up); for the languages whose names our copy of the tables lost, the unnamed rows;
+- the authors' training: batch 64, AdamW (weight decay 0.01), linear decay over the budget,
+  clipping at 1, evaluation every 3,000 steps on 2,000 inputs, stop at 100%, tied embeddings
+  where input and output vocabularies coincide; one length chunk; batches made on the device;
+- the main text's selection (the first rung at 100% in distribution and on Len 51-100; else
+  the best on Len 51-100 among rungs that fit), then 3 seeds of the selected setting, 5 where
+  the seeds' accuracies on Len 101-150 straddle the success line.
+
+The unit of work is a job: one training of (task, encoding, setting, seed). Jobs have records
+of their own (`results/huang-fig1-budget/gpu/`), so a slice of minutes ends wherever its
+deadline falls and the next slice plans what is left from the records. To use the card, the
+seed-0 trainings of every rung and seeds 1-2 of every cell's own setting are planned at once
+(the selection reads them when they are done) and jobs of one decoder shape train as one
+stacked group.
+"""
+from __future__ import annotations
+
+import json
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from lengthgen.experiments.huang.sweep.protocol import (ENCODINGS, HELDOUT_BIN, LONGEST_BIN,
+                                                        Setting, configs, job_for, ladder,
+                                                        paper_setting, score_training)
+from lengthgen.tasks import get_task
+from lengthgen.tasks.base import bin_name
+from lengthgen.tasks.metadata import algorithmic_ids, language_ids
+
+RECORDS_ID = "huang-fig1-budget"   # the records' folder (not a figure: the chapter reads them)
+SUCCESS_LINE = 0.8                # the book's success line on Len 101-150 (the paper states none)
+
+
+def panel_tasks() -> list[str]:
+    """The 25 tasks of Fig. 1: 8 algorithmic, the 17 languages of Table 2."""
+    return algorithmic_ids() + [t for t in language_ids() if t != "parity"]
+
+
+def budget_configs() -> dict:
+    """{"test": ..., "gpu": ...}: the protocol above, and a toy one with the same code path."""
+    book = {k: v for k, v in configs([], [])["book"].items() if k != "tasks"}
+    gpu = {**book, "tasks": panel_tasks(), "cpu_limit": None, "steps": 30000, "seeds": 3,
+           "max_seeds": 5, "length_chunks": 1, "table_budget": True, "checkpoints": False, "sampler": "device",
+           "success_line": SUCCESS_LINE}
+    test = {**gpu, "tasks": ["binary_majority", "tomita2"], "search": [[1, 1, 16, 1e-2]],
+            "paper_setting": False, "steps": 30, "schedule_steps": 60, "eval_every": 10,
+            "eval_samples": 32, "samples_per_bin": 32, "seeds": 2, "max_seeds": 3,
+            "abandon_below": 0.5}
+    return {"test": test, "gpu": gpu}
+
+
+@dataclass(frozen=True)
+class JobSpec:
+    task: str
+    encoding: str
+    setting: Setting
+    seed: int
+    may_abandon: bool
+
+    @property
+    def name(self) -> str:
+        s = self.setting
+        return (f"{self.task}__{self.encoding}__{s.layers}L{s.heads}H{s.d_model}_lr{s.lr:g}"
+                f"__s{self.seed}")
+
+    def params(self) -> dict:
+        return {"name": self.name, "task": self.task, "encoding": self.encoding,
+                "setting": self.setting.as_list(), "seed": self.seed,
+                "may_abandon": self.may_abandon}
+
+    def cost(self, config: dict) -> float:
+        """Relative cost at the budget (multiply-adds per token times steps)."""
+        s = self.setting
+        steps = s.max_steps or config["steps"]
+        return s.layers * (12 * s.d_model ** 2 + 100 * s.d_model) * steps + 1e6
+
+
+def to_engine_job(spec: JobSpec, config: dict):
+    """The engine's Job for a spec: the decoder and training of the protocol above (the same
+    translation the CPU book sweep uses, `protocol.job_for`)."""
+    return job_for(spec.task, spec.encoding, spec.setting, spec.seed, config, spec.may_abandon,
+                   name=spec.name)
+
+
+# ---- planning from the records -----------------------------------------------------------
+def _metrics(records: dict, spec: JobSpec) -> dict | None:
+    record = records.get(spec.name)
+    return None if record is None else record["metrics"]
+
+
+def cell_state(task: str, encoding: str, config: dict, records: dict) -> dict:
+    """Where a cell stands: its rungs, the jobs it needs next and, once decided, the selected
+    setting and its seeds' metrics."""
+    rungs = ladder(task, encoding, config)
+    seed0 = [JobSpec(task, encoding, r, 0, i < len(rungs) - 1) for i, r in enumerate(rungs)]
+    done = [_metrics(records, j) for j in seed0]
+    selected, searched = None, len(seed0)
+    for i, (job, m) in enumerate(zip(seed0, done)):   # the main text's rule, simplest first
+        if m is None:
+            break
+        if m["fit"] and m["bins"][HELDOUT_BIN] >= 1.0:
+            selected, searched = job, i + 1   # the search stops here: later rungs not needed
+            break
+    else:
+        fitting = [(j, m) for j, m in zip(seed0, done) if m["fit"]]
+        if fitting:   # the appendix's rule: best on Len 51-100 among the rungs that fit
+            best = max(m["bins"][HELDOUT_BIN] for _, m in fitting)
+            selected = next(j for j, m in fitting if m["bins"][HELDOUT_BIN] == best)
+        elif all(m is not None for m in done):   # none fits: the closest to fitting
+            first = bin_name(*get_task(task).test_bins[0])
+            best = max(m["bins"][first] for m in done)
+            selected = next(j for j, m in zip(seed0, done) if m["bins"][first] == best)
+    needed = [j for j, m in zip(seed0[:searched], done) if m is None]
+    if selected is None:
+        own = paper_setting(task, encoding)
+        if own is not None:   # speculative: the cell's own setting is usually the selected one
+            needed += [JobSpec(task, encoding, rungs[-1], s, False)
+                       for s in range(1, config["seeds"])]
+        return {"selected": None, "needed": needed, "seeds": []}
+    setting = selected.setting
+    seeds = [JobSpec(task, encoding, setting, s, False) for s in range(config["seeds"])]
+    metrics = [_metrics(records, j) for j in seeds]
+    if all(m is not None for m in metrics):
+        longest = [m["bins"][LONGEST_BIN] for m in metrics]
+        line = config.get("success_line", SUCCESS_LINE)
+        if min(longest) < line <= max(longest):   # the spread crosses the line: 5 seeds
+            seeds += [JobSpec(task, encoding, setting, s, False)
+                      for s in range(config["seeds"], config["max_seeds"])]
+            metrics += [_metrics(records, j) for j in seeds[len(metrics):]]
+    needed += [j for j, m in zip(seeds, metrics) if m is None]
+    return {"selected": selected, "needed": needed,
+            "seeds": [m for m in metrics if m is not None]}
+
+
+def in_a_slice(job: JobSpec, config: dict) -> bool:
+    """Whether a job can finish inside one slice: the 12-layer, width-768 setting (60k steps,
+    about 1 GB of optimizer state that cannot be handed to the next slice as files) cannot."""
+    return job.setting.layers <= config.get("slice_max_layers", 6)
+
+
+def plan(config: dict, records: dict, slices: bool = True) -> list[JobSpec]:
+    """Every job the recorded state calls for now, cheapest first (deduplicated); with
+    `slices`, only those that can finish inside a slice."""
+    jobs = {}
+    for task in config["tasks"]:
+        for encoding in ENCODINGS:
+            for job in cell_state(task, encoding, config, records)["needed"]:
+                if not slices or in_a_slice(job, config):
+                    jobs.setdefault(job.name, job)
+    return sorted(jobs.values(), key=lambda j: (j.cost(config), j.name))
+
+
+# ---- cells from job records --------------------------------------------------------------
+def cell_metrics(task: str, encoding: str, config: dict, records: dict) -> dict | None:
+    """A complete cell (its search decided and all its seeds recorded) in the shape of the book
+    sweep's cell records, so `analysis.table` reads both; None while the cell is incomplete."""
+    state = cell_state(task, encoding, config, records)
+    if state["selected"] is None or state["needed"]:
+        return None
+    seeds = sorted(state["seeds"], key=lambda m: m["seed"])
+    names = [bin_name(lo, hi) for lo, hi in get_task(task).test_bins]
+    fitting = [m for m in seeds if m["fit"]]
+    counted = fitting[: config["seeds"]] if fitting else seeds
+    rungs = ladder(task, encoding, config)
+    search = [records[JobSpec(task, encoding, r, 0, i < len(rungs) - 1).name]["metrics"]
+              for i, r in enumerate(rungs)
+              if JobSpec(task, encoding, r, 0, False).name in records]
+    return {"task": task, "encoding": encoding, "fit": bool(fitting),
+            "selected": state["selected"].setting.as_list(), "rule": "paper budget (GPU)",
+            "ladder": [r.as_list() for r in rungs], "search": search, "seeds": seeds,
+            "n_used": len(counted), "n_successful": len(fitting),
+            "accuracy": {b: round(sum(m["bins"][b] for m in counted) / len(counted), 5)
+                         for b in names}}
+
+
+def cell_records(records: dict, config: dict) -> list[dict]:
+    """The complete cells as records `analysis.table` reads ({"metrics", "config"})."""
+    out = []
+    for task in config["tasks"]:
+        for encoding in ENCODINGS:
+            metrics = cell_metrics(task, encoding, config, records)
+            if metrics is not None:
+                out.append({"metrics": metrics, "config": {"tasks": config["tasks"]}})
+    return out
+
+
+def cell_progress(records: dict, config: dict) -> list[dict]:
+    """Every cell's state in the paper-budget sweep, for the chapter's table of what is left:
+    trainings recorded, the rungs tried of its ladder, the setting selected (once decided),
+    the seeds recorded of it, the best in-distribution accuracy so far, and what it waits for."""
+    out = []
+    for task in config["tasks"]:
+        first = bin_name(*get_task(task).test_bins[0])
+        for encoding in ENCODINGS:
+            state = cell_state(task, encoding, config, records)
+            mine = [r["metrics"] for r in records.values()
+                    if r["params"]["task"] == task and r["params"]["encoding"] == encoding]
+            rungs = ladder(task, encoding, config)
+            tried = sum(JobSpec(task, encoding, r, 0, False).name in records for r in rungs)
+            waiting = sorted({j.setting.label() for j in state["needed"]})
+            deferred = [j for j in state["needed"] if not in_a_slice(j, config)]
+            if state["selected"] is not None and not state["needed"]:
+                stage = "complete"
+            elif not mine:
+                stage = "not started"
+            elif deferred and len(deferred) == len(state["needed"]):
+                stage = "needs the 12-layer setting (longer than a slice)"
+            elif state["selected"] is not None:
+                stage = "seeds of the selected setting"
+            else:
+                stage = "search"
+            out.append({"task": task, "encoding": encoding, "jobs": len(mine),
+                        "rungs": len(rungs), "tried": tried, "stage": stage,
+                        "selected": None if state["selected"] is None
+                        else state["selected"].setting.as_list(),
+                        "seeds": len(state["seeds"]),
+                        "best_first_bin": max((m["bins"][first] for m in mine), default=None),
+                        "waiting_for": waiting})
+    return out
+
+
+def status(records: dict, config: dict) -> dict:
+    """How far the paper-budget sweep is: jobs recorded, cells complete and started."""
+    cells = [(t, e) for t in config["tasks"] for e in ENCODINGS]
+    complete = [c for c in cells if cell_metrics(*c, config, records) is not None]
+    started = [c for c in cells if any(r["params"]["task"] == c[0]
+                                       and r["params"]["encoding"] == c[1]
+                                       for r in records.values())]
+    return {"jobs": len(records), "cells": len(cells), "complete": len(complete),
+            "started": len(started), "planned": len(plan(config, records)),
+            "deferred": len(plan(config, records, slices=False)) - len(plan(config, records))}
+
+
+# ---- records -------------------------------------------------------------------------------
+def load_job_records(folder: Path) -> dict:
+    """{job name: record} of a folder (each record checked by `load_record`)."""
+    from lengthgen.results import load_record, record_files
+    folder = Path(folder)
+    if not folder.is_dir():
+        return {}
+    return {r["run_name"]: r for r in (load_record(p) for p in record_files(folder))}
+
+
+def score(model, spec: JobSpec, result, config: dict, device, group_size: int) -> dict:
+    """A finished job's metrics: those the book sweep records (`protocol.score_training`),
+    where it diverged if it did, its group's size and its history."""
+    metrics = score_training(model, get_task(spec.task), spec.setting, spec.seed, result,
+                             config, device)
+    diverged = next((h["diverged_at"] for h in result.history if "diverged_at" in h), None)
+    return {**metrics, "diverged_at": diverged, "group_size": group_size,
+            "history": result.history}
+
+
+def write_job_record(folder_root: Path, scale: str, spec: JobSpec, config: dict, metrics: dict,
+                     started: dict, wall_time_s: float) -> Path:
+    from lengthgen.results import run_finished, write_record
+    record = {"figure_id": RECORDS_ID, "run_name": spec.name, "task": spec.task,
+              "config": config, "params": spec.params(), "scale": scale, "seed": spec.seed,
+              "metrics": metrics, **run_finished(started, wall_time_s)}
+    return write_record(record, folder_root)
+
+
+# ---- one slice -----------------------------------------------------------------------------
+def _claim(folder: Path, name: str) -> bool:
+    """Take a job for this process (several slice workers share one folder)."""
+    claims = folder / ".claims"
+    claims.mkdir(parents=True, exist_ok=True)
+    try:
+        os.close(os.open(claims / name, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+        return True
+    except FileExistsError:
+        return False
+
+
+STATE_BYTES = 15 * 2 ** 20   # what one slice hands to the next, in all (a file of 16 MiB)
+
+
+def load_states(folder: Path | None) -> dict:
+    """{job name: state} from a folder of `<job name>.pt` files a slice left (see run_slice)."""
+    from lengthgen.engine.checkpoints import load_checkpoint
+    if folder is None or not Path(folder).is_dir():
+        return {}
+    return {p.stem: load_checkpoint(p) for p in sorted(Path(folder).glob("*.pt"))}
+
+
+def save_states(folder: Path, states: dict, budget_bytes: int) -> list[str]:
+    """Write unfinished jobs' states as `<job name>.pt`, smallest first, while the total stays
+    within `budget_bytes` (a slice hands at most a few files of small models to the next one;
+    a large model's state, tens of MB, does not fit and its job starts again). Returns the
+    names written."""
+    import io
+
+    import torch
+
+    from lengthgen.engine.checkpoints import save_checkpoint
+    sized = []
+    for name, state in states.items():
+        buffer = io.BytesIO()
+        torch.save(state, buffer)
+        sized.append((buffer.tell(), name))
+    written, used = [], 0
+    for size, name in sorted(sized):
+        if used + size > budget_bytes:
+            break
+        save_checkpoint(Path(folder) / f"{name}.pt", states[name])   # atomic
+        written.append(name)
+        used += size
+    return written
+
+
+def run_slice(root: Path, scale: str, device, deadline: float, *, worker: int = 0,
+              workers: int = 1, max_group: int = 256, graphs: bool = False,
+              states_in: Path | None = None, states_out: Path | None = None,
+              state_bytes: int = STATE_BYTES, until_step: int | None = None,
+              log=print) -> dict:
+    """Train planned jobs until `deadline` (a time.time() value) or until nothing is left;
+    write each finished job's record as soon as its group ends. Worker w of `workers` starts at
+    the w-th cheapest shape and claims the free jobs of the first shape that has any, then
+    re-plans (later phases: the seeds of a selected setting). graphs: replay each step as a CUDA graph (the same training, fewer
+    launches; tests/test_engine_cuda.py checks it on the card). states_in: the states an earlier
+    slice left (jobs resume where they stopped); states_out: where this slice leaves the states
+    of the jobs it could not finish, `state_bytes` in all for this worker. until_step ends every
+    group at that step (tests). Returns counts."""
+    import torch
+
+    from lengthgen.engine.jobs import group_key, train_jobs
+    from lengthgen.results import run_started
+    config = budget_configs()[scale]
+    folder = Path(root) / RECORDS_ID / scale
+    counts = {"recorded": 0, "unfinished": 0, "groups": 0, "resumed": 0}
+    states = load_states(states_in)
+    unfinished: dict = {}
+    while time.time() < deadline:
+        records = load_job_records(folder)
+        pending = [j for j in plan(config, records) if j.name not in records]
+        if not pending:
+            break
+        by_shape: dict = {}
+        for spec in pending:
+            job = to_engine_job(spec, config)
+            by_shape.setdefault(group_key(job), []).append((spec, job))
+        shapes = sorted(by_shape.values(), key=lambda g: g[0][0].cost(config))
+        start = worker % len(shapes)   # workers start on different shapes, cheapest first
+        for group in shapes[start:] + shapes[:start]:
+            claimed = [(s, j) for s, j in group if _claim(folder, s.name)]
+            if claimed:
+                break
+        else:
+            break   # every planned job is taken by another worker
+        specs, jobs = zip(*claimed)
+        resume = {i: states[s.name] for i, s in enumerate(specs)
+                  if s.name in states and states[s.name].get("job") == s.params()}
+        counts["resumed"] += len(resume)
+        started = run_started(str(device), torch.get_num_threads())
+        t0 = time.perf_counter()
+        try:
+            outcomes = train_jobs(list(jobs), device, sampler=config["sampler"],
+                                  deadline=time.perf_counter() + (deadline - time.time()),
+                                  until_step=until_step, resume=resume, max_group=max_group,
+                                  graphs=graphs)
+        except Exception as e:   # one failed group costs its jobs, not the slice's other work
+            counts["failed_groups"] = counts.get("failed_groups", 0) + 1
+            log(json.dumps({"worker": worker, "error": f"{type(e).__name__}: {e}"[:300],
+                            "jobs": [s.name for s in specs]}), flush=True)
+            if "out of memory" in str(e).lower():
+                torch.cuda.empty_cache()
+            continue
+        counts["groups"] += 1
+        for spec, outcome in zip(specs, outcomes):
+            if outcome.result is None:
+                counts["unfinished"] += 1
+                if outcome.state is not None:
+                    unfinished[spec.name] = {**outcome.state, "job": spec.params()}
+                if until_step is None:   # a step-bounded slice must not pick it up again
+                    (folder / ".claims" / spec.name).unlink(missing_ok=True)
+                continue
+            metrics = score(outcome.model, spec, outcome.result, config, device,
+                            outcome.group_size)
+            metrics["cuda_graphs"] = bool(graphs) and torch.device(device).type == "cuda"
+            write_job_record(root, scale, spec, config, metrics, started,
+                             time.perf_counter() - t0)
+            counts["recorded"] += 1
+        log(json.dumps({"worker": worker, "shape": list(specs[0].setting.as_list()),
+                        "jobs": len(specs), **counts,
+                        "seconds": round(time.perf_counter() - t0, 1)}), flush=True)
+    if states_out is not None and unfinished:
+        counts["states_kept"] = len(save_states(states_out, unfinished, state_bytes))
+    return counts
+
+
+# ---- which code ran ------------------------------------------------------------------------
+def code_commit(records: dict, search: int = 200) -> str | None:
+    """The commit whose lib/ ran, for records written on a machine that got a copy of the tree.
+
+    A GPU machine receives the working tree with the repository's .git as it was when the
+    session began, so git there sees that older commit "+dirty", with the changed files under
+    lib/ listed in `git_dirty_files`. The code that ran is the commit among the last `search`
+    ones whose lib/ differs from that older commit in exactly those files (a folder listed with
+    a trailing "/" stands for the new files in it). Returns the commit (12 hex digits), the
+    records' own commit when they are clean, or None when no commit matches (or git cannot
+    tell). Needs the repository's history. Records written since `lib_digest` exists also carry
+    a digest of lib/ itself."""
+    import subprocess
+    from lengthgen.results import REPO_ROOT
+    commits = {r["git_commit"] for r in records.values()}
+    dirty = {tuple(sorted(r.get("git_dirty_files", []))) for r in records.values()}
+    if len(commits) != 1 or len(dirty) != 1:
+        return None
+    (commit,), (files,) = commits, dirty
+    if not commit.endswith("+dirty"):
+        return commit
+    base = commit.removesuffix("+dirty")
+
+    def git(*args):
+        return subprocess.run(["git", *args], cwd=REPO_ROOT, capture_output=True, text=True,
+                              check=True).stdout.split()
+    try:
+        found = None
+        candidates = git("rev-list", f"--max-count={search}", "HEAD")
+        for candidate in candidates:   # newest first: keep the oldest with the same lib/
+            changed = set(git("diff", "--name-only", base, candidate, "--", "lib"))
+            added = set(git("diff", "--name-only", "--diff-filter=A", base, candidate, "--",
+                            "lib"))
+            listed = set()
+            for entry in files:
+                if entry.endswith("/"):   # a new folder: every file in it must be new
+                    inside = {f for f in changed if f.startswith(entry)}
+                    if not inside or not inside <= added:
+                        break
+                    listed |= inside
+                else:
+                    listed.add(entry)
+            else:
+                if listed == changed:
+                    found = candidate[:12]
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    return found
+
+
+def caption(records: dict) -> str:
+    """The provenance line under a paper-budget table: the records' own caption, with the
+    commit whose lib/ ran (`code_commit`) where the machine's git saw an older one "+dirty"."""
+    from lengthgen.runs.records import caption as records_caption
+    if not records:
+        return "No paper-budget records yet."
+    text = records_caption(list(records.values()))
+    # a job's wall time is its group's time until the job's record was written: the caption's
+    # sum over records would count a group once per member
+    groups: dict = {}
+    for r in records.values():
+        key = (r.get("started"), r["command"])
+        groups[key] = max(groups.get(key, 0.0), r["wall_time_s"])
+    total = f"{len(records)} run(s), {sum(r['wall_time_s'] for r in records.values()):.0f} s"
+    text = text.replace(total, f"{len(records)} trainings in {len(groups)} groups, which ran "
+                               f"{sum(groups.values()):.0f} s in all (several at once)")
+    seen = next(iter(records.values()))["git_commit"]
+    commit = code_commit(records)
+    if commit and commit != seen:
+        text = text.replace(f"commit: {seen}", f"commit: {commit} (the GPU machine's copy of "
+                            f"the repository saw {seen}, with exactly that commit's lib/ "
+                            f"changes)")
+    return text
+

@@ -1,0 +1,26 @@
+"""Huang et al. (2025), Fig. 1 (right): APE and NoPE decoders on the 17 regular languages.
+
+Each language is a next-symbol-set prediction task (one class per set of legal next symbols);
+a sequence counts only if every position is right. Training on Len 1..50, testing on the bins
+[1,50], [51,100], [101,150]. The search and seeds are described in huang.sweep.protocol.
+"""
+from lengthgen.experiments.huang.sweep import analysis, drawing, protocol
+# the contract's runs and run_one: the sweep's, shared by both halves of Fig. 1
+from lengthgen.experiments.huang.sweep.protocol import cell_runs as runs, run_one  # noqa: F401
+from lengthgen.tasks.metadata import LANGUAGES
+
+FIGURE_ID = "huang-fig1-languages"
+TITLE = "APE vs NoPE on 17 regular languages: accuracy per test bin against C-RASP's prediction"
+
+TASKS = [row.id for row in LANGUAGES if row.number is not None]  # the 17 of Table 2
+
+CONFIGS = protocol.configs(TASKS, test_tasks=["tomita2", "aa_star"])
+BOOK, PAPER = CONFIGS["book"], CONFIGS["paper"]
+
+
+def figure(records):
+    return drawing.fig1_panels(records, "Regular languages (Huang et al. 2025, Fig. 1)")
+
+
+def data(records):
+    return analysis.tidy(analysis.table(records))

@@ -1,0 +1,56 @@
+"""Izzo et al. (2026), Figure 1: SimpleTask, f = sin(omega (c0 - c1) / (c0 + c1)).
+
+Panels (izzo_common.curves_figure): test loss against test length per train length N (at the
+largest omega): the curves flatten (plateau) instead of growing; the plateau against N and
+against N / omega per omega: it falls as N grows; the smallest N whose plateau is below eps =
+1e-2 (and eps / 10), interpolated between grid points, against omega: the paper finds it grows
+linearly, reading omega as a proxy for the norm L (its text says L = Theta(omega) for the
+construction; for our hand-built MLP, izzo_bound.simple_task_model, L grows faster).
+Every run trains to the paper's stop rule (loss < 1e-5) with the paper's logit scaling (no
+local term here, so no scaling at all). Book scale: 3 seeds instead of 8, batch 256 instead of
+1024, omegas 1, 2, 4, test lengths up to 512.
+"""
+from lengthgen.experiments.izzo.analysis import curve_rows
+from lengthgen.experiments.izzo.drawing import curves_figure
+from lengthgen.experiments.izzo.protocol import PAPER_PROTOCOL, build_model, train_and_test
+from lengthgen.tasks.izzo import SimpleTask
+
+FIGURE_ID = "izzo-fig1-simpletask"
+TITLE = "SimpleTask: test loss plateaus; the plateau falls with train length; N grows with omega"
+
+_TESTS = [8, 16, 32, 64, 128, 256, 512]
+CONFIGS = {
+    "test": {**PAPER_PROTOCOL, "batch_size": 64, "max_steps": 20, "eval_every": 10,
+             "eval_samples": 64, "test_samples": 64, "omegas": [1.0, 2.0],
+             "train_lengths": [4, 8], "seeds": [0, 1], "test_lengths": [8, 16], "eps": 1e-2},
+    "book": {**PAPER_PROTOCOL, "batch_size": 256, "max_steps": 3000, "eval_every": 100,
+             "eval_samples": 512, "test_samples": 512, "omegas": [1.0, 2.0, 4.0],
+             "train_lengths": [2, 3, 4, 6, 8, 12, 16], "seeds": [0, 1, 2],
+             "test_lengths": _TESTS, "eps": 1e-2},
+    "paper": {**PAPER_PROTOCOL, "omegas": [1.0, 2.0, 4.0, 8.0],
+              "train_lengths": [2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64], "seeds": list(range(8)),
+              "test_lengths": _TESTS + [1024], "eps": 1e-2},
+}
+
+
+def runs(config):
+    return [{"name": f"w{omega:g}-N{n}-s{seed}", "task": f"izzo_simple_w{omega:g}",
+             "omega": omega, "train_length": n, "seed": seed}
+            for omega in config["omegas"] for n in config["train_lengths"]
+            for seed in config["seeds"]]
+
+
+def run_one(params, config, device):
+    task = SimpleTask(params["omega"], train_max=params["train_length"])
+    model = build_model(task, config, params["seed"], pe="nope")
+    return train_and_test(task, model, config, params["seed"], params["train_length"],
+                          config["test_lengths"], device)
+
+
+def data(records):
+    """One row per (omega, train length, test length); see izzo_common.curve_rows."""
+    return curve_rows(records, "omega")
+
+
+def figure(records):
+    return curves_figure(records, "omega", "omega", "SimpleTask")

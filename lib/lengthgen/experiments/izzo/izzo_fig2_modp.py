@@ -1,0 +1,171 @@
+"""Izzo et al. (2026), Figure 2: ModPTask, f = mean of x_t over positions t = k mod p.
+
+Panels (izzo_common.curves_figure): test loss against test length per train length N (at the
+largest p), the plateau against N and against N / p per period, and the smallest N whose
+plateau is below eps (and eps / 10), interpolated between grid points, against p: the paper
+finds it grows linearly in the period Delta = p, as Theorem 4.1's tau Delta L^2 / eps^2 term
+says. The train lengths are the multiples N / p in `n_over_p` of each period, so every period
+is read at the same relative lengths. Every run trains to the paper's stop rule (loss < 1e-5)
+with the paper's logit scaling; `compare_all` adds runs with every logit scaled by log i (the
+Limit Transformer's scaling), drawn by `scaling_figure`.
+
+The model's positional table has period p (the Delta = p of the paper's construction; the paper
+does not say which encoding it trained). Book scale: 3 seeds instead of 8, batch 256 instead of
+1024 (at p = 4, N = 16 a probe run stopped at the same test loss with either), test lengths up
+to 512.
+"""
+from statistics import mean
+
+from lengthgen.errors import LengthgenError
+from lengthgen.experiments.izzo.analysis import curve_rows
+from lengthgen.experiments.izzo.drawing import curves_figure
+from lengthgen.experiments.izzo.protocol import PAPER_PROTOCOL, build_model, train_and_test
+from lengthgen.experiments.prose import sig
+from lengthgen.tasks.izzo import ModPTask
+
+FIGURE_ID = "izzo-fig2-modp"
+TITLE = "ModPTask: test loss plateaus; the plateau falls with train length; N grows with p"
+
+_TESTS = [8, 16, 32, 64, 128, 256, 512]
+_GRID = [1.5, 2, 3, 4, 6, 8]
+CONFIGS = {
+    "test": {**PAPER_PROTOCOL, "batch_size": 64, "max_steps": 20, "eval_every": 10,
+             "eval_samples": 64, "test_samples": 64, "periods": [2, 4],
+             "n_over_p": [2, 4], "seeds": [0, 1], "test_lengths": [8, 16], "eps": 1e-2,
+             "compare_all": {"period": 2, "n_over_p": [2]}},
+    "book": {**PAPER_PROTOCOL, "batch_size": 256, "max_steps": 3000, "eval_every": 100,
+             "eval_samples": 512, "test_samples": 512, "periods": [2, 4, 8],
+             "n_over_p": _GRID, "seeds": [0, 1, 2], "test_lengths": _TESTS, "eps": 1e-2,
+             "compare_all": {"period": 4, "n_over_p": [2, 8]}},
+    "paper": {**PAPER_PROTOCOL, "periods": [2, 4, 6, 8], "n_over_p": _GRID,
+              "seeds": list(range(8)), "test_lengths": _TESTS + [1024], "eps": 1e-2,
+              "compare_all": {"period": 4, "n_over_p": _GRID}},
+}
+
+
+def _length(p, ratio):
+    n = ratio * p
+    if n != int(n):
+        raise LengthgenError(f"izzo-fig2-modp: N / p = {ratio:g} at p = {p} is not a whole "
+                             f"train length")
+    return int(n)
+
+
+def runs(config):
+    out = [{"name": f"p{p}-N{_length(p, r)}-s{seed}", "task": f"izzo_modp_p{p}_k0",
+            "period": p, "train_length": _length(p, r), "seed": seed}
+           for p in config["periods"] for r in config["n_over_p"] for seed in config["seeds"]]
+    extra = config.get("compare_all")
+    if extra:
+        p = extra["period"]
+        out += [{"name": f"all-p{p}-N{_length(p, r)}-s{seed}", "task": f"izzo_modp_p{p}_k0",
+                 "period": p, "train_length": _length(p, r), "seed": seed,
+                 "logit_scaling": "all"}
+                for r in extra["n_over_p"] for seed in config["seeds"]]
+    return out
+
+
+def run_one(params, config, device):
+    task = ModPTask(params["period"], 0, train_max=params["train_length"])
+    scaling = params.get("logit_scaling", config["logit_scaling"])
+    model = build_model(task, config, params["seed"], pe="periodic", period=params["period"],
+                        logit_scaling=scaling)
+    return train_and_test(task, model, config, params["seed"], params["train_length"],
+                          config["test_lengths"], device)
+
+
+def scaling_rows(records) -> list[dict]:
+    """The logit-scaling comparison: one row per (scaling, train length, test length) at the
+    compared period, the test loss (mean, min, max over seeds) and the growth from test length
+    64 (past every train length of the book) to the longest, the creep of the plateau."""
+    config = records[0]["config"]
+    extra = config.get("compare_all")
+    if not extra:
+        return []
+    p = extra["period"]
+    lengths = {_length(p, r) for r in extra["n_over_p"]}
+    rows = []
+    for scaling in (config["logit_scaling"], "all"):
+        for n in sorted(lengths):
+            group = [r for r in records if r["params"]["period"] == p
+                     and r["params"]["train_length"] == n
+                     and r["params"].get("logit_scaling", config["logit_scaling"]) == scaling]
+            if not group:
+                continue
+            tests = config["test_lengths"]
+            first, last = str(64 if 64 in tests else min(tests)), str(max(tests))
+            growth = mean(r["metrics"]["test_loss"][last] / r["metrics"]["test_loss"][first]
+                          for r in group)
+            for t in config["test_lengths"]:
+                losses = [r["metrics"]["test_loss"][str(t)] for r in group]
+                rows.append({"logit_scaling": scaling, "period": p, "train_length": n,
+                             "test_length": t, "test_loss": mean(losses),
+                             "test_loss_min": min(losses), "test_loss_max": max(losses),
+                             "seeds": len(group), "growth_longest_over_64": growth})
+    return rows
+
+
+def scaling_growth(records) -> dict:
+    """The prose's numbers of the logit-scaling comparison (glued as izzo-scaling-KEY): per
+    scaling, the growth of the test loss from 64 to the longest test length at each compared
+    train length, and those train lengths."""
+    growth = {}
+    for r in scaling_rows(records):
+        growth.setdefault((r["logit_scaling"], r["train_length"]), r["growth_longest_over_64"])
+    ordered = sorted(growth.items())
+    out = {"suffix": ", ".join(sig(v) for (s, _), v in ordered if s == "suffix"),
+           "all": ", ".join(sig(v) for (s, _), v in ordered if s == "all"),
+           "lengths": ", ".join(str(n) for (s, n), _ in ordered if s == "all")}
+    # how many compared runs of each scaling met the stop rule, and the growth of those that
+    # did with every logit scaled (the creep is not an unfinished fit if they creep too)
+    config = records[0]["config"]
+    extra = config.get("compare_all")
+    if extra:
+        tests = config["test_lengths"]
+        first, last = str(64 if 64 in tests else min(tests)), str(max(tests))
+        lengths = {_length(extra["period"], r) for r in extra["n_over_p"]}
+        for scaling in (config["logit_scaling"], "all"):
+            group = [r for r in records if r["params"]["period"] == extra["period"]
+                     and r["params"]["train_length"] in lengths
+                     and r["params"].get("logit_scaling", config["logit_scaling"]) == scaling]
+            met = [r for r in group if r["metrics"]["reached_stop_loss"]]
+            out[f"{scaling}-stopped"], out[f"{scaling}-runs"] = str(len(met)), str(len(group))
+            grown = [r["metrics"]["test_loss"][last] / r["metrics"]["test_loss"][first]
+                     for r in met]
+            out[f"{scaling}-stopped-growth"] = (f"{sig(min(grown))} to {sig(max(grown))}"
+                                                if grown else "-")
+    return out
+
+
+def data(records):
+    """One row per (p, train length, test length) of the paper's scaling (see
+    izzo_common.curve_rows); the comparison runs of the other scaling are in scaling_rows."""
+    return curve_rows(records, "period")
+
+
+def figure(records):
+    return curves_figure(records, "period", "Δ", "ModPTask")
+
+
+def scaling_figure(records):
+    """Test loss against test length at the compared period, per train length: the paper's
+    scaling (solid) and every logit scaled by log i (dashed); bands: min to max over seeds."""
+    import matplotlib.pyplot as plt
+    rows = scaling_rows(records)
+    fig, ax = plt.subplots(figsize=(6.0, 3.8))
+    lengths = sorted({r["train_length"] for r in rows})
+    for i, n in enumerate(lengths):
+        for scaling, style in (("suffix", "o-"), ("all", "s--")):
+            pts = [r for r in rows if r["train_length"] == n and r["logit_scaling"] == scaling]
+            if not pts:
+                continue
+            xs = [r["test_length"] for r in pts]
+            ax.plot(xs, [r["test_loss"] for r in pts], style, ms=3, color=f"C{i}",
+                    label=f"N = {n}, {'log i on the suffix only' if scaling == 'suffix' else 'log i on every logit'}")
+            ax.fill_between(xs, [r["test_loss_min"] for r in pts],
+                            [r["test_loss_max"] for r in pts], color=f"C{i}", alpha=0.15, lw=0)
+    ax.set(xscale="log", yscale="log", xlabel="test length", ylabel="test MSE",
+           title=f"ModPTask Δ = {rows[0]['period'] if rows else '?'}: two logit scalings")
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    return fig

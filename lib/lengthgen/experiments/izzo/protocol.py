@@ -1,0 +1,78 @@
+"""The training protocol of Izzo et al. (2026, App. B), shared by the izzo-* figure modules.
+
+One attention head and an MLP (d = 16, width 256) in Limit-Transformer form
+(`LimitStyleTransformer`), muP initialization, Adam (AdamW with weight decay 0) at 1e-2 for
+embeddings and vectors and 1e-2 / d for hidden matrices and the readout, a fresh batch of 1024
+every step, training until the in-distribution loss falls below 1e-5, regression (MSE) on the
+task's real-valued target. Training strings have lengths uniform in [min_len, N]; the test loss
+at length T' is measured on strings of exactly T'.
+
+Not stated in the paper, chosen here: the positional encoding (none for SimpleTask, a learned
+table of period p for ModPTask, i.e. the Delta = p of its construction) and a step cap
+`max_steps`, a safety that a run reaching the stop loss never meets (`reached_stop_loss` in each
+record says which runs met it). The logits follow the paper's scaling: only the tau-suffix term
+is multiplied by log i (`logit_scaling="suffix"`, which for a head without a local term means no
+scaling); `logit_scaling="all"` multiplies every logit by log i as the Limit Transformer of
+Huang et al. does, and ModPTask runs it beside the paper's for comparison.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from lengthgen.errors import LengthgenError
+
+if TYPE_CHECKING:   # annotations only: the figures' data() and runs() need no torch
+    from lengthgen.models.limit_style import LimitStyleTransformer
+    from lengthgen.train import TrainConfig
+
+D_MODEL = 16
+PAPER_PROTOCOL = {"d_model": D_MODEL, "mlp_width": 256, "init": "mup", "lr": 1e-2,
+                  "hidden_lr": 1e-2 / D_MODEL, "batch_size": 1024, "stop_loss": 1e-5,
+                  "max_steps": 200_000, "eval_every": 100, "eval_samples": 1024,
+                  "test_samples": 1024, "logit_scaling": "suffix"}
+
+
+def build_model(task, config: dict, seed: int, **options) -> LimitStyleTransformer:
+    import torch
+
+    from lengthgen.models.limit_style import LimitStyleConfig, LimitStyleTransformer
+    torch.manual_seed(seed)
+    options = {"logit_scaling": config["logit_scaling"], **options}
+    cfg = LimitStyleConfig(vocab_size=len(task.vocab), n_outputs=task.n_classes,
+                           d_model=config["d_model"], mlp_width=config["mlp_width"],
+                           init=config["init"], **options)
+    return LimitStyleTransformer(cfg)
+
+
+def train_config(config: dict, seed: int, train_length: int, min_len: int) -> TrainConfig:
+    from lengthgen.train import TrainConfig
+    hidden = config["hidden_lr"]
+    # the paper's optimizer: plain Adam, no clipping, a smaller rate for the hidden layers
+    return TrainConfig.from_config(config, weight_decay=0.0, grad_clip=None, min_len=min_len,
+                                   max_len=train_length, stop_accuracy=None, seed=seed,
+                                   group_lr={"hidden": hidden, "readout": hidden})
+
+
+def check_train_length(model, train_length: int) -> None:
+    """A train length above an absolute position table is refused before any training."""
+    if model.cfg.pe.absolute and train_length > model.cfg.n_positions:
+        raise LengthgenError(f"train length {train_length} is above the position table "
+                             f"({model.cfg.n_positions} rows)")
+
+
+def train_and_test(task, model, config: dict, seed: int, train_length: int,
+                   test_lengths, device) -> dict:
+    """Train with the protocol, then the test MSE at each test length; JSON-able metrics."""
+    from lengthgen.evaluate import evaluate
+    from lengthgen.train import EVAL_SEED_OFFSET, train
+    check_train_length(model, train_length)
+    cfg = train_config(config, seed, train_length, task.min_len)
+    result = train(model, task, cfg, device)
+    test_seed = seed + 2 * EVAL_SEED_OFFSET
+    losses = evaluate(model, task, [(n, n) for n in test_lengths], config["test_samples"],
+                      test_seed, device, batch_size=512)
+    return {"test_loss": {str(n): losses[f"{n}-{n}"]["loss"] for n in test_lengths},
+            "train_loss": result.history[-1]["loss"], "steps": result.steps,
+            "reached_stop_loss": result.stopped_early,
+            "train_wall_time_s": round(result.wall_time_s, 3),
+            "n_params": model.num_parameters()}

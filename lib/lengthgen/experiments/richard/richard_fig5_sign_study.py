@@ -1,0 +1,162 @@
+"""What the sign of Fig. 5's dominant eigenvalue depends on: a small study.
+
+Richard (2024, Sec. 4.2 and App. 5.3.3) sees a dominant negative real eigenvalue in the top
+layer's value (times projection) matrix of the model that generalizes; our book-scale Fig. 5
+has a positive one. This study retrains the many-word model of Fig. 3 (right) / Fig. 5 under a
+few changes of setting, several seeds each, and records for each model whether it generalizes
+(balanced completions of deep prefixes, as in Fig. 3 right) and the dominant eigenvalue (the
+one of largest modulus) of three matrices:
+
+  W_O W_V             what Fig. 5 shows: the map from the attention's input to its output
+  W_V W_O^T           the other reading of "value matrix times projection transpose"; not
+                      similar to W_O W_V, so its eigenvalues differ in general
+  W_O W_V diag(g) P   the map the layer applies to the residual stream: the pre-LayerNorm
+                      centres (P = I - 11^T/d), divides by a positive scale and multiplies by
+                      the gains g before V. A sign of an eigenvalue is basis-free, but a
+                      negative gain flips coordinates, so this is the one whose sign says
+                      whether the layer writes back against the direction it reads.
+
+Settings (each an override of the Fig. 5 many-word spec): "base" is that spec (with seed 0 it
+is the very model Fig. 5 shows), "more-steps" and "most-steps" (5x and 10x as many steps),
+"wider", "fewer-words" (10 training words) and "fresh-words" (new words of depth <= 8 at every
+step).
+"""
+import numpy as np
+
+from lengthgen.experiments.richard.protocol import (SAMPLES_CONFIGS, completion_rate,
+                                                    deep_test_prefixes, many_spec,
+                                                    registered_settings, setting_label,
+                                                    trained_model, value_and_output,
+                                                    value_projection)
+
+FIGURE_ID = "richard-fig5-sign-study"
+TITLE = "Fig. 5 sign study: the dominant eigenvalue of the top value map against generalization"
+
+READINGS = ("wo_wv", "wv_wot", "effective")
+READING_LABELS = {"wo_wv": "W_O W_V", "wv_wot": "W_V W_O^T", "effective": "W_O W_V diag(g) P"}
+
+
+def _config(scale: str, seeds: list[int], settings: dict) -> dict:
+    samples = SAMPLES_CONFIGS[scale]
+    return {"base_spec": many_spec(samples), "seeds": seeds,
+            "settings": settings, "test_depth": samples["test_depth"],
+            "test_prefixes": samples["test_prefixes"]}
+
+
+CONFIGS = {
+    "test": _config("test", [0, 1], {"base": {}, "more-steps": {"steps": 6}}),
+    "book": _config("book", [0, 1, 2, 3],
+                    {"base": {}, "more-steps": {"steps": 2000}, "most-steps": {"steps": 4000},
+                     "wider": {"d": 128},
+                     "fewer-words": {"train_size": 10}, "fresh-words": {"train_size": None}}),
+    "paper": _config("paper", [0, 1, 2], {"base": {}, "fewer-words": {"train_size": 10}}),
+}
+
+
+def study_spec(config: dict, setting: str, seed: int) -> dict:
+    return {**config["base_spec"], **config["settings"][setting], "seed": seed}
+
+
+def runs(config):
+    return [{"name": f"{setting}-s{seed}", "setting": setting, "seed": seed}
+            for setting in config["settings"] for seed in config["seeds"]]
+
+
+def dominant_eigenvalue(matrix: np.ndarray) -> dict:
+    """The eigenvalue of largest modulus: real and imaginary part, modulus, and how far it
+    stands out (modulus over the second largest modulus)."""
+    eig = np.linalg.eigvals(np.asarray(matrix, dtype=float))
+    order = np.argsort(-np.abs(eig))
+    top = eig[order[0]]
+    second = abs(eig[order[1]]) if len(eig) > 1 else 0.0
+    return {"real": float(top.real), "imag": float(top.imag), "modulus": float(abs(top)),
+            "gap": float(abs(top) / second) if second > 0 else float("inf")}
+
+
+def effective_map(w_o_w_v: np.ndarray, gain: np.ndarray) -> np.ndarray:
+    """W_O W_V diag(g) P: what the attention layer does to the (centred, rescaled) residual
+    stream through the LayerNorm in front of it (P = I - 11^T/d removes the mean)."""
+    d = len(gain)
+    centre = np.eye(d) - np.full((d, d), 1.0 / d)
+    return w_o_w_v @ np.diag(gain) @ centre
+
+
+def readings(model) -> dict:
+    """The three matrices of the module docstring, for the top block of a decoder."""
+    import torch
+    m = value_projection(model)
+    w_v, w_o = value_and_output(model)
+    with torch.no_grad():
+        gain = model.blocks[-1].ln_attn.weight.double().cpu().numpy()
+    return {"wo_wv": m, "wv_wot": w_v @ w_o.T, "effective": effective_map(m, gain)}, gain
+
+
+def run_one(params, config, device):
+    spec = study_spec(config, params["setting"], params["seed"])
+    model, _ = trained_model(spec, device)
+    rng = np.random.default_rng([params["seed"], 13])
+    deep = deep_test_prefixes(spec["n"], config["test_prefixes"], config["test_depth"], rng)
+    matrices, gain = readings(model)
+    out = {"setting": params["setting"], "d": spec["d"], "steps": spec["steps"],
+           "train_size": spec["train_size"],
+           "out_of_sample": completion_rate(model, deep, spec["n"], rng, device),
+           "ln_gain_min": float(gain.min()), "ln_gain_negative_share": float((gain < 0).mean())}
+    for name, matrix in matrices.items():
+        for key, value in dominant_eigenvalue(matrix).items():
+            out[f"{name}_{key}"] = value
+    return out
+
+
+def data(records):
+    return [{"setting": r["params"]["setting"], "seed": r["params"]["seed"], "reading": reading,
+             "dominant_real": r["metrics"][f"{reading}_real"],
+             "dominant_imag": r["metrics"][f"{reading}_imag"],
+             "out_of_sample": r["metrics"]["out_of_sample"]}
+            for r in records for reading in READINGS]
+
+
+def figure(records):
+    import matplotlib.pyplot as plt
+
+    config = records[0]["config"]
+    settings = registered_settings(records, CONFIGS)
+    # stacked for the book's column
+    fig, axes = plt.subplots(2, 1, figsize=(7.4, 9.6))
+    markers = {"wo_wv": "o", "wv_wot": "s", "effective": "^"}
+    width = 0.8 / len(READINGS)
+    cmap = plt.cm.viridis
+    for j, reading in enumerate(READINGS):
+        for i, setting in enumerate(settings):
+            rows = [r["metrics"] for r in records if r["params"]["setting"] == setting]
+            x = np.full(len(rows), i + (j - (len(READINGS) - 1) / 2) * width)
+            # a complex dominant pair has no sign: drawn hollow
+            real = np.array([m[f"{reading}_imag"] == 0 for m in rows])
+            values = np.array([m[f"{reading}_real"] for m in rows])
+            colors = cmap(np.array([m["out_of_sample"] for m in rows]))
+            axes[0].scatter(x[real], values[real], marker=markers[reading], c=colors[real], s=30,
+                            edgecolor="black", lw=0.4,
+                            label=READING_LABELS[reading] if i == 0 else None)
+            axes[0].scatter(x[~real], values[~real], marker=markers[reading], s=30,
+                            facecolor="none", edgecolor=colors[~real])
+    axes[0].axhline(0, color="grey", lw=0.6)
+    axes[0].set_xticks(range(len(settings)))
+    axes[0].set_xticklabels([setting_label(config["settings"][s]).replace(" ", "\n", 1)
+                             for s in settings], fontsize=10.5)
+    axes[0].set(xlabel="setting (changes from the Fig. 5 many-word spec)",
+                ylabel="real part of the dominant eigenvalue",
+                title="Dominant eigenvalue of the top layer, one mark per seed")
+    axes[0].legend(fontsize=10.5)
+    sm = plt.cm.ScalarMappable(cmap=cmap, norm=plt.Normalize(0, 1))
+    fig.colorbar(sm, ax=axes[0], fraction=0.03, label="balanced deep completions")
+    for i, setting in enumerate(settings):
+        rows = [r["metrics"] for r in records if r["params"]["setting"] == setting]
+        axes[1].scatter([m["out_of_sample"] for m in rows], [m["effective_real"] for m in rows],
+                        label=setting_label(config["settings"][setting]), s=25)
+    axes[1].axhline(0, color="grey", lw=0.6)
+    axes[1].set(xlabel="balanced deep completions (depth >= %d)" % config["test_depth"],
+                ylabel="real part of the dominant\neigenvalue of W_O W_V diag(g) P",
+                title="Sign against generalization", xlim=(-0.05, 1.05))
+    axes[1].legend(fontsize=10.5, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncols=3,
+                   frameon=False)
+    fig.tight_layout()
+    return fig

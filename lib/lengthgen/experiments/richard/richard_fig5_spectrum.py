@@ -1,0 +1,112 @@
+"""Fig. 5 of Richard (2024): the value-times-output-projection matrix of the top layer.
+
+For the single-word and the many-word models of Fig. 3 (right) (same specs, same weights) we
+take M = W_O W_V of the last attention layer (d x d, heads merged) and report its singular
+values and complex eigenvalues. The paper sees a low-rank M with a dominant negative real
+eigenvalue in the model that generalizes better. A config with "seeds" studies each seed's own
+pair of models (the seed is in the model spec) and the figure overlays the seeds.
+"""
+import numpy as np
+
+from lengthgen.experiments import spread
+from lengthgen.experiments.richard.protocol import (SAMPLES_CONFIGS, many_spec, single_spec,
+                                                    trained_model, value_projection)
+
+FIGURE_ID = "richard-fig5-spectrum"
+TITLE = "Spectrum of the top layer's value x projection matrix, single- vs many-word model"
+
+CONFIGS = {scale: {"models": {"single": single_spec(cfg), "many": many_spec(cfg)}, "seed": 0}
+           for scale, cfg in SAMPLES_CONFIGS.items()}
+# three seeds at book scale, two at test scale: each seed trains its own pair of models
+# ("models" holds the specs of seed 0)
+CONFIGS["book"] = {**CONFIGS["book"], "seeds": [0, 1, 2]}
+CONFIGS["test"] = {**CONFIGS["test"], "seeds": [0, 1]}
+# the columns of data() that name a setting: `figure data ID --over-seeds` gives the
+# mean, min and max over seeds of the other values per setting
+SPREAD_BY = ("model", "train_size", "max_depth", "quantity", "i", "j")
+
+
+def runs(config):
+    # one run per model unless the config lists "seeds" (names then end in -s<seed>)
+    return spread.model_runs(config)
+
+
+def run_one(params, config, device):
+    spec = spread.seeded_spec(config, params["model"], params["seed"])
+    model, _ = trained_model(spec, device)
+    m = value_projection(model)
+    eig = np.linalg.eigvals(m)
+    order = np.argsort(-np.abs(eig))
+    singular = np.linalg.svd(m, compute_uv=False)
+    return {"train_size": spec["train_size"], "max_depth": spec["max_depth"],
+            "matrix": m.tolist(), "singular_values": singular.tolist(),
+            "eigenvalues_real": eig.real[order].tolist(),
+            "eigenvalues_imag": eig.imag[order].tolist(),
+            "top_singular_share": float(singular[0] ** 2 / (singular ** 2).sum())}
+
+
+def data(records):
+    """One row per plotted number of each model: the entries of W_O W_V (quantity "matrix",
+    row i, column j), its singular values and its eigenvalues (index i, largest first; the
+    eigenvalue's imaginary part in `imag`), and the top singular value's share of the squared
+    spectrum (quantity "top_singular_share")."""
+    rows = []
+    for r in sorted(records, key=lambda r: (r["metrics"]["train_size"], r["params"]["seed"])):
+        m = r["metrics"]
+        base = {"model": r["params"]["model"], "seed": r["params"]["seed"],
+                "train_size": m["train_size"], "max_depth": m["max_depth"]}
+        rows.append({**base, "quantity": "top_singular_share", "i": 0, "j": "",
+                     "value": m["top_singular_share"], "imag": 0.0})
+        rows += [{**base, "quantity": "matrix", "i": i, "j": j, "value": value, "imag": 0.0}
+                 for i, line in enumerate(m["matrix"]) for j, value in enumerate(line)]
+        rows += [{**base, "quantity": "singular_value", "i": i, "j": "", "value": value,
+                  "imag": 0.0} for i, value in enumerate(m["singular_values"])]
+        rows += [{**base, "quantity": "eigenvalue", "i": i, "j": "", "value": re, "imag": im}
+                 for i, (re, im) in enumerate(zip(m["eigenvalues_real"], m["eigenvalues_imag"]))]
+    return rows
+
+
+def figure(records):
+    """One column per model (single-word, many-word): W_O W_V of the smallest seed, and the
+    singular values and eigenvalues of every seed overlaid (one colour per seed)."""
+    import matplotlib.pyplot as plt
+
+    models = spread.group_by(sorted(records, key=lambda r: (r["metrics"]["train_size"],
+                                                            r["params"]["seed"])),
+                             lambda r: r["params"]["model"])
+    # one column per model, one row per view: two panels side by side fit the book's column
+    fig, axes = plt.subplots(3, len(models), figsize=(3.7 * len(models), 10.5), squeeze=False)
+    seeds = sorted({r["params"]["seed"] for r in records})
+    colors = dict(zip(seeds, plt.cm.tab10(np.arange(len(seeds)))))
+    for row, group in zip(axes.T, models.values()):
+        first = group[0]["metrics"]
+        label = f"{first['train_size']} word(s), depth <= {first['max_depth']}"
+        mat = np.array(first["matrix"])
+        bound = np.abs(mat).max()
+        im = row[0].imshow(mat, cmap="RdBu_r", vmin=-bound, vmax=bound)
+        fig.colorbar(im, ax=row[0], fraction=0.046)
+        row[0].set(title=f"W_O W_V, {label}\n(seed {group[0]['params']['seed']})",
+                   xlabel="input dimension", ylabel="output dimension")
+        for r in group:
+            m, c = r["metrics"], colors[r["params"]["seed"]]
+            row[1].semilogy(np.arange(1, len(m["singular_values"]) + 1), m["singular_values"],
+                            "o-", color=c, ms=3, lw=1, label=f"seed {r['params']['seed']}")
+            row[2].scatter(m["eigenvalues_real"], m["eigenvalues_imag"], s=10, color=c,
+                           alpha=0.6)
+            row[2].scatter(m["eigenvalues_real"][:1], m["eigenvalues_imag"][:1], s=70,
+                           color=c, edgecolor="black", marker="*", zorder=5)
+        share = spread.spread([r["metrics"]["top_singular_share"] for r in group])
+        span = (f"{share[0]:.0%}" if share[3] == 1 else
+                f"mean {share[0]:.0%}, {share[1]:.0%} to {share[2]:.0%}")
+        row[1].set(title=f"singular values\n(top share {span})", xlabel="index",
+                   ylabel="singular value")
+        row[1].legend(fontsize=7)
+        row[2].axhline(0, color="grey", lw=0.5)
+        row[2].axvline(0, color="grey", lw=0.5)
+        row[2].set(title="eigenvalues\n(star: largest modulus)", xlabel="real part",
+                   ylabel="imaginary part")
+    fig.suptitle(spread.seeds_label(records, lambda r: r["params"]["model"])
+                 .replace(", mean and min-max", "").replace("per setting", "per model")
+                 + ", one colour per seed", fontsize=9)
+    fig.tight_layout()
+    return fig

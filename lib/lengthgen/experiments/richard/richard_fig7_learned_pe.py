@@ -1,0 +1,127 @@
+"""Fig. 7 of Richard (2024): the positional embeddings that gradient descent learns.
+
+For the three uniform-attention variants of Fig. 6 trained on its largest set (same specs,
+same weights: richard.protocol.learned_pe_models), each of the d coordinates of the
+learned positional table B gives one curve r -> sum_{i<=r} B_i (in the decoder variants, coordinate j is multiplied by
+the sign u_j of the frozen '(' embedding, so that up means "towards '('" in every curve);
+k-means (k = 8) groups the curves. The closed form has a
+single such curve (d = 1): minus the Dyck path of the training word, shifted by gamma E.
+A config with "seeds" studies each seed's own models (the seed is in the model spec, so these
+are Fig. 6's models of that seed).
+"""
+import numpy as np
+
+from lengthgen.experiments import spread
+from lengthgen.experiments.richard.protocol import (ABLATION_CONFIGS, LEARNED_PE_VARIANTS,
+                                                    learned_pe_models, position_curves,
+                                                    trained_model)
+
+FIGURE_ID = "richard-fig7-learned-pe"
+TITLE = "Cumulative sums of learned positional embeddings, with k-means centroids"
+
+CONFIGS = {scale: {"models": learned_pe_models(scale),
+                   "clusters": {"test": 2, "book": 8, "paper": 8}[scale], "seed": 0}
+           for scale in ABLATION_CONFIGS}
+# three seeds at book scale, two at test scale: each seed trains its own models ("models"
+# holds the specs of seed 0)
+CONFIGS["book"] = {**CONFIGS["book"], "seeds": [0, 1, 2]}
+CONFIGS["test"] = {**CONFIGS["test"], "seeds": [0, 1]}
+# the columns of data() that name a setting: `figure data ID --over-seeds` gives the
+# mean, min and max over seeds of the other values per setting (end_abs_mean: per variant)
+SPREAD_BY = ("variant", "kind", "index", "position")
+
+
+def runs(config):
+    # one run per variant unless the config lists "seeds" (names then end in -s<seed>)
+    return spread.model_runs(config, key="variant")
+
+
+def kmeans(curves: np.ndarray, k: int, rng, iterations: int = 50):
+    """Plain Lloyd iterations: (centroids [k, T], label of each curve)."""
+    k = min(k, len(curves))
+    centroids = curves[rng.choice(len(curves), k, replace=False)]
+    for _ in range(iterations):
+        labels = ((curves[:, None] - centroids[None]) ** 2).sum(-1).argmin(1)
+        centroids = np.stack([curves[labels == j].mean(0) if (labels == j).any() else centroids[j]
+                              for j in range(k)])
+    return centroids, labels
+
+
+def run_one(params, config, device):
+    model, _ = trained_model(spread.seeded_spec(config, params["variant"], params["seed"]),
+                             device)
+    curves = position_curves(model, params["variant"])             # [d, T]
+    rng = np.random.default_rng([params["seed"], 7])
+    centroids, labels = kmeans(curves, config["clusters"], rng)
+    return {"variant": params["variant"], "curves": curves.tolist(),
+            "centroids": centroids.tolist(),
+            "cluster_sizes": np.bincount(labels, minlength=len(centroids)).tolist(),
+            "end_abs_mean": float(np.abs(curves[:, -1]).mean())}
+
+
+def data(records):
+    """One row per curve and position: each coordinate's cumulative positional embedding
+    (kind "curve", index = coordinate) and each k-means centroid (kind "centroid", index =
+    cluster, with its size), with the model's mean absolute end value of the curves."""
+    rows = []
+    order = {v: i for i, v in enumerate(LEARNED_PE_VARIANTS)}
+    for r in sorted(records, key=lambda r: (order.get(r["params"]["variant"], 99),
+                                            r["params"]["seed"])):
+        m = r["metrics"]
+        base = {"variant": m["variant"], "seed": r["params"]["seed"],
+                "end_abs_mean": m["end_abs_mean"]}
+        for kind, curves, sizes in (("curve", m["curves"], None),
+                                    ("centroid", m["centroids"], m["cluster_sizes"])):
+            for index, curve in enumerate(curves):
+                size = "" if sizes is None else sizes[index]
+                rows += [{**base, "kind": kind, "index": index, "cluster_size": size,
+                          "position": position, "value": value}
+                         for position, value in enumerate(curve, start=1)]
+    return rows
+
+
+def figure(records):
+    """A panel per variant and seed, two to a row for the book's column: the curves (thin) and
+    their centroids (thick); the last panel: the mean absolute end value of each seed's curves
+    (dots), their mean and min-max range, per variant."""
+    import matplotlib.pyplot as plt
+
+    order = {v: i for i, v in enumerate(LEARNED_PE_VARIANTS)}
+    records = sorted(records, key=lambda r: (order.get(r["params"]["variant"], 99),
+                                             r["params"]["seed"]))
+    variants = spread.group_by(records, lambda r: r["params"]["variant"])
+    rows = -(-(len(records) + 1) // 2)
+    fig, axes = plt.subplots(rows, 2, figsize=(7.4, 2.9 * rows), squeeze=False)
+    axes = list(axes.ravel())
+    for ax, r in zip(axes, records):
+        m, seed = r["metrics"], r["params"]["seed"]
+        curves = np.array(m["curves"])
+        x = np.arange(1, curves.shape[1] + 1)
+        ax.plot(x, curves.T, color="grey", lw=0.4, alpha=0.4)
+        colors = plt.cm.tab10(np.arange(len(m["centroids"])))
+        for c, color in zip(m["centroids"], colors):
+            ax.plot(x, c, color=color, lw=1.6)
+        ax.axhline(0, color="black", lw=0.5)
+        ax.set_title(f"{r['params']['variant']}, seed {seed}: mean |end| "
+                     f"{m['end_abs_mean']:.2f}", fontsize=10.5)
+        ax.set_xlabel("position r", fontsize=10.5)
+        ax.set_ylabel("cumulative PE", fontsize=10.5)
+    ends = [[r["metrics"]["end_abs_mean"] for r in group] for group in variants.values()]
+    summary = axes[len(records)]
+    for ax in axes[len(records) + 1:]:
+        ax.axis("off")
+    xs = list(range(len(variants)))
+    for x, values in zip(xs, ends):
+        summary.scatter([x] * len(values), values, color="tab:blue", s=14, zorder=4)
+    spread.points(summary, xs, ends, "black", marker="_", s=300, zorder=5)
+    summary.set_xticks(xs)
+    # variant names on two lines where they have a dash after the first word
+    summary.set_xticklabels([v.replace("-", "-\n", 1) for v in variants], fontsize=10.5)
+    summary.set(xlim=(-0.5, len(xs) - 0.5), ylim=(0, None), xlabel="variant",
+                ylabel="mean |end value|")
+    summary.set_title("per seed (dots), mean and min-max", fontsize=10.5)
+    fig.suptitle("Cumulative positional embeddings (thin) and k-means centroids (thick); "
+                 + spread.seeds_label(records, lambda r: r["params"]["variant"]).replace(
+                     "per setting", "per variant"), fontsize=10.5)
+    fig.tight_layout()
+    return fig

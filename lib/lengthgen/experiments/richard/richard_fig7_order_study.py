@@ -1,0 +1,166 @@
+"""Why the end values of Fig. 7 come out in another order than the paper's: a small study.
+
+Richard (2024, App. 5.3.4) reads Fig. 7 as: the cumulative positional curves end farthest from
+the origin when V is learned (uniform-pm1), closer with V = I (uniform-pm1-v), closest in the
+single-head model. Our book-scale Fig. 7 gives another order. This study retrains the Fig. 7
+models under a few changes of setting, several seeds each, and records per model how far the
+curves end from the origin:
+
+  end_abs_mean  mean over coordinates j of |c_j(T)|, the statistic of Fig. 7's panel titles
+  amplitude     mean over coordinates of the root-mean-square of c_j over positions
+  end_relative  end_abs_mean / amplitude: the end measured in the curves' own size, since the
+                variants' positional tables have different scales
+  readout_end   eq1 only: where the one curve that eq1's output reads ends. eq1's bracket logit
+                is 1^T V mean(x), so the positions act only through w^T c(r) with w = V^T 1;
+                divided by 1^T V 1 (what one '(' adds) it is on the scale of the closed form's
+                curve, which ends at -1/2 on our table (position 0 is <bos>). The single
+                coordinates of eq1 are read by nothing in particular and may end anywhere.
+  token_weight  eq1 only: 1^T V 1, the head's weight on the bracket count; negative in the
+                closed form (v < -2N^2: the head pulls a deeper prefix back down)
+
+Settings (each an override of the Fig. 7 spec): "base" is the Fig. 7 spec itself (with seed 0
+it is the very model Fig. 7 shows), "more-steps" and "most-steps" train 5x and 10x longer,
+"wider" uses a larger d, "fresh-words" draws new words at every step instead of a fixed set.
+Besides the three Fig. 7 variants, eq1-res is Eq. (1) with a residual connection and
+LayerNorm, as the paper's model 5 has (richard.protocol.STUDY_VARIANTS).
+
+The token-embedding change (u = (+1, -1, ...) instead of the paper's all-ones) is not a
+setting: in eq1 it is a relabelling (flip the sign of coordinate j of B and of row and column
+j of V: the initial distribution is symmetric under it), and in the decoder variants the
+all-ones vector is erased by LayerNorm (token_signs), so there is nothing to compare.
+"""
+import numpy as np
+
+from lengthgen.experiments.richard.protocol import (LEARNED_PE_VARIANTS, VARIANT_COLORS,
+                                                    learned_pe_models, position_curves,
+                                                    registered_settings, setting_label,
+                                                    trained_model)
+
+FIGURE_ID = "richard-fig7-order-study"
+TITLE = "Fig. 7 order study: how far learned positional curves end from 0, per variant and setting"
+
+VARIANTS = LEARNED_PE_VARIANTS + ("eq1-res",)
+STATISTICS = ("end_abs_mean", "end_relative")
+
+
+def _base_specs(scale: str) -> dict:
+    """Fig. 7's own specs, and eq1-res: the frozen-V spec with one layer and one head."""
+    specs = learned_pe_models(scale)
+    specs["eq1-res"] = {**specs["uniform-pm1-v"], "variant": "eq1-res", "layers": 1, "heads": 1}
+    return specs
+
+
+def _wider(scale: str) -> int:
+    return {"test": 8, "book": 128, "paper": 1024}[scale]
+
+
+CONFIGS = {
+    "test": {"base_specs": _base_specs("test"), "seeds": [0, 1],
+             "settings": {"base": {}, "more-steps": {"steps": 6}}},
+    "book": {"base_specs": _base_specs("book"), "seeds": [0, 1, 2, 3],
+             "settings": {"base": {}, "more-steps": {"steps": 2000},
+                          "most-steps": {"steps": 4000}, "wider": {"d": _wider("book")},
+                          "fresh-words": {"train_size": None}}},
+    "paper": {"base_specs": _base_specs("paper"), "seeds": [0, 1, 2],
+              "settings": {"base": {}, "fresh-words": {"train_size": None}}},
+}
+
+
+def study_spec(config: dict, setting: str, variant: str, seed: int) -> dict:
+    """The model of one run: the variant's base spec, the setting's changes, the seed."""
+    return {**config["base_specs"][variant], **config["settings"][setting], "seed": seed}
+
+
+def runs(config):
+    return [{"name": f"{setting}-{variant}-s{seed}", "setting": setting, "variant": variant,
+             "seed": seed}
+            for setting in config["settings"] for variant in VARIANTS for seed in config["seeds"]]
+
+
+def end_statistics(curves: np.ndarray) -> dict:
+    """How far curves [d, T] end from 0, absolute and relative to their typical size."""
+    curves = np.asarray(curves, dtype=float)
+    end_abs = float(np.abs(curves[:, -1]).mean())
+    amplitude = float(np.sqrt((curves ** 2).mean(axis=1)).mean())
+    return {"end_abs_mean": end_abs, "amplitude": amplitude,
+            "end_relative": end_abs / amplitude if amplitude > 0 else float("nan")}
+
+
+def readout(value_weight: np.ndarray, curves: np.ndarray) -> dict:
+    """eq1: the curve its output reads, w^T c(r) / (1^T V 1) with w = V^T 1 (V acts as
+    x -> V x; the tied unembedding of '(' is the all-ones vector), and the token weight."""
+    value_weight = np.asarray(value_weight, dtype=float)
+    w = value_weight.sum(axis=0)                     # V^T 1
+    token_weight = float(w.sum())                    # 1^T V 1
+    curve = w @ np.asarray(curves, dtype=float) / token_weight
+    return {"readout_end": float(curve[-1]), "token_weight": token_weight}
+
+
+def run_one(params, config, device):
+    spec = study_spec(config, params["setting"], params["variant"], params["seed"])
+    model, _ = trained_model(spec, device)
+    curves = position_curves(model, params["variant"])
+    out = {"setting": params["setting"], "variant": params["variant"], "d": spec["d"],
+           "steps": spec["steps"], "train_size": spec["train_size"],
+           **end_statistics(curves), "readout_end": None, "token_weight": None}
+    if params["variant"] == "eq1":
+        import torch
+        with torch.no_grad():
+            out.update(readout(model.value.weight.double().cpu().numpy(), curves))
+    return out
+
+
+def data(records):
+    return [{"setting": r["params"]["setting"], "variant": r["params"]["variant"],
+             "seed": r["params"]["seed"], "statistic": stat, "value": r["metrics"][stat]}
+            for r in records for stat in STATISTICS + ("readout_end", "token_weight")
+            if r["metrics"].get(stat) is not None]
+
+
+COLORS = {**{v: VARIANT_COLORS[v] for v in LEARNED_PE_VARIANTS}, "eq1-res": "darkorange"}
+
+
+def figure(records):
+    import matplotlib.pyplot as plt
+
+    config = records[0]["config"]
+    settings = registered_settings(records, CONFIGS)
+    labels = [setting_label(config["settings"][s]) for s in settings]
+    fig, axes = plt.subplots(1, 3, figsize=(16, 4.6), gridspec_kw={"width_ratios": [2, 2, 1.2]})
+    width = 0.8 / len(VARIANTS)
+    for ax, stat in zip(axes, STATISTICS):
+        for j, variant in enumerate(VARIANTS):
+            for i, setting in enumerate(settings):
+                values = [r["metrics"][stat] for r in records if r["params"]["setting"] == setting
+                          and r["params"]["variant"] == variant]
+                if not values:
+                    continue
+                x = i + (j - (len(VARIANTS) - 1) / 2) * width
+                ax.scatter(np.full(len(values), x), values, s=14, color=COLORS[variant], alpha=0.6)
+                ax.hlines(np.mean(values), x - width / 2, x + width / 2, color=COLORS[variant],
+                          lw=2.5, label=variant if i == 0 else None)
+        ax.set_xticks(range(len(settings)))
+        ax.set_xticklabels(labels, fontsize=8)
+        ax.set(xlabel="setting (changes from the Fig. 7 spec)",
+               ylabel={"end_abs_mean": "mean |end value|",
+                       "end_relative": "mean |end value| / curve RMS"}[stat],
+               title={"end_abs_mean": "How far the curves end from 0",
+                      "end_relative": "The same, in units of the curves' own size"}[stat])
+        ax.set_ylim(bottom=0)
+    axes[0].legend(fontsize=8, title="dots: seeds, bar: mean", title_fontsize=7)
+    ax = axes[2]
+    for i, setting in enumerate(settings):
+        values = [r["metrics"]["readout_end"] for r in records if r["params"]["setting"] == setting
+                  and r["metrics"].get("readout_end") is not None]
+        if values:
+            ax.scatter(np.full(len(values), i), values, s=14, color=COLORS["eq1"], alpha=0.6)
+            ax.hlines(np.mean(values), i - 0.3, i + 0.3, color=COLORS["eq1"], lw=2.5)
+    ax.axhline(-0.5, color="limegreen", ls="--", lw=1.5, label="closed form (-1/2)")
+    ax.axhline(0, color="black", lw=0.5)
+    ax.set_xticks(range(len(settings)))
+    ax.set_xticklabels(labels, fontsize=7, rotation=20)
+    ax.set(xlabel="setting", ylabel="end of w^T c(r) / 1^T V 1",
+           title="eq1: the one curve its output reads")
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    return fig

@@ -1,0 +1,128 @@
+"""Table 1 of Richard (2024): completions of the deepest D_32 context, 16 open brackets.
+
+The only balanced completion is 16 closing brackets. The two models are those of Fig. 3
+(right) and Fig. 4 (same specs, same trained weights). The paper's counts: the 10^7-word model
+closes correctly 52 times out of 100, the single-word model never. A config with "seeds" studies
+each seed's own pair of models (the seed is in the model spec).
+"""
+from collections import Counter
+
+import numpy as np
+
+from lengthgen.experiments import spread
+from lengthgen.experiments.richard.protocol import completion_configs, trained_model
+from lengthgen.tasks.dyck import is_balanced
+
+FIGURE_ID = "richard-table1-deepest"
+TITLE = "Completions of the deepest context (16 open brackets) over repeated trials"
+
+CONFIGS = completion_configs(top=6)
+# three seeds at book scale, two at test scale: each seed trains its own pair of models
+# ("models" holds the specs of seed 0)
+CONFIGS["book"] = {**CONFIGS["book"], "seeds": [0, 1, 2]}
+CONFIGS["test"] = {**CONFIGS["test"], "seeds": [0, 1]}
+# the columns of data() that name a setting: `figure data ID --over-seeds` gives the
+# mean, min and max over seeds of the other values per setting (rank 1 has every seed)
+SPREAD_BY = ("model", "train_size", "max_depth", "rank")
+
+PAPER_BALANCED = {"single": 0, "many": 52}  # out of 100, Table 1 of the paper
+
+
+def runs(config):
+    # one run per model unless the config lists "seeds" (names then end in -s<seed>)
+    return spread.model_runs(config)
+
+
+def run_one(params, config, device):
+    from lengthgen.models.dyck import complete_with_model   # here: torch only where a model runs
+    spec = spread.seeded_spec(config, params["model"], params["seed"])
+    model, _ = trained_model(spec, device)
+    context = "(" * spec["n"]
+    rng = np.random.default_rng([params["seed"], 16])
+    completions = complete_with_model(model, [context] * config["trials"], spec["n"], rng,
+                                      device=device)
+    counts = Counter(completions)
+    return {"train_size": spec["train_size"], "max_depth": spec["max_depth"],
+            "context": context, "trials": config["trials"],
+            "balanced": sum(is_balanced(context + c, spec["n"]) for c in completions),
+            "paper_balanced_of_100": PAPER_BALANCED[params["model"]],
+            "top": [{"completion": c, "count": k, "balanced": is_balanced(context + c, spec["n"])}
+                    for c, k in counts.most_common(config["top"])]}
+
+
+def data(records):
+    """One row per model, seed and completion shown (`rank` 1 is the most frequent), with the
+    model's total of balanced completions and the paper's count."""
+    rows = []
+    for r in sorted(records, key=lambda r: (r["metrics"]["train_size"], r["params"]["seed"])):
+        m = r["metrics"]
+        rows += [{"model": r["params"]["model"], "seed": r["params"]["seed"],
+                  "train_size": m["train_size"], "max_depth": m["max_depth"],
+                  "context": m["context"], "rank": rank, "completion": t["completion"],
+                  "count": t["count"], "balanced": t["balanced"], "trials": m["trials"],
+                  "total_balanced": m["balanced"],
+                  "paper_balanced_of_100": m["paper_balanced_of_100"]}
+                 for rank, t in enumerate(m["top"], start=1)]
+    return rows
+
+
+SHOWN_PER_SEED = 3   # completions per seed in the table (data() has the config's top)
+
+
+def figure(records):
+    """Top: balanced completions of the deepest context per model, per seed (dots), their mean
+    and min-max range, and the paper's count (star). Below, a table: each seed's most frequent
+    completions with their counts. Stacked, with text at 10.5 pt, for the book's column."""
+    import matplotlib.pyplot as plt
+
+    records = sorted(records, key=lambda r: (r["metrics"]["train_size"], r["params"]["seed"]))
+    models = spread.group_by(records, lambda r: r["params"]["model"])
+    rows = []
+    for group in models.values():
+        for r in group:
+            m = r["metrics"]
+            who = f"{m['train_size']} (q <= {m['max_depth']}), seed {r['params']['seed']}"
+            for t in m["top"][:SHOWN_PER_SEED]:
+                rows.append([who, t["completion"], str(t["count"]),
+                             "yes" if t["balanced"] else "no"])
+            rows.append([who, "total balanced", f"{m['balanced']} / {m['trials']}", ""])
+    # a table row is 0.25 in at 10.5 pt (the header too); the chart is 2.8 in high, and the
+    # titles and the chart's axis take about 1.8 in more
+    table_height = 0.25 * (len(rows) + 1)
+    fig, (chart, ax) = plt.subplots(2, 1, figsize=(7.4, 2.8 + table_height + 1.8),
+                                    gridspec_kw={"height_ratios": [2.8, table_height]})
+    labels, counts = [], []
+    for group in models.values():
+        m = group[0]["metrics"]
+        labels.append(f"{m['train_size']} word(s)\nq <= {m['max_depth']}")
+        counts.append([r["metrics"]["balanced"] for r in group])
+    xs = list(range(len(models)))
+    for x, values in zip(xs, counts):
+        chart.scatter([x] * len(values), values, color="tab:blue", s=16, zorder=4)
+    spread.points(chart, xs, counts, "black", marker="_", s=300, zorder=5)
+    chart.scatter(xs, [g[0]["metrics"]["paper_balanced_of_100"] for g in models.values()],
+                  marker="*", s=90, color="orange", edgecolor="black", zorder=6,
+                  label="the paper (of 100)")
+    chart.set_xticks(xs)
+    chart.set_xticklabels(labels, fontsize=10.5)
+    trials = records[0]["metrics"]["trials"]
+    chart.set(xlim=(-0.5, len(xs) - 0.5), ylim=(-3, trials + 3),
+              xlabel="trained model (words, depth of its training words)",
+              ylabel=f"balanced completions of {trials}",
+              title="per seed (dots), mean and min-max")
+    chart.legend(fontsize=10.5, loc="upper left")
+    ax.axis("off")
+    table = ax.table(cellText=rows, colLabels=["training words, seed", "completion of " + "(" * 16,
+                                               "count", "balanced?"], bbox=[0, 0, 1, 1])
+    table.auto_set_font_size(False)
+    table.set_fontsize(10.5)
+    table.auto_set_column_width([0, 1, 2, 3])
+    for (row, col), cell in table.get_celld().items():
+        if col == 1 and row > 0:
+            cell.get_text().set_family("monospace")
+    fig.suptitle("Completions of the deepest context of D_32 (16 open brackets); "
+                 + spread.seeds_label(records, lambda r: r["params"]["model"]).replace(
+                     "per setting", "per model") + f"; table: the {SHOWN_PER_SEED} most "
+                 "frequent completions of each seed", fontsize=10.5)
+    fig.tight_layout()
+    return fig
