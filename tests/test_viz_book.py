@@ -141,8 +141,8 @@ def test_a_phone_rendition_too_wide_for_a_phone_pans_instead_of_shrinking():
 
 
 def test_the_site_build_moves_a_figures_images_into_files(tmp_path):
-    """book/_ext/lengthgen_figures.py: the inline PNGs of a glued <picture> become files under
-    _images (named by content) that the page points at; a slider's frames stay inline."""
+    """book/_ext/lengthgen_figures.py: the inline PNGs of a glued <picture> and of a slider's
+    frames become files under _images (named by content) that the page points at."""
     import importlib.util
     from pathlib import Path
     source = Path(__file__).resolve().parents[1] / "book" / "_ext" / "lengthgen_figures.py"
@@ -160,15 +160,19 @@ def test_the_site_build_moves_a_figures_images_into_files(tmp_path):
 
     wide, narrow = png(700), png(2 * book.NARROW_PX)
     picture = book.Picture(wide, "A plot of one thing against another", narrow)
-    frame = book.picture_html(book._data_uri(png(5)), None, "A frame of a slider, at x = 1",
-                              14.6, 29.2, css_class="lengthgen-frame")
+    slider = FrameSlider(lambda x: png(5 + x), {"x": [1, 2]}, alt="A test pattern")
     (tmp_path / "book").mkdir()
     page = tmp_path / "book" / "chapter.html"
-    page.write_text(f"<html><body>{picture.html()}{frame}</body></html>")
-    assert figures.externalize(page, tmp_path / "_images") == 2
+    page.write_text(f"<html><body>{picture.html()}{slider.html}</body></html>")
+    assert figures.externalize(page, tmp_path / "_images") == 2 + 3   # the first frame twice
     text = page.read_text()
     files = sorted((tmp_path / "_images").iterdir())
-    assert sorted(f.read_bytes() for f in files) == sorted([wide, narrow])
+    assert sorted(f.read_bytes() for f in files) == sorted([wide, narrow, png(6), png(7)])
     for f in files:
-        assert f'"../_images/{f.name}"' in text
-    assert text.count("data:image/png;base64,") == 1   # the slider's frame
+        assert f"../_images/{f.name}" in text
+    assert "data:image" not in text
+    import html as html_module
+    import json
+    import re
+    frames = json.loads(html_module.unescape(re.search(r'data-frames="([^"]*)"', text).group(1)))
+    assert all(f.startswith("../_images/lengthgen-") for f in frames)

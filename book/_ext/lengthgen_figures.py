@@ -1,10 +1,11 @@
 """Figures as files, and the book's PDF linked from every page.
 
 A figure of the book is glued as a <picture> (lengthgen.viz.book.Picture): the column's PNG and
-a phone's PNG, both inline as data URIs so that the notebook shows them anywhere. When an HTML
-build finishes, each such image is written to `_images/` and the page points at the file, so a
-reader's browser fetches only the rendition its screen uses (slider frames, class
-lengthgen-frame, stay in their page: a slider switches between them without fetching).
+a phone's PNG, both inline as data URIs so that the notebook shows them anywhere; a slider
+(lengthgen.viz.frames) holds both renditions of every frame inline too. When an HTML build
+finishes, each such image is written to `_images/` and the page points at the file, so a
+reader's browser fetches only the rendition its screen uses, and only the frames a slider shows
+(a page with sliders weighed up to 2.2 MB with both renditions inline).
 
 Every page's download menu (sphinx-book-theme's) gets a link to the whole book as one PDF,
 BOOK_PDF at the site's root, which `make book` prints from the built site
@@ -18,12 +19,12 @@ from pathlib import Path
 
 BOOK_PDF = "lengthgen-book.pdf"
 
-_PICTURE = re.compile(r'<picture class="lengthgen-picture[ "].*?</picture>', re.S)
-_DATA = re.compile(r'(src|srcset)="data:image/png;base64,([A-Za-z0-9+/=]+)"')
+_DATA = re.compile(r'(src="|srcset="|&quot;)data:image/png;base64,([A-Za-z0-9+/=]+)')
 
 
 def externalize(page: Path, images: Path) -> int:
-    """Write the inline PNGs of the page's figures to `images` (named by their content) and
+    """Write the inline PNGs of the page's figures and slider frames (in src and srcset
+    attributes, and in a slider's lists of frames) to `images`, named by their content, and
     point the page at them. Returns how many were moved."""
     text = page.read_text(encoding="utf-8")
     prefix = os.path.relpath(images, page.parent).replace(os.sep, "/")
@@ -38,12 +39,9 @@ def externalize(page: Path, images: Path) -> int:
         if not target.exists():
             target.write_bytes(png)
         moved += 1
-        return f'{match.group(1)}="{prefix}/{name}"'
+        return f"{match.group(1)}{prefix}/{name}"
 
-    def picture(match):
-        return _DATA.sub(to_file, match.group(0))
-
-    new = _PICTURE.sub(picture, text)
+    new = _DATA.sub(to_file, text)
     if moved:
         page.write_text(new, encoding="utf-8")
     return moved

@@ -2,10 +2,12 @@
 
 A static site (the built book) has no Python behind it, so a slider there cannot re-run a
 drawing function. `FrameSlider` draws the figure once for every combination of slider values,
-stores each drawing as an inline image, and emits HTML whose range inputs show the matching
-image. The switching is a few lines of JavaScript in the inputs' `oninput` attributes (no
-<script> tag, no library, nothing fetched), so it works offline, in the built site, in Jupyter,
-Binder and Colab alike. In a kernel, the chapters can still offer the live ipywidgets version.
+stores each drawing (for the column and for a phone) as an inline image, and emits HTML whose
+range inputs show the matching image. The switching is a few lines of JavaScript in the inputs'
+`oninput` attributes (no <script> tag, no library), so it works offline, in the built site, in
+Jupyter, Binder and Colab alike; the site's build moves the frames into image files next to the
+page (book/_ext/lengthgen_figures.py), so a reader fetches only the frames shown. In a kernel,
+the chapters can still offer the live ipywidgets version.
 
     slider = FrameSlider(draw, {"delta": [2, 3, 4, 6], "tau": [0, 2, 4]}, initial={"delta": 4})
     slider            # in a notebook cell: the figure and its sliders
