@@ -46,7 +46,16 @@ def site_source(folder: Path, executed: dict) -> tuple[Path, list[str]]:
 @pytest.fixture(scope="session")
 def built_site(tmp_path_factory, executed_notebooks):
     """(completed build process, path of the HTML site); the build's `reused` attribute lists
-    the chapters rendered from nbmake's runs."""
+    the chapters rendered from nbmake's runs.
+
+    LENGTHGEN_BUILT_SITE=path/to/_build/html tests a site built before instead (for iterating
+    on the site's CSS and JavaScript without a build per run); the result then has `prebuilt`
+    set, and the checks of the build itself skip."""
+    prebuilt = os.environ.get("LENGTHGEN_BUILT_SITE")
+    if prebuilt:
+        result = subprocess.CompletedProcess([], 0, stdout="", stderr="")
+        result.reused, result.prebuilt = [], True
+        return result, Path(prebuilt)
     out = tmp_path_factory.mktemp("site")
     config, reused = site_source(out / "source", executed_notebooks)
     jb = Path(sys.executable).parent / "jupyter-book"
@@ -56,5 +65,5 @@ def built_site(tmp_path_factory, executed_notebooks):
         [str(jb), "build", str(config.parent), "--config", str(config), "--path-output",
          str(out), "-W", "-n", "--keep-going"],
         capture_output=True, text=True, timeout=900, env=env, cwd=ROOT)
-    result.reused = reused
+    result.reused, result.prebuilt = reused, False
     return result, out / "_build" / "html"

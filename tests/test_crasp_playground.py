@@ -372,3 +372,136 @@ def test_the_playground_works_from_the_keyboard_at_420_px(playground, site):
         assert browser.execute_script(result_js).startswith("Accepted")
     finally:
         browser.set_window_size(1400, 1000)
+
+
+def _playground_page(site):
+    url, html = site
+    return f"{url}/{next(html.rglob('crasp.html')).relative_to(html)}"
+
+
+# Where the playground is in the window, polled until it has stopped moving (the page above it
+# may still be typesetting its math): its top edge in CSS px, and the window's height.
+LANDED_JS = """
+const done = arguments[arguments.length - 1];
+const root = document.querySelector('.crasp-playground');
+let last = null, still = 0, tries = 0;
+(function poll() {
+  const top = Math.round(root.getBoundingClientRect().top);
+  still = top === last ? still + 1 : 0;
+  last = top;
+  if (still >= 5 || ++tries > 100) done({top, height: window.innerHeight, y: window.scrollY});
+  else setTimeout(poll, 50);
+})();
+"""
+
+
+@pytest.mark.parametrize("width", [1400, 420])
+def test_a_shared_link_lands_on_the_playground(playground, site, width):
+    """A link made by **Copy a link** opens the page at the playground (not at the top of the
+    page, thousands of pixels above it), with the program, the input and the result restored."""
+    from urllib.parse import quote
+
+    from selenium.webdriver.common.by import By
+    from test_site_browser import MATHJAX_JS
+    browser, page = playground, _playground_page(site)
+    program, word = "alphabet a b\nP := #Q(a) <= #Q(b)", "abb"
+    browser.set_window_size(width, 900)
+    try:
+        browser.get("about:blank")
+        browser.get(f"{page}#crasp={quote(program, safe='')}&input={quote(word, safe='')}")
+        browser.execute_async_script(MATHJAX_JS)
+        landed = browser.execute_async_script(LANDED_JS)
+        assert browser.find_element(By.ID, "crasp-pg-program").get_property("value") == program
+        assert browser.find_element(By.ID, "crasp-pg-input").get_property("value") == word
+        assert browser.execute_script(
+            "return document.querySelector('.crasp-pg-result').innerText").startswith("Accepted")
+    finally:
+        browser.set_window_size(1400, 1000)
+    assert landed["y"] > 2000, f"the page opened near its top: {landed}"
+    assert 0 <= landed["top"] < landed["height"] / 3, f"the playground is not in view: {landed}"
+
+
+def test_next_token_programs_say_what_they_predict(playground, site):
+    """A next-token program (majority, sort) has no accept line, so a verdict would mean
+    nothing: its default input is a prompt ending in <sep>, and the result line says which
+    symbols it predicts after the input (as the Python interpreter computes) and what that
+    means, instead of "Rejected: next(<eos>) is 0"."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    from lengthgen.crasp.library import get_program
+    browser = playground
+    browser.get(_playground_page(site))
+    verdict_js = "return document.querySelector('.crasp-pg-verdict').innerText"
+    for name in ("majority", "sort", "binary_majority", "induction_head"):
+        Select(browser.find_element(By.ID, "crasp-pg-library")).select_by_value(name)
+        program = get_program(name)
+        word = browser.find_element(By.ID, "crasp-pg-input").get_property("value")
+        assert word.endswith("<sep>") == ("<sep>" in program.alphabet), (name, word)
+        values = run_program(program, word)
+        want = [s for s, op in program.token_outputs.items() if values[op][-1]]
+        shown = browser.execute_script(verdict_js)
+        assert shown.startswith(f"Next: {', '.join(want) or 'no symbol'}. A next-token program "
+                                "accepts no language"), (name, shown)
+        assert "Rejected" not in shown, shown
+    # with an accept line the verdict is a verdict, and the prediction is said as well
+    editor = browser.find_element(By.ID, "crasp-pg-program")
+    browser.execute_script("arguments[0].value = arguments[1]", editor,
+                           "alphabet a b\nnext(a) := #Q(a) < 2\nnext(b) := true\naccept #Q(a) > 0\n")
+    box = browser.find_element(By.ID, "crasp-pg-input")
+    box.clear()
+    box.send_keys("ab\n")
+    shown = browser.execute_script(verdict_js)
+    assert shown.startswith("Accepted") and "it predicts a, b" in shown, shown
+
+
+def test_every_state_of_the_playground_is_readable_in_both_modes(playground, site):
+    """Accepted, rejected, a next-token prediction, an error, a shared link: in each state every
+    text of the playground has contrast at least MIN_CONTRAST against what is behind it, in the
+    theme's light and in its dark mode."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+    from test_site_browser import CONTRAST_ONLY_JS, MIN_CONTRAST
+
+    browser = playground
+    browser.get(_playground_page(site))
+    editor = browser.find_element(By.ID, "crasp-pg-program")
+    box = browser.find_element(By.ID, "crasp-pg-input")
+    run = browser.find_element(By.CLASS_NAME, "crasp-pg-run")
+
+    def set_and_run(program=None, word=None):
+        if program is not None:
+            browser.execute_script("arguments[0].value = arguments[1]", editor, program)
+        if word is not None:
+            browser.execute_script("arguments[0].value = arguments[1]", box, word)
+        run.click()
+
+    states = {
+        "accepted": lambda: set_and_run(word="aabb"),
+        "rejected": lambda: set_and_run(word="abba"),
+        "next-token": lambda: Select(browser.find_element(By.ID, "crasp-pg-library"))
+        .select_by_value("majority"),
+        "error": lambda: set_and_run(program="alphabet a b\nP := #Q(a) <=\n"),
+        "shared": lambda: (set_and_run(program="alphabet a b\nP := #Q(a) <= #Q(b)\n", word="ab"),
+                           browser.find_element(By.CLASS_NAME, "crasp-pg-share").click()),
+    }
+    problems, lowest = [], {}
+    for state, act in states.items():
+        Select(browser.find_element(By.ID, "crasp-pg-library")).select_by_value("dyck1")
+        act()
+        classes = browser.execute_script(
+            "return Array.from(document.querySelectorAll('.crasp-pg-result *, .crasp-pg-link'))"
+            ".filter(e => e.checkVisibility()).map(e => e.className).join(' ')")
+        want = {"accepted": "crasp-pg-accept", "rejected": "crasp-pg-reject",
+                "next-token": "crasp-pg-next", "error": "crasp-pg-error",
+                "shared": "crasp-pg-link"}[state]
+        assert want in classes, (state, classes)
+        found = browser.execute_script(CONTRAST_ONLY_JS, MIN_CONTRAST,
+                                       ".crasp-playground, .crasp-playground *")
+        for mode, seen in found.items():
+            lowest[mode] = min(lowest.get(mode, 99), seen["min"])
+            problems += [f"{state}, {mode} mode: {low['what']} {low['text']!r}: {low['fg']} on "
+                         f"{low['bg']} is {low['ratio']:.2f}:1" for low in seen["low"]]
+    print("lowest contrast in the playground's states: " +
+          ", ".join(f"{mode} {ratio:.2f}:1" for mode, ratio in lowest.items()))
+    assert not problems, "\n".join(problems)

@@ -3,6 +3,8 @@ import json
 import re
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -87,6 +89,8 @@ def test_each_chapter_is_executed_once_per_session(built_site, request):
     """Chapters nbmake ran in this session are rendered from that run, the others executed by
     the build: no chapter runs twice, none is left out."""
     result, _ = built_site
+    if result.prebuilt:
+        pytest.skip("LENGTHGEN_BUILT_SITE: the site was built before this session")
     log = result.stdout + result.stderr
     chapters = {f"book/{p.name}" for p in (ROOT / "book").glob("*.ipynb")}
     executed = {c for c in chapters if f"/{c}: Executing notebook" in log}

@@ -5,6 +5,14 @@ served on loopback and each page is opened at 1400 px. On every page: no broken 
 MathJax error and no raw `$` left in the text, no figure drawn twice, every figure and slider
 inside a numbered figure with a caption; and moving each slider changes the picture shown.
 
+Then each page is measured at 1400, 420 and 360 px (one script call per page and width, the
+`measured` fixture), in the theme's light and dark modes: no table cell breaks a word or a
+number, a wide table scrolls in its own box and the page never sideways; no display equation is
+clipped (and from 420 px up none needs to scroll); every text in tables, the playground,
+admonitions and the book's coloured cells has contrast at least 4.5:1 (and a dark system
+opens the dark mode). A long equation planted in a page fails the equation check. The search
+page's summaries show no raw TeX.
+
 Needs the Debian packages chromium and chromium-driver (.ci/run installs them) and selenium;
 where they are missing the test is skipped with a message saying what to install.
 """
@@ -159,9 +167,13 @@ def test_every_slider_changes_the_picture(browser, site):
     assert moved >= 2, "expected the Limit Transformers sliders (period and locality) at least"
 
 
-# Each figure image in the page body: its natural width (pixels of the PNG) and the width it is
-# shown at (CSS px), with the font size of its caption; every table: how wide it is against the
-# box that holds it, and whether its caption is cut.
+# ----- the reader's layout: every page at three widths, in light and dark mode ---------------------
+WIDTHS = (1400, 420, 360)    # a desktop, a phone, a small phone
+MIN_CONTRAST = 4.5           # WCAG AA for text
+
+# One call per page and width measures everything below; each part is a function of the page.
+# Figures: each image's natural and shown width, and its caption's font size. Sliders: whether a
+# slider and its picture stay on the screen. Search: how many search boxes are visible.
 LAYOUT_JS = """
 const main = document.querySelector('main') || document.body;
 const vw = document.documentElement.clientWidth;
@@ -176,16 +188,6 @@ const figures = Array.from(main.querySelectorAll('figure img, .lengthgen-frame-s
             shown: box.width, left: edge.left, right: edge.right,
             caption_px: caption ? parseFloat(getComputedStyle(caption).fontSize) : null};
   });
-const tables = Array.from(main.querySelectorAll('table')).map(table => {
-  const holder = table.parentElement;
-  const caption = table.querySelector('caption');
-  return {number: caption ? (caption.querySelector('.caption-number') || {}).textContent || ''
-                          : '',
-          width: table.scrollWidth, room: holder.clientWidth,
-          caption_cut: caption ? caption.scrollWidth > caption.clientWidth + 1 ||
-                                 caption.getBoundingClientRect().right >
-                                 holder.getBoundingClientRect().right + 1 : false};
-});
 const sliders = Array.from(main.querySelectorAll('.lengthgen-frame-slider')).map(block => {
   const img = block.querySelector('img').getBoundingClientRect();
   const inputs = Array.from(block.querySelectorAll('input')).map(i => i.getBoundingClientRect());
@@ -196,28 +198,315 @@ const search = Array.from(document.querySelectorAll('.search-button, .search-but
   .filter(e => { const r = e.getBoundingClientRect(); const s = getComputedStyle(e);
                  return r.width > 0 && r.height > 0 && s.visibility !== 'hidden' &&
                         r.right > 0 && r.left < vw; }).length;
-return {figures, tables, sliders, search, vw, page_width: document.documentElement.scrollWidth};
+return {figures, sliders, search, vw, page_width: document.documentElement.scrollWidth};
+"""
+
+# Tables: a token (a run of text up to a space, or through a hyphen or slash) is broken when its
+# piece of text lies on more than one line; a table wider than its box must sit in a box that
+# scrolls sideways, and its caption must stay inside the box's visible width.
+TABLES_JS = """
+const main = document.querySelector('main') || document.body;
+const scrolls = e => ['auto', 'scroll'].includes(getComputedStyle(e).overflowX);
+const range = document.createRange();
+const onLines = rects => {           // how many lines the rectangles of one range lie on
+  rects = Array.from(rects).filter(r => r.width > 0 && r.height > 0);
+  if (!rects.length) return 0;
+  const bottom = Math.min(...rects.map(r => r.bottom));
+  return rects.some(r => r.top >= bottom - 1) ? 2 : 1;
+};
+function brokenTokens(cell) {
+  const broken = [];
+  const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+  for (let node; (node = walker.nextNode());) {
+    if (node.parentElement.closest('mjx-container, script, style')) continue;
+    const re = /[^\\s\\-\\/\\u2010-\\u2014]+[\\-\\/\\u2010-\\u2014]*/g;
+    for (let m; (m = re.exec(node.data));) {
+      if (m[0].length < 2) continue;
+      range.setStart(node, m.index);
+      range.setEnd(node, m.index + m[0].length);
+      if (onLines(range.getClientRects()) > 1) broken.push(m[0]);
+    }
+  }
+  for (const math of cell.querySelectorAll('mjx-container'))
+    if (onLines(math.getClientRects()) > 1) broken.push(math.getAttribute('aria-label') || 'math');
+  return broken;
+}
+return Array.from(main.querySelectorAll('table')).map(table => {
+  const holder = table.parentElement;
+  const caption = table.querySelector('caption');
+  const box = holder.getBoundingClientRect();
+  const cells = Array.from(table.querySelectorAll('td, th')).map(brokenTokens)
+    .filter(b => b.length);
+  let captionOut = false;
+  if (caption) {
+    const r = caption.getBoundingClientRect();
+    captionOut = r.right > box.left + holder.clientWidth + 1 || r.left < box.left - 1 ||
+                 caption.scrollWidth > caption.clientWidth + 1;
+  }
+  return {number: caption ? (caption.querySelector('.caption-number') || {}).textContent || ''
+                          : (table.id || 'a table'),
+          width: Math.max(table.scrollWidth, table.getBoundingClientRect().width),
+          room: holder.clientWidth, scrolls: scrolls(holder) || scrolls(table),
+          right: box.right, cells: cells.length, tokens: cells.flat().slice(0, 4),
+          caption_out: captionOut};
+});
+"""
+
+# Display equations: an equation wider than its box is clipped unless the box scrolls; no
+# equation's box may reach past the main column.
+EQUATIONS_JS = """
+const article = document.querySelector('article.bd-article') || document.querySelector('main');
+const a = article.getBoundingClientRect(), pad = getComputedStyle(article);
+const column = {left: a.left + parseFloat(pad.paddingLeft) - 1,
+                right: a.right - parseFloat(pad.paddingRight) + 1};
+const clipsX = e => !['visible', 'auto', 'scroll'].includes(getComputedStyle(e).overflowX);
+return Array.from(article.querySelectorAll('mjx-container[display="true"]')).map(eq => {
+  const box = eq.getBoundingClientRect();
+  const math = eq.firstElementChild ? eq.firstElementChild.getBoundingClientRect() : box;
+  let clipped = eq.scrollWidth > eq.clientWidth + 1 && clipsX(eq);
+  for (let e = eq.parentElement; e && e !== article && !clipped; e = e.parentElement)
+    clipped = e.scrollWidth > e.clientWidth + 1 && clipsX(e) && math.right > e.getBoundingClientRect().right + 1;
+  return {tex: (eq.closest('.math') || eq).getAttribute('id') ||
+               ((eq.previousElementSibling || {}).textContent || '').slice(0, 40),
+          width: Math.round(math.width), room: Math.round(column.right - column.left),
+          clipped, scrolls: eq.scrollWidth > eq.clientWidth + 1 && !clipsX(eq),
+          outside: box.right > column.right || box.left < column.left};
+});
+"""
+
+# Text contrast (WCAG 2): every visible piece of text in a table, in the playground, in an
+# admonition and in the book's coloured elements, against the colour behind it (the element's
+# background and its ancestors', composed), in each mode of the theme; the lowest ratios.
+CONTRAST_JS = """
+const SELECTORS = arguments_scope ||
+  'main table, main table *, .crasp-playground, .crasp-playground *, ' +
+  'main .admonition, main .admonition *, main [class*="lengthgen-"], main [class*="lengthgen-"] *';
+const parse = c => { const m = c.match(/[\\d.]+/g) || [0, 0, 0, 0];
+  return [+m[0], +m[1], +m[2], m.length > 3 ? +m[3] : 1]; };
+const over = (top, under) => [0, 1, 2].map(k => top[k] * top[3] + under[k] * (1 - top[3]))
+  .concat([1]);
+const lum = c => { const [r, g, b] = c.slice(0, 3).map(v => { v /= 255;
+  return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); });
+  return 0.2126 * r + 0.7152 * g + 0.0722 * b; };
+function behind(e) {
+  const layers = [];
+  for (let x = e; x; x = x.parentElement) {
+    const c = parse(getComputedStyle(x).backgroundColor);
+    if (c[3] > 0) layers.push(c);
+    if (c[3] >= 1) break;
+  }
+  let colour = layers.length && layers[layers.length - 1][3] >= 1 ? layers.pop() : [255, 255, 255, 1];
+  while (layers.length) colour = over(layers.pop(), colour);
+  return colour;
+}
+function hasText(e) {
+  if (e.tagName === 'INPUT') return ['text', 'search', 'number', 'url', ''].includes(e.type);
+  if (['TEXTAREA', 'SELECT', 'BUTTON'].includes(e.tagName)) return true;
+  if (e.tagName === 'MJX-CONTAINER') return true;
+  return Array.from(e.childNodes).some(n => n.nodeType === 3 && n.data.trim());
+}
+function measure(mode) {
+  document.documentElement.dataset.theme = mode;
+  const seen = [];
+  for (const e of document.querySelectorAll(SELECTORS)) {
+    if (e.closest('mjx-container') && e.tagName !== 'MJX-CONTAINER') continue;
+    if (!hasText(e)) continue;
+    const r = e.getBoundingClientRect(), s = getComputedStyle(e);
+    if (r.width <= 1 || r.height <= 1 || s.visibility !== 'visible' ||
+        !e.checkVisibility({checkOpacity: true, checkVisibilityCSS: true})) continue;
+    const bg = behind(e), fg = over(parse(s.color), bg);
+    const L1 = lum(fg), L2 = lum(bg);
+    const ratio = (Math.max(L1, L2) + 0.05) / (Math.min(L1, L2) + 0.05);
+    seen.push({ratio, what: e.tagName.toLowerCase() + (e.className && e.className.baseVal === undefined ?
+               '.' + String(e.className).trim().split(/\\s+/).join('.') : ''),
+               text: (e.value || e.textContent || '').trim().slice(0, 30), fg: s.color,
+               bg: 'rgb(' + bg.slice(0, 3).map(Math.round).join(', ') + ')'});
+  }
+  seen.sort((x, y) => x.ratio - y.ratio);
+  const low = seen.filter(x => x.ratio < arguments_min);
+  return {count: seen.length, min: seen.length ? seen[0].ratio : null, failing: low.length,
+          low: low.slice(0, 6)};
+}
+const still = document.createElement('style');       // no colour transitions while measuring
+still.textContent = '*, *::before, *::after { transition: none !important; }';
+document.head.append(still);
+const was = document.documentElement.dataset.theme;
+const modes = {light: measure('light'), dark: measure('dark')};
+document.documentElement.dataset.theme = was;
+still.remove();
+return modes;
+"""
+
+MEASURE_JS = ("const arguments_min = arguments[0], arguments_scope = null;\n"
+              + "\n".join(f"const {name} = (() => {{ {js} }})();"
+                          for name, js in (("layout", LAYOUT_JS), ("tables", TABLES_JS),
+                                           ("equations", EQUATIONS_JS),
+                                           ("contrast", CONTRAST_JS)))
+              + "\nreturn Object.assign(layout, {tables, equations, contrast});")
+
+
+# Folded content is measured too: every <details> opened, every toggled block (solutions) shown.
+UNFOLD_JS = """
+document.querySelectorAll('main details').forEach(d => { d.open = true; });
+document.querySelectorAll('main .toggle-hidden').forEach(e => e.classList.remove('toggle-hidden'));
 """
 
 
-def _layout(browser, url, page):
-    browser.get(f"{url}/{page}")
-    browser.execute_async_script(MATHJAX_JS)
-    browser.execute_script("return Promise.all(Array.from(document.images).map(i => i.decode()"
-                           ".catch(() => null)))")
-    return browser.execute_script(LAYOUT_JS)
+def _measure(browser, width: int) -> dict:
+    browser.set_window_size(width, 1000)
+    return browser.execute_script(MEASURE_JS, MIN_CONTRAST)
 
 
-def test_figure_text_is_at_least_caption_size_at_1400px(browser, site):
+@pytest.fixture(scope="module")
+def measured(browser, site):
+    """{width: {page: what MEASURE_JS measured}}: each page is loaded once, at 1400 px, its
+    folded parts opened, and measured at each width of WIDTHS in turn (the window narrowed, the
+    page not reloaded)."""
+    url, html = site
+    out = {width: {} for width in WIDTHS}
+    try:
+        for page in pages(html):
+            browser.set_window_size(WIDTHS[0], 1000)
+            browser.get(f"{url}/{page}")
+            browser.execute_async_script(MATHJAX_JS)
+            browser.execute_script("return Promise.all(Array.from(document.images)"
+                                   ".map(i => i.decode().catch(() => null)))")
+            browser.execute_script(UNFOLD_JS)
+            for width in WIDTHS:
+                out[width][page] = _measure(browser, width)
+    finally:
+        browser.set_window_size(1400, 1000)
+    return out
+
+
+def table_problems(page: str, tables: list, width: int) -> list[str]:
+    problems = []
+    for table in tables:
+        name = table["number"].strip()
+        if table["cells"]:
+            problems.append(f"{page} at {width} px: {name}: {table['cells']} cell(s) break a "
+                            f"token across lines, e.g. {table['tokens']}")
+        if table["width"] > table["room"] + 1 and not table["scrolls"]:
+            problems.append(f"{page} at {width} px: {name} is {table['width']:.0f} px wide in "
+                            f"{table['room']} px and its box does not scroll")
+        if table["caption_out"]:
+            problems.append(f"{page} at {width} px: {name}: the caption reaches past its box")
+    return problems
+
+
+# Widths at which every display equation must fit without scrolling; below them (a 360 px
+# phone) an equation may scroll sideways in its own box, but never be cut off.
+EQUATIONS_FIT_FROM = 420
+
+
+def equation_problems(page: str, equations: list, width: int) -> list[str]:
+    problems = []
+    for eq in equations:
+        where = f"{page} at {width} px: a display equation {eq['width']} px wide (near " \
+                f"{eq['tex']!r})"
+        if eq["clipped"] or eq["outside"]:
+            problems.append(f"{where} is {'clipped' if eq['clipped'] else 'wider than the column'}")
+        elif eq["scrolls"] and width >= EQUATIONS_FIT_FROM:
+            problems.append(f"{where} scrolls in {eq['room']} px: break it into aligned lines")
+    return problems
+
+
+def contrast_problems(page: str, contrast: dict, width: int) -> list[str]:
+    return [f"{page} at {width} px, {mode} mode ({found['failing']} texts below): "
+            f"{low['what']} {low['text']!r}: {low['fg']} on {low['bg']} is {low['ratio']:.2f}:1"
+            for mode, found in contrast.items() for low in found["low"]]
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_tables_keep_their_tokens_and_scroll_in_their_own_box(measured, width):
+    """No table cell breaks a word or a number across lines ("ve/rd/ic/t"); a table wider than
+    the column scrolls sideways inside its own box, with its caption in view; the page itself
+    never scrolls sideways."""
+    problems = []
+    for page, found in measured[width].items():
+        problems += table_problems(page, found["tables"], width)
+        if found["page_width"] > found["vw"] + 1:
+            problems.append(f"{page}: the page is {found['page_width']} px wide at {found['vw']} px")
+    assert sum(len(found["tables"]) for found in measured[width].values()) > 20
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_no_display_equation_is_clipped(measured, width):
+    """No display equation is cut off or reaches past the main column; from 420 px up each one
+    fits its box (long ones are broken into aligned lines), on a smaller phone one may scroll
+    sideways in its own box."""
+    problems = []
+    for page, found in measured[width].items():
+        problems += equation_problems(page, found["equations"], width)
+    assert sum(len(found["equations"]) for found in measured[width].values()) >= 10
+    assert not problems, "\n".join(problems)
+
+
+# A display equation planted in a page, typeset by the page's MathJax; arguments: its TeX and a
+# style for its box ('' for the site's own).
+PLANT_JS = """
+const [tex, style, done] = arguments;
+const div = document.createElement('div');
+div.className = 'math notranslate nohighlight';
+div.textContent = '\\\\[' + tex + '\\\\]';
+(document.querySelector('article.bd-article section p') || document.body).after(div);
+MathJax.typesetPromise([div]).then(() => {
+  const eq = div.querySelector('mjx-container');
+  if (style) eq.setAttribute('style', style);
+  done(!!eq);
+}).catch(e => done('error: ' + e));
+"""
+
+
+def test_the_equation_check_catches_a_long_equation(browser, site):
+    """A long equation planted in the introduction fails the check at 420 px: with the site's
+    CSS it scrolls (and must be broken into lines), and in a box that hides overflow (as the
+    theme's boxes may) it is clipped."""
+    url, _ = site
+    tex = " + ".join(f"\\alpha_{{{k}}} x_{{{k}}}^{{(l-1)}}" for k in range(12))
+    found = {}
+    try:
+        browser.set_window_size(420, 1000)
+        for name, style in (("site", ""), ("hidden", "overflow: hidden")):
+            browser.get(f"{url}/book/intro.html")
+            browser.execute_async_script(MATHJAX_JS)
+            assert browser.execute_async_script(PLANT_JS, tex, style) is True
+            found[name] = browser.execute_script(EQUATIONS_JS)
+    finally:
+        browser.set_window_size(1400, 1000)
+    planted = [eq for eq in found["site"] if eq["width"] > 600]
+    assert len(planted) == 1 and planted[0]["scrolls"], found["site"]
+    assert any("break it into aligned lines" in p
+               for p in equation_problems("intro", found["site"], 420))
+    assert any("is clipped" in p for p in equation_problems("intro", found["hidden"], 420))
+    assert len(equation_problems("intro", found["site"], 420)) == 1   # the rest of the page fits
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_text_contrast_in_light_and_dark_mode(measured, width):
+    """Text in tables, the playground, admonitions and the book's coloured cells has contrast at
+    least MIN_CONTRAST against what is behind it, in the theme's light and dark modes."""
+    problems, lowest = [], {}
+    for page, found in measured[width].items():
+        problems += contrast_problems(page, found["contrast"], width)
+        for mode, seen in found["contrast"].items():
+            if seen["min"] is not None:
+                lowest[mode] = min(lowest.get(mode, 99), seen["min"])
+    print(f"lowest contrast at {width} px: " +
+          ", ".join(f"{mode} {ratio:.2f}:1" for mode, ratio in lowest.items()))
+    assert set(lowest) == {"light", "dark"}
+    assert not problems, "\n".join(problems)
+
+
+def test_figure_text_is_at_least_caption_size_at_1400px(measured):
     """Every figure is drawn with no text under MIN_FONT_PT at DPI (lengthgen.viz.book); shown at
     `shown` of its `natural` pixels, its smallest text is MIN_FONT_PT * DPI / 72 * shown /
     natural CSS px, which must be at least its caption's font size."""
     from lengthgen.viz.book import DPI, MIN_FONT_PT
 
-    url, html = site
     problems, sizes = [], []
-    for page in pages(html):
-        layout = _layout(browser, url, page)
+    for page, layout in measured[1400].items():
         for fig in layout["figures"]:
             if not fig["natural"]:
                 continue
@@ -232,50 +521,78 @@ def test_figure_text_is_at_least_caption_size_at_1400px(browser, site):
     assert not problems, "\n".join(problems)
 
 
-def test_tables_fit_and_one_search_box_at_1400px(browser, site):
-    url, html = site
+@pytest.mark.parametrize("width", WIDTHS)
+def test_one_search_box_and_everything_on_the_screen(measured, width):
+    """One search box is visible; figures and sliders stay on the screen (on a phone they scale
+    down to it)."""
     problems = []
-    for page in pages(html):
-        layout = _layout(browser, url, page)
+    for page, layout in measured[width].items():
+        vw = layout["vw"]
         if layout["search"] != 1:
-            problems.append(f"{page}: {layout['search']} search boxes visible")
-        for table in layout["tables"]:
-            name = table["number"].strip() or "a table"
-            if table["width"] > table["room"] + 1:
-                problems.append(f"{page}: {name} is {table['width']} px wide in "
-                                f"{table['room']} px: columns hidden")
-            if table["caption_cut"]:
-                problems.append(f"{page}: {name}: caption cut")
+            problems.append(f"{page}: {layout['search']} search boxes visible at {vw} px")
+        for fig in layout["figures"]:
+            if fig["right"] > vw + 1 or fig["left"] < -1:
+                problems.append(f"{page}: {fig['src']} reaches {fig['right']:.0f} px of {vw}")
+        for slider in layout["sliders"]:
+            if slider["img_right"] > vw + 1 or slider["input_right"] > vw + 1:
+                problems.append(f"{page}: a slider or its picture is off the screen at {vw} px")
     assert not problems, "\n".join(problems)
 
 
-@pytest.mark.parametrize("width", [420, 360])
-def test_nothing_scrolls_sideways_on_a_phone(browser, site, width):
-    """On a phone (420 px, and a small one of 360 px) the figures scale to the screen, each
-    slider stays beside its picture, every table fits its column (no column behind a scroll
-    bar, no caption cut) and the page itself is no wider than the screen."""
-    url, html = site
-    problems = []
-    browser.set_window_size(width, 900)
+# CONTRAST_JS alone; arguments: the lowest contrast allowed, and a CSS selector of the elements to
+# measure (null: those of every page)
+CONTRAST_ONLY_JS = "const arguments_min = arguments[0], arguments_scope = arguments[1];\n" + \
+    CONTRAST_JS
+
+
+def test_a_dark_system_gets_the_dark_mode(browser, site):
+    """With the reader's system set to dark (prefers-color-scheme, emulated) and no choice
+    stored, the theme opens in dark mode; the C-RASP page, the one with the most colours, keeps
+    every text above MIN_CONTRAST in it."""
+    url, _ = site
+    browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {
+        "features": [{"name": "prefers-color-scheme", "value": "dark"}]})
     try:
-        for page in pages(html):
-            layout = _layout(browser, url, page)
-            vw = layout["vw"]
-            for fig in layout["figures"]:
-                if fig["right"] > vw + 1 or fig["left"] < -1:
-                    problems.append(f"{page}: {fig['src']} reaches {fig['right']:.0f} px of {vw}")
-            for slider in layout["sliders"]:
-                if slider["img_right"] > vw + 1 or slider["input_right"] > vw + 1:
-                    problems.append(f"{page}: a slider or its picture is off the screen")
-            for table in layout["tables"]:
-                name = table["number"].strip() or "a table"
-                if table["width"] > table["room"] + 1:
-                    problems.append(f"{page}: {name} is {table['width']} px wide in "
-                                    f"{table['room']} px at {vw} px: it scrolls sideways")
-                if table["caption_cut"]:
-                    problems.append(f"{page}: {name}: caption cut at {vw} px")
-            if layout["page_width"] > vw + 1:
-                problems.append(f"{page}: the page is {layout['page_width']} px wide at {vw} px")
+        browser.get(f"{url}/book/crasp.html")
+        browser.execute_script("localStorage.clear()")
+        browser.get(f"{url}/book/crasp.html")
+        browser.execute_async_script(MATHJAX_JS)
+        assert browser.execute_script("return document.documentElement.dataset.theme") == "dark"
+        found = browser.execute_script(CONTRAST_ONLY_JS, MIN_CONTRAST)
     finally:
-        browser.set_window_size(1400, 1000)
-    assert not problems, "\n".join(problems)
+        browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": []})
+    assert found["dark"]["count"] > 100
+    assert not found["dark"]["low"], found["dark"]["low"]
+
+
+# The search page: the summaries shown under the results, once the search has finished (Sphinx
+# shows the results one by one, then says so) and every summary has arrived.
+SEARCH_JS = """
+const done = arguments[arguments.length - 1];
+const started = Date.now();
+(function wait() {
+  const results = document.querySelectorAll('#search-results ul.search li');
+  const summaries = document.querySelectorAll('#search-results ul.search li p.context');
+  const status = document.querySelector('#search-results p.search-summary');
+  const finished = status && /finished|did not match/.test(status.textContent);
+  if ((finished && summaries.length >= results.length) || Date.now() - started > 20000)
+    done({results: results.length, summaries: Array.from(summaries).map(p => p.textContent),
+          plain: typeof lengthgenTexToText === 'function' ?
+                 lengthgenTexToText('\\\\(\\\\mathrm{Dyck}_{1} \\\\le \\\\{a^n b^n\\\\}\\\\)') : null});
+  else setTimeout(wait, 100);
+})();
+"""
+
+
+def test_search_summaries_show_no_raw_math(browser, site):
+    """The search page's summaries are cut from the pages' HTML, where math is still TeX;
+    book/_static/lengthgen_search.js writes it as text, so no summary shows `\\(N\\)`."""
+    url, html = site
+    assert "lengthgen_search.js" in (html / "search.html").read_text()
+    assert "lengthgen_search.js" not in (html / "book" / "intro.html").read_text()
+    browser.get(f"{url}/search.html?q=length+generalization")
+    found = browser.execute_async_script(SEARCH_JS)
+    assert found["plain"] == "Dyck_1 ≤ {a^n b^n}"
+    assert found["results"] >= 5 and len(found["summaries"]) >= 5, found
+    raw = [s for s in found["summaries"] if any(m in s for m in ("\\(", "\\)", "\\[", "$$"))]
+    assert not raw, raw[:3]

@@ -20,11 +20,21 @@
     return e;
   }
 
-  function exampleInput(program) {
+  const SEP = "<sep>";
+
+  function exampleInput(program) {   // a next-token program gets a prompt ending in <sep>
     if (!program) return "";
-    const a = program.alphabet;
+    const a = program.alphabet.filter((s) => s !== SEP || program.alphabet.length === 1);
     const pick = [0, 0, 1, 1, 0, 1, 2, 0].map((k) => a[k % a.length]);
-    return a.every((s) => Array.from(s).length === 1) ? pick.join("") : pick.join(" ");
+    if (program.tokenOutputs.size && program.alphabet.includes(SEP)) pick.push(SEP);
+    return pick.every((s) => Array.from(s).length === 1) ? pick.join("") : pick.join(" ");
+  }
+
+  function predicted(program, values) {   // the symbols whose next(...) is 1 at the last position
+    return [...program.tokenOutputs].filter(([, name]) => {
+      const v = values.get(name);
+      return Boolean(v[v.length - 1]);
+    }).map(([symbol]) => symbol);
   }
 
   function offsetOf(text, line, col) {   // line and column (in characters) -> string index
@@ -100,8 +110,7 @@
       try {
         const n = CRASP.tokensOf(program, word).length;
         if (n > MAX_TRACE_LENGTH) {
-          const verdict = CRASP.accepts(program, word);
-          show(verdictLine(program, verdict), el("p", { text: `The trace is shown for inputs of at most ${MAX_TRACE_LENGTH} symbols, as by crasp run --trace; this one has ${n}.` }));
+          show(verdictLine(program, CRASP.runProgram(program, word)), el("p", { text: `The trace is shown for inputs of at most ${MAX_TRACE_LENGTH} symbols, as by crasp run --trace; this one has ${n}.` }));
           return;
         }
         rows = CRASP.traceRows(program, word);
@@ -111,18 +120,33 @@
         show(el("p", { class: "crasp-pg-error" }, el("strong", { text: "The input: " }), e.message));
         return;
       }
-      const out = rows.values.get(program.output);
-      show(verdictLine(program, out[out.length - 1]), traceTable(program, rows),
+      show(verdictLine(program, rows.values), traceTable(program, rows),
         el("details", { class: "crasp-pg-text" },
           el("summary", { text: "The same trace as text (what crasp run --trace prints)" }),
           el("pre", { text: CRASP.traceText(program, word) })));
     }
 
-    function verdictLine(program, verdict) {
-      const next = program.tokenOutputs.size ? ` A next-token program: the rows ${[...program.tokenOutputs.values()].slice(0, 3).join(", ")}${program.tokenOutputs.size > 3 ? ", ..." : ""} say where each token may come next.` : "";
+    function verdictLine(program, values) {   // values: the run's Map of operation -> values
+      const out = values.get(program.output), verdict = Boolean(out[out.length - 1]);
+      const tokens = [...program.tokenOutputs.keys()];
+      if (tokens.length) {
+        const rows = tokens.slice(0, 3).map((t) => `next(${t})`).join(", ") + (tokens.length > 3 ? ", ..." : "");
+        const next = predicted(program, values);
+        const said = `after the last symbol it predicts ${next.length ? next.join(", ") : "no symbol"}`;
+        if ([...program.tokenOutputs.values()].includes(program.output)) {
+          // no accept line: a verdict would mean nothing (crasp run refuses it); the prediction does
+          const ones = next.map((t) => `next(${t})`);
+          return el("p", { class: "crasp-pg-verdict crasp-pg-next" },
+            el("strong", { text: `Next: ${next.length ? next.join(", ") : "no symbol"}.` }),
+            ` A next-token program accepts no language: its rows ${rows} say which symbols may come next, and after this input ${ones.length ? ones.join(", ") + (ones.length > 1 ? " are" : " is") + " 1" : "none of them is 1"}.`);
+        }
+        return el("p", { class: "crasp-pg-verdict " + (verdict ? "crasp-pg-accept" : "crasp-pg-reject") },
+          el("strong", { text: verdict ? "Accepted" : "Rejected" }),
+          `: the output operation ${program.output} is ${verdict ? 1 : 0} at the last position; as a next-token program (rows ${rows}) ${said}.`);
+      }
       return el("p", { class: "crasp-pg-verdict " + (verdict ? "crasp-pg-accept" : "crasp-pg-reject") },
         el("strong", { text: verdict ? "Accepted" : "Rejected" }),
-        `: the output operation ${program.output} is ${verdict ? 1 : 0} at the last position.${next}`);
+        `: the output operation ${program.output} is ${verdict ? 1 : 0} at the last position.`);
     }
 
     function traceTable(program, rows) {
@@ -186,13 +210,33 @@
     window.addEventListener("hashchange", () => {
       if (fromLink()) { runNow(); root.scrollIntoView(); editor.focus(); }
     });
-    if (!fromLink()) {
+    const linked = fromLink();
+    if (!linked) {
       const first = root.dataset.program && LIBRARY[root.dataset.program] !== undefined ? root.dataset.program : names[0];
       select.value = first || "";
       load(first);
       if (root.dataset.input !== undefined && first === root.dataset.program) input.value = root.dataset.input;
     }
     runNow();
+    if (linked) land(root);
+  }
+
+  /* A shared link opens the page at the playground, not at its top. What is above it (math being
+   * typeset, images) may still grow after the first scroll, so it lands again when the page has
+   * loaded and when MathJax is done, unless the reader has moved meanwhile. */
+  function land(root) {
+    let moved = false;
+    const stop = () => { moved = true; };
+    for (const ev of ["wheel", "touchstart", "keydown", "mousedown"]) window.addEventListener(ev, stop, { once: true, passive: true });
+    const go = () => { if (!moved) root.scrollIntoView({ block: "start" }); };
+    go();
+    const later = () => {
+      go();
+      const mj = window.MathJax && window.MathJax.startup && window.MathJax.startup.promise;
+      if (mj) mj.then(go, go);
+    };
+    if (document.readyState === "complete") later();
+    else window.addEventListener("load", later, { once: true });
   }
 
   function start() {

@@ -13,7 +13,7 @@ from lengthgen.crasp.library import program_names
 from lengthgen.errors import LengthgenError
 from lengthgen.experiments.huang.comm.analysis import (message_counts, paper_vs_book_rows,
                                                        rounding_numbers)
-from lengthgen.experiments.huang.comm.comm_agreement import data as agreement_table
+from lengthgen.experiments.huang.comm.comm_agreement import table as agreement_table
 from lengthgen.experiments.huang.comm.comm_rounding import data as rounding_data
 from lengthgen.experiments.huang.comm.drawing import matrix_figure
 from lengthgen.experiments.huang.comm.protocol import load as load_program
