@@ -40,7 +40,7 @@ def figure(records):
     rows = points(records)
     languages = sorted({(p["dot_depth"], p["language"]) for p in rows})
     row_of = {name: i for i, (_, name) in enumerate(languages)}
-    fig, axes = plt.subplots(1, 2, figsize=(8.4, 0.3 * len(languages) + 1.4), sharey=True)
+    fig, axes = plt.subplots(1, 2, figsize=(8.4, 0.3 * len(languages) + 1.4))
     for ax, encoding in zip(axes, protocol.ENCODINGS):
         drawn = set()
         for source, marker, offset in (("ours", "o", -0.15), ("paper", "s", 0.15)):
@@ -68,9 +68,9 @@ def figure(records):
         ax.set_xlabel("accuracy % on Len 101-150")
         ax.set_title(PositionalEncoding(encoding).label)
         ax.grid(axis="x", alpha=0.3)
-    axes[0].set_yticks(range(len(languages)))
-    axes[0].set_yticklabels([f"{name} ({depth})" for depth, name in languages])
-    axes[0].set_ylim(len(languages) - 0.5, -0.5)
+    for ax in axes:   # each panel names its rows (on a phone the panels are stacked)
+        ax.set_yticks(range(len(languages)), [f"{name} ({depth})" for depth, name in languages])
+        ax.set_ylim(len(languages) - 0.5, -0.5)
     axes[0].set_ylabel("language (dot-depth)")
     handles, labels = axes[0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="lower center", ncols=2, frameon=False)
