@@ -16,8 +16,11 @@ $(STAMP): requirements.txt pyproject.toml
 	touch $(STAMP)
 
 # One torch thread per process: on a small shared machine more threads wait for each other.
+# Then the whole book as one PDF, printed by the system's Chromium (tools/book_pdf.py; without
+# Chromium it says so in one line and the site is built all the same).
 book: $(STAMP)
 	LENGTHGEN_SCALE=$(SCALE) OMP_NUM_THREADS=1 $(VENV)/bin/jupyter-book build . --keep-going -W -n
+	$(PY) tools/book_pdf.py _build/html
 	@echo "Site: $(CURDIR)/_build/html/index.html"
 
 test: $(STAMP)

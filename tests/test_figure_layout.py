@@ -6,7 +6,7 @@ import matplotlib.pyplot as plt
 import pytest
 
 from lengthgen.runs.records import committed_records
-from lengthgen.viz.book import COLUMN_PX, DPI, _saved_width_px, fit_to_column, show
+from lengthgen.viz.book import COLUMN_PX, DPI, NARROW_PX, _saved_width_px, fit_to_column, show
 
 matplotlib.use("Agg")
 
@@ -103,3 +103,29 @@ def test_dyck_figures_read_well_in_the_column(figure_id):
     assert _saved_width_px(fig) <= COLUMN_PX + 1, figure_id
     plt.close(fig)
     assert problems == [], f"{figure_id}: {problems[:5]}"
+
+
+@pytest.mark.parametrize("width", [COLUMN_PX, NARROW_PX])
+@pytest.mark.parametrize("figure_id", ["huang-fig2-dotdepth", "huang-prop54-regularizer"])
+def test_no_label_lies_on_another_and_no_legend_on_the_data(figure_id, width):
+    """Huang et al.'s Fig. 2 printed "Tomita 1" over "Tomita 2" (labels beside points that
+    coincide) and the Prop. 54 figure's legend covered measured points: in the column and on a
+    phone, no two texts of a panel overlap and every legend lies outside the panels."""
+    if committed_records(figure_id, missing_ok=True) is None:
+        pytest.skip(f"{figure_id}: no committed records")
+    fig, _ = show(figure_id)
+    fit_to_column(fig, width_px=width)
+    problems = layout_problems(fig)
+    renderer = fig.canvas.get_renderer()
+    for n, ax in enumerate(fig.axes):
+        texts = _boxes(ax.texts, renderer) + _shown_tick_labels(ax.yaxis, renderer)
+        for i, (a, box_a) in enumerate(texts):
+            for b, box_b in texts[i + 1:]:
+                if _overlap(box_a, box_b):
+                    problems.append(f"panel {n}: {a!r} lies on {b!r}")
+    for legend in fig.legends + [ax.get_legend() for ax in fig.axes if ax.get_legend()]:
+        for n, ax in enumerate(fig.axes):
+            if _overlap(legend.get_window_extent(renderer), ax.get_window_extent(renderer)):
+                problems.append(f"a legend covers panel {n}")
+    plt.close(fig)
+    assert problems == [], f"{figure_id} at {width} px: {problems[:5]}"

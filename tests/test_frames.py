@@ -50,3 +50,28 @@ def test_html_starts_on_the_initial_frame_and_strides_match():
 def test_bad_sliders_are_one_clear_error(sliders, initial):
     with pytest.raises(LengthgenError):
         FrameSlider(lambda **k: b"", sliders, initial=initial)
+
+
+def test_each_frame_has_a_phone_rendition_and_an_alt_naming_its_setting():
+    def titled(a, b):
+        fig = draw(a, b)
+        fig.axes[0].set_title(f"a line to ({a}, {b})")
+        return fig
+
+    slider = FrameSlider(titled, {"a": [1, 2], "b": [5, 6]}, labels={"a": "slope Δ"})
+    assert slider.narrow_frames and len(slider.narrow_frames) == 4
+    assert len(set(slider.narrow_frames)) == 4 and set(slider.narrow_frames).isdisjoint(slider.frames)
+    assert slider.alts[slider.index(a=2, b=5)] == "a line to (2, 5) (at slope Δ = 2, b = 5)"
+    page = slider.html
+    alts = json.loads(html.unescape(re.search(r'data-alts="([^"]*)"', page).group(1)))
+    assert alts == slider.alts
+    assert f'alt="{html.escape(slider.alts[0])}"' in page and 'alt="figure frame"' not in page
+    assert '<source media="(max-width:' in page and "data-narrow-frames=" in page
+
+
+def test_frames_given_as_png_bytes_get_the_sliders_alt():
+    slider = FrameSlider(lambda x: b"\x89PNG" + bytes([x]), {"x": [1, 2]},
+                         alt="A test pattern of one pixel")
+    assert slider.narrow_frames is None and "<source" not in slider.html
+    assert slider.alts == ["A test pattern of one pixel (at x = 1)",
+                           "A test pattern of one pixel (at x = 2)"]

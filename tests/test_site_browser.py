@@ -180,10 +180,12 @@ const vw = document.documentElement.clientWidth;
 const figures = Array.from(main.querySelectorAll('figure img, .lengthgen-frame-slider img'))
   .map(img => {
     const box = img.getBoundingClientRect();
+    // a figure too wide for a phone pans in its own box (lengthgen.viz.book.Picture)
+    const edge = (img.closest('.lengthgen-pan') || img).getBoundingClientRect();
     const figure = img.closest('figure');
     const caption = figure ? figure.querySelector('figcaption') : null;
     return {src: (img.currentSrc || img.src).slice(-50), natural: img.naturalWidth,
-            shown: box.width, left: box.left, right: box.right,
+            shown: box.width, left: edge.left, right: edge.right,
             caption_px: caption ? parseFloat(getComputedStyle(caption).fontSize) : null};
   });
 const sliders = Array.from(main.querySelectorAll('.lengthgen-frame-slider')).map(block => {

@@ -73,3 +73,106 @@ def test_tables_read_as_prose_not_python():
     text = table.markdown
     assert "[" not in text and "True" not in text and "None" not in text
     assert "2\\, 2\\, 64\\, 0\\.001" in text and "| yes |" in text and "0\\.123" in text
+
+
+def test_a_figure_is_glued_as_a_picture_for_the_column_and_for_a_phone(shown):
+    """The page shows a <picture>: the phone's rendition (one panel per row, NARROW_PX wide at
+    NARROW_DPI, no text under MIN_FONT_PT) on narrow screens, the column's elsewhere; its alt
+    text is what the figure writes."""
+    import base64
+    import io
+    import re
+
+    from PIL import Image
+    fig, axes = plt.subplots(1, 2, figsize=(10, 3.5))
+    for ax, name in zip(axes, ("APE", "NoPE")):
+        ax.plot([1, 2, 3], [3, 1, 2])
+        ax.set_title(name)
+        ax.set_xlabel("test length")
+        ax.set_ylabel("accuracy")
+    book.book_figure("two-panels", fig)
+    page = shown[0][0]["text/html"]
+    assert '<picture class="lengthgen-picture">' in page
+    assert f'media="(max-width: {book.NARROW_SCREEN_PX}px)"' in page
+    wide, narrow = (Image.open(io.BytesIO(base64.b64decode(uri))) for uri in (
+        re.search(r'<img src="data:image/png;base64,([^"]+)"', page).group(1),
+        re.search(r'srcset="data:image/png;base64,([^"]+)"', page).group(1)))
+    assert wide.width <= book.COLUMN_PX + 1
+    assert narrow.width <= book.NARROW_PX * book.NARROW_DPI / book.DPI + 2
+    assert narrow.height > narrow.width, "the phone's rendition puts the panels one per row"
+    alt = re.search(r'alt="([^"]*)"', page).group(1)
+    assert alt == "Panels: APE; NoPE. accuracy against test length"
+    text_px = float(re.search(r'<source[^>]*data-text-px="([\d.]+)"', page).group(1))
+    assert text_px >= book.MIN_FONT_PT * book.NARROW_DPI / 72 - 0.01
+
+
+def test_a_figure_id_has_an_alt_from_its_module_and_its_panels(shown):
+    import re
+    book.book_figure("richard-fig2-closed-form-paths")
+    alt = re.search(r'alt="([^"]*)"', shown[0][0]["text/html"]).group(1)
+    assert alt.startswith("Fig. 2 of Richard (2024): the closed-form head drawn as paths")
+    assert "/" not in alt.split(":")[0]
+
+
+def test_math_in_titles_reads_as_text_in_alt():
+    assert book._plain_math(r"$\frac{1}{N}\sum_{j\leq i} (p_j^\top K)^2$ at $\tau\Delta$") == \
+        "(1)/(N)Σ_j≤ i (p_j^ᵀ K)^2 at τΔ"
+
+
+def test_a_phone_rendition_too_wide_for_a_phone_pans_instead_of_shrinking():
+    """Labels that need more room than a phone's column (Richard's Fig. 4: 33 monospace
+    characters a row) make a wider phone rendition: it is shown at its own size in a box that
+    scrolls sideways, so its text stays MIN_FONT_PT at DPI on screen."""
+    import io
+
+    from PIL import Image
+
+    def png(width_px):
+        out = io.BytesIO()
+        Image.new("RGB", (width_px, 10)).save(out, format="PNG")
+        return out.getvalue()
+
+    scale = book.NARROW_DPI / book.DPI
+    fits = book.Picture(png(700), "A plot of one thing against another", png(int(book.NARROW_PX * scale)))
+    wide = book.Picture(png(700), "A plot of one thing against another", png(int(510 * scale)))
+    assert "lengthgen-pan" not in fits.html()
+    assert 'class="lengthgen-picture lengthgen-pan" style="--lengthgen-phone-width: 510px"' in \
+        wide.html()
+
+
+def test_the_site_build_moves_a_figures_images_into_files(tmp_path):
+    """book/_ext/lengthgen_figures.py: the inline PNGs of a glued <picture> and of a slider's
+    frames become files under _images (named by content) that the page points at."""
+    import importlib.util
+    from pathlib import Path
+    source = Path(__file__).resolve().parents[1] / "book" / "_ext" / "lengthgen_figures.py"
+    spec = importlib.util.spec_from_file_location("lengthgen_figures", source)
+    figures = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(figures)
+    import io
+
+    from PIL import Image
+
+    def png(width_px):
+        out = io.BytesIO()
+        Image.new("RGB", (width_px, 10)).save(out, format="PNG")
+        return out.getvalue()
+
+    wide, narrow = png(700), png(2 * book.NARROW_PX)
+    picture = book.Picture(wide, "A plot of one thing against another", narrow)
+    slider = FrameSlider(lambda x: png(5 + x), {"x": [1, 2]}, alt="A test pattern")
+    (tmp_path / "book").mkdir()
+    page = tmp_path / "book" / "chapter.html"
+    page.write_text(f"<html><body>{picture.html()}{slider.html}</body></html>")
+    assert figures.externalize(page, tmp_path / "_images") == 2 + 3   # the first frame twice
+    text = page.read_text()
+    files = sorted((tmp_path / "_images").iterdir())
+    assert sorted(f.read_bytes() for f in files) == sorted([wide, narrow, png(6), png(7)])
+    for f in files:
+        assert f"../_images/{f.name}" in text
+    assert "data:image" not in text
+    import html as html_module
+    import json
+    import re
+    frames = json.loads(html_module.unescape(re.search(r'data-frames="([^"]*)"', text).group(1)))
+    assert all(f.startswith("../_images/lengthgen-") for f in frames)

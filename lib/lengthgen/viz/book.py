@@ -44,11 +44,23 @@ COLUMN_PX = 740
 DPI = 100
 MIN_FONT_PT = 10.5
 
+# How a phone shows it. At a 420 px window the column is about 357 CSS px wide (297 px at
+# 360 px), so the column's figure, scaled down, shows its 14.6 px text at about 7 px. Each
+# figure is therefore drawn a second time for a column of NARROW_PX (panels one per row, the
+# same MIN_FONT_PT), which the page shows on screens up to NARROW_SCREEN_PX wide: its smallest
+# text is then 14.6 * 357 / 380 = 13.7 px at 420 px, 11.4 px at 360 px (the browser test
+# measures it). It is saved at NARROW_DPI, 2x, as phones' screens have two or three device
+# pixels to the CSS pixel. Wider screens get the column's figure: at NARROW_SCREEN_PX its text
+# is 11 px on screen, and more from there.
+NARROW_PX = 380
+NARROW_SCREEN_PX = 620
+NARROW_DPI = 2 * DPI
+
 
 def _figure_level_bottom(fig) -> float:
     """The top (in figure fraction) of legends and texts placed at the bottom of the figure
     itself (not in an axes): the layout keeps the axes above them."""
-    renderer = fig.canvas.get_renderer()
+    renderer = fig._get_renderer()
     height = fig.bbox.height
     tops = []
     for artist in list(fig.legends) + [t for t in fig.texts if t is not fig._suptitle]:
@@ -80,8 +92,18 @@ def fit_to_column(fig, width_px: int = COLUMN_PX, min_font_pt: float = MIN_FONT_
             ax.tick_params(axis=name, which="both", labelsize=size)
     width, height = fig.get_size_inches()
     target = width_px / DPI
+    moved = []
+    if target < 2 * MIN_PANEL_IN:   # a phone's column: no legend inside a panel, too narrow
+        moved = [_legend_below(ax) for ax in fig.axes
+                 if ax.get_legend() is not None and not _below_axes(ax.get_legend())]
     if not _reflow(fig, target) and width > target:
         fig.set_size_inches(target, height * (target / width) ** 0.5)
+    if moved:   # the panels keep their height, the legends under them get theirs
+        fig.draw_without_rendering()
+        renderer = fig._get_renderer()
+        extra = sum(legend.get_window_extent(renderer).height for legend in moved) / fig.dpi
+        width, height = fig.get_size_inches()
+        fig.set_size_inches(width, height + extra)
     if fig.get_layout_engine() is None or type(fig.get_layout_engine()).__name__ == \
             "PlaceHolderLayoutEngine":
         _layout(fig)
@@ -89,6 +111,8 @@ def fit_to_column(fig, width_px: int = COLUMN_PX, min_font_pt: float = MIN_FONT_
     # titles to the column, take columns off legends, and only then narrow the figure (by at
     # most a fifth: narrower, the panels would be crushed).
     if _wrap_titles(fig, target):  # lines added to a title: the layout makes room for them
+        _layout(fig)
+    if target < 2 * MIN_PANEL_IN and _wrap_for_phone(fig, target):
         _layout(fig)
     for _ in range(8):
         saved = _saved_width_px(fig)
@@ -106,7 +130,27 @@ def fit_to_column(fig, width_px: int = COLUMN_PX, min_font_pt: float = MIN_FONT_
         else:
             break
         _layout(fig)
+    if target < 2 * MIN_PANEL_IN:
+        _widen_crushed_panels(fig)
     return fig
+
+
+MIN_PHONE_PANEL_IN = 1.6  # on a phone, a panel gets this much room even if its labels need more
+
+
+def _widen_crushed_panels(fig) -> None:
+    """On a phone's column, a panel that long labels beside it squeeze below MIN_PHONE_PANEL_IN
+    gets the width it lacks: the figure is then wider than the column, and pans on a phone
+    (Picture.html) rather than show a plot too narrow to read."""
+    fig.draw_without_rendering()
+    renderer = fig._get_renderer()
+    widths = [ax.get_window_extent(renderer).width / fig.dpi for ax in fig.axes
+              if ax.axison and not hasattr(ax, "_colorbar") and ax.get_aspect() == "auto"]
+    lacking = MIN_PHONE_PANEL_IN - min(widths, default=MIN_PHONE_PANEL_IN)
+    if lacking > 0.05:
+        width, height = fig.get_size_inches()
+        fig.set_size_inches(width + lacking, height)
+        _layout(fig)
 
 
 MIN_PANEL_IN = 3.5  # a panel narrower than this at MIN_FONT_PT has no room for its labels
@@ -143,10 +187,13 @@ def _reflow(fig, target_in: float) -> bool:
         return False
     if any(isinstance(moved, GridSpecFromSubplotSpec) for moved in cells.values()):
         return False  # panels with colorbars: left to their module's own layout
-    new_cols = 1 if cols <= 3 else 2
+    new_cols = 1 if cols <= 3 or target_in < 2 * MIN_PANEL_IN else 2
     count = rows * cols
     new_rows = -(-count // new_cols)
     panel_height = min(max(height / rows * (target_in / new_cols) / (width / cols), 2.4), 3.0)
+    # a panel with many labelled rows (one per program, say) keeps a line for each
+    labelled = max(len([t for t in ax.get_yticklabels() if t.get_text()]) for ax in fig.axes)
+    panel_height = max(panel_height, labelled * MIN_FONT_PT * 1.5 / 72 + 1.2)
     new_grid = GridSpec(new_rows, new_cols, figure=fig)
     for index, key in enumerate(sorted(cells, key=lambda k: (k[1], k[2]))):
         cell = new_grid[index // new_cols, index % new_cols]
@@ -178,7 +225,7 @@ def _hang_legends(fig) -> None:
     the axes' height it was placed at does not clear larger text on a shorter axes)."""
     from matplotlib.legend import Legend
     fig.draw_without_rendering()
-    renderer = fig.canvas.get_renderer()
+    renderer = fig._get_renderer()
     for legend in fig.findobj(Legend):
         if not _below_axes(legend):
             continue
@@ -208,6 +255,22 @@ def _layout(fig) -> None:
         _hang_legends(fig)
 
 
+def _legend_below(ax):
+    """Move an axes' legend under it, in one column (`_layout` hangs it below the x label).
+    Returns the new legend."""
+    legend = ax.get_legend()
+    title = legend.get_title()
+    kwargs = {"loc": "upper center", "bbox_to_anchor": (0, -0.15, 1, 0),
+              "bbox_transform": ax.transAxes, "ncols": 1,
+              "fontsize": legend.texts[0].get_fontsize() if legend.texts else None,
+              "frameon": False}
+    if title.get_text():
+        kwargs.update(title=title.get_text(), title_fontsize=title.get_fontsize())
+    handles, labels = legend.legend_handles, [t.get_text() for t in legend.texts]
+    legend.remove()
+    return ax.legend(handles, labels, **kwargs)
+
+
 def _relegend(legend, ncols: int) -> None:
     """Draw a legend again in `ncols` columns, where it was (a legend lays out its columns
     only when it is made)."""
@@ -230,7 +293,7 @@ def _wrap_titles(fig, width_in: float, axes_titles: bool = True) -> bool:
     """Break the figure's titles and notes, and (with axes_titles) the axes' titles, that are
     wider than their room into lines. Returns whether any was broken."""
     import textwrap
-    renderer = fig.canvas.get_renderer()
+    renderer = fig._get_renderer()
     titles = [(fig._suptitle, width_in * DPI * 0.95)] if fig._suptitle is not None else []
     titles += [(t, width_in * DPI * 0.95) for t in fig.texts if t is not fig._suptitle]
     for ax in fig.axes if axes_titles else []:
@@ -248,9 +311,50 @@ def _wrap_titles(fig, width_in: float, axes_titles: bool = True) -> bool:
     return wrapped
 
 
+def _wrap(text, room: float, renderer, vertical: bool = False) -> bool:
+    """Break a text longer than `room` pixels (its height if `vertical`) into lines."""
+    import textwrap
+    content = text.get_text()
+    box = text.get_window_extent(renderer)
+    size = box.height if vertical else box.width
+    if not content.strip() or size <= room:
+        return False
+    longest = max(len(line) for line in content.split("\n"))
+    chars = max(10, int(longest * room / size))
+    text.set_text("\n".join(textwrap.wrap(content.replace("\n", " "), chars)))
+    return True
+
+
+def _wrap_for_phone(fig, width_in: float) -> bool:
+    """On a phone's column: break legend entries wider than the column, and axis labels longer
+    than their axes, into lines. Returns whether any was broken."""
+    from matplotlib.legend import Legend
+    fig.draw_without_rendering()
+    renderer = fig._get_renderer()
+    wrapped = False
+    for legend in fig.findobj(Legend):
+        box = legend.get_window_extent(renderer)
+        room = width_in * DPI * 0.9
+        if box.width > room:
+            widest = max(t.get_window_extent(renderer).width for t in legend.texts)
+            for text in legend.texts:
+                wrapped |= _wrap(text, widest - (box.width - room), renderer)
+    for ax in fig.axes:
+        box = ax.get_window_extent(renderer)
+        if ax.title.get_text() and ax.title.get_window_extent(renderer).width > box.width:
+            # a title wider than its panel ends at the panel's right edge and reaches left
+            # over the labels, instead of past both edges of the figure
+            ax.title.set_horizontalalignment("right")
+            ax.title.set_x(1.0)
+            wrapped |= _wrap(ax.title, box.x1 - fig.bbox.x0 - 10, renderer) or True
+        wrapped |= _wrap(ax.yaxis.label, box.height * 1.05, renderer, vertical=True)
+        wrapped |= _wrap(ax.xaxis.label, max(box.width * 1.1, 150), renderer)
+    return wrapped
+
+
 def _saved_width_px(fig) -> float:
     fig.draw_without_rendering()  # legends and texts lay themselves out when drawn
-    renderer = fig.canvas.get_renderer()
+    renderer = fig._get_renderer()
     box = fig.get_tightbbox(renderer)
     return box.width * DPI + 2 * DPI * 0.1  # savefig's pad_inches = 0.1
 
@@ -263,6 +367,156 @@ def column_png(fig) -> bytes:
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png", dpi=DPI, bbox_inches="tight")
     return compact_png(buffer.getvalue())
+
+
+def save_png(fig, dpi: int, tight: bool = True) -> tuple[bytes, float]:
+    """PNG bytes of a figure laid out already (cut to what it draws, unless not `tight`: the
+    frames of a slider keep one size), and the height in pixels of the PNG of its smallest
+    text (its font size in points at `dpi`)."""
+    import io
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=dpi, bbox_inches="tight" if tight else None)
+    return compact_png(buffer.getvalue()), smallest_text_pt(fig) * dpi / 72
+
+
+def smallest_text_pt(fig) -> float:
+    """The font size in points of the smallest text the figure draws (texts, labels, legends,
+    tick labels inside the axes' limits)."""
+    from matplotlib.text import Text
+    fig.draw_without_rendering()
+    renderer = fig._get_renderer()   # (a closed figure's canvas may have no get_renderer)
+    sizes = [text.get_fontsize() for text in fig.findobj(Text)
+             if text.get_visible() and text.get_text().strip()
+             and _drawn_inside(text.get_window_extent(renderer), fig.bbox)]
+    return min(sizes, default=MIN_FONT_PT)
+
+
+def _drawn_inside(box, figure_box) -> bool:
+    """Whether a text's box has a size and lies at least partly in the figure (tick labels of
+    ticks outside an axes' limits are laid out but not drawn)."""
+    return (box.width > 0 and box.x1 >= figure_box.x0 and box.x0 <= figure_box.x1
+            and box.y1 >= figure_box.y0 and box.y0 <= figure_box.y1)
+
+
+class Picture:
+    """One figure as the site shows it: `wide` for the column and `narrow` for phones (PNG
+    bytes; narrow may be None), the smallest text of each in its PNG's pixels, and an alt text
+    that says what the figure shows."""
+
+    def __init__(self, wide: bytes, alt: str, narrow: bytes | None = None,
+                 wide_text_px: float = MIN_FONT_PT * DPI / 72,
+                 narrow_text_px: float = MIN_FONT_PT * NARROW_DPI / 72):
+        self.wide, self.narrow, self.alt = wide, narrow, alt
+        self.wide_text_px, self.narrow_text_px = wide_text_px, narrow_text_px
+
+    @property
+    def wide_uri(self) -> str:
+        return _data_uri(self.wide)
+
+    @property
+    def narrow_uri(self) -> str | None:
+        return None if self.narrow is None else _data_uri(self.narrow)
+
+    @property
+    def narrow_layout_px(self) -> float | None:
+        """The phone's rendition's width in CSS px at its own text size (NARROW_PX, or more
+        for a figure whose labels need more room than a phone's column)."""
+        if self.narrow is None:
+            return None
+        import io
+
+        from PIL import Image
+        return Image.open(io.BytesIO(self.narrow)).width * DPI / NARROW_DPI
+
+    def html(self) -> str:
+        """A <picture>: the narrow PNG on screens up to NARROW_SCREEN_PX wide, the wide one
+        elsewhere (and in print). Both are inline; the site's build moves them into files
+        (book/_ext/lengthgen_figures.py), so that a reader's browser fetches only one. A phone's
+        rendition wider than NARROW_PX pans: it is shown at its own size in a box that
+        scrolls sideways (as a wide table does), not shrunk below readable text."""
+        layout = self.narrow_layout_px
+        pan = layout is not None and layout > NARROW_PX * 1.05
+        return picture_html(self.wide_uri, self.narrow_uri, self.alt, self.wide_text_px,
+                            self.narrow_text_px, pan_px=layout if pan else None)
+
+
+def _data_uri(png: bytes) -> str:
+    import base64
+    return "data:image/png;base64," + base64.b64encode(png).decode("ascii")
+
+
+def picture_html(wide_src: str, narrow_src: str | None, alt: str, wide_text_px: float,
+                 narrow_text_px: float, css_class: str = "lengthgen-picture",
+                 pan_px: float | None = None) -> str:
+    """The <picture> element of `Picture.html` (the sliders make theirs with it too, of class
+    lengthgen-frame: their frames stay in the page). Each image carries the size of its
+    smallest text in its own pixels (data-text-px), which the browser test turns into CSS px
+    on screen."""
+    source = "" if narrow_src is None else (
+        f'<source media="(max-width: {NARROW_SCREEN_PX}px)" srcset="{narrow_src}" '
+        f'data-text-px="{narrow_text_px:.2f}">')
+    pan = "" if pan_px is None else \
+        f' lengthgen-pan" style="--lengthgen-phone-width: {pan_px:.0f}px'
+    return (f'<picture class="{css_class}{pan}">{source}'
+            f'<img src="{wide_src}" alt="{html.escape(alt, quote=True)}" '
+            f'data-text-px="{wide_text_px:.2f}" style="max-width:100%;height:auto;display:block">'
+            f'</picture>')
+
+
+def describe(fig) -> str:
+    """An alt text for a figure, from what it writes: its title, its panels' titles and the
+    quantities on its axes ("y against x")."""
+    def clean(text: str) -> str:
+        return re.sub(r"\s+", " ", _plain_math(text)).strip()
+
+    parts = []
+    title = fig._suptitle.get_text() if fig._suptitle is not None else ""
+    if clean(title):
+        parts.append(clean(title))
+    titles, axes_pairs = [], []
+    for ax in fig.axes:
+        if hasattr(ax, "_colorbar"):
+            continue
+        for text in (ax.get_title("left"), ax.get_title(), ax.get_title("right")):
+            if clean(text) and clean(text) not in titles:
+                titles.append(clean(text))
+        pair = (clean(ax.get_ylabel()), clean(ax.get_xlabel()))
+        if all(pair) and pair not in axes_pairs:
+            axes_pairs.append(pair)
+    if titles:
+        parts.append(("Panels: " if len(titles) > 1 else "") + "; ".join(titles))
+    if axes_pairs:
+        parts.append("; ".join(f"{y} against {x}" for y, x in axes_pairs[:3]))
+    text = ". ".join(p.rstrip(".") for p in parts)
+    return text[:397] + "..." if len(text) > 400 else text
+
+
+_TEX = {"\\top": "ᵀ", "\\sum": "Σ", "\\leq": "≤", "\\le": "≤", "\\geq": "≥", "\\ge": "≥",
+        "\\tau": "τ", "\\Delta": "Δ", "\\delta": "δ", "\\varepsilon": "ε", "\\epsilon": "ε",
+        "\\gamma": "γ", "\\lambda": "λ", "\\omega": "ω", "\\phi": "φ", "\\psi": "ψ",
+        "\\cdot": "·", "\\times": "×", "\\pm": "±", "\\approx": "≈", "\\infty": "∞",
+        "\\ell": "ℓ", "\\,": " ", "\\;": " ", "\\!": ""}
+
+
+def _plain_math(text: str) -> str:
+    """Matplotlib's $...$ math as plain words for an alt text: \\frac{a}{b} as a/b, common
+    symbols as Unicode, other commands without their backslash, no braces or dollars."""
+    text = re.sub(r"\\frac\{([^{}]*)\}\{([^{}]*)\}", r"(\1)/(\2)", text)
+    for command in sorted(_TEX, key=len, reverse=True):
+        text = re.sub(re.escape(command) + r"(?![A-Za-z])", _TEX[command], text)
+    text = re.sub(r"\\(mathrm|mathbf|mathit|text|operatorname)", "", text)
+    return re.sub(r"[${}\\]", "", text)
+
+
+def picture(fig, alt: str | None = None) -> Picture:
+    """The figure drawn for the column and again for a phone (`fit_to_column` at COLUMN_PX, then
+    at NARROW_PX), with `alt` (by default `describe(fig)`)."""
+    alt = alt or describe(fig)
+    fit_to_column(fig)
+    wide, wide_px = save_png(fig, DPI)
+    fit_to_column(fig, width_px=NARROW_PX)
+    narrow, narrow_px = save_png(fig, NARROW_DPI)
+    return Picture(wide, alt, narrow, wide_px, narrow_px)
 
 
 def compact_png(png: bytes) -> bytes:
@@ -284,10 +538,13 @@ def _glue(key: str, obj) -> None:
     from IPython.core.formatters import format_display_data
     from IPython.display import display
 
-    if hasattr(obj, "savefig"):  # a matplotlib Figure: PNG whatever the backend or shell
+    if hasattr(obj, "savefig"):  # a matplotlib Figure: drawn for the column and for phones
+        obj = picture(obj)
+    if isinstance(obj, Picture):
+        # The page (and Jupyter) shows the <picture>; a front end without HTML the column's PNG.
         import base64
-        bundle = {"image/png": base64.b64encode(column_png(obj)).decode("ascii"),
-                  "text/plain": repr(obj)}
+        bundle = {"text/html": obj.html(), "image/png": base64.b64encode(obj.wide).decode("ascii"),
+                  "text/plain": f"<figure: {obj.alt}>"}
         metadata = {}
     else:
         bundle, metadata = format_display_data(obj)
@@ -338,25 +595,37 @@ def show(figure_id: str, scale: str | None = None, rerun: bool = False, root=Non
     return fig, text
 
 
-def book_figure(key: str, content=None, provenance: str | None = None):
+def book_figure(key: str, content=None, provenance: str | None = None, alt: str | None = None):
     """Show one figure and glue it (and its provenance line) for a numbered figure on the site.
 
     With only `key`, `key` is a figure id: the figure is drawn from its committed results by
     `show`, and the provenance is the scale, device, commit and date of
     those results. Otherwise `content` is what to show (a matplotlib Figure, a FrameSlider, any
     object Jupyter can display) and `provenance`, if given, a line saying where it comes from.
+    A matplotlib figure gets `alt` as its alt text; by default what it writes (`describe`),
+    after the first sentence of its module's docstring for a figure id.
     Returns the content. A matplotlib figure is closed after it is shown, so it appears once.
     """
     _check_key(key)
     if content is None:
         content, provenance = show(key)
-    _glue(key, content)
+        if alt is None:
+            alt = ". ".join(p for p in (_summary(key), describe(content)) if p)
+    _glue(key, picture(content, alt) if hasattr(content, "savefig") else content)
     if hasattr(content, "savefig"):
         import matplotlib.pyplot as plt
         plt.close(content)
     if provenance is not None:
         _glue(key + PROVENANCE, _Markdown(provenance_markdown(provenance)))
     return content
+
+
+def _summary(figure_id: str) -> str:
+    """The first paragraph of a figure module's docstring ("Huang et al. (2025), Fig. 2: accuracy
+    on the longest bin against dot-depth"), without its final period."""
+    from lengthgen.runs.registry import experiment
+    doc = (experiment(figure_id).__doc__ or "").strip()
+    return re.sub(r"\s+", " ", doc.split("\n\n")[0]).strip().rstrip(".")
 
 
 def book_text(key: str, text) -> str:

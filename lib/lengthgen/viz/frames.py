@@ -2,20 +2,22 @@
 
 A static site (the built book) has no Python behind it, so a slider there cannot re-run a
 drawing function. `FrameSlider` draws the figure once for every combination of slider values,
-stores each drawing as an inline image, and emits HTML whose range inputs show the matching
-image. The switching is a few lines of JavaScript in the inputs' `oninput` attributes (no
-<script> tag, no library, nothing fetched), so it works offline, in the built site, in Jupyter,
-Binder and Colab alike. In a kernel, the chapters can still offer the live ipywidgets version.
+stores each drawing (for the column and for a phone) as an inline image, and emits HTML whose
+range inputs show the matching image. The switching is a few lines of JavaScript in the inputs'
+`oninput` attributes (no <script> tag, no library), so it works offline, in the built site, in
+Jupyter, Binder and Colab alike; the site's build moves the frames into image files next to the
+page (book/_ext/lengthgen_figures.py), so a reader fetches only the frames shown. In a kernel,
+the chapters can still offer the live ipywidgets version.
 
     slider = FrameSlider(draw, {"delta": [2, 3, 4, 6], "tau": [0, 2, 4]}, initial={"delta": 4})
     slider            # in a notebook cell: the figure and its sliders
     slider.html       # the same HTML as a string
 
-`draw(**setting)` returns a matplotlib Figure (closed after rendering) or a PNG/SVG string.
+`draw(**setting)` returns a matplotlib Figure (closed after rendering; drawn for the column
+and for phones by `viz.book.picture`), a `viz.book.Picture`, or PNG bytes. Each frame's alt text
+says what it shows: the figure's own (or `alt`), then the slider values it was drawn at.
 """
-import base64
 import html
-import io
 import itertools
 import json
 import uuid
@@ -26,18 +28,18 @@ from lengthgen.errors import LengthgenError
 MAX_FRAMES = 400  # each frame is an inline image in the page: keep pages small
 
 
-def _render(obj) -> str:
-    """A data URI for one frame: a matplotlib Figure (drawn for the book's column by
-    `viz.book.column_png`, closed afterwards) or PNG bytes."""
+def _render(obj):
+    """One frame as a `viz.book.Picture`: a matplotlib Figure (drawn for the column and for
+    phones, closed afterwards), a Picture, or PNG bytes (the column's only)."""
+    from lengthgen.viz.book import Picture, picture
+    if isinstance(obj, Picture):
+        return obj
     if isinstance(obj, (bytes, bytearray)):
-        png = bytes(obj)
-    else:
-        import matplotlib.pyplot as plt
-
-        from lengthgen.viz.book import column_png
-        png = column_png(obj)
-        plt.close(obj)
-    return "data:image/png;base64," + base64.b64encode(png).decode("ascii")
+        return Picture(bytes(obj), alt="")
+    import matplotlib.pyplot as plt
+    shown = picture(obj)
+    plt.close(obj)
+    return shown
 
 
 class FrameSlider:
@@ -45,7 +47,7 @@ class FrameSlider:
 
     def __init__(self, draw: Callable, sliders: dict[str, Sequence], *,
                  initial: dict | None = None, labels: dict[str, str] | None = None,
-                 caption: str | None = None):
+                 caption: str | None = None, alt: str | None = None):
         if not sliders:
             raise LengthgenError("a frame slider needs at least one slider")
         self.names = list(sliders)
@@ -72,7 +74,17 @@ class FrameSlider:
         # Row-major order over the sliders: index = sum(position_k * stride_k).
         self.settings = [dict(zip(self.names, combo))
                          for combo in itertools.product(*self.values.values())]
-        self.frames = [_render(draw(**setting)) for setting in self.settings]
+        self.pictures = [_render(draw(**setting)) for setting in self.settings]
+        self.frames = [p.wide_uri for p in self.pictures]
+        narrow = [p.narrow_uri for p in self.pictures]
+        self.narrow_frames = narrow if all(narrow) else None
+        self.alts = [self._alt(p.alt or alt or caption or "", setting)
+                     for p, setting in zip(self.pictures, self.settings)]
+
+    def _alt(self, what: str, setting: dict) -> str:
+        values = ", ".join(f"{self.labels[name]} = {setting[name]}" for name in self.names)
+        what = what.strip().rstrip(".")
+        return f"{what} (at {values})" if what else f"The figure at {values}"
 
     def index(self, **setting) -> int:
         """The frame shown for one combination of slider values."""
@@ -86,13 +98,16 @@ class FrameSlider:
             strides.append(stride)
             stride *= len(self.values[name])
         strides.reverse()
-        # The handler reads every slider in this block, finds the frame and shows it.
+        # The handler reads every slider in this block, finds the frame and shows it (the
+        # phone's rendition too, and the frame's alt text).
         handler = html.escape(
             "var b=document.getElementById('%s');var f=JSON.parse(b.dataset.frames);"
             "var s=b.querySelectorAll('input[type=range]');var k=0;"
             "for(var i=0;i<s.length;i++){k+=parseInt(s[i].value)*parseInt(s[i].dataset.stride);"
             "s[i].nextElementSibling.textContent=JSON.parse(s[i].dataset.labels)[s[i].value];}"
-            "b.querySelector('img').src=f[k];b.dataset.shown=k;" % uid, quote=True)
+            "var m=b.querySelector('img');var n=b.querySelector('source');"
+            "if(n)n.srcset=JSON.parse(b.dataset.narrowFrames)[k];"
+            "m.src=f[k];m.alt=JSON.parse(b.dataset.alts)[k];b.dataset.shown=k;" % uid, quote=True)
         rows = []
         for name, step in zip(self.names, strides):
             values = self.values[name]
@@ -107,14 +122,22 @@ class FrameSlider:
                 f'aria-label="{html.escape(self.labels[name])}" oninput="{handler}" '
                 f'style="flex:1;max-width:22em">'
                 f'<output>{html.escape(shown[start])}</output></label>')
+        from lengthgen.viz.book import picture_html
         first = self.index(**self.initial)
         caption = (f'<div style="font-size:0.9em;margin-top:0.3em">{html.escape(self.caption)}'
                    f'</div>' if self.caption else "")
+        narrow = "" if self.narrow_frames is None else (
+            f'data-narrow-frames="{html.escape(json.dumps(self.narrow_frames), quote=True)}" ')
+        image = picture_html(self.frames[first],
+                             None if self.narrow_frames is None else self.narrow_frames[first],
+                             self.alts[first],
+                             min(p.wide_text_px for p in self.pictures),
+                             min(p.narrow_text_px for p in self.pictures),
+                             css_class="lengthgen-frame")
         return (f'<div id="{uid}" class="lengthgen-frame-slider" data-shown="{first}" '
-                f'data-frames="{html.escape(json.dumps(self.frames), quote=True)}">'
-                + "".join(rows) +
-                f'<img src="{self.frames[first]}" alt="figure frame" '
-                f'style="max-width:100%;height:auto;display:block">{caption}</div>')
+                f'data-frames="{html.escape(json.dumps(self.frames), quote=True)}" {narrow}'
+                f'data-alts="{html.escape(json.dumps(self.alts, ensure_ascii=False), quote=True)}">'
+                + "".join(rows) + image + caption + '</div>')
 
     def _repr_html_(self) -> str:
         return self.html

@@ -16,7 +16,8 @@ import torch
 
 from lengthgen.errors import LengthgenError
 from lengthgen.models.limit import LimitHead, LimitLayer, LimitTransformer, round_to_bits
-from lengthgen.viz.book import DPI, compact_png, fit_to_column
+from lengthgen.viz.book import (COLUMN_PX, DPI, NARROW_DPI, NARROW_PX, Picture,
+                                 fit_to_column, save_png)
 
 DEFAULTS = {"delta": 4, "tau": 6, "precision": 2}
 LENGTH = 64  # positions drawn: far beyond the period and the locality window
@@ -134,40 +135,51 @@ def draw_limit_frame(delta: int, tau: int, precision: int = DEFAULTS["precision"
 
 
 class _FrameDrawer:
-    """`draw_limit_frame` as PNG bytes, fast: one figure whose images are updated per frame
-    (a fresh figure per frame spends most of its time in matplotlib's layout)."""
+    """`draw_limit_frame` as a `viz.book.Picture`, fast: one figure for the column and one for
+    phones, whose images are updated per frame (a fresh figure per frame spends most of its
+    time in matplotlib's layout)."""
 
     def __init__(self, precision: int):
-        import io
-        self.io, self.precision = io, precision
-        self.fig, axes = plt.subplots(1, 2, figsize=(8, 3.6))
+        self.precision = precision
+        self.figures = [self._figure(width) for width in (COLUMN_PX, NARROW_PX)]
+
+    @staticmethod
+    def _figure(width_px: int):
+        fig, axes = plt.subplots(1, 2, figsize=(8, 3.6))
         blank = torch.zeros(LENGTH, LENGTH).numpy()
         # Logits of this head lie in [-1, 2] (cosine plus the 0/1 local term), so one colour
         # scale serves every frame and frames can be compared by eye.
-        self.logits = axes[0].imshow(blank, cmap="viridis", interpolation="nearest", vmin=-1,
-                                     vmax=2)
-        self.weights = axes[1].imshow(blank, cmap="magma", interpolation="nearest", vmin=0,
-                                      vmax=1)
-        plt.colorbar(self.logits, ax=axes[0], fraction=0.046)
+        logits = axes[0].imshow(blank, cmap="viridis", interpolation="nearest", vmin=-1, vmax=2)
+        weights = axes[1].imshow(blank, cmap="magma", interpolation="nearest", vmin=0, vmax=1)
+        plt.colorbar(logits, ax=axes[0], fraction=0.046)
         for ax in axes:
             ax.set_xlabel("key position j")
             ax.set_ylabel("query position i")
         axes[1].set_title(f"attention weights, N = {LENGTH}", fontsize=9)
         # Two lines, as every frame's title has, so that the layout leaves room for them.
-        self.title = axes[0].set_title("positional logit a(i, j)\n", fontsize=9)
-        self.fig.tight_layout()
-        fit_to_column(self.fig)
-        plt.close(self.fig)  # drawn only into PNGs, never shown by the notebook
+        title = axes[0].set_title("positional logit a(i, j)\n", fontsize=9)
+        fig.tight_layout()
+        fit_to_column(fig, width_px=width_px)
+        plt.close(fig)  # drawn only into PNGs, never shown by the notebook
+        return fig, logits, weights, title
 
-    def __call__(self, delta: int, tau: int) -> bytes:
+    def __call__(self, delta: int, tau: int) -> Picture:
         _check(delta, tau, self.precision)
-        self.logits.set_data(positional_logits(delta, tau, self.precision).numpy())
-        self.weights.set_data(attention(delta, tau, self.precision).numpy())
-        self.title.set_text(f"positional logit a(i, j)\nDelta={delta}, tau={tau}, "
-                            f"p={self.precision}")
-        buffer = self.io.BytesIO()
-        self.fig.savefig(buffer, format="png", dpi=DPI)
-        return compact_png(buffer.getvalue())
+        logits = positional_logits(delta, tau, self.precision).numpy()
+        weights = attention(delta, tau, self.precision).numpy()
+        title = f"positional logit a(i, j)\nΔ = {delta}, τ = {tau}, p = {self.precision}"
+        pngs = []
+        for (fig, logit_image, weight_image, title_text), dpi in zip(self.figures,
+                                                                    (DPI, NARROW_DPI)):
+            logit_image.set_data(logits)
+            weight_image.set_data(weights)
+            title_text.set_text(title)
+            pngs.append(save_png(fig, dpi, tight=False))
+        (wide, wide_px), (narrow, narrow_px) = pngs
+        alt = (f"Heat maps over query position i and key position j: the positional logit "
+               f"a(i, j) and the attention weights on an input of {LENGTH} positions, for period "
+               f"Δ = {delta}, locality τ = {tau}, precision p = {self.precision}")
+        return Picture(wide, alt, narrow, wide_px, narrow_px)
 
 
 def limit_frame_slider(deltas=SLIDER_DELTAS, taus=SLIDER_TAUS,

@@ -1,14 +1,14 @@
 """The communication chapter's slider: Alice's message per program and input length, from the
 records of `comm-protocol-bits` (frames drawn now, switched in the browser, no kernel).
 MessageFigure is the widget's figure, built once per program and redrawn per N."""
-import io
 
 import matplotlib.pyplot as plt
 import numpy as np
 
 from lengthgen.errors import LengthgenError
 from lengthgen.experiments.huang.comm.protocol import PARTS
-from lengthgen.viz.book import DPI, compact_png, fit_to_column
+from lengthgen.viz.book import (COLUMN_PX, DPI, NARROW_DPI, NARROW_PX, Picture,
+                                 fit_to_column, save_png)
 from lengthgen.viz.frames import FrameSlider
 
 
@@ -83,20 +83,27 @@ def message_slider(records: list[dict], programs: list[str], ns: list[int] | Non
         ns = [measured[int(k)] for k in sorted(set(picks))]
     current = {}
 
-    def draw(program, n):   # frames come program by program: reuse one figure per program
+    def draw(program, n):   # frames come program by program: reuse two figures per program
         if current.get("program") != program:
-            if current:
-                plt.close(current["figure"].fig)
-            current.update(program=program, figure=MessageFigure(records, program))
-            fit_to_column(current["figure"].fig)
-        buffer = io.BytesIO()
-        current["figure"].show(n).savefig(buffer, format="png", dpi=DPI)
-        return compact_png(buffer.getvalue())
+            for figure in current.get("figures", ()):
+                plt.close(figure.fig)
+            figures = (MessageFigure(records, program), MessageFigure(records, program))
+            for figure, width in zip(figures, (COLUMN_PX, NARROW_PX)):
+                fit_to_column(figure.fig, width_px=width)
+            current.update(program=program, figures=figures)
+        (wide, wide_px), (narrow, narrow_px) = (
+            save_png(figure.show(n), dpi, tight=False)
+            for figure, dpi in zip(current["figures"], (DPI, NARROW_DPI)))
+        alt = (f"Bar chart of the bits of Alice's message per layer for program {program} at "
+               f"N = {n:,}, split by what they carry, beside a log-log plot of the message's "
+               f"bits against N with the line N/2")
+        return Picture(wide, alt, narrow, wide_px, narrow_px)
 
     slider = FrameSlider(draw, {"program": programs, "n": ns},
                          initial={"program": programs[0], "n": ns[len(ns) // 2]},
                          labels={"program": "program", "n": "N"},
                          caption="Alice's message for the input of each length that needed "
                                  "the most bits, split by layer and by what it carries.")
-    plt.close(current["figure"].fig)
+    for figure in current["figures"]:
+        plt.close(figure.fig)
     return slider

@@ -75,7 +75,10 @@ def figure(records):
                                       gridspec_kw={"width_ratios": [3, 2]})
     raster = np.array([next(iter(r["metrics"]["outputs"].values()))[:shown + 1] for r in records])
     left.imshow(raster, aspect="auto", cmap="Greys", vmin=-0.3, vmax=1.3, interpolation="nearest")
-    labels = [f"{r['run_name']} {r['metrics']['fragment']}" for r in records]
+    # the program's name, and its fragment where it has positions (C-RASP[] is the rest)
+    labels = [r["run_name"] + ("" if r["metrics"]["fragment"] == "C-RASP[]" else
+                               " [" + r["metrics"]["fragment"].split("[")[-1].rstrip("]") + "]")
+              for r in records]
     left.set_yticks(range(len(records)), labels, fontsize=8)
     left.set_xlabel("n (input a^n, first symbol of the alphabet); dark = true")
     left.set_title(f"output on a^n, n = 0..{shown}", fontsize=10)
@@ -85,7 +88,7 @@ def figure(records):
     right.set_xscale("log")
     right.set_xlim(0.8, n * 1.5)
     right.axvline(n, color="k", lw=0.8, ls="--")
-    right.set_yticks(range(len(records)), [])
+    right.set_yticks(range(len(records)), labels, fontsize=8)   # the panels may be stacked
     for ax in (left, right):
         ax.set_ylim(len(records) - 0.5, -0.5)
     right.set_xlabel(f"last n <= {n} where some Boolean operation changes")

@@ -78,8 +78,10 @@ def figure(records: list[dict]):
         ax.set_xlabel("context length N")
         ax.set_ylabel("regularizer term")
         ax.set_title(TITLES[variant])
-    axes[0].legend(fontsize=7)
+    # one legend for both panels, under them: inside a panel it covered the measured points
+    handles, names = axes[0].get_legend_handles_labels()
+    fig.legend(handles, names, loc="lower center", ncols=2, frameon=False)
     fig.suptitle("Attention-product term at N(0, 1/d) initialization, "
                  f"{config['seeds']} seeds per point (mean ± sd)")
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0.16, 1, 1))
     return fig

@@ -33,30 +33,46 @@ def data(records):
 
 
 def figure(records):
+    """One row per language, grouped by dot-depth (top to bottom), accuracy across: a row has
+    room for its name, so no two labels fall on one spot (a scatter against dot-depth put
+    Tomita 1 and Tomita 2, both at 100%, on the same point)."""
     import matplotlib.pyplot as plt
     rows = points(records)
-    fig, axes = plt.subplots(1, 2, figsize=(8.4, 3.4), sharey=True)
-    depths = sorted({p["dot_depth"] for p in rows})
-    position = {d: i for i, d in enumerate(depths)}
+    languages = sorted({(p["dot_depth"], p["language"]) for p in rows})
+    row_of = {name: i for i, (_, name) in enumerate(languages)}
+    fig, axes = plt.subplots(1, 2, figsize=(8.4, 0.3 * len(languages) + 1.4))
     for ax, encoding in zip(axes, protocol.ENCODINGS):
-        for source, marker, offset in (("ours", "o", -0.12), ("paper", "s", 0.12)):
+        drawn = set()
+        for source, marker, offset in (("ours", "o", -0.15), ("paper", "s", 0.15)):
             chosen = [p for p in rows if p["encoding"] == encoding and p["source"] == source]
-            ax.scatter([position[p["dot_depth"]] + offset for p in chosen],
-                       [p["accuracy_percent"] for p in chosen], marker=marker, s=36,
+            drawn |= {p["language"] for p in chosen}
+            ys = [row_of[p["language"]] + offset for p in chosen]
+            if source == "ours":
+                low = [p["accuracy_percent"] - (p["seed_min_percent"] or p["accuracy_percent"])
+                       for p in chosen]
+                high = [(p["seed_max_percent"] or p["accuracy_percent"]) - p["accuracy_percent"]
+                        for p in chosen]
+                ax.errorbar([p["accuracy_percent"] for p in chosen], ys, xerr=[low, high],
+                            fmt="none", ecolor="#08306b", alpha=0.5, lw=1)
+            ax.scatter([p["accuracy_percent"] for p in chosen], ys, marker=marker, s=36,
                        facecolors="#08306b" if source == "ours" else "none",
-                       edgecolors="#08306b", label="this book" if source == "ours" else "paper")
-        for p in rows:
-            if p["encoding"] == encoding and p["source"] == "ours":
-                ax.annotate(p["language"], (position[p["dot_depth"]] - 0.12,
-                                            p["accuracy_percent"]),
-                            fontsize=6.5, xytext=(4, -3), textcoords="offset points")
-        ax.set_xticks(range(len(depths)))
-        ax.set_xticklabels([str(d) for d in depths])
-        ax.set_xlabel("dot-depth")
-        ax.set_title(PositionalEncoding(encoding).label, fontsize=10)
-        ax.set_ylim(-5, 105)
-        ax.grid(alpha=0.3)
-    axes[0].set_ylabel("accuracy % on Len 101-150")
-    axes[1].legend(fontsize=8, loc="lower right")
-    fig.tight_layout()
+                       edgecolors="#08306b",
+                       label="this book (seed range)" if source == "ours" else "paper")
+        for depth, name in languages:
+            if name not in drawn:
+                ax.text(50, row_of[name], "no record", ha="center", va="center", color="0.45")
+        for upper, lower in zip(languages, languages[1:]):
+            if upper[0] != lower[0]:   # a line between dot-depth groups
+                ax.axhline(row_of[lower[1]] - 0.5, color="0.6", lw=0.8)
+        ax.set_xlim(-5, 105)
+        ax.set_xlabel("accuracy % on Len 101-150")
+        ax.set_title(PositionalEncoding(encoding).label)
+        ax.grid(axis="x", alpha=0.3)
+    for ax in axes:   # each panel names its rows (on a phone the panels are stacked)
+        ax.set_yticks(range(len(languages)), [f"{name} ({depth})" for depth, name in languages])
+        ax.set_ylim(len(languages) - 0.5, -0.5)
+    axes[0].set_ylabel("language (dot-depth)")
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncols=2, frameon=False)
+    fig.tight_layout(rect=(0, 0.08, 1, 1))
     return fig
