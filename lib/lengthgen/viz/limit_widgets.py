@@ -86,7 +86,7 @@ def notes(delta: int, tau: int, precision: int, length: int = LENGTH) -> str:
 def _draw(ax_logits, ax_attention, delta: int, tau: int, precision: int) -> None:
     logits = positional_logits(delta, tau, precision)
     image = ax_logits.imshow(logits.numpy(), cmap="viridis", interpolation="nearest")
-    ax_logits.set_title(f"positional logit a(i, j)\nDelta={delta}, tau={tau}, p={precision}",
+    ax_logits.set_title(f"positional logit a(i, j)\nΔ = {delta}, τ = {tau}, p = {precision}",
                         fontsize=9)
     ax_logits.set_xlabel("key position j")
     ax_logits.set_ylabel("query position i")

@@ -233,14 +233,14 @@ def figure(records):
         ax.plot([1 / e for e, _ in by_eps], [z for _, z in by_eps], style, ms=3, color=f"C{i}")
     axes[0].plot(xs, xs, "k--", lw=0.8, label="|z| = |x|")
     axes[0].set(xscale="log", yscale="log", xlabel="|x|", ylabel="|z| (worst input)",
-                title=f"(a) length of z (eps = {eps:g})")
+                title=f"(a) length of z (ε = {eps:g})")
     axes[0].legend(fontsize=6)
     axes[1].set(xscale="log", yscale="log", xlabel="|x|", ylabel="|f(x) - f(z)| (worst input)",
-                title="(b) output error; dotted: L eps")
+                title="(b) output error; dotted: L·ε")
     inv = [1 / e for e in eps_values]
-    for ax, power, title in ((axes[2], 1, "(c) one model: |z| ~ tau Delta / eps"),
-                             (axes[3], 2, "(d) two models: |z| ~ tau Delta / eps^2")):
-        ax.set(xscale="log", yscale="log", xlabel="1 / eps", ylabel="|z| (worst over |x|)",
+    for ax, power, title in ((axes[2], 1, "(c) one model: |z| ~ τΔ / ε"),
+                             (axes[3], 2, "(d) two models: |z| ~ τΔ / ε²")):
+        ax.set(xscale="log", yscale="log", xlabel="1 / ε", ylabel="|z| (worst over |x|)",
                title=title)
         lines = ax.get_lines()
         if lines:

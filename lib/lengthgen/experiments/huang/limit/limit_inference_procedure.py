@@ -125,8 +125,8 @@ def figure(records: list[dict]):
                  fontsize=9)
     ax_products.set_ylabel("distance of first-layer positional products")
     ax_products.set_ylim(0, 1.03)
-    ax_products.set_title(f"limit: from periodic(Delta={PRODUCT_PERIOD}) + "
-                          f"local(tau={PRODUCT_TAU}); translation: from any f(i - j)", fontsize=9)
+    ax_products.set_title(f"limit: from periodic(Δ = {PRODUCT_PERIOD}) + "
+                          f"local(τ = {PRODUCT_TAU}); translation: from any f(i - j)", fontsize=9)
     for axis in (ax, ax_products):
         axis.set_xlabel("training length n (train on 1..n)")
         axis.set_xscale("log", base=2)
