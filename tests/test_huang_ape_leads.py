@@ -97,6 +97,10 @@ def test_summary_and_verdicts_count_fitting_seeds_and_separate_only_by_spread():
     verdicts = leads.verdicts(records)
     assert verdicts[("d3", "half_offsets")] == "higher"       # 98 > 97: the spreads separate
     assert verdicts[("d3", "full_depth")] == "not separated"  # 60-70 inside 50-97
+    assert leads.lead_summary(records) == (
+        "Of the 2 changes tried (3 seeds each at most), 1 raises a cell's Len 101-150 accuracy "
+        "beyond the spread of its seeds, 0 lower it, and 1 is not separated from the book's "
+        "protocol.")
 
 
 def test_the_chapter_table_says_not_run_where_a_variant_does_not_apply():

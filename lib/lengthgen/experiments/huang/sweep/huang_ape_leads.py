@@ -216,7 +216,10 @@ def lead_summary(records) -> str:
         return "No changed training has finished beside its book protocol yet."
     count = lambda word: sum(v == word for v in judged.values())
     seeds = sorted({row["seed"] for row in data(records)})
-    return (f"Of the {len(judged)} changes with records so far ({len(seeds)} seed"
-            f"{'' if len(seeds) == 1 else 's'} per training at most), {count('higher')} raise a "
-            f"cell's Len 101-150 accuracy beyond the spread of its seeds, {count('lower')} lower "
-            f"it, and {count('not separated')} are not separated from the book's protocol.")
+    verb = lambda n, one, many: f"{n} {one if n == 1 else many}"  # noqa: E731
+    return (f"Of the {len(judged)} changes tried ({len(seeds)} seed"
+            f"{'' if len(seeds) == 1 else 's'} each at most), "
+            f"{verb(count('higher'), 'raises', 'raise')} a cell's Len 101-150 accuracy beyond "
+            f"the spread of its seeds, {verb(count('lower'), 'lowers', 'lower')} it, and "
+            f"{verb(count('not separated'), 'is', 'are')} not separated from the book's "
+            f"protocol.")
