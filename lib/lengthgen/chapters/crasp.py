@@ -20,8 +20,26 @@ from lengthgen.runs.records import caption, committed_records
 from lengthgen.viz.book import book_figure, book_table
 from lengthgen.viz.rerun import rerun_figure
 
-__all__ = ["accepts", "book_figure", "book_table", "caption", "check_language", "check_task",
-           "committed_records", "compile_and_verify", "crasp_paper_vs_book", "get_device",
-           "get_program", "get_scale", "huang_table2_languages", "huang_table3_algorithmic",
-           "LengthgenError", "parse_program", "program_text", "rerun_figure", "run_program",
+__all__ = ["accepts", "book_figure", "book_table", "check_language", "check_task", "compile_and_verify",
+           "expressiveness_table", "get_device", "get_program", "get_scale", "LengthgenError",
+           "paper_vs_book_table", "parse_program", "program_text", "rerun_figure", "run_program",
            "trace_figure", "trace_html", "verify_up_to"]
+
+# The expressiveness tables of Huang et al. (Tables 2 and 3), by the figure id of their records
+TABLES = {"huang-table2-languages": huang_table2_languages,
+          "huang-table3-algorithmic": huang_table3_algorithmic}
+
+
+def expressiveness_table(figure_id: str) -> tuple[str, str]:
+    """Table 2 (languages) or 3 (algorithmic tasks) from its committed records: (the Markdown
+    table, its provenance line), for the notebook's book_table."""
+    if figure_id not in TABLES:
+        raise LengthgenError(f"no expressiveness table {figure_id!r}; valid: "
+                             f"{', '.join(TABLES)}")
+    _, records = committed_records(figure_id)
+    return TABLES[figure_id].markdown_table(records), caption(records)
+
+
+def paper_vs_book_table() -> None:
+    """Show and glue the chapter's "Paper vs this book" table."""
+    book_table("crasp-paper-vs-book", crasp_paper_vs_book())
