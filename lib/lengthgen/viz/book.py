@@ -224,11 +224,12 @@ def _hang_legends(fig) -> None:
     """Hang each legend placed under its axes just below that axes' x label (the fraction of
     the axes' height it was placed at does not clear larger text on a shorter axes)."""
     from matplotlib.legend import Legend
+    hung = [legend for legend in fig.findobj(Legend) if _below_axes(legend)]
+    if not hung:   # nothing to place: skip the draw (most figures; a layout calls this 3 times)
+        return
     fig.draw_without_rendering()
     renderer = fig._get_renderer()
-    for legend in fig.findobj(Legend):
-        if not _below_axes(legend):
-            continue
+    for legend in hung:
         ax = legend.axes
         bottom = ax.xaxis.get_tightbbox(renderer)
         if bottom is None:
