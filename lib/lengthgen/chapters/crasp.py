@@ -20,10 +20,10 @@ from lengthgen.runs.records import caption, committed_records
 from lengthgen.viz.book import book_figure, book_table
 from lengthgen.viz.rerun import rerun_figure
 
-__all__ = ["accepts", "book_figure", "book_table", "check_language", "check_task", "compile_and_verify",
-           "expressiveness_table", "get_device", "get_program", "get_scale", "LengthgenError",
-           "paper_vs_book_table", "parse_program", "program_text", "rerun_figure", "run_program",
-           "trace_figure", "trace_html", "verify_up_to"]
+__all__ = ["accepts", "book_figure", "book_table", "check_language", "check_task",
+           "compile_and_verify", "expressiveness_table", "get_device", "get_program", "get_scale",
+           "LengthgenError", "paper_vs_book_table", "parse_program", "program_text",
+           "rerun_figure", "run_program", "trace_figure", "trace_html", "verify_up_to"]
 
 # The expressiveness tables of Huang et al. (Tables 2 and 3), by the figure id of their records
 TABLES = {"huang-table2-languages": huang_table2_languages,

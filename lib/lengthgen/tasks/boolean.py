@@ -94,19 +94,19 @@ def parse(tokens: list[str]):
         pos += 1
         return t
 
-    def disjunction():
-        terms = [conjunction()]
-        while peek() == OR:
+    def chain(kind, symbol, operand):
+        """operand (symbol operand)*: one node with every operand ("or" and "and" alike)."""
+        terms = [operand()]
+        while peek() == symbol:
             take()
-            terms.append(conjunction())
-        return terms[0] if len(terms) == 1 else ("or", terms)
+            terms.append(operand())
+        return terms[0] if len(terms) == 1 else (kind, terms)
+
+    def disjunction():
+        return chain("or", OR, conjunction)
 
     def conjunction():
-        terms = [unary()]
-        while peek() == AND:
-            take()
-            terms.append(unary())
-        return terms[0] if len(terms) == 1 else ("and", terms)
+        return chain("and", AND, unary)
 
     def unary():
         t = take()

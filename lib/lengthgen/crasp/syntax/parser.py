@@ -142,17 +142,17 @@ class _Parser:
         return Node("cond", (cond, then, otherwise), q.line, q.col)
 
     def disjunction(self) -> Node:
-        node = self.conjunction()
-        while self.is_word("or"):
-            op = self.advance()
-            node = Node("or", (node, self.conjunction()), op.line, op.col)
-        return node
+        return self.chain("or", self.conjunction)
 
     def conjunction(self) -> Node:
-        node = self.negation()
-        while self.is_word("and"):
+        return self.chain("and", self.negation)
+
+    def chain(self, word: str, operand) -> Node:
+        """operand (word operand)*, grouped to the left: 'or' and 'and' alike."""
+        node = operand()
+        while self.is_word(word):
             op = self.advance()
-            node = Node("and", (node, self.negation()), op.line, op.col)
+            node = Node(word, (node, operand()), op.line, op.col)
         return node
 
     def negation(self) -> Node:
