@@ -31,6 +31,7 @@ import numpy as np
 
 from lengthgen.experiments.huang.sweep import protocol
 from lengthgen.experiments.prose import mean_span, separate
+from lengthgen.experiments.spread import group_by
 from lengthgen.tasks import get_task
 from lengthgen.tasks.metadata import info
 
@@ -117,19 +118,25 @@ def data(records):
     return rows
 
 
+def _cells(records) -> dict:
+    """{(task, variant): its rows of data()}, in data()'s order."""
+    return group_by(data(records), lambda row: (row["task"], row["variant"]))
+
+
+def _counted(rows) -> list[float]:
+    """Len 101-150 accuracy (%) of the seeds that fit, or of all seeds when none did: the
+    seeds Fig. 1 counts for a cell."""
+    return [r["accuracy_101-150"] for r in ([r for r in rows if r["fit"]] or rows)]
+
+
 def summary(records) -> dict:
     """{(task, variant): {"seeds", "fit", "mean", "low", "high"}}: Len 101-150 accuracy (%) over
-    the seeds that fit (all seeds when none did, fit=False), as Fig. 1 counts a cell."""
-    out = {}
-    for row in data(records):
-        out.setdefault((row["task"], row["variant"]), []).append(row)
+    the seeds `_counted` keeps."""
     table = {}
-    for key, rows in out.items():
-        fitting = [r for r in rows if r["fit"]]
-        used = fitting or rows
-        values = [r["accuracy_101-150"] for r in used]
-        table[key] = {"seeds": len(rows), "fit": len(fitting), "mean": float(np.mean(values)),
-                      "low": min(values), "high": max(values)}
+    for key, rows in _cells(records).items():
+        values = _counted(rows)
+        table[key] = {"seeds": len(rows), "fit": sum(r["fit"] for r in rows),
+                      "mean": float(np.mean(values)), "low": min(values), "high": max(values)}
     return table
 
 
@@ -165,17 +172,12 @@ def verdicts(records) -> dict:
     """{(task, variant): "higher" | "lower" | "not separated"} for each changed variant against
     the book's protocol on Len 101-150: a variant moves a cell only where the seeds' ranges do
     not overlap (prose.separate; with 3 seeds, a mean alone is not a fact)."""
-    values = {}
-    for row in data(records):
-        values.setdefault((row["task"], row["variant"]), []).append(row)
-    longest = lambda rows: [r["accuracy_101-150"] for r in ([r for r in rows if r["fit"]]
-                                                            or rows)]
-    out = {}
-    for (task, variant), rows in values.items():
-        book = values.get((task, "book"))
+    cells, out = _cells(records), {}
+    for (task, variant), rows in cells.items():
+        book = cells.get((task, "book"))
         if variant == "book" or book is None:
             continue
-        mine, theirs = longest(rows), longest(book)
+        mine, theirs = _counted(rows), _counted(book)
         out[(task, variant)] = ("higher" if separate(mine, theirs) else
                                 "lower" if separate(theirs, mine) else "not separated")
     return out
@@ -185,10 +187,7 @@ def lead_table(records) -> str:
     """The chapter's table: per cell and variant, Len 101-150 accuracy as the mean over the
     seeds that fit with their range, how many fit, and the verdict against the book's
     protocol."""
-    rows_by = {}
-    for row in data(records):
-        rows_by.setdefault((row["task"], row["variant"]), []).append(row)
-    judged = verdicts(records)
+    rows_by, judged = _cells(records), verdicts(records)
     body = []
     for task in dict.fromkeys(t for t, _ in rows_by):
         cells = [f"{info(task).name} (APE)"]
@@ -197,9 +196,8 @@ def lead_table(records) -> str:
             if not rows:
                 cells.append("not run" if not applies(task, variant) else "not yet")
                 continue
-            fitting = [r for r in rows if r["fit"]]
-            text = (f"{mean_span([r['accuracy_101-150'] / 100 for r in fitting or rows])}, "
-                    f"{len(fitting)} of {len(rows)} fit")
+            text = (f"{mean_span([v / 100 for v in _counted(rows)])}, "
+                    f"{sum(r['fit'] for r in rows)} of {len(rows)} fit")
             if variant != "book" and (task, variant) in judged:
                 text += f": {judged[(task, variant)]}"
             cells.append(text)
