@@ -14,11 +14,12 @@ there. This study trains each such cell's own selected setting once more, changi
   (tasks.languages.FullDepthDyck); the authors' nested generator makes nearly every word reach
   it, the book's law does not (analysis.full_depth_share);
 * "book": nothing changed, trained by the same code as the two others, so the three are
-  compared like with like. On the CPU model that ran the sweep it gives the sweep's own numbers
-  (tests/test_huang_ape_leads.py checks it where the models match); on another, the kernels
-  round differently and 3,000 steps turn that into another trajectory, as a change of seed
-  would (D_3 seed 0: 97.4% on Len 101-150 in the sweep, on an AMD EPYC; 92.2% here, on an
-  Intel Xeon).
+  compared like with like. The sweep's own records need not match it: they came from another
+  CPU model, whose kernels round differently, and 3,000 steps turn that into another
+  trajectory, as a change of seed would (D_3 seed 0: 97.4% on Len 101-150 in the sweep, on an
+  AMD EPYC; 92.2% here, on an Intel Xeon; the code gives the same weights after 20 steps at
+  the sweep's commit and now). tests/test_huang_ape_leads.py compares them only where the CPU
+  models match (none do yet).
 
 Everything else is the sweep's book protocol (protocol.job_for: the same decoder, tying,
 schedule, 6,000-step cap, evaluation every 3,000 steps, stop at 100%, scoring on the three bins
