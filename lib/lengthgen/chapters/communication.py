@@ -14,6 +14,7 @@ from lengthgen.errors import LengthgenError
 from lengthgen.experiments.huang.comm.analysis import (message_counts, paper_vs_book_rows,
                                                        rounding_numbers)
 from lengthgen.experiments.huang.comm.comm_agreement import table as agreement_table
+from lengthgen.experiments.huang.comm.comm_agreement import worst as agreement_worst
 from lengthgen.experiments.huang.comm.comm_rounding import data as rounding_data
 from lengthgen.experiments.huang.comm.drawing import matrix_figure
 from lengthgen.experiments.huang.comm.protocol import load as load_program
@@ -28,7 +29,7 @@ from lengthgen.viz.message_slider import message_slider
 from lengthgen.viz.rerun import rerun_figure
 from lengthgen.viz.tables import HTMLTable
 
-__all__ = ["agreement_table", "alice", "bob", "book_figure", "book_table", "book_text", "caption", "cc",
+__all__ = ["agreement_table", "agreement_worst", "alice", "bob", "book_figure", "book_table", "book_text", "caption", "cc",
            "committed_records", "copy_model", "copy_steps", "count_messages", "flip", "get_device",
            "get_scale", "HTMLTable", "LengthgenError", "LimitTransformer", "load_program",
            "matrix_figure", "matrix_table", "message_counts", "message_slider",
