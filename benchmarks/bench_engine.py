@@ -162,16 +162,26 @@ def main(argv=None) -> int:
             except torch.OutOfMemoryError:
                 row = {"kind": kind, "shape": list(shape), "group": size, "error": "out of memory"}
             except Exception as e:   # a benchmark row that fails says why and the rest go on
-                row = {"kind": kind, "shape": list(shape), "group": size,
-                       "error": f"{type(e).__name__}: {str(e).splitlines()[0][:200]}"}
-            rows.append(row)
-            print(json.dumps(row), flush=True)
-            if out:
-                out.write(json.dumps(row) + "\n")
-                out.flush()
+                row = failure({"kind": kind, "shape": list(shape), "group": size}, e)
+            emit(row, rows, out)
     print(f"total {time.perf_counter() - start:.0f} s")
     print(table(rows))
     return 0
+
+
+def failure(row: dict, error: Exception) -> dict:
+    """A benchmark row that failed, saying why in one line (the other rows go on)."""
+    return {**row, "error": f"{type(error).__name__}: {str(error).splitlines()[0][:200]}"}
+
+
+def emit(row: dict, rows: list, out) -> None:
+    """Keep a row, print it as JSON and append it to --out at once (a run cut short keeps
+    what it measured)."""
+    rows.append(row)
+    print(json.dumps(row), flush=True)
+    if out:
+        out.write(json.dumps(row) + "\n")
+        out.flush()
 
 
 def table(rows) -> str:

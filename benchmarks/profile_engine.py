@@ -12,12 +12,12 @@ number of kernels launched and the ten operators that take the most time. One li
 measurement goes to --out as well.
 """
 import argparse
-import json
 import os
 import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from bench_engine import emit, failure  # noqa: E402 (this folder: the benchmarks' row output)
 
 CASES = (((1, 1, 16), 64), ((12, 12, 768), 1))
 
@@ -62,7 +62,6 @@ def timed(step, sync, n: int) -> float:
 
 
 def profile(step, sync, device: str, n: int = 5) -> dict:
-    import torch
     from torch.profiler import ProfilerActivity, profile as torch_profile
     activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if device == "cuda" else [])
     for _ in range(3):
@@ -116,13 +115,8 @@ def main(argv=None) -> int:
                 if not graphs:
                     row.update(profile(step, sync, args.device))
             except Exception as e:   # a failing case says why; the others go on
-                row = {"shape": list(shape), "group": size, "graphs": graphs,
-                       "error": f"{type(e).__name__}: {str(e).splitlines()[0][:200]}"}
-            rows.append(row)
-            print(json.dumps(row), flush=True)
-            if out:
-                out.write(json.dumps(row) + "\n")
-                out.flush()
+                row = failure({"shape": list(shape), "group": size, "graphs": graphs}, e)
+            emit(row, rows, out)
     return 0
 
 

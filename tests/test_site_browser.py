@@ -141,9 +141,22 @@ def test_every_page_reads_cleanly(browser, site):
     assert not problems, "\n".join(problems)
 
 
-def test_every_slider_changes_the_picture(browser, site):
+def step_sliders(browser, block):
+    """Move each slider of a frame slider one step (left at its end, else right). Yields
+    (slider, its image, the image's src and alt before the step) after each move."""
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys
+    image = block.find_element(By.TAG_NAME, "img")
+    for slider in block.find_elements(By.CSS_SELECTOR, "input[type=range]"):
+        before = image.get_attribute("src"), image.get_attribute("alt")
+        at_end = slider.get_attribute("value") == slider.get_attribute("max")
+        browser.execute_script("arguments[0].scrollIntoView({block: 'center'});", slider)
+        slider.send_keys(Keys.ARROW_LEFT if at_end else Keys.ARROW_RIGHT)
+        yield slider, image, before
+
+
+def test_every_slider_changes_the_picture(browser, site):
+    from selenium.webdriver.common.by import By
 
     url, html = site
     moved = 0
@@ -154,15 +167,10 @@ def test_every_slider_changes_the_picture(browser, site):
         for block in browser.find_elements(By.CSS_SELECTOR, ".lengthgen-frame-slider"):
             assert block.find_elements(By.XPATH, "ancestor::figure//span[@class='caption-number']"), \
                 f"{page}: a slider outside a numbered figure"
-            image = block.find_element(By.TAG_NAME, "img")
-            for slider in block.find_elements(By.CSS_SELECTOR, "input[type=range]"):
-                before = image.get_attribute("src")
-                at_end = slider.get_attribute("value") == slider.get_attribute("max")
-                browser.execute_script("arguments[0].scrollIntoView({block: 'center'});", slider)
-                slider.send_keys(Keys.ARROW_LEFT if at_end else Keys.ARROW_RIGHT)
-                after = image.get_attribute("src")
+            for slider, image, (before, _) in step_sliders(browser, block):
                 name = slider.get_attribute("data-name")
-                assert after != before, f"{page}: moving slider {name!r} left the picture as it was"
+                assert image.get_attribute("src") != before, \
+                    f"{page}: moving slider {name!r} left the picture as it was"
                 moved += 1
     assert moved >= 2, "expected the Limit Transformers sliders (period and locality) at least"
 

@@ -13,7 +13,8 @@ installed).
 import re
 
 import pytest
-from test_site_browser import MATHJAX_JS, browser, pages, site  # noqa: F401 (fixtures)
+from test_site_browser import (MATHJAX_JS, browser, pages, site,  # noqa: F401 (fixtures)
+                               step_sliders)
 
 MIN_TEXT_PX = 11.0
 GENERIC = {"", "figure", "figure frame", "frame", "image", "img", "picture", "plot", "png",
@@ -102,7 +103,6 @@ def test_every_figure_and_frame_has_an_alt_that_says_what_it_shows(browser, site
     """No alt is a file path or a generic word; a slider's frame names the setting it shows, and
     its alt follows the slider."""
     from selenium.webdriver.common.by import By
-    from selenium.webdriver.common.keys import Keys
 
     url, html = site
     problems, seen = [], 0
@@ -114,12 +114,7 @@ def test_every_figure_and_frame_has_an_alt_that_says_what_it_shows(browser, site
                 problems.append(f"{page}: {fig['number'] or fig['src']}: alt {fig['alt']!r} is "
                                 f"{why}")
         for block in browser.find_elements(By.CSS_SELECTOR, ".lengthgen-frame-slider"):
-            image = block.find_element(By.TAG_NAME, "img")
-            for slider in block.find_elements(By.CSS_SELECTOR, "input[type=range]"):
-                before = image.get_attribute("alt")
-                at_end = slider.get_attribute("value") == slider.get_attribute("max")
-                browser.execute_script("arguments[0].scrollIntoView({block: 'center'});", slider)
-                slider.send_keys(Keys.ARROW_LEFT if at_end else Keys.ARROW_RIGHT)
+            for slider, image, (_, before) in step_sliders(browser, block):
                 alt = image.get_attribute("alt")
                 label = slider.get_attribute("aria-label")
                 value = browser.execute_script(
