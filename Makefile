@@ -23,8 +23,12 @@ book: $(STAMP)
 	$(PY) tools/book_pdf.py _build/html
 	@echo "Site: $(CURDIR)/_build/html/index.html"
 
+# Two pytest-xdist workers: one runs the chapters and then the tests of the site built from
+# them (one group, conftest.py), the other every other test. TEST_WORKERS=1 runs them in one.
+TEST_WORKERS ?= 2
 test: $(STAMP)
-	LENGTHGEN_SCALE=test OMP_NUM_THREADS=1 $(PY) -m pytest -q --nbmake --nbmake-timeout=600 tests book
+	LENGTHGEN_SCALE=test OMP_NUM_THREADS=1 $(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadgroup \
+		--nbmake --nbmake-timeout=600 tests book
 
 clean:
 	rm -rf _build

@@ -54,8 +54,19 @@ def executed_notebooks() -> dict:
     return _executed
 
 
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
-    """Tests of the built site run after the notebooks, so the build can reuse their runs."""
-    site = {item for item in items if "built_site" in getattr(item, "fixturenames", ())}
-    items[:] = [item for item in items if item not in site] + \
-        [item for item in items if item in site]
+    """The notebooks run first and the tests of the built site right after them, so that the
+    build can reuse their runs; every other test follows.
+
+    `make test` runs two pytest-xdist workers with `--dist loadgroup`: the notebooks and the
+    site's tests are one group (`xdist_group("book")`), which one worker runs in this order,
+    starting first as it is the longest; the other tests share the other worker (and this one
+    once the book is done)."""
+    site = [item for item in items if "built_site" in getattr(item, "fixturenames", ())]
+    notebooks = [item for item in items if item.path.suffix == ".ipynb"]
+    book = notebooks + [item for item in site if item not in notebooks]
+    for item in book:
+        item.add_marker(pytest.mark.xdist_group("book"))
+    chosen = set(book)
+    items[:] = book + [item for item in items if item not in chosen]

@@ -220,23 +220,27 @@ def _below_axes(legend) -> bool:
             and anchor._bbox.y1 < 0 and legend._loc in (1, 2, 9))
 
 
-def _hang_legends(fig) -> None:
+def _hang_legends(fig) -> bool:
     """Hang each legend placed under its axes just below that axes' x label (the fraction of
-    the axes' height it was placed at does not clear larger text on a shorter axes)."""
+    the axes' height it was placed at does not clear larger text on a shorter axes). Returns
+    whether the figure has such a legend."""
     from matplotlib.legend import Legend
     hung = [legend for legend in fig.findobj(Legend) if _below_axes(legend)]
-    if not hung:   # nothing to place: skip the draw (most figures; a layout calls this 3 times)
-        return
-    fig.draw_without_rendering()
+    if not hung:
+        return False
     renderer = fig._get_renderer()
     for legend in hung:
+        # no draw of the whole figure: the x axis lays out its own ticks and label, and the
+        # axes takes the place its aspect gives it (what a draw would do first)
         ax = legend.axes
+        ax.apply_aspect()
         bottom = ax.xaxis.get_tightbbox(renderer)
         if bottom is None:
             continue
         y = ax.transAxes.inverted().transform((0, bottom.y0))[1]
         x0, _, width, _ = legend._bbox_to_anchor._bbox.bounds
         legend.set_bbox_to_anchor((x0, y - 0.02, width, 0), transform=ax.transAxes)
+    return True
 
 
 def _layout(fig) -> None:
