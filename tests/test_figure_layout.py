@@ -6,7 +6,8 @@ import matplotlib.pyplot as plt
 import pytest
 
 from lengthgen.runs.records import committed_records
-from lengthgen.viz.book import COLUMN_PX, DPI, NARROW_PX, _saved_width_px, fit_to_column, show
+from lengthgen.viz.book import show
+from lengthgen.viz.layout import COLUMN_PX, DPI, NARROW_PX, _saved_width_px, fit_to_column
 
 matplotlib.use("Agg")
 

@@ -511,7 +511,7 @@ def test_figure_text_is_at_least_caption_size_at_1400px(measured):
     """Every figure is drawn with no text under MIN_FONT_PT at DPI (lengthgen.viz.book); shown at
     `shown` of its `natural` pixels, its smallest text is MIN_FONT_PT * DPI / 72 * shown /
     natural CSS px, which must be at least its caption's font size."""
-    from lengthgen.viz.book import DPI, MIN_FONT_PT
+    from lengthgen.viz.layout import DPI, MIN_FONT_PT
 
     problems, sizes = [], []
     for page, layout in measured[1400].items():

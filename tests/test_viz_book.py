@@ -4,7 +4,7 @@ import matplotlib.pyplot as plt
 import pytest
 
 from lengthgen.errors import LengthgenError
-from lengthgen.viz import book
+from lengthgen.viz import book, layout
 from lengthgen.viz.frames import FrameSlider
 
 matplotlib.use("Agg")
@@ -93,17 +93,17 @@ def test_a_figure_is_glued_as_a_picture_for_the_column_and_for_a_phone(shown):
     book.book_figure("two-panels", fig)
     page = shown[0][0]["text/html"]
     assert '<picture class="lengthgen-picture">' in page
-    assert f'media="(max-width: {book.NARROW_SCREEN_PX}px)"' in page
+    assert f'media="(max-width: {layout.NARROW_SCREEN_PX}px)"' in page
     wide, narrow = (Image.open(io.BytesIO(base64.b64decode(uri))) for uri in (
         re.search(r'<img src="data:image/png;base64,([^"]+)"', page).group(1),
         re.search(r'srcset="data:image/png;base64,([^"]+)"', page).group(1)))
-    assert wide.width <= book.COLUMN_PX + 1
-    assert narrow.width <= book.NARROW_PX * book.NARROW_DPI / book.DPI + 2
+    assert wide.width <= layout.COLUMN_PX + 1
+    assert narrow.width <= layout.NARROW_PX * layout.NARROW_DPI / layout.DPI + 2
     assert narrow.height > narrow.width, "the phone's rendition puts the panels one per row"
     alt = re.search(r'alt="([^"]*)"', page).group(1)
     assert alt == "Panels: APE; NoPE. accuracy against test length"
     text_px = float(re.search(r'<source[^>]*data-text-px="([\d.]+)"', page).group(1))
-    assert text_px >= book.MIN_FONT_PT * book.NARROW_DPI / 72 - 0.01
+    assert text_px >= layout.MIN_FONT_PT * layout.NARROW_DPI / 72 - 0.01
 
 
 def test_a_figure_id_has_an_alt_from_its_module_and_its_panels(shown):
@@ -132,8 +132,8 @@ def test_a_phone_rendition_too_wide_for_a_phone_pans_instead_of_shrinking():
         Image.new("RGB", (width_px, 10)).save(out, format="PNG")
         return out.getvalue()
 
-    scale = book.NARROW_DPI / book.DPI
-    fits = book.Picture(png(700), "A plot of one thing against another", png(int(book.NARROW_PX * scale)))
+    scale = layout.NARROW_DPI / layout.DPI
+    fits = book.Picture(png(700), "A plot of one thing against another", png(int(layout.NARROW_PX * scale)))
     wide = book.Picture(png(700), "A plot of one thing against another", png(int(510 * scale)))
     assert "lengthgen-pan" not in fits.html()
     assert 'class="lengthgen-picture lengthgen-pan" style="--lengthgen-phone-width: 510px"' in \
@@ -158,7 +158,7 @@ def test_the_site_build_moves_a_figures_images_into_files(tmp_path):
         Image.new("RGB", (width_px, 10)).save(out, format="PNG")
         return out.getvalue()
 
-    wide, narrow = png(700), png(2 * book.NARROW_PX)
+    wide, narrow = png(700), png(2 * layout.NARROW_PX)
     picture = book.Picture(wide, "A plot of one thing against another", narrow)
     slider = FrameSlider(lambda x: png(5 + x), {"x": [1, 2]}, alt="A test pattern")
     (tmp_path / "book").mkdir()

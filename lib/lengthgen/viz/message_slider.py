@@ -7,8 +7,8 @@ import numpy as np
 
 from lengthgen.errors import LengthgenError
 from lengthgen.experiments.huang.comm.protocol import PARTS
-from lengthgen.viz.book import (COLUMN_PX, DPI, NARROW_DPI, NARROW_PX, Picture,
-                                 fit_to_column, save_png)
+from lengthgen.viz.book import Picture
+from lengthgen.viz.layout import COLUMN_PX, DPI, NARROW_DPI, NARROW_PX, fit_to_column, save_png
 from lengthgen.viz.frames import FrameSlider
 
 

@@ -1,0 +1,378 @@
+"""How the site lays a figure out: for the book's column, and again for a phone.
+
+The figure modules choose sizes for a notebook; `fit_to_column` is the one place where the
+site's sizes are decided (`viz.book.picture` for figures, `viz.frames` and the widgets for
+slider frames): text no smaller than MIN_FONT_PT, panels re-arranged into fewer columns where
+the column is narrow, legends hung below their panels, titles and labels wrapped, and the
+figure narrowed until its saved image fits. `save_png` saves it (a palette PNG) and measures
+its smallest text, which the browser test turns into pixels on screen.
+"""
+
+# How the site shows a figure. The book's column shows images up to about 755 CSS px wide at
+# a 1400 px window (tests/test_site_browser.py measures it), and figure captions are 0.9rem
+# (14.4 px; book/_static/lengthgen.css). A figure is therefore saved at most COLUMN_PX wide at
+# DPI dots per inch, so that it is shown at its natural size, and no text in it is smaller than
+# MIN_FONT_PT: 10.5 pt at 100 dpi is 14.6 px on screen, the caption's size or more.
+COLUMN_PX = 740
+DPI = 100
+MIN_FONT_PT = 10.5
+
+# How a phone shows it. At a 420 px window the column is about 357 CSS px wide (297 px at
+# 360 px), so the column's figure, scaled down, shows its 14.6 px text at about 7 px. Each
+# figure is therefore drawn a second time for a column of NARROW_PX (panels one per row, the
+# same MIN_FONT_PT), which the page shows on screens up to NARROW_SCREEN_PX wide: its smallest
+# text is then 14.6 * 357 / 380 = 13.7 px at 420 px, 11.4 px at 360 px (the browser test
+# measures it). It is saved at NARROW_DPI, 2x, as phones' screens have two or three device
+# pixels to the CSS pixel. Wider screens get the column's figure: at NARROW_SCREEN_PX its text
+# is 11 px on screen, and more from there.
+NARROW_PX = 380
+NARROW_SCREEN_PX = 620
+NARROW_DPI = 2 * DPI
+
+
+def _figure_level_bottom(fig) -> float:
+    """The top (in figure fraction) of legends and texts placed at the bottom of the figure
+    itself (not in an axes): the layout keeps the axes above them."""
+    renderer = fig._get_renderer()
+    height = fig.bbox.height
+    tops = []
+    for artist in list(fig.legends) + [t for t in fig.texts if t is not fig._suptitle]:
+        box = artist.get_window_extent(renderer)
+        if box.y1 < 0.5 * height:
+            tops.append(box.y1 / height + 0.01)
+    return min(max(tops, default=0.0), 0.5)
+
+
+def fit_to_column(fig, width_px: int = COLUMN_PX, min_font_pt: float = MIN_FONT_PT):
+    """Draw `fig` for the book's column, in place: no text smaller than `min_font_pt`, and a
+    width of at most `width_px` pixels at DPI (a wider figure is narrowed, its height by the
+    square root of that factor, and laid out again). Returns the figure.
+
+    The figure modules choose sizes for a notebook; this is the one place where the site's
+    sizes are decided, for figures (`book_figure`) and slider frames (`viz.frames`) alike."""
+    from matplotlib.legend import Legend
+    from matplotlib.text import Text
+
+    for text in fig.findobj(Text):
+        if text.get_text() and text.get_fontsize() < min_font_pt:
+            text.set_fontsize(min_font_pt)
+    for ax in fig.axes:  # ticks made later (a resized axis gets new ones) take this size too
+        for name, axis in (("x", ax.xaxis), ("y", ax.yaxis)):
+            labels = axis.get_ticklabels(which="both")
+            size = max([min_font_pt] + [label.get_fontsize() for label in labels])
+            ax.tick_params(axis=name, which="both", labelsize=size)
+    width, height = fig.get_size_inches()
+    target = width_px / DPI
+    moved = []
+    if target < 2 * MIN_PANEL_IN:   # a phone's column: no legend inside a panel, too narrow
+        moved = [_legend_below(ax) for ax in fig.axes
+                 if ax.get_legend() is not None and not _below_axes(ax.get_legend())]
+    if not _reflow(fig, target) and width > target:
+        fig.set_size_inches(target, height * (target / width) ** 0.5)
+    if moved:   # the panels keep their height, the legends under them get theirs
+        fig.draw_without_rendering()
+        renderer = fig._get_renderer()
+        extra = sum(legend.get_window_extent(renderer).height for legend in moved) / fig.dpi
+        width, height = fig.get_size_inches()
+        fig.set_size_inches(width, height + extra)
+    if fig.get_layout_engine() is None or type(fig.get_layout_engine()).__name__ == \
+            "PlaceHolderLayoutEngine":
+        _layout(fig)
+    # Legends and labels outside the axes widen the saved image (bbox_inches="tight"): wrap
+    # titles to the column, take columns off legends, and only then narrow the figure (by at
+    # most a fifth: narrower, the panels would be crushed).
+    if _wrap_titles(fig, target):  # lines added to a title: the layout makes room for them
+        _layout(fig)
+    if target < 2 * MIN_PANEL_IN and _wrap_for_phone(fig, target):
+        _layout(fig)
+    for _ in range(8):
+        saved = _saved_width_px(fig)
+        if saved <= width_px + 1:
+            break
+        legends = [legend for legend in fig.findobj(Legend) if legend._ncols > 1]
+        width, height = fig.get_size_inches()
+        if legends:  # a legend in several columns is narrowed first, by one column
+            widest = max(legends, key=lambda lg: lg.get_window_extent().width)
+            _relegend(widest, widest._ncols - 1)
+        elif width * width_px / saved >= 0.8 * target:
+            fig.set_size_inches(width * width_px / saved, height)
+            # the figure's title and notes were wrapped to the old width
+            _wrap_titles(fig, width * width_px / saved, axes_titles=False)
+        else:
+            break
+        _layout(fig)
+    if target < 2 * MIN_PANEL_IN:
+        _widen_crushed_panels(fig)
+    return fig
+
+
+MIN_PHONE_PANEL_IN = 1.6  # on a phone, a panel gets this much room even if its labels need more
+
+
+def _widen_crushed_panels(fig) -> None:
+    """On a phone's column, a panel that long labels beside it squeeze below MIN_PHONE_PANEL_IN
+    gets the width it lacks: the figure is then wider than the column, and pans on a phone
+    (Picture.html) rather than show a plot too narrow to read."""
+    fig.draw_without_rendering()
+    renderer = fig._get_renderer()
+    widths = [ax.get_window_extent(renderer).width / fig.dpi for ax in fig.axes
+              if ax.axison and not hasattr(ax, "_colorbar") and ax.get_aspect() == "auto"]
+    lacking = MIN_PHONE_PANEL_IN - min(widths, default=MIN_PHONE_PANEL_IN)
+    if lacking > 0.05:
+        width, height = fig.get_size_inches()
+        fig.set_size_inches(width + lacking, height)
+        _layout(fig)
+
+
+MIN_PANEL_IN = 3.5  # a panel narrower than this at MIN_FONT_PT has no room for its labels
+
+
+def _reflow(fig, target_in: float) -> bool:
+    """Re-arrange the panels of a grid too wide for the column into fewer columns (two, or one
+    for three panels in a row), keeping their order; a panel's colorbar moves with it. Returns
+    whether the figure was re-arranged (it then has width target_in)."""
+    from matplotlib.gridspec import GridSpec, GridSpecFromSubplotSpec
+
+    cells = {}  # top-level cell -> what to move: an axes, or the sub-grid holding it
+    for ax in fig.axes:
+        spec = ax.get_subplotspec()
+        if spec is None:
+            continue
+        grid = spec.get_gridspec()
+        if isinstance(grid, GridSpecFromSubplotSpec):
+            holder = grid
+            while isinstance(holder._subplot_spec.get_gridspec(), GridSpecFromSubplotSpec):
+                holder = holder._subplot_spec.get_gridspec()
+            top = holder._subplot_spec
+            cells.setdefault((top.get_gridspec(), top.rowspan.start, top.colspan.start), holder)
+        elif not hasattr(ax, "_colorbar"):
+            cells.setdefault((grid, spec.rowspan.start, spec.colspan.start), ax)
+    grids = {key[0] for key in cells}
+    if len(grids) != 1:
+        return False
+    grid = grids.pop()
+    rows, cols = grid.get_geometry()
+    width, height = fig.get_size_inches()
+    if cols < 2 or len(cells) != rows * cols or \
+            (target_in / cols >= MIN_PANEL_IN and width <= 1.5 * target_in):
+        return False
+    if any(isinstance(moved, GridSpecFromSubplotSpec) for moved in cells.values()):
+        return False  # panels with colorbars: left to their module's own layout
+    new_cols = 1 if cols <= 3 or target_in < 2 * MIN_PANEL_IN else 2
+    count = rows * cols
+    new_rows = -(-count // new_cols)
+    panel_height = min(max(height / rows * (target_in / new_cols) / (width / cols), 2.4), 3.0)
+    # a panel with many labelled rows (one per program, say) keeps a line for each
+    labelled = max(len([t for t in ax.get_yticklabels() if t.get_text()]) for ax in fig.axes)
+    panel_height = max(panel_height, labelled * MIN_FONT_PT * 1.5 / 72 + 1.2)
+    new_grid = GridSpec(new_rows, new_cols, figure=fig)
+    for index, key in enumerate(sorted(cells, key=lambda k: (k[1], k[2]))):
+        cell = new_grid[index // new_cols, index % new_cols]
+        moved = cells[key]
+        if isinstance(moved, GridSpecFromSubplotSpec):
+            moved._subplot_spec = cell
+        else:
+            moved.set_subplotspec(cell)
+            # panels that shared an axis with a neighbour hid its tick labels: show them again
+            # where the new arrangement has no neighbour to read them from
+            if index % new_cols == 0:
+                moved.tick_params(axis="y", labelleft=True)
+            moved.tick_params(axis="x", labelbottom=True)
+    fig.set_size_inches(target_in, panel_height * new_rows + 0.4)
+    return True
+
+
+def _below_axes(legend) -> bool:
+    """Whether a legend hangs under its axes at a fixed fraction of the axes' height (which
+    larger text and a shorter axes turn into an overlap with the x label)."""
+    anchor, ax = legend._bbox_to_anchor, legend.axes
+    return (ax is not None and anchor is not None and anchor is not legend.parent.bbox
+            and getattr(anchor, "_transform", None) == ax.transAxes
+            and anchor._bbox.y1 < 0 and legend._loc in (1, 2, 9))
+
+
+def _hang_legends(fig) -> bool:
+    """Hang each legend placed under its axes just below that axes' x label (the fraction of
+    the axes' height it was placed at does not clear larger text on a shorter axes). Returns
+    whether the figure has such a legend."""
+    from matplotlib.legend import Legend
+    hung = [legend for legend in fig.findobj(Legend) if _below_axes(legend)]
+    if not hung:
+        return False
+    renderer = fig._get_renderer()
+    for legend in hung:
+        # no draw of the whole figure: the x axis lays out its own ticks and label, and the
+        # axes takes the place its aspect gives it (what a draw would do first)
+        ax = legend.axes
+        ax.apply_aspect()
+        bottom = ax.xaxis.get_tightbbox(renderer)
+        if bottom is None:
+            continue
+        y = ax.transAxes.inverted().transform((0, bottom.y0))[1]
+        x0, _, width, _ = legend._bbox_to_anchor._bbox.bounds
+        legend.set_bbox_to_anchor((x0, y - 0.02, width, 0), transform=ax.transAxes)
+    return True
+
+
+def _layout(fig) -> None:
+    """tight_layout that keeps figure-level legends and notes below the axes, and legends hung
+    under an axes below its x label."""
+    import warnings
+    title = fig._suptitle
+    if title is not None and title.get_va() == "top" and title.get_position()[1] > 0.9:
+        # tight_layout keeps the height of the figure's title free at the top, but the title
+        # hangs from y = 0.98 by default: 2% of a tall figure lower, over the panels' titles
+        title.set_y(1 - 0.05 / fig.get_size_inches()[1])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for _ in range(2):
+            _hang_legends(fig)
+            fig.tight_layout(rect=(0, _figure_level_bottom(fig), 1, 1))
+        _hang_legends(fig)
+
+
+def _legend_below(ax):
+    """Move an axes' legend under it, in one column (`_layout` hangs it below the x label).
+    Returns the new legend."""
+    legend = ax.get_legend()
+    title = legend.get_title()
+    kwargs = {"loc": "upper center", "bbox_to_anchor": (0, -0.15, 1, 0),
+              "bbox_transform": ax.transAxes, "ncols": 1,
+              "fontsize": legend.texts[0].get_fontsize() if legend.texts else None,
+              "frameon": False}
+    if title.get_text():
+        kwargs.update(title=title.get_text(), title_fontsize=title.get_fontsize())
+    handles, labels = legend.legend_handles, [t.get_text() for t in legend.texts]
+    legend.remove()
+    return ax.legend(handles, labels, **kwargs)
+
+
+def _relegend(legend, ncols: int) -> None:
+    """Draw a legend again in `ncols` columns, where it was (a legend lays out its columns
+    only when it is made)."""
+    parent = legend.parent
+    title = legend.get_title()
+    anchor = legend._bbox_to_anchor
+    placed = {} if anchor is None or anchor is parent.bbox else \
+        {"bbox_to_anchor": anchor._bbox.bounds, "bbox_transform": anchor._transform}
+    kwargs = {"loc": legend._loc, **placed, "ncols": ncols,
+              "fontsize": legend.texts[0].get_fontsize() if legend.texts else None,
+              "frameon": legend.get_frame_on()}
+    if title.get_text():
+        kwargs.update(title=title.get_text(), title_fontsize=title.get_fontsize())
+    handles, labels = legend.legend_handles, [t.get_text() for t in legend.texts]
+    legend.remove()
+    parent.legend(handles, labels, **kwargs)
+
+
+def _wrap_titles(fig, width_in: float, axes_titles: bool = True) -> bool:
+    """Break the figure's titles and notes, and (with axes_titles) the axes' titles, that are
+    wider than their room into lines. Returns whether any was broken."""
+    import textwrap
+    renderer = fig._get_renderer()
+    titles = [(fig._suptitle, width_in * DPI * 0.95)] if fig._suptitle is not None else []
+    titles += [(t, width_in * DPI * 0.95) for t in fig.texts if t is not fig._suptitle]
+    for ax in fig.axes if axes_titles else []:
+        room = max(ax.get_window_extent(renderer).width * 1.15, 150)
+        titles += [(t, room) for t in (ax.title, ax._left_title, ax._right_title)]
+    wrapped = False
+    for text, room in titles:
+        content = text.get_text()
+        width = text.get_window_extent(renderer).width
+        if content and width > room:
+            longest = max(len(line) for line in content.split("\n"))
+            chars = max(12, int(longest * room / width))
+            text.set_text("\n".join(textwrap.wrap(content.replace("\n", " "), chars)))
+            wrapped = True
+    return wrapped
+
+
+def _wrap(text, room: float, renderer, vertical: bool = False) -> bool:
+    """Break a text longer than `room` pixels (its height if `vertical`) into lines."""
+    import textwrap
+    content = text.get_text()
+    box = text.get_window_extent(renderer)
+    size = box.height if vertical else box.width
+    if not content.strip() or size <= room:
+        return False
+    longest = max(len(line) for line in content.split("\n"))
+    chars = max(10, int(longest * room / size))
+    text.set_text("\n".join(textwrap.wrap(content.replace("\n", " "), chars)))
+    return True
+
+
+def _wrap_for_phone(fig, width_in: float) -> bool:
+    """On a phone's column: break legend entries wider than the column, and axis labels longer
+    than their axes, into lines. Returns whether any was broken."""
+    from matplotlib.legend import Legend
+    fig.draw_without_rendering()
+    renderer = fig._get_renderer()
+    wrapped = False
+    for legend in fig.findobj(Legend):
+        box = legend.get_window_extent(renderer)
+        room = width_in * DPI * 0.9
+        if box.width > room:
+            widest = max(t.get_window_extent(renderer).width for t in legend.texts)
+            for text in legend.texts:
+                wrapped |= _wrap(text, widest - (box.width - room), renderer)
+    for ax in fig.axes:
+        box = ax.get_window_extent(renderer)
+        if ax.title.get_text() and ax.title.get_window_extent(renderer).width > box.width:
+            # a title wider than its panel ends at the panel's right edge and reaches left
+            # over the labels, instead of past both edges of the figure
+            ax.title.set_horizontalalignment("right")
+            ax.title.set_x(1.0)
+            wrapped |= _wrap(ax.title, box.x1 - fig.bbox.x0 - 10, renderer) or True
+        wrapped |= _wrap(ax.yaxis.label, box.height * 1.05, renderer, vertical=True)
+        wrapped |= _wrap(ax.xaxis.label, max(box.width * 1.1, 150), renderer)
+    return wrapped
+
+
+def _saved_width_px(fig) -> float:
+    fig.draw_without_rendering()  # legends and texts lay themselves out when drawn
+    renderer = fig._get_renderer()
+    box = fig.get_tightbbox(renderer)
+    return box.width * DPI + 2 * DPI * 0.1  # savefig's pad_inches = 0.1
+
+
+def save_png(fig, dpi: int, tight: bool = True) -> tuple[bytes, float]:
+    """PNG bytes of a figure laid out already (cut to what it draws, unless not `tight`: the
+    frames of a slider keep one size), and the height in pixels of the PNG of its smallest
+    text (its font size in points at `dpi`)."""
+    import io
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=dpi, bbox_inches="tight" if tight else None)
+    return compact_png(buffer.getvalue()), smallest_text_pt(fig) * dpi / 72
+
+
+def smallest_text_pt(fig) -> float:
+    """The font size in points of the smallest text the figure draws (texts, labels, legends,
+    tick labels inside the axes' limits)."""
+    from matplotlib.text import Text
+    fig.draw_without_rendering()
+    renderer = fig._get_renderer()   # (a closed figure's canvas may have no get_renderer)
+    sizes = [text.get_fontsize() for text in fig.findobj(Text)
+             if text.get_visible() and text.get_text().strip()
+             and _drawn_inside(text.get_window_extent(renderer), fig.bbox)]
+    return min(sizes, default=MIN_FONT_PT)
+
+
+def _drawn_inside(box, figure_box) -> bool:
+    """Whether a text's box has a size and lies at least partly in the figure (tick labels of
+    ticks outside an axes' limits are laid out but not drawn)."""
+    return (box.width > 0 and box.x1 >= figure_box.x0 and box.x0 <= figure_box.x1
+            and box.y1 >= figure_box.y0 and box.y0 <= figure_box.y1)
+
+
+def compact_png(png: bytes) -> bytes:
+    """The same picture in at most 256 colours (a palette PNG, no dithering): plots have few
+    colours, and the page weighs about a quarter (slider frames are inlined in the pages)."""
+    import io
+
+    from PIL import Image
+    image = Image.open(io.BytesIO(png)).convert("RGB")
+    palette = image.quantize(colors=256, method=Image.Quantize.FASTOCTREE,
+                             dither=Image.Dither.NONE)
+    out = io.BytesIO()
+    palette.save(out, format="PNG", optimize=True)
+    return out.getvalue()
