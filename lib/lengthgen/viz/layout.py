@@ -8,6 +8,42 @@ figure narrowed until its saved image fits. `save_png` saves it (a palette PNG) 
 its smallest text, which the browser test turns into pixels on screen.
 """
 
+def _share_mathtext_parses() -> None:
+    """Let every renderer reuse matplotlib's parse of a math text ($10^{2}$, log-scale ticks).
+
+    matplotlib caches the last 50 parses per parser, and each renderer has its own parser. A
+    renderer is made for each size and dpi a figure is drawn at, and a figure here is drawn at
+    several of each (`fit_to_column`, for the column and for a phone, then saved), so that cache
+    never served a slider's next frame: parsing was a third of saving a log-scale frame. One
+    cache per kind of output (raster or vector) gives the same parses, found again. Where
+    matplotlib's internals differ from the version this was written for, nothing is changed."""
+    import functools
+
+    from matplotlib.mathtext import MathTextParser
+    parse = getattr(MathTextParser, "_parse_cached", None)
+    unwrapped = getattr(parse, "__wrapped__", None)
+    if unwrapped is None or getattr(parse, "_lengthgen_shared", False):
+        return
+    parsers = {}
+
+    @functools.lru_cache(maxsize=4096)
+    def shared(output_type, *key):
+        parser = parsers.setdefault(output_type, MathTextParser(
+            {"vector": "path", "raster": "agg"}[output_type]))
+        return unwrapped(parser, *key)
+
+    def parse_cached(self, s, dpi, prop, antialiased, load_glyph_flags):
+        return shared(self._output_type, s, dpi, prop, antialiased, load_glyph_flags)
+
+    parse_cached._lengthgen_shared = True
+    parse_cached.cache = shared      # (its cache_info(), for the tests)
+    parse_cached.original = parse
+    MathTextParser._parse_cached = parse_cached
+
+
+_share_mathtext_parses()
+
+
 # How the site shows a figure. The book's column shows images up to about 755 CSS px wide at
 # a 1400 px window (tests/test_site_browser.py measures it), and figure captions are 0.9rem
 # (14.4 px; book/_static/lengthgen.css). A figure is therefore saved at most COLUMN_PX wide at
