@@ -19,9 +19,13 @@ def _worker_init(threads: int, notes: str) -> None:
         import lengthgen.runs.registry  # noqa: F401  (a library that cannot load says so here)
         torch.set_num_threads(threads)
     except BaseException as e:
+        # written whole, then renamed: several workers fail alike, and the driver reads the
+        # note as soon as the first has exited (a note written in place could be read empty,
+        # truncated by the next worker's write)
+        mine = Path(notes, f"startup-failed.{os.getpid()}")
         try:
-            Path(notes, "startup-failed").write_text(
-                f"{e.__class__.__name__}: {str(e).splitlines()[0] if str(e) else ''}")
+            mine.write_text(f"{e.__class__.__name__}: {str(e).splitlines()[0] if str(e) else ''}")
+            os.replace(mine, Path(notes, "startup-failed"))
         except OSError:
             pass
         os._exit(3)
