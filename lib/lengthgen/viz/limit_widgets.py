@@ -142,6 +142,7 @@ class _FrameDrawer:
     def __init__(self, precision: int):
         self.precision = precision
         self.figures = [self._figure(width) for width in (COLUMN_PX, NARROW_PX)]
+        self.text_px = [None, None]   # each figure's smallest text, measured on its first frame
 
     @staticmethod
     def _figure(width_px: int):
@@ -169,12 +170,13 @@ class _FrameDrawer:
         weights = attention(delta, tau, self.precision).numpy()
         title = f"positional logit a(i, j)\nΔ = {delta}, τ = {tau}, p = {self.precision}"
         pngs = []
-        for (fig, logit_image, weight_image, title_text), dpi in zip(self.figures,
-                                                                    (DPI, NARROW_DPI)):
+        for k, ((fig, logit_image, weight_image, title_text), dpi) in enumerate(
+                zip(self.figures, (DPI, NARROW_DPI))):
             logit_image.set_data(logits)
             weight_image.set_data(weights)
             title_text.set_text(title)
-            pngs.append(save_png(fig, dpi, tight=False))
+            pngs.append(save_png(fig, dpi, tight=False, text_px=self.text_px[k]))
+            self.text_px[k] = pngs[-1][1]
         (wide, wide_px), (narrow, narrow_px) = pngs
         alt = (f"Heat maps over query position i and key position j: the positional logit "
                f"a(i, j) and the attention weights on an input of {LENGTH} positions, for period "

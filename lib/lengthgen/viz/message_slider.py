@@ -90,10 +90,13 @@ def message_slider(records: list[dict], programs: list[str], ns: list[int] | Non
             figures = (MessageFigure(records, program), MessageFigure(records, program))
             for figure, width in zip(figures, (COLUMN_PX, NARROW_PX)):
                 fit_to_column(figure.fig, width_px=width)
-            current.update(program=program, figures=figures)
-        (wide, wide_px), (narrow, narrow_px) = (
-            save_png(figure.show(n), dpi, tight=False)
-            for figure, dpi in zip(current["figures"], (DPI, NARROW_DPI)))
+            # each figure's smallest text, measured on its first frame (the same texts after)
+            current.update(program=program, figures=figures, text_px=[None, None])
+        (wide, wide_px), (narrow, narrow_px) = pngs = [
+            save_png(figure.show(n), dpi, tight=False, text_px=known)
+            for figure, dpi, known in zip(current["figures"], (DPI, NARROW_DPI),
+                                          current["text_px"])]
+        current["text_px"] = [px for _, px in pngs]
         alt = (f"Bar chart of the bits of Alice's message per layer for program {program} at "
                f"N = {n:,}, split by what they carry, beside a log-log plot of the message's "
                f"bits against N with the line N/2")
