@@ -177,8 +177,11 @@ def _reflow(fig, target_in: float) -> bool:
     if cols < 2 or len(cells) != rows * cols or \
             (target_in / cols >= MIN_PANEL_IN and width <= 1.5 * target_in):
         return False
-    if any(isinstance(moved, GridSpecFromSubplotSpec) for moved in cells.values()):
-        return False  # panels with colorbars: left to their module's own layout
+    if any(isinstance(moved, GridSpecFromSubplotSpec) for moved in cells.values()) and \
+            target_in >= 2 * MIN_PANEL_IN:
+        # panels with colorbars: left to their module's own layout in the column (on a phone
+        # they go one per row like the others, their colorbars with them)
+        return False
     new_cols = 1 if cols <= 3 or target_in < 2 * MIN_PANEL_IN else 2
     count = rows * cols
     new_rows = -(-count // new_cols)
