@@ -116,14 +116,16 @@ def fit_to_column(fig, width_px: int = COLUMN_PX, min_font_pt: float = MIN_FONT_
         fig.set_size_inches(width, height + extra)
     if fig.get_layout_engine() is None or type(fig.get_layout_engine()).__name__ == \
             "PlaceHolderLayoutEngine":
-        _layout(fig)
+        _layout(fig, taller=phone)
     # Legends and labels outside the axes widen the saved image (bbox_inches="tight"): wrap
     # titles to the column, take columns off legends, and only then narrow the figure (by at
     # most a fifth: narrower, the panels would be crushed).
     if _wrap_titles(fig, target):  # lines added to a title: the layout makes room for them
-        _layout(fig)
+        _layout(fig, taller=phone)
+    if phone and phone_layout.wrap_tick_labels(fig, target):
+        _layout(fig, taller=phone)
     if phone and phone_layout.wrap_labels(fig, target):
-        _layout(fig)
+        _layout(fig, taller=phone)
     for _ in range(8):
         saved = _saved_width_px(fig)
         if saved <= width_px + 1:
@@ -139,9 +141,10 @@ def fit_to_column(fig, width_px: int = COLUMN_PX, min_font_pt: float = MIN_FONT_
             _wrap_titles(fig, width * width_px / saved, axes_titles=False)
         else:
             break
-        _layout(fig)
-    if phone:
+        _layout(fig, taller=phone)
+    if phone:   # the panels' width and height, last: no tight_layout comes after them
         phone_layout.widen_crushed_panels(fig)
+        phone_layout.stack_rows(fig, width_px)
     return fig
 
 
@@ -238,21 +241,32 @@ def _hang_legends(fig) -> bool:
     return True
 
 
-def _layout(fig) -> None:
+def _layout(fig, taller: bool = False) -> None:
     """tight_layout that keeps figure-level legends and notes below the axes, and legends hung
-    under an axes below its x label."""
+    under an axes below its x label. With `taller` (a phone's column), a figure too short for
+    its panels' titles, labels and legends, which tight_layout leaves where they were, over each
+    other, grows by half until they fit (a few times at most)."""
     import warnings
-    title = fig._suptitle
-    if title is not None and title.get_va() == "top" and title.get_position()[1] > 0.9:
-        # tight_layout keeps the height of the figure's title free at the top, but the title
-        # hangs from y = 0.98 by default: 2% of a tall figure lower, over the panels' titles
-        title.set_y(1 - 0.05 / fig.get_size_inches()[1])
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        for _ in range(2):
+    for _ in range(6 if taller else 1):
+        title = fig._suptitle
+        if title is not None and title.get_va() == "top" and title.get_position()[1] > 0.9:
+            # tight_layout keeps the height of the figure's title free at the top, but the
+            # title hangs from y = 0.98 by default: 2% of a tall figure lower, over the panels'
+            # titles
+            title.set_y(1 - 0.05 / fig.get_size_inches()[1])
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            for _ in range(2):
+                _hang_legends(fig)
+                caught.clear()
+                fig.tight_layout(rect=(0, _figure_level_bottom(fig), 1, 1))
             _hang_legends(fig)
-            fig.tight_layout(rect=(0, _figure_level_bottom(fig), 1, 1))
-        _hang_legends(fig)
+        if not any("not applied" in str(warning.message) and
+                   ("height" in str(warning.message) or "top" in str(warning.message))
+                   for warning in caught):
+            return
+        width, height = fig.get_size_inches()
+        fig.set_size_inches(width, 1.5 * height)
 
 
 def _relegend(legend, ncols: int) -> None:
