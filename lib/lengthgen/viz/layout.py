@@ -108,6 +108,8 @@ def fit_to_column(fig, width_px: int = COLUMN_PX, min_font_pt: float = MIN_FONT_
                  if ax.get_legend() is not None and not _below_axes(ax.get_legend())]
     if not _reflow(fig, target) and width > target:
         fig.set_size_inches(target, height * (target / width) ** 0.5)
+    if phone:   # before the first layout (see wrap_legends)
+        phone_layout.wrap_legends(fig, target)
     if moved:   # the panels keep their height, the legends under them get theirs
         fig.draw_without_rendering()
         renderer = fig._get_renderer()
@@ -124,7 +126,7 @@ def fit_to_column(fig, width_px: int = COLUMN_PX, min_font_pt: float = MIN_FONT_
         _layout(fig, taller=phone)
     if phone and phone_layout.wrap_tick_labels(fig, target):
         _layout(fig, taller=phone)
-    if phone and phone_layout.wrap_labels(fig, target):
+    if phone and phone_layout.wrap_labels(fig):
         _layout(fig, taller=phone)
     for _ in range(8):
         saved = _saved_width_px(fig)
@@ -269,9 +271,9 @@ def _layout(fig, taller: bool = False) -> None:
         fig.set_size_inches(width, 1.5 * height)
 
 
-def _relegend(legend, ncols: int) -> None:
+def _relegend(legend, ncols: int):
     """Draw a legend again in `ncols` columns, where it was (a legend lays out its columns
-    only when it is made)."""
+    only when it is made). Returns the new legend."""
     parent = legend.parent
     title = legend.get_title()
     anchor = legend._bbox_to_anchor
@@ -284,7 +286,7 @@ def _relegend(legend, ncols: int) -> None:
         kwargs.update(title=title.get_text(), title_fontsize=title.get_fontsize())
     handles, labels = legend.legend_handles, [t.get_text() for t in legend.texts]
     legend.remove()
-    parent.legend(handles, labels, **kwargs)
+    return parent.legend(handles, labels, **kwargs)
 
 
 def _wrap_titles(fig, width_in: float, axes_titles: bool = True) -> bool:

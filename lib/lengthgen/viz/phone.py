@@ -2,14 +2,15 @@
 
 A phone's column is too narrow for two panels side by side, for a legend inside a panel, or
 for the long names and labels a notebook's figure was drawn with. These steps let the figure
-read there without panning: legends go under their panels and are wrapped to the column,
-named ticks (program names, say) and axis labels are broken into lines, and panels get the
-room they need, sideways and down. A phone scrolls down, not sideways, so the figure
+read there without panning: legends go under their panels in one column and are wrapped to
+the column, named ticks (program names, say) and axis labels are broken into lines, and panels
+get the room they need, sideways and down. A phone scrolls down, not sideways, so the figure
 grows taller rather than wider where it can.
 """
 import re
 
-from lengthgen.viz.layout import DPI, _hang_legends, _layout, _saved_width_px
+from lengthgen.viz.layout import (DPI, _below_axes, _hang_legends, _layout, _relegend,
+                                  _saved_width_px)
 
 MIN_PHONE_PANEL_IN = 1.6   # a panel gets this much width even if its labels need more
 MIN_PHONE_PANEL_HEIGHT_IN = 1.2   # and this much height, or what its tick labels need
@@ -36,6 +37,35 @@ def legend_below(ax):
     handles, labels = legend.legend_handles, [t.get_text() for t in legend.texts]
     legend.remove()
     return ax.legend(handles, labels, **kwargs)
+
+
+def wrap_legends(fig, width_in: float) -> None:
+    """Put a legend wider than the column in one column, and break its entries that are still
+    too wide into lines; a legend hung under a panel is kept as narrow as the panel will be
+    (the column less the panel's tick labels and y label).
+
+    This comes before the first layout. tight_layout keeps what an axes draws beside it as it
+    is when the axes moves: a legend centred under a panel, wider than the panel, sticks out
+    more the narrower the panel gets, and tight_layout squeezes the panel to a sliver."""
+    from matplotlib.legend import Legend
+    fig.draw_without_rendering()
+    renderer = fig._get_renderer()
+    for legend in fig.findobj(Legend):
+        room = width_in * DPI * 0.9
+        if _below_axes(legend):
+            ax = legend.axes
+            beside = ax.get_window_extent(renderer).x0 - ax.yaxis.get_tightbbox(renderer).x0
+            room = min(room, width_in * DPI - beside - 0.4 * DPI)
+        box = legend.get_window_extent(renderer)
+        if box.width > room and legend._ncols > 1:
+            legend = _relegend(legend, 1)
+            fig.draw_without_rendering()
+            box = legend.get_window_extent(renderer)
+        if box.width > room:
+            texts = legend.texts + [legend.get_title()]
+            widest = max(text.get_window_extent(renderer).width for text in texts)
+            for text in texts:
+                _wrap(text, widest - (box.width - room), renderer)
 
 
 def wrap_tick_labels(fig, width_in: float) -> bool:
@@ -67,20 +97,12 @@ def wrap_tick_labels(fig, width_in: float) -> bool:
     return wrapped
 
 
-def wrap_labels(fig, width_in: float) -> bool:
-    """Break legend entries wider than the column, titles wider than their panels, and axis
-    labels longer than their axes, into lines. Returns whether any was broken."""
-    from matplotlib.legend import Legend
+def wrap_labels(fig) -> bool:
+    """Break titles wider than their panels, and axis labels longer than their axes, into
+    lines. Returns whether any was broken."""
     fig.draw_without_rendering()
     renderer = fig._get_renderer()
     wrapped = False
-    for legend in fig.findobj(Legend):
-        box = legend.get_window_extent(renderer)
-        room = width_in * DPI * 0.9
-        if box.width > room:
-            widest = max(t.get_window_extent(renderer).width for t in legend.texts)
-            for text in legend.texts:
-                wrapped |= _wrap(text, widest - (box.width - room), renderer)
     for ax in fig.axes:
         box = ax.get_window_extent(renderer)
         if ax.title.get_text() and ax.title.get_window_extent(renderer).width > box.width:
