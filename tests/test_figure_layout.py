@@ -6,8 +6,9 @@ import matplotlib.pyplot as plt
 import pytest
 
 from lengthgen.runs.records import committed_records
-from lengthgen.viz.book import show
-from lengthgen.viz.layout import COLUMN_PX, DPI, NARROW_PX, _saved_width_px, fit_to_column
+from lengthgen.viz.book import picture, show
+from lengthgen.viz.layout import (COLUMN_PX, DPI, MIN_FONT_PT, NARROW_DPI, NARROW_PX,
+                                  _saved_width_px, fit_to_column)
 
 matplotlib.use("Agg")
 
@@ -16,6 +17,14 @@ matplotlib.use("Agg")
 # other Dyck figures passed this check when it was written)
 DYCK = ["richard-fig1-boolean", "richard-fig4-completions", "richard-fig5-sign-study",
         "richard-fig7-learned-pe", "richard-table1-deepest"]
+
+# figures of the book whose phone rendition panned (was wider than 1.05 NARROW_PX) before the
+# phone's layout broke long program names into lines (crasp-long-unary), kept a legend wider
+# than its panel from squeezing the panel (izzo-thm41-bound, limit-inference-procedure), and
+# put panels with colorbars one per row (richard-fig5-spectrum). richard-fig4-completions still
+# pans: its completions, strings of up to 24 brackets, leave no room for the panel.
+PHONE = ["crasp-long-unary", "izzo-thm41-bound", "limit-inference-procedure",
+         "richard-fig5-spectrum"]
 
 
 def _boxes(texts, renderer):
@@ -160,3 +169,36 @@ def test_math_texts_are_parsed_once_for_every_renderer_and_draw_the_same_pixels(
     finally:
         MathTextParser._parse_cached = shared
     assert (shared_png.wide, shared_png.narrow) == (own_png.wide, own_png.narrow)
+
+
+def test_long_tick_names_are_broken_into_lines_on_a_phone():
+    """Names of programs beside a panel, too long for a phone's column next to it, are broken
+    at their underscores and spaces, and each row gets the height of its lines."""
+    names = [f"binary_majority_interleave_{n} [periodic]" for n in range(12)]
+    fig, axes = plt.subplots(1, 2, figsize=(12, 4))
+    for ax in axes:
+        ax.barh(range(len(names)), range(1, len(names) + 1))
+        ax.set_yticks(range(len(names)), names)
+    fit_to_column(fig, width_px=NARROW_PX)
+    problems = layout_problems(fig)
+    labels = [label.get_text() for label in axes[0].get_yticklabels()]
+    width = _saved_width_px(fig)
+    plt.close(fig)
+    assert labels[0] == "binary_majority_\ninterleave_0\n[periodic]"
+    assert width <= NARROW_PX + 1
+    assert problems == []
+
+
+@pytest.mark.parametrize("figure_id", PHONE)
+def test_figures_read_on_a_phone_without_panning(figure_id):
+    """The phone's rendition of these figures fits a phone's column (Picture.html makes a wider
+    one pan sideways), with no text under MIN_FONT_PT and none over another."""
+    if committed_records(figure_id, missing_ok=True) is None:
+        pytest.skip(f"{figure_id}: no committed records")
+    fig, _ = show(figure_id)
+    shown = picture(fig)   # the column's rendition, then the phone's: fig is left as a phone's
+    problems = layout_problems(fig)
+    plt.close(fig)
+    assert shown.narrow_layout_px <= 1.05 * NARROW_PX, figure_id
+    assert shown.narrow_text_px >= MIN_FONT_PT * NARROW_DPI / 72 - 0.01
+    assert problems == [], f"{figure_id} on a phone: {problems[:5]}"

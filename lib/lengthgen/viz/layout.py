@@ -4,8 +4,9 @@ The figure modules choose sizes for a notebook; `fit_to_column` is the one place
 site's sizes are decided (`viz.book.picture` for figures, `viz.frames` and the widgets for
 slider frames): text no smaller than MIN_FONT_PT, panels re-arranged into fewer columns where
 the column is narrow, legends hung below their panels, titles and labels wrapped, and the
-figure narrowed until its saved image fits. `save_png` saves it (a palette PNG) and measures
-its smallest text, which the browser test turns into pixels on screen.
+figure narrowed until its saved image fits. The steps only a phone's column takes are in
+`viz.phone`. `save_png` saves it (a palette PNG) and measures its smallest text, which the
+browser test turns into pixels on screen.
 """
 
 def _share_mathtext_parses() -> None:
@@ -89,6 +90,7 @@ def fit_to_column(fig, width_px: int = COLUMN_PX, min_font_pt: float = MIN_FONT_
     from matplotlib.legend import Legend
     from matplotlib.text import Text
 
+    from lengthgen.viz import phone as phone_layout
     for text in fig.findobj(Text):
         if text.get_text() and text.get_fontsize() < min_font_pt:
             text.set_fontsize(min_font_pt)
@@ -100,11 +102,14 @@ def fit_to_column(fig, width_px: int = COLUMN_PX, min_font_pt: float = MIN_FONT_
     width, height = fig.get_size_inches()
     target = width_px / DPI
     moved = []
-    if target < 2 * MIN_PANEL_IN:   # a phone's column: no legend inside a panel, too narrow
-        moved = [_legend_below(ax) for ax in fig.axes
+    phone = target < 2 * MIN_PANEL_IN   # a phone's column (viz.phone)
+    if phone:   # no legend inside a panel, too narrow
+        moved = [phone_layout.legend_below(ax) for ax in fig.axes
                  if ax.get_legend() is not None and not _below_axes(ax.get_legend())]
     if not _reflow(fig, target) and width > target:
         fig.set_size_inches(target, height * (target / width) ** 0.5)
+    if phone:   # before the first layout (see wrap_legends)
+        phone_layout.wrap_legends(fig, target)
     if moved:   # the panels keep their height, the legends under them get theirs
         fig.draw_without_rendering()
         renderer = fig._get_renderer()
@@ -113,14 +118,16 @@ def fit_to_column(fig, width_px: int = COLUMN_PX, min_font_pt: float = MIN_FONT_
         fig.set_size_inches(width, height + extra)
     if fig.get_layout_engine() is None or type(fig.get_layout_engine()).__name__ == \
             "PlaceHolderLayoutEngine":
-        _layout(fig)
+        _layout(fig, taller=phone)
     # Legends and labels outside the axes widen the saved image (bbox_inches="tight"): wrap
     # titles to the column, take columns off legends, and only then narrow the figure (by at
     # most a fifth: narrower, the panels would be crushed).
     if _wrap_titles(fig, target):  # lines added to a title: the layout makes room for them
-        _layout(fig)
-    if target < 2 * MIN_PANEL_IN and _wrap_for_phone(fig, target):
-        _layout(fig)
+        _layout(fig, taller=phone)
+    if phone and phone_layout.wrap_tick_labels(fig, target):
+        _layout(fig, taller=phone)
+    if phone and phone_layout.wrap_labels(fig):
+        _layout(fig, taller=phone)
     for _ in range(8):
         saved = _saved_width_px(fig)
         if saved <= width_px + 1:
@@ -136,28 +143,11 @@ def fit_to_column(fig, width_px: int = COLUMN_PX, min_font_pt: float = MIN_FONT_
             _wrap_titles(fig, width * width_px / saved, axes_titles=False)
         else:
             break
-        _layout(fig)
-    if target < 2 * MIN_PANEL_IN:
-        _widen_crushed_panels(fig)
+        _layout(fig, taller=phone)
+    if phone:   # the panels' width and height, last: no tight_layout comes after them
+        phone_layout.widen_crushed_panels(fig)
+        phone_layout.stack_rows(fig, width_px)
     return fig
-
-
-MIN_PHONE_PANEL_IN = 1.6  # on a phone, a panel gets this much room even if its labels need more
-
-
-def _widen_crushed_panels(fig) -> None:
-    """On a phone's column, a panel that long labels beside it squeeze below MIN_PHONE_PANEL_IN
-    gets the width it lacks: the figure is then wider than the column, and pans on a phone
-    (Picture.html) rather than show a plot too narrow to read."""
-    fig.draw_without_rendering()
-    renderer = fig._get_renderer()
-    widths = [ax.get_window_extent(renderer).width / fig.dpi for ax in fig.axes
-              if ax.axison and not hasattr(ax, "_colorbar") and ax.get_aspect() == "auto"]
-    lacking = MIN_PHONE_PANEL_IN - min(widths, default=MIN_PHONE_PANEL_IN)
-    if lacking > 0.05:
-        width, height = fig.get_size_inches()
-        fig.set_size_inches(width + lacking, height)
-        _layout(fig)
 
 
 MIN_PANEL_IN = 3.5  # a panel narrower than this at MIN_FONT_PT has no room for its labels
@@ -192,8 +182,11 @@ def _reflow(fig, target_in: float) -> bool:
     if cols < 2 or len(cells) != rows * cols or \
             (target_in / cols >= MIN_PANEL_IN and width <= 1.5 * target_in):
         return False
-    if any(isinstance(moved, GridSpecFromSubplotSpec) for moved in cells.values()):
-        return False  # panels with colorbars: left to their module's own layout
+    if any(isinstance(moved, GridSpecFromSubplotSpec) for moved in cells.values()) and \
+            target_in >= 2 * MIN_PANEL_IN:
+        # panels with colorbars: left to their module's own layout in the column (on a phone
+        # they go one per row like the others, their colorbars with them)
+        return False
     new_cols = 1 if cols <= 3 or target_in < 2 * MIN_PANEL_IN else 2
     count = rows * cols
     new_rows = -(-count // new_cols)
@@ -250,42 +243,37 @@ def _hang_legends(fig) -> bool:
     return True
 
 
-def _layout(fig) -> None:
+def _layout(fig, taller: bool = False) -> None:
     """tight_layout that keeps figure-level legends and notes below the axes, and legends hung
-    under an axes below its x label."""
+    under an axes below its x label. With `taller` (a phone's column), a figure too short for
+    its panels' titles, labels and legends, which tight_layout leaves where they were, over each
+    other, grows by half until they fit (a few times at most)."""
     import warnings
-    title = fig._suptitle
-    if title is not None and title.get_va() == "top" and title.get_position()[1] > 0.9:
-        # tight_layout keeps the height of the figure's title free at the top, but the title
-        # hangs from y = 0.98 by default: 2% of a tall figure lower, over the panels' titles
-        title.set_y(1 - 0.05 / fig.get_size_inches()[1])
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        for _ in range(2):
+    for _ in range(6 if taller else 1):
+        title = fig._suptitle
+        if title is not None and title.get_va() == "top" and title.get_position()[1] > 0.9:
+            # tight_layout keeps the height of the figure's title free at the top, but the
+            # title hangs from y = 0.98 by default: 2% of a tall figure lower, over the panels'
+            # titles
+            title.set_y(1 - 0.05 / fig.get_size_inches()[1])
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            for _ in range(2):
+                _hang_legends(fig)
+                caught.clear()
+                fig.tight_layout(rect=(0, _figure_level_bottom(fig), 1, 1))
             _hang_legends(fig)
-            fig.tight_layout(rect=(0, _figure_level_bottom(fig), 1, 1))
-        _hang_legends(fig)
+        if not any("not applied" in str(warning.message) and
+                   ("height" in str(warning.message) or "top" in str(warning.message))
+                   for warning in caught):
+            return
+        width, height = fig.get_size_inches()
+        fig.set_size_inches(width, 1.5 * height)
 
 
-def _legend_below(ax):
-    """Move an axes' legend under it, in one column (`_layout` hangs it below the x label).
-    Returns the new legend."""
-    legend = ax.get_legend()
-    title = legend.get_title()
-    kwargs = {"loc": "upper center", "bbox_to_anchor": (0, -0.15, 1, 0),
-              "bbox_transform": ax.transAxes, "ncols": 1,
-              "fontsize": legend.texts[0].get_fontsize() if legend.texts else None,
-              "frameon": False}
-    if title.get_text():
-        kwargs.update(title=title.get_text(), title_fontsize=title.get_fontsize())
-    handles, labels = legend.legend_handles, [t.get_text() for t in legend.texts]
-    legend.remove()
-    return ax.legend(handles, labels, **kwargs)
-
-
-def _relegend(legend, ncols: int) -> None:
+def _relegend(legend, ncols: int):
     """Draw a legend again in `ncols` columns, where it was (a legend lays out its columns
-    only when it is made)."""
+    only when it is made). Returns the new legend."""
     parent = legend.parent
     title = legend.get_title()
     anchor = legend._bbox_to_anchor
@@ -298,7 +286,7 @@ def _relegend(legend, ncols: int) -> None:
         kwargs.update(title=title.get_text(), title_fontsize=title.get_fontsize())
     handles, labels = legend.legend_handles, [t.get_text() for t in legend.texts]
     legend.remove()
-    parent.legend(handles, labels, **kwargs)
+    return parent.legend(handles, labels, **kwargs)
 
 
 def _wrap_titles(fig, width_in: float, axes_titles: bool = True) -> bool:
@@ -320,47 +308,6 @@ def _wrap_titles(fig, width_in: float, axes_titles: bool = True) -> bool:
             chars = max(12, int(longest * room / width))
             text.set_text("\n".join(textwrap.wrap(content.replace("\n", " "), chars)))
             wrapped = True
-    return wrapped
-
-
-def _wrap(text, room: float, renderer, vertical: bool = False) -> bool:
-    """Break a text longer than `room` pixels (its height if `vertical`) into lines."""
-    import textwrap
-    content = text.get_text()
-    box = text.get_window_extent(renderer)
-    size = box.height if vertical else box.width
-    if not content.strip() or size <= room:
-        return False
-    longest = max(len(line) for line in content.split("\n"))
-    chars = max(10, int(longest * room / size))
-    text.set_text("\n".join(textwrap.wrap(content.replace("\n", " "), chars)))
-    return True
-
-
-def _wrap_for_phone(fig, width_in: float) -> bool:
-    """On a phone's column: break legend entries wider than the column, and axis labels longer
-    than their axes, into lines. Returns whether any was broken."""
-    from matplotlib.legend import Legend
-    fig.draw_without_rendering()
-    renderer = fig._get_renderer()
-    wrapped = False
-    for legend in fig.findobj(Legend):
-        box = legend.get_window_extent(renderer)
-        room = width_in * DPI * 0.9
-        if box.width > room:
-            widest = max(t.get_window_extent(renderer).width for t in legend.texts)
-            for text in legend.texts:
-                wrapped |= _wrap(text, widest - (box.width - room), renderer)
-    for ax in fig.axes:
-        box = ax.get_window_extent(renderer)
-        if ax.title.get_text() and ax.title.get_window_extent(renderer).width > box.width:
-            # a title wider than its panel ends at the panel's right edge and reaches left
-            # over the labels, instead of past both edges of the figure
-            ax.title.set_horizontalalignment("right")
-            ax.title.set_x(1.0)
-            wrapped |= _wrap(ax.title, box.x1 - fig.bbox.x0 - 10, renderer) or True
-        wrapped |= _wrap(ax.yaxis.label, box.height * 1.05, renderer, vertical=True)
-        wrapped |= _wrap(ax.xaxis.label, max(box.width * 1.1, 150), renderer)
     return wrapped
 
 
