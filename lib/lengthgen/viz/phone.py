@@ -48,9 +48,12 @@ def wrap_legends(fig, width_in: float) -> None:
     is when the axes moves: a legend centred under a panel, wider than the panel, sticks out
     more the narrower the panel gets, and tight_layout squeezes the panel to a sliver."""
     from matplotlib.legend import Legend
+    legends = fig.findobj(Legend)
+    if not legends:   # no draw
+        return
     fig.draw_without_rendering()
     renderer = fig._get_renderer()
-    for legend in fig.findobj(Legend):
+    for legend in legends:
         room = width_in * DPI * 0.9
         if _below_axes(legend):
             ax = legend.axes
@@ -73,16 +76,23 @@ def wrap_tick_labels(fig, width_in: float) -> bool:
     MIN_PHONE_PANEL_IN beside them for the panel into lines (`stack_rows` then gives every
     row room for its lines). Numbers are never broken. Returns whether any was."""
     from matplotlib.ticker import FixedFormatter, FixedLocator, FuncFormatter
+
+    def named(ax) -> bool:
+        # named ticks: set_yticks(positions, names) gives a fixed locator and a formatter that
+        # looks the names up (no number formatter)
+        return (isinstance(ax.yaxis.get_major_locator(), FixedLocator)
+                and isinstance(ax.yaxis.get_major_formatter(), (FixedFormatter, FuncFormatter)))
+
+    named_panels = [ax for ax in panels(fig) if named(ax)]
+    if not named_panels:   # most figures: no draw
+        return False
     fig.draw_without_rendering()
     renderer = fig._get_renderer()
     wrapped = False
-    for ax in panels(fig):
-        # named ticks: set_yticks(positions, names) gives a fixed locator and a formatter that
-        # looks the names up (no number formatter)
+    for ax in named_panels:
         locator, formatter = ax.yaxis.get_major_locator(), ax.yaxis.get_major_formatter()
         labels = [label for label in ax.get_yticklabels() if label.get_text().strip()]
-        if not (isinstance(locator, FixedLocator) and labels
-                and isinstance(formatter, (FixedFormatter, FuncFormatter))):
+        if not labels:
             continue
         label = ax.yaxis.label
         beside = label.get_window_extent(renderer).width if label.get_text() else 0
