@@ -7,8 +7,9 @@ import pytest
 
 from lengthgen.runs.records import committed_records
 from lengthgen.viz.book import picture, show
+from lengthgen.viz.fit import fit_to_column
 from lengthgen.viz.layout import (COLUMN_PX, DPI, MIN_FONT_PT, NARROW_DPI, NARROW_PX,
-                                  _saved_width_px, fit_to_column)
+                                  saved_width_px)
 
 matplotlib.use("Agg")
 
@@ -98,7 +99,7 @@ def test_a_tall_figure_keeps_its_title_clear_of_the_panels():
                  "as the Dyck chapter's have, with seeds and colours")
     fit_to_column(fig)
     assert layout_problems(fig) == []
-    assert _saved_width_px(fig) <= COLUMN_PX + 1
+    assert saved_width_px(fig) <= COLUMN_PX + 1
     assert fig.get_size_inches()[0] * DPI >= 0.95 * COLUMN_PX  # wrapped, not narrowed
     plt.close(fig)
 
@@ -110,7 +111,7 @@ def test_dyck_figures_read_well_in_the_column(figure_id):
     fig, _ = show(figure_id)
     fit_to_column(fig)
     problems = layout_problems(fig)
-    assert _saved_width_px(fig) <= COLUMN_PX + 1, figure_id
+    assert saved_width_px(fig) <= COLUMN_PX + 1, figure_id
     plt.close(fig)
     assert problems == [], f"{figure_id}: {problems[:5]}"
 
@@ -182,7 +183,7 @@ def test_long_tick_names_are_broken_into_lines_on_a_phone():
     fit_to_column(fig, width_px=NARROW_PX)
     problems = layout_problems(fig)
     labels = [label.get_text() for label in axes[0].get_yticklabels()]
-    width = _saved_width_px(fig)
+    width = saved_width_px(fig)
     plt.close(fig)
     assert labels[0] == "binary_majority_\ninterleave_0\n[periodic]"
     assert width <= NARROW_PX + 1

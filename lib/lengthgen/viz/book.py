@@ -30,8 +30,9 @@ import html
 import re
 
 from lengthgen.errors import LengthgenError
+from lengthgen.viz.fit import fit_to_column
 from lengthgen.viz.layout import (DPI, MIN_FONT_PT, NARROW_DPI, NARROW_PX, NARROW_SCREEN_PX,
-                                  fit_to_column, save_png)
+                                  save_png)
 
 PROVENANCE = "-provenance"  # the provenance line of figure KEY is glued as KEY-provenance
 _KEY = re.compile(r"^[a-z0-9][a-z0-9-]*$")

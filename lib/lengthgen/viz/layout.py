@@ -1,12 +1,12 @@
-"""How the site lays a figure out: for the book's column, and again for a phone.
+"""The steps of laying a figure out for the site, and saving it.
 
-The figure modules choose sizes for a notebook; `fit_to_column` is the one place where the
-site's sizes are decided (`viz.book.picture` for figures, `viz.frames` and the widgets for
-slider frames): text no smaller than MIN_FONT_PT, panels re-arranged into fewer columns where
-the column is narrow, legends hung below their panels, titles and labels wrapped, and the
-figure narrowed until its saved image fits. The steps only a phone's column takes are in
-`viz.phone`. `save_png` saves it (a palette PNG) and measures its smallest text, which the
-browser test turns into pixels on screen.
+The book's column and a phone's have their sizes here (COLUMN_PX, NARROW_PX and their dpi).
+`viz.fit.fit_to_column` runs the steps in order: re-arranging a grid of panels into fewer
+columns (`reflow`), a tight layout that keeps legends hung below their panels
+(`tight_layout`), wrapping titles (`wrap_titles`), narrowing a legend (`relegend`) and
+measuring the saved width (`saved_width_px`); the steps only a phone's column takes are in
+`viz.phone`. `save_png` saves a laid-out figure as a palette PNG and measures its smallest
+text, which the browser test turns into pixels on screen.
 """
 
 def _share_mathtext_parses() -> None:
@@ -80,80 +80,10 @@ def _figure_level_bottom(fig) -> float:
     return min(max(tops, default=0.0), 0.5)
 
 
-def fit_to_column(fig, width_px: int = COLUMN_PX, min_font_pt: float = MIN_FONT_PT):
-    """Draw `fig` for the book's column, in place: no text smaller than `min_font_pt`, and a
-    width of at most `width_px` pixels at DPI (a wider figure is narrowed, its height by the
-    square root of that factor, and laid out again). Returns the figure.
-
-    The figure modules choose sizes for a notebook; this is the one place where the site's
-    sizes are decided, for figures (`book_figure`) and slider frames (`viz.frames`) alike."""
-    from matplotlib.legend import Legend
-    from matplotlib.text import Text
-
-    from lengthgen.viz import phone as phone_layout
-    for text in fig.findobj(Text):
-        if text.get_text() and text.get_fontsize() < min_font_pt:
-            text.set_fontsize(min_font_pt)
-    for ax in fig.axes:  # ticks made later (a resized axis gets new ones) take this size too
-        for name, axis in (("x", ax.xaxis), ("y", ax.yaxis)):
-            labels = axis.get_ticklabels(which="both")
-            size = max([min_font_pt] + [label.get_fontsize() for label in labels])
-            ax.tick_params(axis=name, which="both", labelsize=size)
-    width, height = fig.get_size_inches()
-    target = width_px / DPI
-    moved = []
-    phone = target < 2 * MIN_PANEL_IN   # a phone's column (viz.phone)
-    if phone:   # no legend inside a panel, too narrow
-        moved = [phone_layout.legend_below(ax) for ax in fig.axes
-                 if ax.get_legend() is not None and not _below_axes(ax.get_legend())]
-    if not _reflow(fig, target) and width > target:
-        fig.set_size_inches(target, height * (target / width) ** 0.5)
-    if phone:   # before the first layout (see wrap_legends)
-        phone_layout.wrap_legends(fig, target)
-    if moved:   # the panels keep their height, the legends under them get theirs
-        fig.draw_without_rendering()
-        renderer = fig._get_renderer()
-        extra = sum(legend.get_window_extent(renderer).height for legend in moved) / fig.dpi
-        width, height = fig.get_size_inches()
-        fig.set_size_inches(width, height + extra)
-    if fig.get_layout_engine() is None or type(fig.get_layout_engine()).__name__ == \
-            "PlaceHolderLayoutEngine":
-        _layout(fig, taller=phone)
-    # Legends and labels outside the axes widen the saved image (bbox_inches="tight"): wrap
-    # titles to the column, take columns off legends, and only then narrow the figure (by at
-    # most a fifth: narrower, the panels would be crushed).
-    if _wrap_titles(fig, target):  # lines added to a title: the layout makes room for them
-        _layout(fig, taller=phone)
-    if phone and phone_layout.wrap_tick_labels(fig, target):
-        _layout(fig, taller=phone)
-    if phone and phone_layout.wrap_labels(fig):
-        _layout(fig, taller=phone)
-    for _ in range(8):
-        saved = _saved_width_px(fig)
-        if saved <= width_px + 1:
-            break
-        legends = [legend for legend in fig.findobj(Legend) if legend._ncols > 1]
-        width, height = fig.get_size_inches()
-        if legends:  # a legend in several columns is narrowed first, by one column
-            widest = max(legends, key=lambda lg: lg.get_window_extent().width)
-            _relegend(widest, widest._ncols - 1)
-        elif width * width_px / saved >= 0.8 * target:
-            fig.set_size_inches(width * width_px / saved, height)
-            # the figure's title and notes were wrapped to the old width
-            _wrap_titles(fig, width * width_px / saved, axes_titles=False)
-        else:
-            break
-        _layout(fig, taller=phone)
-    if phone:   # the panels' width and height, last: no tight_layout comes after them
-        phone_layout.widen_crushed_panels(fig)
-        phone_layout.stack_rows(fig, width_px)
-    return fig
-
-
 MIN_PANEL_IN = 3.5  # a panel narrower than this at MIN_FONT_PT has no room for its labels
 
 
-def _reflow(fig, target_in: float) -> bool:
+def reflow(fig, target_in: float) -> bool:
     """Re-arrange the panels of a grid too wide for the column into fewer columns (two, or one
     for three panels in a row), keeping their order; a panel's colorbar moves with it. Returns
     whether the figure was re-arranged (it then has width target_in)."""
@@ -211,7 +141,7 @@ def _reflow(fig, target_in: float) -> bool:
     return True
 
 
-def _below_axes(legend) -> bool:
+def below_axes(legend) -> bool:
     """Whether a legend hangs under its axes at a fixed fraction of the axes' height (which
     larger text and a shorter axes turn into an overlap with the x label)."""
     anchor, ax = legend._bbox_to_anchor, legend.axes
@@ -220,12 +150,12 @@ def _below_axes(legend) -> bool:
             and anchor._bbox.y1 < 0 and legend._loc in (1, 2, 9))
 
 
-def _hang_legends(fig) -> bool:
+def hang_legends(fig) -> bool:
     """Hang each legend placed under its axes just below that axes' x label (the fraction of
     the axes' height it was placed at does not clear larger text on a shorter axes). Returns
     whether the figure has such a legend."""
     from matplotlib.legend import Legend
-    hung = [legend for legend in fig.findobj(Legend) if _below_axes(legend)]
+    hung = [legend for legend in fig.findobj(Legend) if below_axes(legend)]
     if not hung:
         return False
     renderer = fig._get_renderer()
@@ -243,7 +173,7 @@ def _hang_legends(fig) -> bool:
     return True
 
 
-def _layout(fig, taller: bool = False) -> None:
+def tight_layout(fig, taller: bool = False) -> None:
     """tight_layout that keeps figure-level legends and notes below the axes, and legends hung
     under an axes below its x label. With `taller` (a phone's column), a figure too short for
     its panels' titles, labels and legends, which tight_layout leaves where they were, over each
@@ -259,10 +189,10 @@ def _layout(fig, taller: bool = False) -> None:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             for _ in range(2):
-                _hang_legends(fig)
+                hang_legends(fig)
                 caught.clear()
                 fig.tight_layout(rect=(0, _figure_level_bottom(fig), 1, 1))
-            _hang_legends(fig)
+            hang_legends(fig)
         if not any("not applied" in str(warning.message) and
                    ("height" in str(warning.message) or "top" in str(warning.message))
                    for warning in caught):
@@ -271,7 +201,7 @@ def _layout(fig, taller: bool = False) -> None:
         fig.set_size_inches(width, 1.5 * height)
 
 
-def _relegend(legend, ncols: int):
+def relegend(legend, ncols: int):
     """Draw a legend again in `ncols` columns, where it was (a legend lays out its columns
     only when it is made). Returns the new legend."""
     parent = legend.parent
@@ -289,7 +219,7 @@ def _relegend(legend, ncols: int):
     return parent.legend(handles, labels, **kwargs)
 
 
-def _wrap_titles(fig, width_in: float, axes_titles: bool = True) -> bool:
+def wrap_titles(fig, width_in: float, axes_titles: bool = True) -> bool:
     """Break the figure's titles and notes, and (with axes_titles) the axes' titles, that are
     wider than their room into lines. Returns whether any was broken."""
     import textwrap
@@ -311,7 +241,7 @@ def _wrap_titles(fig, width_in: float, axes_titles: bool = True) -> bool:
     return wrapped
 
 
-def _saved_width_px(fig) -> float:
+def saved_width_px(fig) -> float:
     fig.draw_without_rendering()  # legends and texts lay themselves out when drawn
     renderer = fig._get_renderer()
     box = fig.get_tightbbox(renderer)

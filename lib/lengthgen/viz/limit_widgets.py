@@ -17,7 +17,8 @@ import torch
 from lengthgen.errors import LengthgenError
 from lengthgen.models.limit import LimitHead, LimitLayer, LimitTransformer, round_to_bits
 from lengthgen.viz.book import Picture
-from lengthgen.viz.layout import COLUMN_PX, DPI, NARROW_DPI, NARROW_PX, fit_to_column, save_png
+from lengthgen.viz.fit import fit_to_column
+from lengthgen.viz.layout import COLUMN_PX, DPI, NARROW_DPI, NARROW_PX, save_png
 
 DEFAULTS = {"delta": 4, "tau": 6, "precision": 2}
 LENGTH = 64  # positions drawn: far beyond the period and the locality window

@@ -8,7 +8,8 @@ import numpy as np
 from lengthgen.errors import LengthgenError
 from lengthgen.experiments.huang.comm.protocol import PARTS
 from lengthgen.viz.book import Picture
-from lengthgen.viz.layout import COLUMN_PX, DPI, NARROW_DPI, NARROW_PX, fit_to_column, save_png
+from lengthgen.viz.fit import fit_to_column
+from lengthgen.viz.layout import COLUMN_PX, DPI, NARROW_DPI, NARROW_PX, save_png
 from lengthgen.viz.frames import FrameSlider
 
 

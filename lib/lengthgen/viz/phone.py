@@ -1,4 +1,4 @@
-"""How `viz.layout.fit_to_column` lays a figure out for a phone's column (NARROW_PX).
+"""How `viz.fit.fit_to_column` lays a figure out for a phone's column (NARROW_PX).
 
 A phone's column is too narrow for two panels side by side, for a legend inside a panel, or
 for the long names and labels a notebook's figure was drawn with. These steps let the figure
@@ -9,8 +9,8 @@ grows taller rather than wider where it can.
 """
 import re
 
-from lengthgen.viz.layout import (DPI, _below_axes, _hang_legends, _layout, _relegend,
-                                  _saved_width_px)
+from lengthgen.viz.layout import (DPI, below_axes, hang_legends, tight_layout, relegend,
+                                  saved_width_px)
 
 MIN_PHONE_PANEL_IN = 1.6   # a panel gets this much width even if its labels need more
 MIN_PHONE_PANEL_HEIGHT_IN = 1.2   # and this much height, or what its tick labels need
@@ -24,7 +24,7 @@ def panels(fig) -> list:
 
 
 def legend_below(ax):
-    """Move an axes' legend under it, in one column (`_layout` hangs it below the x label).
+    """Move an axes' legend under it, in one column (`layout.tight_layout` hangs it below the x label).
     Returns the new legend."""
     legend = ax.get_legend()
     title = legend.get_title()
@@ -55,13 +55,13 @@ def wrap_legends(fig, width_in: float) -> None:
     renderer = fig._get_renderer()
     for legend in legends:
         room = width_in * DPI * 0.9
-        if _below_axes(legend):
+        if below_axes(legend):
             ax = legend.axes
             beside = ax.get_window_extent(renderer).x0 - ax.yaxis.get_tightbbox(renderer).x0
             room = min(room, width_in * DPI - beside - 0.4 * DPI)
         box = legend.get_window_extent(renderer)
         if box.width > room and legend._ncols > 1:
-            legend = _relegend(legend, 1)
+            legend = relegend(legend, 1)
             fig.draw_without_rendering()
             box = legend.get_window_extent(renderer)
         if box.width > room:
@@ -143,7 +143,7 @@ def widen_crushed_panels(fig) -> None:
             return
         width, height = fig.get_size_inches()
         fig.set_size_inches(width + lacking, height)
-        _layout(fig, taller=True)
+        tight_layout(fig, taller=True)
 
 
 def stack_rows(fig, width_px: float) -> None:
@@ -193,10 +193,10 @@ def stack_rows(fig, width_px: float) -> None:
     fig.set_size_inches(width, new / fig.dpi)
     for ax, place in places:
         ax._set_position(place.transformed(fig.transFigure.inverted()), which="both")
-    _hang_legends(fig)   # under an axes whose height changed
+    hang_legends(fig)   # under an axes whose height changed
     sized = panels(fig)
     for _ in range(3):
-        excess = _saved_width_px(fig) - width_px
+        excess = saved_width_px(fig) - width_px
         narrowest = min([place.width for ax, place in places if ax in sized], default=0)
         left = min(place.x0 for _, place in places)
         span = max(place.x1 for _, place in places) - left
@@ -210,7 +210,7 @@ def stack_rows(fig, width_px: float) -> None:
                   for ax, place in places]
         for ax, place in places:
             ax._set_position(place.transformed(fig.transFigure.inverted()), which="both")
-        _hang_legends(fig)
+        hang_legends(fig)
 
 
 def _rows(fig, renderer) -> list[dict]:
