@@ -26,6 +26,9 @@ DYCK = ["richard-fig1-boolean", "richard-fig4-completions", "richard-fig5-sign-s
 # pans: its completions, strings of up to 24 brackets, leave no room for the panel.
 PHONE = ["crasp-long-unary", "izzo-thm41-bound", "limit-inference-procedure",
          "richard-fig5-spectrum"]
+# figures whose module draws a phone's version (phone_figure): Huang's Fig. 1, 17 (or 8) tasks
+# in a row, whose slanted names ran into each other at any phone layout of the column's figure
+DRAWN_FOR_PHONES = ["huang-fig1-languages", "huang-fig1-algorithmic"]
 
 
 def _boxes(texts, renderer):
@@ -190,16 +193,22 @@ def test_long_tick_names_are_broken_into_lines_on_a_phone():
     assert problems == []
 
 
-@pytest.mark.parametrize("figure_id", PHONE)
+@pytest.mark.parametrize("figure_id", PHONE + DRAWN_FOR_PHONES)
 def test_figures_read_on_a_phone_without_panning(figure_id):
     """The phone's rendition of these figures fits a phone's column (Picture.html makes a wider
     one pan sideways), with no text under MIN_FONT_PT and none over another."""
+    from lengthgen.viz.book import _phone_figure
     if committed_records(figure_id, missing_ok=True) is None:
         pytest.skip(f"{figure_id}: no committed records")
     fig, _ = show(figure_id)
-    shown = picture(fig)   # the column's rendition, then the phone's: fig is left as a phone's
-    problems = layout_problems(fig)
+    phone = _phone_figure(figure_id)
+    assert (phone is not None) == (figure_id in DRAWN_FOR_PHONES)
+    # the column's rendition, then the phone's: the figure laid out last is the phone's
+    shown = picture(fig, phone=phone)
+    problems = layout_problems(fig if phone is None else phone)
     plt.close(fig)
+    if phone is not None:
+        plt.close(phone)
     assert shown.narrow_layout_px <= 1.05 * NARROW_PX, figure_id
     assert shown.narrow_text_px >= MIN_FONT_PT * NARROW_DPI / 72 - 0.01
     assert problems == [], f"{figure_id} on a phone: {problems[:5]}"

@@ -9,6 +9,9 @@ A figure module assigns FIGURE_ID at its top level. It then offers
                                    value (`figure data ID` prints them; without it, every
                                    scalar metric of every record is one row)
     SPREAD_BY   optional: the params that make a setting, for `figure data --over-seeds`
+    phone_figure(records) -> matplotlib Figure   optional: the figure drawn for a phone's
+                                   column, where laying figure() out again is not enough
+                                   (`viz.book.book_figure` shows it on narrow screens)
 
 and one of two ways to get its records:
 
@@ -35,7 +38,7 @@ from lengthgen.errors import LengthgenError
 COMMON = ("FIGURE_ID", "TITLE", "figure")
 OWN_RUNS = ("CONFIGS", "runs", "run_one")
 SCALES = {"test", "book", "paper"}
-CALLABLE = ("figure", "data", "runs", "run_one")
+CALLABLE = ("figure", "phone_figure", "data", "runs", "run_one")
 
 
 def broken(module: str, what: str) -> LengthgenError:

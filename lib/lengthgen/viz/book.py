@@ -148,14 +148,17 @@ def _plain_math(text: str) -> str:
     return re.sub(r"[${}\\]", "", text)
 
 
-def picture(fig, alt: str | None = None) -> Picture:
+def picture(fig, alt: str | None = None, phone=None) -> Picture:
     """The figure drawn for the column and again for a phone (`fit_to_column` at COLUMN_PX, then
-    at NARROW_PX), with `alt` (by default `describe(fig)`)."""
+    at NARROW_PX), with `alt` (by default `describe(fig)`). `phone`: a figure its module drew
+    for a phone's column (a figure module's `phone_figure`), laid out at NARROW_PX in place of
+    `fig`."""
     alt = alt or describe(fig)
     fit_to_column(fig)
     wide, wide_px = save_png(fig, DPI)
-    fit_to_column(fig, width_px=NARROW_PX)
-    narrow, narrow_px = save_png(fig, NARROW_DPI)
+    narrow_fig = fig if phone is None else phone
+    fit_to_column(narrow_fig, width_px=NARROW_PX)
+    narrow, narrow_px = save_png(narrow_fig, NARROW_DPI)
     return Picture(wide, alt, narrow, wide_px, narrow_px)
 
 
@@ -233,17 +236,32 @@ def book_figure(key: str, content=None, provenance: str | None = None, alt: str 
     Returns the content. A matplotlib figure is closed after it is shown, so it appears once.
     """
     _check_key(key)
+    phone = None
     if content is None:
         content, provenance = show(key)
+        phone = _phone_figure(key)
         if alt is None:
             alt = ". ".join(p for p in (_summary(key), describe(content)) if p)
-    _glue(key, picture(content, alt) if hasattr(content, "savefig") else content)
+    _glue(key, picture(content, alt, phone) if hasattr(content, "savefig") else content)
     if hasattr(content, "savefig"):
         import matplotlib.pyplot as plt
         plt.close(content)
+        if phone is not None:
+            plt.close(phone)
     if provenance is not None:
         _glue(key + PROVENANCE, _Markdown(provenance_markdown(provenance)))
     return content
+
+
+def _phone_figure(figure_id: str):
+    """The figure its module draws for a phone's column (`phone_figure`) from the same records
+    as `show`, or None where the module has none."""
+    from lengthgen.runs.records import reading, records_for
+    from lengthgen.runs.registry import experiment
+    draw = getattr(experiment(figure_id), "phone_figure", None)
+    if draw is None:
+        return None
+    return reading(figure_id, draw, records_for(figure_id, None, False, None)[1])
 
 
 def _summary(figure_id: str) -> str:

@@ -23,5 +23,9 @@ def figure(records):
     return drawing.fig1_panels(records, "Algorithmic tasks (Huang et al. 2025, Fig. 1)")
 
 
+def phone_figure(records):
+    return drawing.fig1_panels(records, "Algorithmic tasks (Huang et al. 2025, Fig. 1)", phone=True)
+
+
 def data(records):
     return analysis.tidy(analysis.table(records))
