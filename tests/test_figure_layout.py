@@ -26,6 +26,8 @@ DYCK = ["richard-fig1-boolean", "richard-fig4-completions", "richard-fig5-sign-s
 # pans: its completions, strings of up to 24 brackets, leave no room for the panel.
 PHONE = ["crasp-long-unary", "izzo-thm41-bound", "limit-inference-procedure",
          "richard-fig5-spectrum"]
+# figures whose named x ticks ran into each other on a phone (turn_crowded_tick_labels)
+PHONE += ["richard-fig7-order-study", "richard-fig5-sign-study", "huang-ape-leads"]
 # figures whose module draws a phone's version (phone_figure): Huang's Fig. 1, 17 (or 8) tasks
 # in a row, whose slanted names ran into each other at any phone layout of the column's figure
 DRAWN_FOR_PHONES = ["huang-fig1-languages", "huang-fig1-algorithmic"]

@@ -60,6 +60,8 @@ def fit_to_column(fig, width_px: int = COLUMN_PX, min_font_pt: float = MIN_FONT_
         tight_layout(fig, taller=phone)
     if phone and phone_layout.wrap_labels(fig):
         tight_layout(fig, taller=phone)
+    if phone and phone_layout.turn_crowded_tick_labels(fig):
+        tight_layout(fig, taller=phone)
     for _ in range(8):
         saved = saved_width_px(fig)
         if saved <= width_px + 1:

@@ -128,6 +128,42 @@ def wrap_labels(fig) -> bool:
     return wrapped
 
 
+def turn_crowded_tick_labels(fig) -> bool:
+    """Where the named x ticks (settings, say) of a panel run into each other on a phone's
+    narrow panel, put each word of a name on its own line if the widest word fits between two
+    ticks, else turn the names upright (on one line each). Returns whether any changed."""
+    from matplotlib.ticker import FixedLocator
+    named = [ax for ax in panels(fig) if isinstance(ax.xaxis.get_major_locator(), FixedLocator)]
+    if not named:   # most figures: no draw
+        return False
+    fig.draw_without_rendering()
+    renderer = fig._get_renderer()
+    changed = False
+    for ax in named:
+        labels = sorted((label for label in ax.get_xticklabels()
+                         if label.get_visible() and label.get_text().strip()),
+                        key=lambda label: label.get_window_extent(renderer).x0)
+        boxes = [label.get_window_extent(renderer) for label in labels]
+        if not any(left.x1 > right.x0 - 2 for left, right in zip(boxes, boxes[1:])):
+            continue
+        gap = min(right.x0 + right.width / 2 - left.x0 - left.width / 2
+                  for left, right in zip(boxes, boxes[1:]))
+        # the widest word, from each name's width per character on its longest line
+        word = max(box.width / max(len(line) for line in label.get_text().split("\n"))
+                   * max(len(w) for w in label.get_text().split())
+                   for label, box in zip(labels, boxes))
+        locs = ax.xaxis.get_major_locator().locs
+        names = [ax.xaxis.get_major_formatter()(loc, pos) for pos, loc in enumerate(locs)]
+        if word + 6 < gap:
+            ax.set_xticks(locs, ["\n".join(name.split()) for name in names], rotation=0,
+                          ha="center")
+        else:
+            ax.set_xticks(locs, [" ".join(name.split()) for name in names], rotation=90,
+                          ha="center")
+        changed = True
+    return changed
+
+
 def widen_crushed_panels(fig) -> None:
     """A panel that long labels beside it squeeze below MIN_PHONE_PANEL_IN gets the width it
     lacks: the figure is then wider than the column, and pans on a phone (Picture.html) rather
