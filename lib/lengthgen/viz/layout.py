@@ -67,6 +67,14 @@ NARROW_SCREEN_PX = 620
 NARROW_DPI = 2 * DPI
 
 
+def drawn(fig):
+    """Lay the figure out as a draw would (ticks, legends, titles placed; nothing rendered) and
+    return its renderer, to measure what it draws (the figure's own: a closed figure's canvas
+    may have no get_renderer)."""
+    fig.draw_without_rendering()
+    return fig._get_renderer()
+
+
 def _figure_level_bottom(fig) -> float:
     """The top (in figure fraction) of legends and texts placed at the bottom of the figure
     itself (not in an axes): the layout keeps the axes above them."""
@@ -267,8 +275,7 @@ def smallest_text_pt(fig) -> float:
     """The font size in points of the smallest text the figure draws (texts, labels, legends,
     tick labels inside the axes' limits)."""
     from matplotlib.text import Text
-    fig.draw_without_rendering()
-    renderer = fig._get_renderer()   # (a closed figure's canvas may have no get_renderer)
+    renderer = drawn(fig)
     sizes = [text.get_fontsize() for text in fig.findobj(Text)
              if text.get_visible() and text.get_text().strip()
              and _drawn_inside(text.get_window_extent(renderer), fig.bbox)]

@@ -9,8 +9,8 @@ grows taller rather than wider where it can.
 """
 import re
 
-from lengthgen.viz.layout import (DPI, below_axes, hang_legends, tight_layout, relegend,
-                                  saved_width_px)
+from lengthgen.viz.layout import (DPI, below_axes, drawn, hang_legends, relegend,
+                                  saved_width_px, tight_layout)
 
 MIN_PHONE_PANEL_IN = 1.6   # a panel gets this much width even if its labels need more
 MIN_PHONE_PANEL_HEIGHT_IN = 1.2   # and this much height, or what its tick labels need
@@ -51,8 +51,7 @@ def wrap_legends(fig, width_in: float) -> None:
     legends = fig.findobj(Legend)
     if not legends:   # no draw
         return
-    fig.draw_without_rendering()
-    renderer = fig._get_renderer()
+    renderer = drawn(fig)
     for legend in legends:
         room = width_in * DPI * 0.9
         if below_axes(legend):
@@ -75,22 +74,10 @@ def wrap_tick_labels(fig, width_in: float) -> bool:
     """Break the named ticks of a y axis (program names, say) that leave less than
     MIN_PHONE_PANEL_IN beside them for the panel into lines (`stack_rows` then gives every
     row room for its lines). Numbers are never broken. Returns whether any was."""
-    from matplotlib.ticker import FixedFormatter, FixedLocator, FuncFormatter
-
-    def named(ax) -> bool:
-        # named ticks: set_yticks(positions, names) gives a fixed locator and a formatter that
-        # looks the names up (no number formatter)
-        return (isinstance(ax.yaxis.get_major_locator(), FixedLocator)
-                and isinstance(ax.yaxis.get_major_formatter(), (FixedFormatter, FuncFormatter)))
-
-    named_panels = [ax for ax in panels(fig) if named(ax)]
-    if not named_panels:   # most figures: no draw
-        return False
-    fig.draw_without_rendering()
-    renderer = fig._get_renderer()
+    named = _named_tick_panels(fig, "y")
+    renderer = drawn(fig) if named else None   # most figures have none: no draw
     wrapped = False
-    for ax in named_panels:
-        locator, formatter = ax.yaxis.get_major_locator(), ax.yaxis.get_major_formatter()
+    for ax in named:
         labels = [label for label in ax.get_yticklabels() if label.get_text().strip()]
         if not labels:
             continue
@@ -100,7 +87,7 @@ def wrap_tick_labels(fig, width_in: float) -> bool:
         room = (width_in - MIN_PHONE_PANEL_IN) * DPI - beside - 0.6 * DPI
         widest = max(label.get_window_extent(renderer).width for label in labels)
         if widest > room:
-            texts = [formatter(loc, pos) for pos, loc in enumerate(locator.locs)]
+            texts = _tick_names(ax.yaxis)
             chars = _chars_in(texts, room, widest)
             ax.yaxis.set_ticklabels([_break_lines(text, chars) for text in texts])
             wrapped = True
@@ -110,8 +97,7 @@ def wrap_tick_labels(fig, width_in: float) -> bool:
 def wrap_labels(fig) -> bool:
     """Break titles wider than their panels, and axis labels longer than their axes, into
     lines. Returns whether any was broken."""
-    fig.draw_without_rendering()
-    renderer = fig._get_renderer()
+    renderer = drawn(fig)
     wrapped = False
     for ax in fig.axes:
         box = ax.get_window_extent(renderer)
@@ -132,12 +118,8 @@ def turn_crowded_tick_labels(fig) -> bool:
     """Where the named x ticks (settings, say) of a panel run into each other on a phone's
     narrow panel, put each word of a name on its own line if the widest word fits between two
     ticks, else turn the names upright (on one line each). Returns whether any changed."""
-    from matplotlib.ticker import FixedLocator
-    named = [ax for ax in panels(fig) if isinstance(ax.xaxis.get_major_locator(), FixedLocator)]
-    if not named:   # most figures: no draw
-        return False
-    fig.draw_without_rendering()
-    renderer = fig._get_renderer()
+    named = _named_tick_panels(fig, "x")
+    renderer = drawn(fig) if named else None   # most figures have none: no draw
     changed = False
     for ax in named:
         labels = sorted((label for label in ax.get_xticklabels()
@@ -152,8 +134,7 @@ def turn_crowded_tick_labels(fig) -> bool:
         word = max(box.width / max(len(line) for line in label.get_text().split("\n"))
                    * max(len(w) for w in label.get_text().split())
                    for label, box in zip(labels, boxes))
-        locs = ax.xaxis.get_major_locator().locs
-        names = [ax.xaxis.get_major_formatter()(loc, pos) for pos, loc in enumerate(locs)]
+        locs, names = ax.xaxis.get_major_locator().locs, _tick_names(ax.xaxis)
         if word + 6 < gap:
             ax.set_xticks(locs, ["\n".join(name.split()) for name in names], rotation=0,
                           ha="center")
@@ -171,8 +152,7 @@ def widen_crushed_panels(fig) -> None:
     more than it lacked, titles that reached past the labels having room now: the figure is
     then narrowed again, to what the panel needs.)"""
     for attempt in range(4):
-        fig.draw_without_rendering()
-        renderer = fig._get_renderer()
+        renderer = drawn(fig)
         widths = [ax.get_window_extent(renderer).width / fig.dpi for ax in panels(fig)]
         lacking = MIN_PHONE_PANEL_IN - min(widths, default=MIN_PHONE_PANEL_IN)
         if lacking < 0.05 and (attempt == 0 or lacking > -0.05):
@@ -196,8 +176,7 @@ def stack_rows(fig, width_px: float) -> None:
     from matplotlib.font_manager import FontProperties
     from matplotlib.pyplot import rcParams
     from matplotlib.transforms import Bbox
-    fig.draw_without_rendering()
-    renderer = fig._get_renderer()
+    renderer = drawn(fig)
     rows = _rows(fig, renderer)
     if not rows:
         return
@@ -308,6 +287,22 @@ def _needed_height(ax, renderer) -> float:
     stretch = max([1.15 * (low[1] + high[1]) / 2 / (high[0] - low[0])
                    for low, high in zip(labels, labels[1:]) if high[0] > low[0]], default=0)
     return max(MIN_PHONE_PANEL_HEIGHT_IN * ax.figure.dpi, stretch * box.height)
+
+
+def _named_tick_panels(fig, axis: str) -> list:
+    """The panels whose `axis` ("x" or "y") has named ticks: set_xticks(positions, names) gives
+    a fixed locator and a formatter that looks the names up (no number formatter)."""
+    from matplotlib.ticker import FixedFormatter, FixedLocator, FuncFormatter
+    return [ax for ax in panels(fig)
+            if isinstance(getattr(ax, f"{axis}axis").get_major_locator(), FixedLocator)
+            and isinstance(getattr(ax, f"{axis}axis").get_major_formatter(),
+                           (FixedFormatter, FuncFormatter))]
+
+
+def _tick_names(axis) -> list[str]:
+    """The names of an axis's named ticks, as its formatter gives them."""
+    locator, formatter = axis.get_major_locator(), axis.get_major_formatter()
+    return [formatter(loc, pos) for pos, loc in enumerate(locator.locs)]
 
 
 def _break_lines(content: str, chars: int) -> str:

@@ -102,3 +102,14 @@ def fig1_panels(records: list[dict], title: str, phone: bool = False):
     its config's tasks (`phone`: drawn for a phone's column, see draw_fig1)."""
     return draw_fig1(table(records), title,
                      tasks=records[0]["config"]["tasks"] if records else None, phone=phone)
+
+
+def fig1_figures(title: str):
+    """The figure contract's figure(records) and phone_figure(records) of one half of Fig. 1."""
+    def figure(records):
+        return fig1_panels(records, title)
+
+    def phone_figure(records):
+        return fig1_panels(records, title, phone=True)
+
+    return figure, phone_figure

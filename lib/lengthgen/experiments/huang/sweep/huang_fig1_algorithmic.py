@@ -19,12 +19,8 @@ CONFIGS = protocol.configs(TASKS, test_tasks=["binary_majority"])
 BOOK, PAPER = CONFIGS["book"], CONFIGS["paper"]
 
 
-def figure(records):
-    return drawing.fig1_panels(records, "Algorithmic tasks (Huang et al. 2025, Fig. 1)")
-
-
-def phone_figure(records):
-    return drawing.fig1_panels(records, "Algorithmic tasks (Huang et al. 2025, Fig. 1)", phone=True)
+# the figure for the column, and the one for a phone (the tasks down the side)
+figure, phone_figure = drawing.fig1_figures("Algorithmic tasks (Huang et al. 2025, Fig. 1)")
 
 
 def data(records):
