@@ -214,3 +214,22 @@ def test_figures_read_on_a_phone_without_panning(figure_id):
     assert shown.narrow_layout_px <= 1.05 * NARROW_PX, figure_id
     assert shown.narrow_text_px >= MIN_FONT_PT * NARROW_DPI / 72 - 0.01
     assert problems == [], f"{figure_id} on a phone: {problems[:5]}"
+
+
+def test_the_small_multiples_on_a_phone_read_each_setting_then_the_next():
+    """On a phone the limit chapter's small multiples put each setting's logits above its own
+    attention (laid out again from the column's 2 x 4 grid, all four logits came first), fit
+    the column, and no text runs into another."""
+    from lengthgen.viz.limit_widgets import draw_small_multiples
+    settings = ((2, 0), (4, 0), (4, 6), (7, 12))
+    phone = draw_small_multiples(settings, precision=2, phone=True)
+    shown = picture(draw_small_multiples(settings, precision=2), phone=phone)
+    titles = [ax.get_title() for ax in phone.axes if not hasattr(ax, "_colorbar")]
+    problems = layout_problems(phone)
+    plt.close(phone)
+    assert [t.split("\n")[0] for t in titles] == \
+        ["positional logit a(i, j)", "attention weights, N = 64"] * len(settings)
+    assert [t.split("\n")[1] for t in titles[::2]] == \
+        [f"Δ = {d}, τ = {t}, p = 2" for d, t in settings]
+    assert shown.narrow_layout_px <= 1.05 * NARROW_PX
+    assert problems == []

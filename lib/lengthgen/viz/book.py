@@ -224,7 +224,8 @@ def show(figure_id: str, scale: str | None = None, rerun: bool = False, root=Non
     return fig, text
 
 
-def book_figure(key: str, content=None, provenance: str | None = None, alt: str | None = None):
+def book_figure(key: str, content=None, provenance: str | None = None, alt: str | None = None,
+                phone=None):
     """Show one figure and glue it (and its provenance line) for a numbered figure on the site.
 
     With only `key`, `key` is a figure id: the figure is drawn from its committed results by
@@ -232,11 +233,12 @@ def book_figure(key: str, content=None, provenance: str | None = None, alt: str 
     those results. Otherwise `content` is what to show (a matplotlib Figure, a FrameSlider, any
     object Jupyter can display) and `provenance`, if given, a line saying where it comes from.
     A matplotlib figure gets `alt` as its alt text; by default what it writes (`describe`),
-    after the first sentence of its module's docstring for a figure id.
+    after the first sentence of its module's docstring for a figure id. `phone`: the same
+    figure drawn for a phone's column, shown on narrow screens (for a figure id, its module's
+    `phone_figure` where it has one).
     Returns the content. A matplotlib figure is closed after it is shown, so it appears once.
     """
     _check_key(key)
-    phone = None
     if content is None:
         content, provenance = show(key)
         phone = _phone_figure(key)

@@ -113,11 +113,20 @@ def draw_limit_panel(delta: int = DEFAULTS["delta"], tau: int = DEFAULTS["tau"],
 
 
 def draw_small_multiples(settings=((2, 0), (4, 0), (4, 6), (7, 12)),
-                         precision: int = DEFAULTS["precision"]):
-    """Logits (top row) and attention (bottom row) for several (Delta, tau): the static view."""
-    fig, axes = plt.subplots(2, len(settings), figsize=(3.3 * len(settings), 6.4), squeeze=False)
-    for column, (delta, tau) in enumerate(settings):
-        _draw(axes[0][column], axes[1][column], delta, tau, precision)
+                         precision: int = DEFAULTS["precision"], phone: bool = False):
+    """Logits (top row) and attention (bottom row) for several (Delta, tau): the static view.
+    With `phone`, for a phone's column: one setting after another, its logits above its
+    attention (laid out again, the grid would read all the logits first)."""
+    if phone:
+        fig, axes = plt.subplots(2 * len(settings), 1, figsize=(3.8, 6.0 * len(settings)),
+                                 squeeze=False)
+        pairs = [(axes[2 * k][0], axes[2 * k + 1][0]) for k in range(len(settings))]
+    else:
+        fig, axes = plt.subplots(2, len(settings), figsize=(3.3 * len(settings), 6.4),
+                                 squeeze=False)
+        pairs = [(axes[0][k], axes[1][k]) for k in range(len(settings))]
+    for (ax_logits, ax_attention), (delta, tau) in zip(pairs, settings):
+        _draw(ax_logits, ax_attention, delta, tau, precision)
     fig.tight_layout()
     return fig
 
