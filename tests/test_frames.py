@@ -75,3 +75,47 @@ def test_frames_given_as_png_bytes_get_the_sliders_alt():
     assert slider.narrow_frames is None and "<source" not in slider.html
     assert slider.alts == ["A test pattern of one pixel (at x = 1)",
                            "A test pattern of one pixel (at x = 2)"]
+
+
+def test_a_redrawn_slider_lays_out_once_per_rendition_and_redraws_each_frame():
+    """FrameSlider.redrawn builds its figure twice (the column's, the phone's) for every
+    setting with the fixed values added, then shows each frame on both: each frame its own
+    picture."""
+    made, shown = [], []
+
+    class Level:
+        def __init__(self, settings):
+            made.append(settings)
+            self.fig, ax = plt.subplots(figsize=(4, 3))
+            (self.line,) = ax.plot([0, 1], [0, 0])
+            ax.set_ylim(0, 10)
+
+        def show(self, height, width):
+            shown.append((height, width))
+            self.line.set_ydata([height, height])
+            return self.fig
+
+    slider = FrameSlider.redrawn(Level, {"height": [1, 5, 9]}, fixed={"width": 2})
+    assert made == [[{"width": 2, "height": h} for h in (1, 5, 9)]] * 2
+    assert shown == [(h, 2) for h in (1, 5, 9) for _ in range(2)]
+    assert len(set(slider.frames)) == 3 and len(set(slider.narrow_frames)) == 3
+    assert slider.alts[1].endswith("at height = 5")
+
+
+def test_the_bound_figure_marks_each_setting_on_one_range_of_n():
+    """The quantitative-bounds sliders' figure: at each setting the marked N is Theorem 4.1's,
+    the bold curve is the chosen tau's, and one range of N holds every setting it was built for."""
+    from lengthgen.experiments.izzo.izzo_thm41_bound import BoundFigure
+    from lengthgen.theory.izzo_bound import theorem41_length
+    settings = [{"delta": d, "tau": t, "L": 4.0, "eps": 0.1, "p": 8, "gamma": g}
+                for d in (1, 32) for t in (1, 8) for g in (0.5, 2.0)]
+    figure = BoundFigure(settings)
+    low, high = figure.ax.get_ylim()
+    for s in settings:
+        fig = figure.show(**s)
+        n = theorem41_length(s["delta"], s["tau"], s["L"], s["eps"], s["p"], s["gamma"])["N"]
+        assert list(figure.point.get_ydata()) == [n] and low < n < high
+        assert figure.curves[s["tau"]].get_linewidth() > max(
+            line.get_linewidth() for t, line in figure.curves.items() if t != s["tau"])
+        assert f"N = {n:.3g}" in fig.axes[0].get_legend().texts[-1].get_text()
+    plt.close(figure.fig)

@@ -14,7 +14,7 @@ from lengthgen.experiments.izzo.analysis import (headline, izzo_kgram_verdict,
                                                  summary_table)
 from lengthgen.experiments.izzo.izzo_fig2_modp import scaling_figure
 from lengthgen.experiments.izzo.izzo_kgram import smoothing_gap_rows
-from lengthgen.experiments.izzo.izzo_thm41_bound import bound_figure
+from lengthgen.experiments.izzo.izzo_thm41_bound import BoundFigure
 from lengthgen.experiments.prose import sig
 from lengthgen.runs.records import caption, committed_records
 from lengthgen.runs.registry import experiment
@@ -26,7 +26,7 @@ from lengthgen.viz.frames import FrameSlider
 from lengthgen.viz.rerun import rerun_figure
 from lengthgen.viz.tables import HTMLTable
 
-__all__ = ["book_figure", "book_table", "book_text", "bound_figure", "caption",
+__all__ = ["book_figure", "book_table", "book_text", "BoundFigure", "caption",
            "committed_records", "experiment", "FrameSlider", "get_device", "get_scale",
            "glue_numbers", "headline", "HTMLTable", "izzo_kgram_verdict",
            "izzo_paper_vs_book_rows", "LengthgenError", "logit_margin", "modp_task_model",

@@ -81,6 +81,41 @@ class FrameSlider:
         self.alts = [self._alt(p.alt or alt or caption or "", setting)
                      for p, setting in zip(self.pictures, self.settings)]
 
+    @classmethod
+    def redrawn(cls, make: Callable, sliders: dict[str, Sequence], fixed: dict | None = None,
+                **options) -> "FrameSlider":
+        """A slider whose frames redraw one figure instead of drawing a new one each (a new
+        figure spends most of its time in the layout). `make(settings)` builds, for every
+        setting of the sliders (with the `fixed` values added), an object with `.fig` and
+        `.show(**setting)` returning the figure at that setting; it is built and laid out
+        once for the column and once for a phone, and each frame only redraws it."""
+        import matplotlib.pyplot as plt
+
+        from lengthgen.viz.book import Picture, describe
+        from lengthgen.viz.fit import fit_to_column
+        from lengthgen.viz.layout import COLUMN_PX, DPI, NARROW_DPI, NARROW_PX, save_png
+        fixed = dict(fixed or {})
+        settings = [{**fixed, **dict(zip(sliders, combo))}
+                    for combo in itertools.product(*sliders.values())]
+        figures = []
+        for width in (COLUMN_PX, NARROW_PX):
+            figure = make(settings)
+            fit_to_column(figure.fig, width_px=width)
+            plt.close(figure.fig)   # drawn only into PNGs
+            figures.append(figure)
+        text_px = [None, None]   # each figure's smallest text, measured on its first frame
+
+        def draw(**setting):
+            pngs = []
+            for k, (figure, dpi) in enumerate(zip(figures, (DPI, NARROW_DPI))):
+                pngs.append(save_png(figure.show(**fixed, **setting), dpi, tight=False,
+                                     text_px=text_px[k]))
+                text_px[k] = pngs[-1][1]
+            (wide, wide_px), (narrow, narrow_px) = pngs
+            return Picture(wide, describe(figures[0].fig), narrow, wide_px, narrow_px)
+
+        return cls(draw, sliders, **options)
+
     def _alt(self, what: str, setting: dict) -> str:
         values = ", ".join(f"{self.labels[name]} = {setting[name]}" for name in self.names)
         what = what.strip().rstrip(".")
