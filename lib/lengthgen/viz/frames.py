@@ -87,8 +87,9 @@ class FrameSlider:
         """A slider whose frames redraw one figure instead of drawing a new one each (a new
         figure spends most of its time in the layout). `make(settings)` builds, for every
         setting of the sliders (with the `fixed` values added), an object with `.fig` and
-        `.show(**setting)` returning the figure at that setting; it is built and laid out
-        once for the column and once for a phone, and each frame only redraws it."""
+        `.show(**setting)` returning the figure at that setting (and optionally
+        `.alt(**setting)`, the frame's alt text; else what the figure writes); it is built and
+        laid out once for the column and once for a phone, and each frame only redraws it."""
         import matplotlib.pyplot as plt
 
         from lengthgen.viz.book import Picture, describe
@@ -112,7 +113,9 @@ class FrameSlider:
                                      text_px=text_px[k]))
                 text_px[k] = pngs[-1][1]
             (wide, wide_px), (narrow, narrow_px) = pngs
-            return Picture(wide, describe(figures[0].fig), narrow, wide_px, narrow_px)
+            alt = figures[0].alt(**fixed, **setting) if hasattr(figures[0], "alt") else \
+                describe(figures[0].fig)
+            return Picture(wide, alt, narrow, wide_px, narrow_px)
 
         return cls(draw, sliders, **options)
 

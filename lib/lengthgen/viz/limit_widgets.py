@@ -16,9 +16,6 @@ import torch
 
 from lengthgen.errors import LengthgenError
 from lengthgen.models.limit import LimitHead, LimitLayer, LimitTransformer, round_to_bits
-from lengthgen.viz.book import Picture
-from lengthgen.viz.fit import fit_to_column
-from lengthgen.viz.layout import COLUMN_PX, DPI, NARROW_DPI, NARROW_PX, save_png
 
 DEFAULTS = {"delta": 4, "tau": 6, "precision": 2}
 LENGTH = 64  # positions drawn: far beyond the period and the locality window
@@ -144,54 +141,42 @@ def draw_limit_frame(delta: int, tau: int, precision: int = DEFAULTS["precision"
     return fig
 
 
-class _FrameDrawer:
-    """`draw_limit_frame` as a `viz.book.Picture`, fast: one figure for the column and one for
-    phones, whose images are updated per frame (a fresh figure per frame spends most of its
-    time in matplotlib's layout)."""
+class LimitFrame:
+    """`draw_limit_frame`'s picture, built once and redrawn per setting (for
+    `FrameSlider.redrawn`: a fresh figure per frame spends most of its time in matplotlib's
+    layout)."""
 
-    def __init__(self, precision: int):
-        self.precision = precision
-        self.figures = [self._figure(width) for width in (COLUMN_PX, NARROW_PX)]
-        self.text_px = [None, None]   # each figure's smallest text, measured on its first frame
-
-    @staticmethod
-    def _figure(width_px: int):
+    def __init__(self, settings: list[dict]):
         fig, axes = plt.subplots(1, 2, figsize=(8, 3.6))
         blank = torch.zeros(LENGTH, LENGTH).numpy()
         # Logits of this head lie in [-1, 2] (cosine plus the 0/1 local term), so one colour
         # scale serves every frame and frames can be compared by eye.
-        logits = axes[0].imshow(blank, cmap="viridis", interpolation="nearest", vmin=-1, vmax=2)
-        weights = axes[1].imshow(blank, cmap="magma", interpolation="nearest", vmin=0, vmax=1)
-        plt.colorbar(logits, ax=axes[0], fraction=0.046)
+        self.logits = axes[0].imshow(blank, cmap="viridis", interpolation="nearest", vmin=-1,
+                                     vmax=2)
+        self.weights = axes[1].imshow(blank, cmap="magma", interpolation="nearest", vmin=0,
+                                      vmax=1)
+        plt.colorbar(self.logits, ax=axes[0], fraction=0.046)
         for ax in axes:
             ax.set_xlabel("key position j")
             ax.set_ylabel("query position i")
         axes[1].set_title(f"attention weights, N = {LENGTH}", fontsize=9)
         # Two lines, as every frame's title has, so that the layout leaves room for them.
-        title = axes[0].set_title("positional logit a(i, j)\n", fontsize=9)
+        self.title = axes[0].set_title("positional logit a(i, j)\n", fontsize=9)
         fig.tight_layout()
-        fit_to_column(fig, width_px=width_px)
-        plt.close(fig)  # drawn only into PNGs, never shown by the notebook
-        return fig, logits, weights, title
+        self.fig = fig
 
-    def __call__(self, delta: int, tau: int) -> Picture:
-        _check(delta, tau, self.precision)
-        logits = positional_logits(delta, tau, self.precision).numpy()
-        weights = attention(delta, tau, self.precision).numpy()
-        title = f"positional logit a(i, j)\nΔ = {delta}, τ = {tau}, p = {self.precision}"
-        pngs = []
-        for k, ((fig, logit_image, weight_image, title_text), dpi) in enumerate(
-                zip(self.figures, (DPI, NARROW_DPI))):
-            logit_image.set_data(logits)
-            weight_image.set_data(weights)
-            title_text.set_text(title)
-            pngs.append(save_png(fig, dpi, tight=False, text_px=self.text_px[k]))
-            self.text_px[k] = pngs[-1][1]
-        (wide, wide_px), (narrow, narrow_px) = pngs
-        alt = (f"Heat maps over query position i and key position j: the positional logit "
-               f"a(i, j) and the attention weights on an input of {LENGTH} positions, for period "
-               f"Δ = {delta}, locality τ = {tau}, precision p = {self.precision}")
-        return Picture(wide, alt, narrow, wide_px, narrow_px)
+    def show(self, delta: int, tau: int, precision: int):
+        _check(delta, tau, precision)
+        self.logits.set_data(positional_logits(delta, tau, precision).numpy())
+        self.weights.set_data(attention(delta, tau, precision).numpy())
+        self.title.set_text(f"positional logit a(i, j)\nΔ = {delta}, τ = {tau}, p = {precision}")
+        return self.fig
+
+    @staticmethod
+    def alt(delta: int, tau: int, precision: int) -> str:
+        return (f"Heat maps over query position i and key position j: the positional logit "
+                f"a(i, j) and the attention weights on an input of {LENGTH} positions, for period "
+                f"Δ = {delta}, locality τ = {tau}, precision p = {precision}")
 
 
 def limit_frame_slider(deltas=SLIDER_DELTAS, taus=SLIDER_TAUS,
@@ -201,8 +186,9 @@ def limit_frame_slider(deltas=SLIDER_DELTAS, taus=SLIDER_TAUS,
 
     initial = {"delta": DEFAULTS["delta"] if DEFAULTS["delta"] in deltas else deltas[0],
                "tau": DEFAULTS["tau"] if DEFAULTS["tau"] in taus else taus[0]}
-    return FrameSlider(_FrameDrawer(precision), {"delta": list(deltas), "tau": list(taus)},
-                       initial=initial, labels={"delta": "period Δ", "tau": "locality τ"})
+    return FrameSlider.redrawn(LimitFrame, {"delta": list(deltas), "tau": list(taus)},
+                               fixed={"precision": precision}, initial=initial,
+                               labels={"delta": "period Δ", "tau": "locality τ"})
 
 
 def limit_widget():
