@@ -14,6 +14,7 @@ from lengthgen.errors import LengthgenError
 from lengthgen.experiments.huang.comm.analysis import paper_vs_book_rows, rounding_numbers
 from lengthgen.experiments.huang.comm.comm_agreement import table as agreement_table
 from lengthgen.experiments.huang.comm.comm_agreement import worst as agreement_worst
+from lengthgen.experiments.huang.comm.comm_matrices import data as matrices_data
 from lengthgen.experiments.huang.comm.comm_messages import table as messages_table
 from lengthgen.experiments.huang.comm.comm_rounding import data as rounding_data
 from lengthgen.experiments.huang.comm.drawing import matrix_figure
@@ -32,7 +33,7 @@ from lengthgen.viz.tables import HTMLTable
 __all__ = ["agreement_table", "agreement_worst", "alice", "bob", "book_figure", "book_table", "book_text", "caption", "cc",
            "committed_records", "copy_model", "copy_steps", "count_messages", "flip", "get_device",
            "get_scale", "HTMLTable", "LengthgenError", "LimitTransformer", "load_program",
-           "matrix_figure", "matrix_table", "message_slider", "messages_table",
+           "matrices_data", "matrix_figure", "matrix_table", "message_slider", "messages_table",
            "paper_vs_book_rows", "program_names", "program_table", "replay", "rerun_figure",
            "rounding_data", "rounding_numbers", "rounding_table",
            "run_protocol", "step_rows"]
