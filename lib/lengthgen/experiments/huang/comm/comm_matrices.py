@@ -44,7 +44,7 @@ def figure(records: list[dict]):
     fig, ax = plt.subplots(figsize=(6.4, 3.8))
     for k, name in enumerate(dict.fromkeys(r["problem"] for r in rows)):
         mine = [r for r in rows if r["problem"] == name]
-        ax.plot([r["m"] for r in mine], [r["one_way_bits"] for r in mine], "o-",
+        ax.plot([r["m"] for r in mine], [r["one_way_bits"] for r in mine], marker="o",
                 color=f"C{k % 10}", ls="-" if k < 10 else "--", label=name)
     ax.set_xlabel("symbols in each half, m")
     ax.set_ylabel("one-way bits, ⌈log₂ distinct rows⌉")
