@@ -2,8 +2,7 @@
 fits of the measured message length and where they meet N/2 (`bit_rows`), Bob against the
 forward pass (`agreement`), the rounding study on a random model (`rounding_rows` and its
 prose numbers), the messages of library programs (`message_counts`) and the chapter's "Paper
-vs this book" rows (`paper_vs_book_rows`), every verdict computed from the records and the
-chapter's live computations.
+vs this book" rows (`paper_vs_book_rows`), every verdict computed from the committed records.
 """
 import math
 
@@ -186,12 +185,19 @@ def message_counts(programs, m: int) -> list[dict]:
     return rows
 
 
+def in_config_order(records: list[dict], key: str) -> list[dict]:
+    """Records with one run per name, in the order their config lists the names (`key`)."""
+    order = {name: k for k, name in enumerate(records[0]["config"][key])} if records else {}
+    return sorted(records, key=lambda r: order.get(r["run_name"], len(order)))
+
+
 # ---- the chapter's "Paper vs this book" table ----------------------------------------------
 def paper_vs_book_rows(records: list[dict], rounding: list[dict], matrices: list[dict]) -> list[dict]:
     """One row per claim of Huang et al. that the chapter tests: what the paper states, what
-    the book ran, and a verdict computed from the committed records (`records`, those of comm-protocol-bits)
-    and the chapter's live computations (`rounding` from rounding_rows, `matrices` from
-    theory.communication.summary). Nothing in the verdicts is typed by hand."""
+    the book ran, and a verdict computed from the committed records: `records` those of
+    comm-protocol-bits, `rounding` the rows of comm-rounding (`rounding_rows`), `matrices` those
+    of comm-matrices (`theory.communication.summary`). Nothing in the verdicts is typed by
+    hand."""
     rows = bit_rows(records)
     checked = [r["bob_max_error"] for r in rows if r["bob_max_error"] is not None]
     slopes = {r["program"]: r["fit_b"] for r in rows}

@@ -9,6 +9,7 @@ problem; the records keep the rows, so the chapter is built from them.
 """
 import matplotlib.pyplot as plt
 
+from lengthgen.experiments.huang.comm.analysis import in_config_order
 from lengthgen.theory.communication import summary
 
 FIGURE_ID = "comm-matrices"
@@ -33,10 +34,7 @@ def run_one(params: dict, config: dict, device) -> dict:
 
 def data(records: list[dict]) -> list[dict]:
     """The rows of `theory.communication.summary`, in the config's order of problems, by m."""
-    order = {name: k for k, name in enumerate(records[0]["config"]["problems"])} if records \
-        else {}
-    chosen = sorted(records, key=lambda r: order.get(r["run_name"], len(order)))
-    return [row for r in chosen for row in r["metrics"]["rows"]]
+    return [row for r in in_config_order(records, "problems") for row in r["metrics"]["rows"]]
 
 
 def figure(records: list[dict]):

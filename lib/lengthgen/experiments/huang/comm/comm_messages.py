@@ -10,7 +10,7 @@ the chapter is built from them instead of playing thousands of protocols at ever
 import matplotlib.pyplot as plt
 
 from lengthgen.config import one_thread
-from lengthgen.experiments.huang.comm.analysis import message_counts
+from lengthgen.experiments.huang.comm.analysis import in_config_order, message_counts
 
 FIGURE_ID = "comm-messages"
 TITLE = "How many different messages Alice sends over all her halves, per compiled program"
@@ -37,11 +37,9 @@ def run_one(params: dict, config: dict, device) -> dict:
 def data(records: list[dict]) -> list[dict]:
     """One row per program, in the config's order: the half length, how many halves Alice can
     hold and how many different messages she sends for them."""
-    order = {name: k for k, name in enumerate(records[0]["config"]["programs"])} if records \
-        else {}
     return [{"program": r["run_name"], "m": r["metrics"]["m"], "halves": r["metrics"]["halves"],
              "messages": r["metrics"]["messages"]}
-            for r in sorted(records, key=lambda r: order.get(r["run_name"], len(order)))]
+            for r in in_config_order(records, "programs")]
 
 
 def table(records: list[dict]) -> list[dict]:

@@ -86,12 +86,9 @@ def draw_fig1(rows: list[dict], title: str, tasks: list[str] | None = None,
         axes[-1].set_xticklabels(names, rotation=40, ha="right")
         axes[0].legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8, frameon=False)
     axes[0].set_title(title, fontsize=10)
-    fig.text(0.01, 0.005, "Beside each task, C-RASP's prediction: ✓ a program exists, ✗ proven "
-             "impossible, ? none found. Hatched bars: no seed fit the training range. "
-             "\"not run\": no record yet." if phone else
-             "Above each task, C-RASP's prediction: ✓ a program exists, ✗ proven "
-             "impossible, ? none found. Hatched bars: no seed fit the training range. "
-             "\"not run\": no record yet.",
+    fig.text(0.01, 0.005, f"{'Beside' if phone else 'Above'} each task, C-RASP's prediction: "
+             "✓ a program exists, ✗ proven impossible, ? none found. Hatched bars: no seed fit "
+             "the training range. \"not run\": no record yet.",
              fontsize=7.5, color="#444444")
     fig.tight_layout(rect=(0, 0.03, 1, 1))
     return fig
