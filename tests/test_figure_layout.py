@@ -202,15 +202,14 @@ def test_figures_read_on_a_phone_without_panning(figure_id):
     from lengthgen.viz.book import _phone_figure
     if committed_records(figure_id, missing_ok=True) is None:
         pytest.skip(f"{figure_id}: no committed records")
+    from lengthgen.runs.registry import experiment
+    assert hasattr(experiment(figure_id), "phone_figure") == (figure_id in DRAWN_FOR_PHONES)
     fig, _ = show(figure_id)
-    phone = _phone_figure(figure_id)
-    assert (phone is not None) == (figure_id in DRAWN_FOR_PHONES)
-    # the column's rendition, then the phone's: the figure laid out last is the phone's
+    phone = _phone_figure(figure_id)   # as book_figure draws it: again, for the phone
     shown = picture(fig, phone=phone)
-    problems = layout_problems(fig if phone is None else phone)
+    problems = layout_problems(phone)
     plt.close(fig)
-    if phone is not None:
-        plt.close(phone)
+    plt.close(phone)
     assert shown.narrow_layout_px <= 1.05 * NARROW_PX, figure_id
     assert shown.narrow_text_px >= MIN_FONT_PT * NARROW_DPI / 72 - 0.01
     assert problems == [], f"{figure_id} on a phone: {problems[:5]}"

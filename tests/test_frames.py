@@ -77,10 +77,11 @@ def test_frames_given_as_png_bytes_get_the_sliders_alt():
                            "A test pattern of one pixel (at x = 2)"]
 
 
-def test_a_redrawn_slider_lays_out_once_per_rendition_and_redraws_each_frame():
+def test_a_redrawn_slider_lays_out_once_per_rendition_and_redraws_each_frame(monkeypatch):
     """FrameSlider.redrawn builds its figure twice (the column's, the phone's) for every
     setting with the fixed values added, then shows each frame on both: each frame its own
-    picture."""
+    picture. (In one process, so that every call is seen here.)"""
+    monkeypatch.setenv("LENGTHGEN_DRAW_WORKERS", "1")
     made, shown = [], []
 
     class Level:

@@ -10,6 +10,7 @@ from lengthgen.errors import LengthgenError
 
 SCALE_ENV = "LENGTHGEN_SCALE"
 DEVICE_ENV = "LENGTHGEN_DEVICE"
+DRAW_WORKERS_ENV = "LENGTHGEN_DRAW_WORKERS"   # processes that draw the book's figures
 MEMORY_ENV = "LENGTHGEN_MEMORY_LIMIT"   # e.g. 2G or 512M: what a command may plan to use
 DEFAULT_MEMORY_LIMIT = 4 * 2 ** 30      # bytes, or half the machine's memory if that is less
 SCALES = ("test", "book", "paper")
@@ -35,6 +36,23 @@ def get_scale(scale: str | None = None) -> str:
             f"valid scales: {', '.join(SCALES)}"
         )
     return value
+
+
+def draw_workers() -> int:
+    """How many processes draw a chapter's figures and slider frames (`viz.parallel`):
+    $LENGTHGEN_DRAW_WORKERS, else two where this process may run on two cores or more and the
+    system is Linux (the others are copies of this process, forked; elsewhere forking a
+    process that runs a GUI library or a notebook's kernel is not safe), else one."""
+    import sys
+    text = os.environ.get(DRAW_WORKERS_ENV, "").strip()
+    if text:
+        if not text.isdigit() or int(text) < 1:
+            raise LengthgenError(f"{DRAW_WORKERS_ENV}={text!r}: expected a whole number of "
+                                 f"processes, 1 or more")
+        return int(text)
+    if not sys.platform.startswith("linux") or not hasattr(os, "fork"):
+        return 1
+    return min(2, len(os.sched_getaffinity(0)))
 
 
 def memory_limit() -> tuple[int, str]:

@@ -26,6 +26,7 @@ Tables work the same way with `book_table(key, markdown)` and a `{table}` direct
 here in a few lines (the same display message myst-nb's `glue` sends) so that the library does
 not need myst-nb where the book is only run, not built (Colab).
 """
+import functools
 import html
 import re
 
@@ -33,6 +34,7 @@ from lengthgen.errors import LengthgenError
 from lengthgen.viz.fit import fit_to_column
 from lengthgen.viz.layout import (DPI, MIN_FONT_PT, NARROW_DPI, NARROW_PX, NARROW_SCREEN_PX,
                                   save_png)
+from lengthgen.viz.parallel import in_parallel
 
 PROVENANCE = "-provenance"  # the provenance line of figure KEY is glued as KEY-provenance
 _KEY = re.compile(r"^[a-z0-9][a-z0-9-]*$")
@@ -150,16 +152,35 @@ def _plain_math(text: str) -> str:
 
 def picture(fig, alt: str | None = None, phone=None) -> Picture:
     """The figure drawn for the column and again for a phone (`fit_to_column` at COLUMN_PX, then
-    at NARROW_PX), with `alt` (by default `describe(fig)`). `phone`: a figure its module drew
-    for a phone's column (a figure module's `phone_figure`), laid out at NARROW_PX in place of
-    `fig`."""
+    at NARROW_PX), with `alt` (by default `describe(fig)`). `phone`: the figure drawn a second
+    time for a phone's column (by a figure module's `phone_figure`, or its `figure` again), or
+    a function of no arguments that draws it; it is laid out at NARROW_PX on its own, while
+    `fig` is laid out for the column, in another process where there are two
+    (`viz.parallel`). Without it, `fig` is laid out for the phone after the column."""
+    import matplotlib.pyplot as plt
     alt = alt or describe(fig)
-    fit_to_column(fig)
-    wide, wide_px = save_png(fig, DPI)
-    narrow_fig = fig if phone is None else phone
-    fit_to_column(narrow_fig, width_px=NARROW_PX)
-    narrow, narrow_px = save_png(narrow_fig, NARROW_DPI)
-    return Picture(wide, alt, narrow, wide_px, narrow_px)
+
+    def column():
+        fit_to_column(fig)
+        return save_png(fig, DPI)
+
+    def narrow(figure):
+        fit_to_column(figure, width_px=NARROW_PX)
+        return save_png(figure, NARROW_DPI)
+
+    def narrow_drawn():   # a figure drawn here is closed here (pyplot keeps it otherwise)
+        figure = phone()
+        try:
+            return narrow(figure)
+        finally:
+            plt.close(figure)
+
+    if phone is None:
+        (wide, wide_px), (small, small_px) = column(), narrow(fig)
+    else:
+        (wide, wide_px), (small, small_px) = in_parallel(
+            [column, narrow_drawn if callable(phone) else lambda: narrow(phone)])
+    return Picture(wide, alt, small, wide_px, small_px)
 
 
 def _glue(key: str, obj) -> None:
@@ -234,21 +255,21 @@ def book_figure(key: str, content=None, provenance: str | None = None, alt: str 
     object Jupyter can display) and `provenance`, if given, a line saying where it comes from.
     A matplotlib figure gets `alt` as its alt text; by default what it writes (`describe`),
     after the first sentence of its module's docstring for a figure id. `phone`: the same
-    figure drawn for a phone's column, shown on narrow screens (for a figure id, its module's
-    `phone_figure` where it has one).
+    figure drawn for a phone's column, or a function that draws it, shown on narrow screens
+    (for a figure id, its module's `phone_figure` where it has one, else its `figure` again).
     Returns the content. A matplotlib figure is closed after it is shown, so it appears once.
     """
     _check_key(key)
     if content is None:
         content, provenance = show(key)
-        phone = _phone_figure(key)
+        phone = functools.partial(_phone_figure, key)   # drawn where it is laid out
         if alt is None:
             alt = ". ".join(p for p in (_summary(key), describe(content)) if p)
     _glue(key, picture(content, alt, phone) if hasattr(content, "savefig") else content)
     if hasattr(content, "savefig"):
         import matplotlib.pyplot as plt
         plt.close(content)
-        if phone is not None:
+        if phone is not None and not callable(phone):
             plt.close(phone)
     if provenance is not None:
         _glue(key + PROVENANCE, _Markdown(provenance_markdown(provenance)))
@@ -256,13 +277,14 @@ def book_figure(key: str, content=None, provenance: str | None = None, alt: str 
 
 
 def _phone_figure(figure_id: str):
-    """The figure its module draws for a phone's column (`phone_figure`) from the same records
-    as `show`, or None where the module has none."""
+    """The figure drawn again, for a phone's column, from the same records as `show`: by its
+    module's `phone_figure` where it has one (a layout of its own), else by its `figure`. (Laid
+    out for a phone from scratch, not from the column's layout: panels the column put in rows
+    may stack, each as tall as it reads best.)"""
     from lengthgen.runs.records import reading, records_for
     from lengthgen.runs.registry import experiment
-    draw = getattr(experiment(figure_id), "phone_figure", None)
-    if draw is None:
-        return None
+    module = experiment(figure_id)
+    draw = getattr(module, "phone_figure", module.figure)
     return reading(figure_id, draw, records_for(figure_id, None, False, None)[1])
 
 

@@ -17,6 +17,7 @@ the chapters can still offer the live ipywidgets version.
 and for phones by `viz.book.picture`), a `viz.book.Picture`, or PNG bytes. Each frame's alt text
 says what it shows: the figure's own (or `alt`), then the slider values it was drawn at.
 """
+import functools
 import html
 import itertools
 import json
@@ -24,8 +25,13 @@ import uuid
 from collections.abc import Callable, Sequence
 
 from lengthgen.errors import LengthgenError
+from lengthgen.viz.parallel import in_parallel
 
 MAX_FRAMES = 400  # each frame is an inline image in the page: keep pages small
+
+
+def _draw_and_render(draw: Callable, setting: dict):
+    return _render(draw(**setting))
 
 
 def _render(obj):
@@ -74,7 +80,11 @@ class FrameSlider:
         # Row-major order over the sliders: index = sum(position_k * stride_k).
         self.settings = [dict(zip(self.names, combo))
                          for combo in itertools.product(*self.values.values())]
-        self.pictures = [_render(draw(**setting)) for setting in self.settings]
+        # The first frame here, then the others in blocks, one per process (`viz.parallel`):
+        # a slider that measures its figure on its first frame (`redrawn`) measures it here,
+        # before the copies are made.
+        renders = [functools.partial(_draw_and_render, draw, setting) for setting in self.settings]
+        self.pictures = [renders[0]()] + in_parallel(renders[1:])
         self.frames = [p.wide_uri for p in self.pictures]
         narrow = [p.narrow_uri for p in self.pictures]
         self.narrow_frames = narrow if all(narrow) else None

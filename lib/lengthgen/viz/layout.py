@@ -8,6 +8,8 @@ measuring the saved width (`saved_width_px`); the steps only a phone's column ta
 `viz.phone`. `save_png` saves a laid-out figure as a palette PNG and measures its smallest
 text, which the browser test turns into pixels on screen.
 """
+from lengthgen.errors import LengthgenError
+
 
 def _share_mathtext_parses() -> None:
     """Let every renderer reuse matplotlib's parse of a math text ($10^{2}$, log-scale ticks).
@@ -36,6 +38,12 @@ def _share_mathtext_parses() -> None:
     def parse_cached(self, s, dpi, prop, antialiased, load_glyph_flags):
         return shared(self._output_type, s, dpi, prop, antialiased, load_glyph_flags)
 
+    # A parse holds the fonts it was laid out with, which read their font files through the
+    # file offsets this process shares with a forked copy of it (`viz.parallel`): a copy
+    # parses again with fonts of its own, as matplotlib's cache of fonts does.
+    import os
+    if hasattr(os, "register_at_fork"):
+        os.register_at_fork(after_in_child=shared.cache_clear)
     parse_cached._lengthgen_shared = True
     parse_cached.cache = shared      # (its cache_info(), for the tests)
     parse_cached.original = parse
@@ -261,23 +269,55 @@ def save_png(fig, dpi: int, tight: bool = True,
     """PNG bytes of a figure laid out already (cut to what it draws, unless not `tight`: the
     frames of a slider keep one size), and the height in pixels of the PNG of its smallest
     text (its font size in points at `dpi`). A figure redrawn per frame with the same texts
-    (other data, other words) passes the `text_px` its first frame returned: measuring takes
-    another draw, a third of the time of a frame."""
+    (other data, other words) passes the `text_px` its first frame returned.
+
+    savefig would lay the figure out once more before drawing it (for its tight box, and for
+    any layout engine, even tight_layout's inert placeholder), and measuring the text would take
+    another: here one layout, at the dpi it is saved at as savefig's own, serves both, and
+    savefig only draws. A frame of a slider needs no layout at all."""
     import io
+
+    import matplotlib
+    engine = fig.get_layout_engine()
+    inert = engine is None or type(engine).__name__ == "PlaceHolderLayoutEngine"
+    if tight or text_px is None or not inert:
+        original_dpi = fig.dpi
+        fig.set_dpi(dpi)
+        try:
+            renderer = drawn(fig)   # (runs a live layout engine, as savefig would)
+            if tight:
+                box = fig.get_tightbbox(renderer).padded(matplotlib.rcParams["savefig.pad_inches"])
+            if text_px is None:
+                text_px = smallest_text_pt(fig, renderer) * dpi / 72
+        finally:
+            fig.set_dpi(original_dpi)
     buffer = io.BytesIO()
-    # (compact_png decodes this PNG at once: not compressing it saves a third of a frame)
-    fig.savefig(buffer, format="png", dpi=dpi, bbox_inches="tight" if tight else None,
-                pil_kwargs={"compress_level": 0})
-    if text_px is None:
-        text_px = smallest_text_pt(fig) * dpi / 72
-    return compact_png(buffer.getvalue()), text_px
+    with matplotlib.rc_context({"figure.autolayout": False,
+                                "figure.constrained_layout.use": False}):
+        fig.set_layout_engine(None)   # laid out already: savefig need not lay it out again
+    try:
+        # its pixels, not a PNG: palette_png makes the PNG
+        fig.savefig(buffer, format="rgba", dpi=dpi, bbox_inches=box if tight else None)
+    finally:
+        fig.set_layout_engine(engine)
+    return palette_png(buffer.getvalue(),
+                       _canvas_px(box.size if tight else fig.get_size_inches(), dpi)), text_px
 
 
-def smallest_text_pt(fig) -> float:
+def _canvas_px(size_in, dpi: float) -> tuple[int, int]:
+    """The size in pixels of agg's canvas for a figure of `size_in` inches at `dpi`, as savefig
+    sizes it (FigureCanvasBase.get_width_height: the figure's box at dpi, cut to whole pixels,
+    but 629.99999999 taken as 630)."""
+    from matplotlib.transforms import Affine2D, Bbox, TransformedBbox
+    corner = TransformedBbox(Bbox.from_bounds(0, 0, *size_in), Affine2D().scale(dpi)).max
+    return int(corner[0] + 1e-8), int(corner[1] + 1e-8)
+
+
+def smallest_text_pt(fig, renderer=None) -> float:
     """The font size in points of the smallest text the figure draws (texts, labels, legends,
-    tick labels inside the axes' limits)."""
+    tick labels inside the axes' limits); `renderer`: the figure's, just laid out."""
     from matplotlib.text import Text
-    renderer = drawn(fig)
+    renderer = renderer or drawn(fig)
     sizes = [text.get_fontsize() for text in fig.findobj(Text)
              if text.get_visible() and text.get_text().strip()
              and _drawn_inside(text.get_window_extent(renderer), fig.bbox)]
@@ -291,15 +331,20 @@ def _drawn_inside(box, figure_box) -> bool:
             and box.y1 >= figure_box.y0 and box.y0 <= figure_box.y1)
 
 
-def compact_png(png: bytes) -> bytes:
-    """The same picture in at most 256 colours (a palette PNG, no dithering): plots have few
-    colours, and the page weighs about a quarter (slider frames are inlined in the pages)."""
+def palette_png(rgba: bytes, size: tuple[int, int]) -> bytes:
+    """A PNG of these pixels (RGBA, rows top first, `size` = (width, height)) in at most 256
+    colours (a palette PNG, no dithering): plots have few colours, and the page weighs about a
+    quarter (slider frames are inlined in the pages)."""
     import io
 
     from PIL import Image
-    image = Image.open(io.BytesIO(png)).convert("RGB")
+    if len(rgba) != 4 * size[0] * size[1]:
+        raise LengthgenError(f"{len(rgba)} bytes of pixels are not an image of {size[0]} x "
+                             f"{size[1]} pixels")
+    image = Image.frombuffer("RGBA", size, rgba, "raw", "RGBA", 0, 1).convert("RGB")
     palette = image.quantize(colors=256, method=Image.Quantize.FASTOCTREE,
                              dither=Image.Dither.NONE)
     out = io.BytesIO()
-    palette.save(out, format="PNG", optimize=True)
+    # zlib's level 8: 1% more bytes than its best (9, Pillow's optimize), in 40% of the time
+    palette.save(out, format="PNG", compress_level=8)
     return out.getvalue()

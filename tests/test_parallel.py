@@ -1,0 +1,106 @@
+"""viz.parallel: the book's figures and slider frames drawn in forked copies of the process
+give what one process gives."""
+import os
+
+import matplotlib
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+
+from lengthgen.config import draw_workers
+from lengthgen.errors import LengthgenError
+from lengthgen.viz.parallel import blocks, in_parallel
+
+matplotlib.use("Agg")
+
+forks = pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork on this system")
+
+
+def test_jobs_are_cut_into_contiguous_blocks_one_per_process():
+    assert blocks(7, 2) == [range(0, 4), range(4, 7)]
+    assert blocks(7, 3) == [range(0, 3), range(3, 5), range(5, 7)]
+    assert blocks(1, 2) == [range(0, 1)]
+    assert sum(map(len, blocks(10, 4))) == 10
+
+
+@forks
+def test_results_come_back_in_order_from_other_processes():
+    results = in_parallel([lambda k=k: (k, os.getpid()) for k in range(5)], workers=2)
+    assert [k for k, _ in results] == list(range(5))
+    pids = [pid for _, pid in results]
+    assert pids[:3] == [os.getpid()] * 3          # the first block here
+    assert set(pids[3:]) != {os.getpid()} and len(set(pids[3:])) == 1
+
+
+@forks
+def test_a_job_that_fails_in_a_copy_raises_here():
+    def job(k):
+        if k == 4:
+            raise ValueError(f"job {k} failed")
+        return k
+
+    with pytest.raises(ValueError, match="job 4 failed"):
+        in_parallel([lambda k=k: job(k) for k in range(6)], workers=2)
+
+
+@pytest.mark.parametrize("text", ["0", "two", "-1"])
+def test_a_bad_number_of_workers_is_one_clear_error(monkeypatch, text):
+    monkeypatch.setenv("LENGTHGEN_DRAW_WORKERS", text)
+    with pytest.raises(LengthgenError, match="LENGTHGEN_DRAW_WORKERS"):
+        draw_workers()
+
+
+def test_the_number_of_workers_can_be_set(monkeypatch):
+    monkeypatch.setenv("LENGTHGEN_DRAW_WORKERS", "3")
+    assert draw_workers() == 3
+    monkeypatch.delenv("LENGTHGEN_DRAW_WORKERS")
+    assert 1 <= draw_workers() <= 2
+
+
+class _LogFigure:
+    """A figure full of math text (log-scale ticks, a formula), redrawn per frame."""
+
+    def __init__(self, settings):
+        self.fig, self.ax = plt.subplots(figsize=(6, 3))
+        (self.line,) = self.ax.loglog([1, 1e4], [1, 1e4])
+        self.ax.set_xlabel(r"$N = 2^{\tau} \Delta$")
+
+    def show(self, slope):
+        n = np.logspace(0, 4, 20)
+        self.line.set_data(n, n ** slope)
+        self.ax.set_ylim(1, 1e4 ** max(slope, 1))
+        self.ax.set_title(rf"$N^{{{slope}}}$ against $N$")
+        return self.fig
+
+
+@forks
+def test_frames_drawn_by_two_processes_are_those_drawn_by_one(monkeypatch):
+    """Both processes read glyphs through font files opened before the fork; a copy that used
+    the parent's (a cached parse of math text holds its fonts) moved the file offsets under
+    it, and glyphs came out wrong or failed to load ("too many hints")."""
+    from lengthgen.viz.frames import FrameSlider
+    slopes = [round(0.5 + 0.1 * k, 1) for k in range(16)]
+    monkeypatch.setenv("LENGTHGEN_DRAW_WORKERS", "1")
+    alone = FrameSlider.redrawn(_LogFigure, {"slope": slopes})
+    monkeypatch.setenv("LENGTHGEN_DRAW_WORKERS", "2")
+    shared = FrameSlider.redrawn(_LogFigure, {"slope": slopes})
+    assert shared.frames == alone.frames and shared.narrow_frames == alone.narrow_frames
+    assert len(set(alone.frames)) == len(slopes)
+
+
+@forks
+def test_a_figure_and_its_phone_drawing_give_one_picture_in_one_or_two_processes(monkeypatch):
+    from lengthgen.viz.book import picture
+
+    def draw():
+        return _LogFigure(None).show(1.5)
+
+    pictures = []
+    for workers in ("1", "2"):
+        monkeypatch.setenv("LENGTHGEN_DRAW_WORKERS", workers)
+        fig = draw()
+        pictures.append(picture(fig, phone=draw))
+        plt.close(fig)
+    one, two = pictures
+    assert (one.wide, one.narrow, one.alt) == (two.wide, two.narrow, two.alt)
+    assert one.narrow != one.wide and one.narrow_text_px == two.narrow_text_px
