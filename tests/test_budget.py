@@ -135,6 +135,42 @@ def test_code_commit_finds_the_commit_whose_changes_the_records_list():
     assert budget.code_commit(clean) == "0123456789ab"
 
 
+def test_code_commit_is_the_oldest_later_commit_with_exactly_the_listed_lib_changes(tmp_path):
+    """In a repository of its own: the machine saw `base` "+dirty" with lib/a.py changed and
+    a new folder lib/new/. The commit that made those changes matches, and so do the commits
+    after it that leave lib/ alone (the oldest is named); the commit that also changes
+    lib/b.py matches only a list that names it too; a list without the new folder, none."""
+    import subprocess
+
+    def git(*args):
+        return subprocess.run(["git", *args], cwd=tmp_path, capture_output=True, text=True,
+                              check=True).stdout.strip()
+
+    def commit(files: dict, message: str) -> str:
+        for name, text in files.items():
+            (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+            (tmp_path / name).write_text(text)
+        git("add", "-A")
+        git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", message)
+        return git("rev-parse", "HEAD")
+
+    git("init", "-q")
+    base = commit({"lib/a.py": "a = 1\n", "lib/b.py": "b = 1\n"}, "base")
+    commit({"notes.md": "not lib\n"}, "before")
+    ran = commit({"lib/a.py": "a = 2\n", "lib/new/x.py": "x\n", "lib/new/y.py": "y\n"}, "ran")
+    for k in range(12):   # commits that leave lib/ alone
+        commit({"notes.md": f"note {k}\n"}, f"note {k}")
+    later = commit({"lib/b.py": "b = 2\n"}, "later")
+    records = {"r": {"git_commit": base + "+dirty",
+                     "git_dirty_files": ["lib/a.py", "lib/new/"]}}
+    assert budget.code_commit(records, root=tmp_path) == ran[:12]
+    records["r"]["git_dirty_files"] = ["lib/a.py", "lib/b.py", "lib/new/"]
+    assert budget.code_commit(records, root=tmp_path) == later[:12]
+    for files in (["lib/a.py"], ["lib/b.py"]):   # (the new folder's files are not listed)
+        records["r"]["git_dirty_files"] = files
+        assert budget.code_commit(records, root=tmp_path) is None
+
+
 def test_a_slice_hands_unfinished_jobs_to_the_next_as_files(tmp_path):
     """A slice stopped mid-training leaves its jobs' states; the next slice resumes them and
     their records equal those of a slice that ran them through."""

@@ -24,6 +24,7 @@ stacked group.
 """
 from __future__ import annotations
 
+import functools
 import json
 import os
 import time
@@ -399,19 +400,17 @@ def run_slice(root: Path, scale: str, device, deadline: float, *, worker: int = 
 
 
 # ---- which code ran ------------------------------------------------------------------------
-def code_commit(records: dict, search: int = 200) -> str | None:
+def code_commit(records: dict, root=None) -> str | None:
     """The commit whose lib/ ran, for records written on a machine that got a copy of the tree.
 
     A GPU machine receives the working tree with the repository's .git as it was when the
     session began, so git there sees that older commit "+dirty", with the changed files under
-    lib/ listed in `git_dirty_files`. The code that ran is the commit among the last `search`
-    ones whose lib/ differs from that older commit in exactly those files (a folder listed with
-    a trailing "/" stands for the new files in it). Returns the commit (12 hex digits), the
-    records' own commit when they are clean, or None when no commit matches (or git cannot
-    tell). Needs the repository's history. Records written since `lib_digest` exists also carry
-    a digest of lib/ itself."""
-    import subprocess
-    from lengthgen.results import REPO_ROOT
+    lib/ listed in `git_dirty_files`. The code that ran is the oldest commit after that one
+    whose lib/ differs from it in exactly those files (a folder listed with a trailing "/"
+    stands for the new files in it). Returns the commit (12 hex digits), the records' own
+    commit when they are clean, or None when no commit matches (or git cannot tell). Needs the
+    repository's history (`root`: the repository, by default this one). Records written since
+    `lib_digest` exists also carry a digest of lib/ itself."""
     commits = {r["git_commit"] for r in records.values()}
     dirty = {tuple(sorted(r.get("git_dirty_files", []))) for r in records.values()}
     if len(commits) != 1 or len(dirty) != 1:
@@ -419,32 +418,57 @@ def code_commit(records: dict, search: int = 200) -> str | None:
     (commit,), (files,) = commits, dirty
     if not commit.endswith("+dirty"):
         return commit
-    base = commit.removesuffix("+dirty")
+    if root is None:
+        from lengthgen.results import REPO_ROOT
+        root = REPO_ROOT
+    return _commit_with_lib_changes(str(root), commit.removesuffix("+dirty"), files)
 
-    def git(*args):
-        return subprocess.run(["git", *args], cwd=REPO_ROOT, capture_output=True, text=True,
-                              check=True).stdout.split()
+
+@functools.lru_cache(maxsize=8)
+def _commit_with_lib_changes(root: str, base: str, files: tuple) -> str | None:
+    """The oldest commit after `base` whose lib/ differs from base's in exactly `files`: every
+    commit's lib/ tree is named in one call to git, and the distinct trees are compared with
+    base's in one more (git diff-tree --stdin), so that a long history costs two processes,
+    not two per commit. (The book builds this caption at every build.)"""
+    import subprocess
+
+    def git(*args, stdin=None) -> str:
+        return subprocess.run(["git", *args], cwd=root, input=stdin, capture_output=True,
+                              text=True, check=True).stdout
     try:
-        found = None
-        candidates = git("rev-list", f"--max-count={search}", "HEAD")
-        for candidate in candidates:   # newest first: keep the oldest with the same lib/
-            changed = set(git("diff", "--name-only", base, candidate, "--", "lib"))
-            added = set(git("diff", "--name-only", "--diff-filter=A", base, candidate, "--",
-                            "lib"))
-            listed = set()
-            for entry in files:
-                if entry.endswith("/"):   # a new folder: every file in it must be new
-                    inside = {f for f in changed if f.startswith(entry)}
-                    if not inside or not inside <= added:
-                        break
-                    listed |= inside
-                else:
-                    listed.add(entry)
-            else:
-                if listed == changed:
-                    found = candidate[:12]
+        candidates = git("rev-list", f"{base}..HEAD").split()   # newest first
+        if not candidates:
+            return None
+        trees = git("rev-parse", f"{base}:lib", *(f"{c}:lib" for c in candidates)).split()
+        base_tree, trees = trees[0], trees[1:]
+        pairs = list(dict.fromkeys(trees))
+        changes: dict[str, dict[str, str]] = {tree: {} for tree in pairs}
+        current = None
+        out = git("diff-tree", "--stdin", "-r", "--name-status",
+                  stdin="".join(f"{base_tree} {tree}\n" for tree in pairs))
+        for line in out.splitlines():
+            if "\t" not in line:   # the pair of trees whose changes follow
+                current = line.split()[-1]
+                continue
+            status, path = line.split("\t")[0], line.split("\t")[-1]
+            changes[current]["lib/" + path] = status[0]
     except (OSError, subprocess.CalledProcessError):
         return None
+    found = None
+    for candidate, tree in zip(candidates, trees):   # newest first: keep the oldest
+        changed = changes[tree]
+        listed = set()
+        for entry in files:
+            if entry.endswith("/"):   # a new folder: every file in it must be new
+                inside = {f for f in changed if f.startswith(entry)}
+                if not inside or any(changed[f] != "A" for f in inside):
+                    break
+                listed |= inside
+            else:
+                listed.add(entry)
+        else:
+            if listed == set(changed):
+                found = candidate[:12]
     return found
 
 
