@@ -11,6 +11,7 @@ wrong, and this process runs its jobs again itself, so the error is raised here 
 traceback. Where forking is not safe (`draw_workers`) the jobs run here in turn, with the
 same results.
 """
+import gc
 import os
 import pickle
 import sys
@@ -35,6 +36,10 @@ def in_parallel(jobs: Sequence[Callable], workers: int | None = None) -> list:
     if len(parts) <= 1:
         return [job() for job in jobs]
     children = []
+    # Objects made so far stay out of the collector's reach while the copies run: a collection
+    # that walked them would write to every page of the heap, and each write to a page the
+    # copies share makes the system copy that page.
+    gc.freeze()
     try:
         for part in parts[1:]:
             try:
@@ -44,6 +49,7 @@ def in_parallel(jobs: Sequence[Callable], workers: int | None = None) -> list:
         results = [jobs[k]() for k in parts[0]]
     finally:   # read every copy's answer (a copy blocks on a full pipe) and wait for it
         answers = [(part, _answer(pid, reader)) for part, pid, reader in children]
+        gc.unfreeze()
     for part, answer in answers:
         if answer is None:   # the copy failed: its jobs again here, raising what they raise
             answer = [jobs[k]() for k in part]
