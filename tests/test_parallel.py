@@ -104,3 +104,56 @@ def test_a_figure_and_its_phone_drawing_give_one_picture_in_one_or_two_processes
     one, two = pictures
     assert (one.wide, one.narrow, one.alt) == (two.wide, two.narrow, two.alt)
     assert one.narrow != one.wide and one.narrow_text_px == two.narrow_text_px
+
+
+def test_a_notebook_lists_the_registered_figures_it_shows_in_order(tmp_path):
+    import json
+
+    from lengthgen.viz.book import figures_shown
+    cells = [{"cell_type": "code", "source": ['book_figure("richard-fig2-closed-form-paths")\n']},
+             {"cell_type": "markdown", "source": ['book_figure("not-code")']},
+             {"cell_type": "code", "source": ['x = 1\n', 'book_figure("izzo-kgram")\n',
+                                              'book_figure("limit-slider", slider)\n']}]
+    path = tmp_path / "chapter.ipynb"
+    path.write_text(json.dumps({"cells": cells}))
+    assert figures_shown(path) == ["richard-fig2-closed-form-paths", "izzo-kgram"]
+    assert figures_shown(tmp_path / "missing.ipynb") == []
+    from lengthgen.results import REPO_ROOT
+    assert figures_shown(REPO_ROOT / "book" / "dyck_appendix.ipynb") == [
+        "richard-fig1-boolean", "richard-fig5-sign-study", "richard-fig7-order-study"]
+
+
+@forks
+def test_figures_drawn_ahead_for_phones_are_those_drawn_in_their_cells(tmp_path, monkeypatch):
+    """draw_ahead starts the first figure's phone rendition at once, each book_figure the
+    next one's; the picture shown is the one drawn in the figure's own cell."""
+    import functools
+    import json
+
+    from lengthgen.runs.records import committed_records
+    from lengthgen.viz import book
+    figures = ["richard-fig2-closed-form-paths", "richard-fig6-ablation"]
+    if any(committed_records(f, missing_ok=True) is None for f in figures):
+        pytest.skip("no committed records")
+    monkeypatch.setenv("LENGTHGEN_DRAW_WORKERS", "2")
+    shown = []
+    monkeypatch.setattr(book, "_glue", lambda key, obj: shown.append((key, obj)))
+    path = tmp_path / "chapter.ipynb"
+    path.write_text(json.dumps({"cells": [{"cell_type": "code", "source": [
+        f'book_figure("{f}")\n' for f in figures]}]}))
+    book.draw_ahead(str(path))
+    assert list(book._drawing) == figures[:1]
+    book.book_figure(figures[0])
+    assert list(book._drawing) == figures[1:]
+    book.book_figure(figures[1])
+    assert book._drawing == {}
+    pictures = {key: obj for key, obj in shown if isinstance(obj, book.Picture)}
+    for figure_id in figures:
+        fig, _ = book.show(figure_id)
+        alone = book.picture(fig, pictures[figure_id].alt,
+                             phone=functools.partial(book._phone_figure, figure_id))
+        plt.close(fig)
+        assert (alone.wide, alone.narrow) == (pictures[figure_id].wide,
+                                              pictures[figure_id].narrow), figure_id
+    book.draw_ahead(str(tmp_path / "missing.ipynb"))
+    assert book._upcoming == [] and book._drawing == {}

@@ -19,11 +19,11 @@ from lengthgen.experiments.huang.sweep import (analysis, budget, huang_ape_leads
                                                protocol, tables)
 from lengthgen.results import results_dir
 from lengthgen.runs.records import caption, records_for
-from lengthgen.viz.book import book_figure, book_table, book_text
+from lengthgen.viz.book import book_figure, draw_ahead, book_table, book_text
 from lengthgen.viz.rerun import rerun_figure
 from lengthgen.viz.tables import HTMLTable
 
-__all__ = ["analysis", "book_figure", "cell_table", "get_device", "get_scale", "glue_budget",
+__all__ = ["analysis", "book_figure", "draw_ahead", "cell_table", "get_device", "get_scale", "glue_budget",
            "glue_differences", "glue_headline", "glue_language_cells", "glue_leads",
            "glue_progress", "glue_protocol", "hparams_table", "rerun_figure", "sweep_records"]
 

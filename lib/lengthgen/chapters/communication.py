@@ -25,12 +25,12 @@ from lengthgen.runs.records import caption, committed_records
 from lengthgen.theory import communication as cc
 from lengthgen.theory.copying import copy_model, copy_steps, step_rows
 from lengthgen.theory.protocol import alice, bob, count_messages, flip, replay, run_protocol
-from lengthgen.viz.book import book_figure, book_table, book_text
+from lengthgen.viz.book import book_figure, draw_ahead, book_table, book_text
 from lengthgen.viz.message_slider import message_slider
 from lengthgen.viz.rerun import rerun_figure
 from lengthgen.viz.tables import HTMLTable
 
-__all__ = ["agreement_table", "agreement_worst", "alice", "bob", "book_figure", "book_table", "book_text", "caption", "cc",
+__all__ = ["agreement_table", "agreement_worst", "alice", "bob", "book_figure", "draw_ahead", "book_table", "book_text", "caption", "cc",
            "committed_records", "copy_model", "copy_steps", "count_messages", "flip", "get_device",
            "get_scale", "HTMLTable", "LengthgenError", "LimitTransformer", "load_program",
            "matrices_data", "matrix_figure", "matrix_table", "message_slider", "messages_table",

@@ -17,10 +17,10 @@ from lengthgen.errors import LengthgenError
 from lengthgen.experiments.huang.crasp import huang_table2_languages, huang_table3_algorithmic
 from lengthgen.experiments.huang.crasp.analysis import crasp_paper_vs_book
 from lengthgen.runs.records import caption, committed_records
-from lengthgen.viz.book import book_figure, book_table
+from lengthgen.viz.book import book_figure, draw_ahead, book_table
 from lengthgen.viz.rerun import rerun_figure
 
-__all__ = ["accepts", "book_figure", "book_table", "check_language", "check_task",
+__all__ = ["accepts", "book_figure", "draw_ahead", "book_table", "check_language", "check_task",
            "compile_and_verify", "expressiveness_table", "get_device", "get_program", "get_scale",
            "LengthgenError", "paper_vs_book_table", "parse_program", "program_text",
            "rerun_figure", "run_program", "trace_figure", "trace_html", "verify_up_to"]

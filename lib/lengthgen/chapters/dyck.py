@@ -12,10 +12,10 @@ from lengthgen.experiments.richard.analysis import dyck_numbers, dyck_paper_vs_b
 from lengthgen.models.dyck import ClosedFormHead, NoPositionHead
 from lengthgen.tasks.boolean import random_expression, render, simplify
 from lengthgen.tasks.dyck import catalan, count_words, depth, enumerate_words, is_balanced
-from lengthgen.viz.book import book_figure, book_table, glue_numbers
+from lengthgen.viz.book import book_figure, draw_ahead, book_table, glue_numbers
 from lengthgen.viz.rerun import rerun_figure
 
-__all__ = ["book_figure", "book_table", "catalan", "ClosedFormHead", "count_words", "depth",
+__all__ = ["book_figure", "draw_ahead", "book_table", "catalan", "ClosedFormHead", "count_words", "depth",
            "dyck_numbers", "dyck_paper_vs_book", "dyck_verdicts", "enumerate_words", "get_device",
            "get_scale", "glue_numbers", "is_balanced", "NoPositionHead", "random_expression",
            "render", "rerun_figure", "simplify"]

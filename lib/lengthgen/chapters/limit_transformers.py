@@ -13,14 +13,14 @@ from lengthgen.experiments.huang.limit.analysis import limit_numbers, limit_pape
 from lengthgen.models.limit import LimitTransformer
 from lengthgen.runs.records import caption, committed_records
 from lengthgen.runs.registry import experiment
-from lengthgen.viz.book import book_figure, book_table, glue_numbers
+from lengthgen.viz.book import book_figure, draw_ahead, book_table, glue_numbers
 from lengthgen.viz.limit_widgets import (attention, draw_small_multiples, example_model,
                                          limit_frame_slider, limit_widget, logit_margin,
                                          positional_logits)
 from lengthgen.viz.rerun import rerun_figure
 from lengthgen.viz.tables import HTMLTable
 
-__all__ = ["attention", "book_figure", "book_table", "caption", "committed_records",
+__all__ = ["attention", "book_figure", "draw_ahead", "book_table", "caption", "committed_records",
            "draw_small_multiples", "example_model", "experiment", "get_device", "get_scale",
            "glue_numbers", "HTMLTable", "LengthgenError", "limit_frame_slider", "limit_numbers",
            "limit_paper_vs_book", "limit_widget", "LimitTransformer", "logit_margin",

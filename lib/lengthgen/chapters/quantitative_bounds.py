@@ -21,12 +21,12 @@ from lengthgen.runs.registry import experiment
 from lengthgen.tasks.izzo import ModPTask, SimpleTask
 from lengthgen.theory.izzo_bound import (logit_margin, modp_task_model, simple_task_model,
                                          simulate, theorem41_length, theorem_norm)
-from lengthgen.viz.book import book_figure, book_table, book_text, glue_numbers, show
+from lengthgen.viz.book import book_figure, draw_ahead, book_table, book_text, glue_numbers, show
 from lengthgen.viz.frames import FrameSlider
 from lengthgen.viz.rerun import rerun_figure
 from lengthgen.viz.tables import HTMLTable
 
-__all__ = ["book_figure", "book_table", "book_text", "BoundFigure", "caption",
+__all__ = ["book_figure", "draw_ahead", "book_table", "book_text", "BoundFigure", "caption",
            "committed_records", "experiment", "FrameSlider", "get_device", "get_scale",
            "glue_numbers", "headline", "HTMLTable", "izzo_kgram_verdict",
            "izzo_paper_vs_book_rows", "LengthgenError", "logit_margin", "modp_task_model",

@@ -30,11 +30,12 @@ import functools
 import html
 import re
 
+from lengthgen.config import draw_workers
 from lengthgen.errors import LengthgenError
 from lengthgen.viz.fit import fit_to_column
 from lengthgen.viz.layout import (DPI, MIN_FONT_PT, NARROW_DPI, NARROW_PX, NARROW_SCREEN_PX,
                                   save_png)
-from lengthgen.viz.parallel import in_parallel
+from lengthgen.viz.parallel import Forked, in_parallel
 
 PROVENANCE = "-provenance"  # the provenance line of figure KEY is glued as KEY-provenance
 _KEY = re.compile(r"^[a-z0-9][a-z0-9-]*$")
@@ -156,7 +157,8 @@ def picture(fig, alt: str | None = None, phone=None) -> Picture:
     time for a phone's column (by a figure module's `phone_figure`, or its `figure` again), or
     a function of no arguments that draws it; it is laid out at NARROW_PX on its own, while
     `fig` is laid out for the column, in another process where there are two
-    (`viz.parallel`). Without it, `fig` is laid out for the phone after the column."""
+    (`viz.parallel`), or that rendition being drawn ahead (a `Forked` job that returns its PNG
+    and text size). Without it, `fig` is laid out for the phone after the column."""
     import matplotlib.pyplot as plt
     alt = alt or describe(fig)
 
@@ -177,6 +179,8 @@ def picture(fig, alt: str | None = None, phone=None) -> Picture:
 
     if phone is None:
         (wide, wide_px), (small, small_px) = column(), narrow(fig)
+    elif isinstance(phone, Forked):   # the phone's rendition, drawn ahead (`draw_ahead`)
+        (wide, wide_px), (small, small_px) = column(), phone.result()
     else:
         (wide, wide_px), (small, small_px) = in_parallel(
             [column, narrow_drawn if callable(phone) else lambda: narrow(phone)])
@@ -261,19 +265,84 @@ def book_figure(key: str, content=None, provenance: str | None = None, alt: str 
     """
     _check_key(key)
     if content is None:
+        # the phone's rendition of this figure, drawn ahead, or drawn now beside the column's
+        phone = _drawing.pop(key, None) or functools.partial(_phone_figure, key)
+        _draw_next(key)
         content, provenance = show(key)
-        phone = functools.partial(_phone_figure, key)   # drawn where it is laid out
         if alt is None:
             alt = ". ".join(p for p in (_summary(key), describe(content)) if p)
     _glue(key, picture(content, alt, phone) if hasattr(content, "savefig") else content)
     if hasattr(content, "savefig"):
         import matplotlib.pyplot as plt
         plt.close(content)
-        if phone is not None and not callable(phone):
+        if hasattr(phone, "savefig"):   # (a figure given, not a function or a rendition)
             plt.close(phone)
     if provenance is not None:
         _glue(key + PROVENANCE, _Markdown(provenance_markdown(provenance)))
     return content
+
+
+# The registered figures the running notebook shows, in order (`draw_ahead`), and the phone's
+# renditions of the next ones, being drawn in forked copies of this process.
+AHEAD = 1
+_upcoming: list[str] = []
+_drawing: dict = {}
+
+
+def draw_ahead(notebook: str) -> None:
+    """Draw the phone's renditions of a notebook's figures ahead of their cells. `notebook`:
+    its file in the book's folder ("dyck.ipynb") or a path, whose cells show registered
+    figures by id (`book_figure("richard-fig4-completions")`), in order. The first one's is
+    started now, and each such `book_figure` starts the next one's, in a forked copy of this
+    process (`viz.parallel`, where there are two workers or more), so that it is done, or
+    nearly, when its cell comes: a phone's layout takes about twice the time of the column's,
+    and would otherwise leave a core waiting at every figure. Where the file is not there (the library
+    installed alone) or a figure is shown out of order, figures are drawn as before."""
+    from lengthgen.results import REPO_ROOT
+    for copy in _drawing.values():
+        copy.cancel()
+    _drawing.clear()
+    _upcoming[:] = figures_shown(REPO_ROOT / "book" / notebook)   # (a path stays itself)
+    if _upcoming:   # the first ones now, drawn while the cells before them run
+        _draw_next(None)
+
+
+def figures_shown(path) -> list[str]:
+    """The registered figures a notebook shows by id (`book_figure("id")`), in order; none
+    where the notebook cannot be read."""
+    import json
+    try:
+        cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return []
+    return [figure_id for cell in cells if cell.get("cell_type") == "code"
+            for figure_id in re.findall(r'book_figure\(\s*"([a-z0-9-]+)"\s*\)',
+                                        "".join(cell.get("source", "")))]
+
+
+def _draw_next(figure_id: str | None) -> None:
+    """Start the phone's renditions of the AHEAD figures after `figure_id` (None: the first
+    ones); stop those of figures before it, which were not shown in order."""
+    if figure_id not in _upcoming + [None] or draw_workers() < 2:
+        return
+    at = -1 if figure_id is None else _upcoming.index(figure_id)
+    for skipped in _upcoming[:max(at, 0)]:
+        if skipped in _drawing:
+            _drawing.pop(skipped).cancel()
+    for upcoming in _upcoming[at + 1:at + 1 + AHEAD]:
+        if upcoming not in _drawing:
+            _drawing[upcoming] = Forked(functools.partial(_phone_png, upcoming))
+
+
+def _phone_png(figure_id: str) -> tuple[bytes, float]:
+    """The phone's rendition of a registered figure: its PNG and its smallest text's size."""
+    import matplotlib.pyplot as plt
+    figure = _phone_figure(figure_id)
+    try:
+        fit_to_column(figure, width_px=NARROW_PX)
+        return save_png(figure, NARROW_DPI)
+    finally:
+        plt.close(figure)
 
 
 def _phone_figure(figure_id: str):

@@ -6,11 +6,15 @@ list of such jobs (functions of no arguments) in `config.draw_workers()` process
 and copies of it made by fork, which share everything built so far (records read, figures
 laid out) without pickling it. Each copy runs a contiguous block of the jobs, so that a job
 that reuses what the one before it built (a slider's figure per program) keeps doing so, and
-sends its results back pickled (PNG bytes, pictures). A copy that fails sends back what went
-wrong, and this process runs its jobs again itself, so the error is raised here with its
-traceback. Where forking is not safe (`draw_workers`) the jobs run here in turn, with the
-same results.
+sends its results back pickled (PNG bytes, pictures). `Forked(job)` runs one job in a copy
+from now on, for `result()` to collect later (`viz.book.draw_ahead`: a figure drawn for
+phones while the cells before it run). A copy that fails sends back nothing, and this
+process runs its jobs again itself, so the error is raised here with its traceback. Where
+forking is not safe (`draw_workers`) the jobs run here in turn, with the same results. (A
+copy reads fonts through files of its own: matplotlib empties its cache of fonts in a copy,
+and `viz.layout` its cache of parsed math text.)
 """
+import functools
 import gc
 import os
 import pickle
@@ -35,29 +39,71 @@ def in_parallel(jobs: Sequence[Callable], workers: int | None = None) -> list:
     parts = blocks(len(jobs), draw_workers() if workers is None else workers)
     if len(parts) <= 1:
         return [job() for job in jobs]
-    children = []
-    # Objects made so far stay out of the collector's reach while the copies run: a collection
-    # that walked them would write to every page of the heap, and each write to a page the
-    # copies share makes the system copy that page.
-    gc.freeze()
+    copies = [Forked(functools.partial(_run, jobs, part)) for part in parts[1:]]
     try:
-        for part in parts[1:]:
-            try:
-                children.append((part, *_fork(jobs, part)))
-            except OSError:   # no process to be had: the block runs here after the others
-                children.append((part, None, None))
         results = [jobs[k]() for k in parts[0]]
-    finally:   # read every copy's answer (a copy blocks on a full pipe) and wait for it
-        answers = [(part, _answer(pid, reader)) for part, pid, reader in children]
-        gc.unfreeze()
-    for part, answer in answers:
-        if answer is None:   # the copy failed: its jobs again here, raising what they raise
-            answer = [jobs[k]() for k in part]
+    finally:   # every copy is waited for, even when a job here failed
+        answers = [copy.result() for copy in copies]
+    for answer in answers:
         results.extend(answer)
     return results
 
 
-def _fork(jobs, part) -> tuple[int, int]:
+def _run(jobs, part) -> list:
+    return [jobs[k]() for k in part]
+
+
+class Forked:
+    """A job (a function of no arguments) running in a forked copy of this process from now
+    on; `result()` waits for it and returns what it returned. Where the copy could not be made
+    or failed, `result()` runs the job here, raising what it raises."""
+
+    _running = 0   # copies not yet waited for: the collector's objects stay frozen meanwhile
+
+    def __init__(self, job: Callable):
+        self.job, self.pid, self.reader = job, None, None
+        # Objects made so far stay out of the collector's reach while copies run: a
+        # collection that walked them would write to every page of the heap, and each write
+        # to a page a copy shares makes the system copy that page.
+        gc.freeze()
+        Forked._running += 1
+        try:
+            self.pid, self.reader = _fork(job)
+        except OSError:   # no process to be had: the job runs here when its result is asked
+            self._done()
+
+    def result(self):
+        if self.reader is None:   # (asked before, or never forked)
+            if not hasattr(self, "value"):
+                self.value = self.job()
+            return self.value
+        with os.fdopen(self.reader, "rb") as answer:   # (a copy blocks on a full pipe)
+            payload = answer.read()
+        self.reader = None
+        _, status = os.waitpid(self.pid, 0)
+        self._done()
+        self.value = pickle.loads(payload) if status == 0 and payload else self.job()
+        return self.value
+
+    def cancel(self) -> None:
+        """Stop the copy, its result unwanted."""
+        if self.reader is not None:
+            import signal
+            os.kill(self.pid, signal.SIGKILL)
+            os.close(self.reader)
+            self.reader = None
+            os.waitpid(self.pid, 0)
+            self._done()
+            self.value = None
+
+    @staticmethod
+    def _done() -> None:
+        Forked._running -= 1
+        if Forked._running == 0:
+            gc.unfreeze()
+
+
+def _fork(job) -> tuple[int, int]:
     reader, writer = os.pipe()
     pid = os.fork()
     if pid:
@@ -68,27 +114,15 @@ def _fork(jobs, part) -> tuple[int, int]:
     code = 1
     try:
         os.close(reader)
-        # what the jobs print (a warning) would go through the kernel's sockets, which belong
+        # what the job prints (a warning) would go through the kernel's sockets, which belong
         # to this process's original
         sys.stdout = sys.stderr = open(os.devnull, "w")
         try:
-            payload = pickle.dumps([jobs[k]() for k in part], protocol=pickle.HIGHEST_PROTOCOL)
-        except BaseException:   # (its traceback comes when this process runs the jobs)
+            payload = pickle.dumps(job(), protocol=pickle.HIGHEST_PROTOCOL)
+        except BaseException:   # (its traceback comes when this process runs the job)
             payload = b""
         with os.fdopen(writer, "wb") as out:
             out.write(payload)
         code = 0
     finally:
         os._exit(code)
-
-
-def _answer(pid: int, reader: int) -> list | None:
-    """The results a copy sent, or None where it failed or sent nothing."""
-    if pid is None:
-        return None
-    with os.fdopen(reader, "rb") as answer:
-        payload = answer.read()
-    _, status = os.waitpid(pid, 0)
-    if status != 0 or not payload:
-        return None
-    return pickle.loads(payload)
