@@ -159,32 +159,37 @@ def picture(fig, alt: str | None = None, phone=None) -> Picture:
     `fig` is laid out for the column, in another process where there are two
     (`viz.parallel`), or that rendition being drawn ahead (a `Forked` job that returns its PNG
     and text size). Without it, `fig` is laid out for the phone after the column."""
-    import matplotlib.pyplot as plt
     alt = alt or describe(fig)
 
     def column():
         fit_to_column(fig)
         return save_png(fig, DPI)
 
-    def narrow(figure):
-        fit_to_column(figure, width_px=NARROW_PX)
-        return save_png(figure, NARROW_DPI)
-
-    def narrow_drawn():   # a figure drawn here is closed here (pyplot keeps it otherwise)
-        figure = phone()
-        try:
-            return narrow(figure)
-        finally:
-            plt.close(figure)
-
     if phone is None:
-        (wide, wide_px), (small, small_px) = column(), narrow(fig)
+        (wide, wide_px), (small, small_px) = column(), _narrow_png(fig)
     elif isinstance(phone, Forked):   # the phone's rendition, drawn ahead (`draw_ahead`)
         (wide, wide_px), (small, small_px) = column(), phone.result()
     else:
         (wide, wide_px), (small, small_px) = in_parallel(
-            [column, narrow_drawn if callable(phone) else lambda: narrow(phone)])
+            [column, functools.partial(_phone_png, phone) if callable(phone)
+             else functools.partial(_narrow_png, phone)])
     return Picture(wide, alt, small, wide_px, small_px)
+
+
+def _narrow_png(figure) -> tuple[bytes, float]:
+    """A figure laid out for a phone's column, as a PNG, and its smallest text's size."""
+    fit_to_column(figure, width_px=NARROW_PX)
+    return save_png(figure, NARROW_DPI)
+
+
+def _phone_png(draw) -> tuple[bytes, float]:
+    """`_narrow_png` of the figure `draw()` draws, closed afterwards (pyplot keeps it else)."""
+    import matplotlib.pyplot as plt
+    figure = draw()
+    try:
+        return _narrow_png(figure)
+    finally:
+        plt.close(figure)
 
 
 def _glue(key: str, obj) -> None:
@@ -296,8 +301,8 @@ def draw_ahead(notebook: str) -> None:
     started now, and each such `book_figure` starts the next one's, in a forked copy of this
     process (`viz.parallel`, where there are two workers or more), so that it is done, or
     nearly, when its cell comes: a phone's layout takes about twice the time of the column's,
-    and would otherwise leave a core waiting at every figure. Where the file is not there (the library
-    installed alone) or a figure is shown out of order, figures are drawn as before."""
+    and would otherwise leave a core waiting at every figure. Where the file is not there (the
+    library installed alone) or a figure is shown out of order, figures are drawn as before."""
     from lengthgen.results import REPO_ROOT
     for copy in _drawing.values():
         copy.cancel()
@@ -331,18 +336,8 @@ def _draw_next(figure_id: str | None) -> None:
             _drawing.pop(skipped).cancel()
     for upcoming in _upcoming[at + 1:at + 1 + AHEAD]:
         if upcoming not in _drawing:
-            _drawing[upcoming] = Forked(functools.partial(_phone_png, upcoming))
-
-
-def _phone_png(figure_id: str) -> tuple[bytes, float]:
-    """The phone's rendition of a registered figure: its PNG and its smallest text's size."""
-    import matplotlib.pyplot as plt
-    figure = _phone_figure(figure_id)
-    try:
-        fit_to_column(figure, width_px=NARROW_PX)
-        return save_png(figure, NARROW_DPI)
-    finally:
-        plt.close(figure)
+            _drawing[upcoming] = Forked(functools.partial(
+                _phone_png, functools.partial(_phone_figure, upcoming)))
 
 
 def _phone_figure(figure_id: str):
