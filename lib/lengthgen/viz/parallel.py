@@ -105,7 +105,12 @@ class Forked:
 
 def _fork(job) -> tuple[int, int]:
     reader, writer = os.pipe()
-    pid = os.fork()
+    try:
+        pid = os.fork()
+    except OSError:
+        os.close(reader)
+        os.close(writer)
+        raise
     if pid:
         os.close(writer)
         return pid, reader
