@@ -157,3 +157,25 @@ def test_figures_drawn_ahead_for_phones_are_those_drawn_in_their_cells(tmp_path,
                                               pictures[figure_id].narrow), figure_id
     book.draw_ahead(str(tmp_path / "missing.ipynb"))
     assert book._upcoming == [] and book._drawing == {}
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_a_figure_given_as_the_function_that_draws_it_is_drawn_again_for_phones(monkeypatch,
+                                                                                   workers):
+    from lengthgen.viz import book
+    monkeypatch.setenv("LENGTHGEN_DRAW_WORKERS", workers)
+    calls, shown = [], []
+    monkeypatch.setattr(book, "_glue", lambda key, obj: shown.append((key, obj)))
+
+    def draw():
+        calls.append(os.getpid())
+        return _LogFigure(None).show(1.5)
+
+    book.book_figure("a-drawn-figure", draw, provenance="made here")
+    (key, shown_picture), (provenance_key, _) = shown
+    assert (key, provenance_key) == ("a-drawn-figure", "a-drawn-figure-provenance")
+    fig = draw()
+    expected = book.picture(fig, shown_picture.alt, phone=draw)
+    plt.close(fig)
+    assert (shown_picture.wide, shown_picture.narrow) == (expected.wide, expected.narrow)
+    assert calls[0] == os.getpid() and len(calls) == 2 + (workers == "1") * 2

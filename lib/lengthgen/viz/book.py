@@ -261,7 +261,9 @@ def book_figure(key: str, content=None, provenance: str | None = None, alt: str 
     With only `key`, `key` is a figure id: the figure is drawn from its committed results by
     `show`, and the provenance is the scale, device, commit and date of
     those results. Otherwise `content` is what to show (a matplotlib Figure, a FrameSlider, any
-    object Jupyter can display) and `provenance`, if given, a line saying where it comes from.
+    object Jupyter can display, or a function of no arguments that draws a figure: it is
+    called twice, for the column and for a phone, side by side) and `provenance`, if given, a
+    line saying where it comes from.
     A matplotlib figure gets `alt` as its alt text; by default what it writes (`describe`),
     after the first sentence of its module's docstring for a figure id. `phone`: the same
     figure drawn for a phone's column, or a function that draws it, shown on narrow screens
@@ -269,6 +271,11 @@ def book_figure(key: str, content=None, provenance: str | None = None, alt: str 
     Returns the content. A matplotlib figure is closed after it is shown, so it appears once.
     """
     _check_key(key)
+    if callable(content) and not hasattr(content, "savefig"):
+        # a function that draws the figure: drawn here for the column, and again for a phone
+        # in another process (`picture`)
+        phone = content if phone is None else phone
+        content = content()
     if content is None:
         # the phone's rendition of this figure, drawn ahead, or drawn now beside the column's
         phone = _drawing.pop(key, None) or functools.partial(_phone_figure, key)
