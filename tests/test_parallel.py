@@ -179,3 +179,35 @@ def test_a_figure_given_as_the_function_that_draws_it_is_drawn_again_for_phones(
     plt.close(fig)
     assert (shown_picture.wide, shown_picture.narrow) == (expected.wide, expected.narrow)
     assert calls[0] == os.getpid() and len(calls) == 2 + (workers == "1") * 2
+
+
+@forks
+def test_a_figure_drawn_ahead_from_records_that_changed_since_is_drawn_again(tmp_path,
+                                                                            monkeypatch):
+    """A reader who re-runs a figure's experiment (rerun_figure) after the setup cell started
+    drawing it for phones gets both renditions from the new records."""
+    import json
+
+    from lengthgen.runs import records as records_module
+    from lengthgen.runs.records import committed_records
+    from lengthgen.viz import book
+    figure_id = "richard-fig6-ablation"
+    if committed_records(figure_id, missing_ok=True) is None:
+        pytest.skip("no committed records")
+    monkeypatch.setenv("LENGTHGEN_DRAW_WORKERS", "2")
+    monkeypatch.setattr(book, "_glue", lambda key, obj: None)
+    drawn_here = []
+    phone_png = book._phone_png
+    monkeypatch.setattr(book, "_phone_png", lambda draw: drawn_here.append(1) or phone_png(draw))
+    path = tmp_path / "chapter.ipynb"
+    path.write_text(json.dumps({"cells": [{"cell_type": "code",
+                                           "source": [f'book_figure("{figure_id}")']}]}))
+    for changed in (False, True):
+        drawn_here.clear()
+        book.draw_ahead(str(path))   # the copy draws from the records as they are now
+        if changed:
+            records_for = records_module.records_for
+            monkeypatch.setattr(records_module, "records_for",
+                                lambda *a, **k: (lambda s, r: (s, r[::-1]))(*records_for(*a, **k)))
+        book.book_figure(figure_id)
+        assert drawn_here == ([1] if changed else [])

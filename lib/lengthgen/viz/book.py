@@ -157,8 +157,8 @@ def picture(fig, alt: str | None = None, phone=None) -> Picture:
     time for a phone's column (by a figure module's `phone_figure`, or its `figure` again), or
     a function of no arguments that draws it; it is laid out at NARROW_PX on its own, while
     `fig` is laid out for the column, in another process where there are two
-    (`viz.parallel`), or that rendition being drawn ahead (a `Forked` job that returns its PNG
-    and text size). Without it, `fig` is laid out for the phone after the column."""
+    (`viz.parallel`), or that rendition being drawn ahead (whose `result()` is its PNG and
+    text size). Without it, `fig` is laid out for the phone after the column."""
     alt = alt or describe(fig)
 
     def column():
@@ -167,7 +167,7 @@ def picture(fig, alt: str | None = None, phone=None) -> Picture:
 
     if phone is None:
         (wide, wide_px), (small, small_px) = column(), _narrow_png(fig)
-    elif isinstance(phone, Forked):   # the phone's rendition, drawn ahead (`draw_ahead`)
+    elif hasattr(phone, "result"):   # the phone's rendition, drawn ahead (`draw_ahead`)
         (wide, wide_px), (small, small_px) = column(), phone.result()
     else:
         (wide, wide_px), (small, small_px) = in_parallel(
@@ -278,9 +278,10 @@ def book_figure(key: str, content=None, provenance: str | None = None, alt: str 
         content = content()
     if content is None:
         # the phone's rendition of this figure, drawn ahead, or drawn now beside the column's
-        phone = _drawing.pop(key, None) or functools.partial(_phone_figure, key)
+        ahead = _drawing.pop(key, None)
         _draw_next(key)
         content, provenance = show(key)
+        phone = functools.partial(_phone_figure, key) if ahead is None else _Ahead(key, ahead)
         if alt is None:
             alt = ". ".join(p for p in (_summary(key), describe(content)) if p)
     _glue(key, picture(content, alt, phone) if hasattr(content, "savefig") else content)
@@ -343,20 +344,52 @@ def _draw_next(figure_id: str | None) -> None:
             _drawing.pop(skipped).cancel()
     for upcoming in _upcoming[at + 1:at + 1 + AHEAD]:
         if upcoming not in _drawing:
-            _drawing[upcoming] = Forked(functools.partial(
-                _phone_png, functools.partial(_phone_figure, upcoming)))
+            _drawing[upcoming] = Forked(functools.partial(_drawn_ahead, upcoming))
 
 
-def _phone_figure(figure_id: str):
+def _drawn_ahead(figure_id: str):
+    """The phone's rendition of a registered figure, and a digest of the records it was drawn
+    from."""
+    from lengthgen.runs.records import records_for
+    records = records_for(figure_id, None, False, None)[1]
+    return (_phone_png(functools.partial(_phone_figure, figure_id, records)),
+            _records_digest(records))
+
+
+def _records_digest(records: list[dict]) -> str:
+    import hashlib
+    import json
+    return hashlib.sha256(json.dumps(records, sort_keys=True, default=str).encode()).hexdigest()
+
+
+class _Ahead:
+    """A phone's rendition drawn ahead, taken where the figure's records are still those it
+    was drawn from, else drawn again here (a reader re-ran the figure's experiment in between:
+    `rerun_figure`)."""
+
+    def __init__(self, figure_id: str, forked: Forked):
+        self.figure_id, self.forked = figure_id, forked
+
+    def result(self) -> tuple[bytes, float]:
+        from lengthgen.runs.records import records_for
+        rendition, digest = self.forked.result()
+        if digest == _records_digest(records_for(self.figure_id, None, False, None)[1]):
+            return rendition
+        return _phone_png(functools.partial(_phone_figure, self.figure_id))
+
+
+def _phone_figure(figure_id: str, records: list[dict] | None = None):
     """The figure drawn again, for a phone's column, from the same records as `show`: by its
     module's `phone_figure` where it has one (a layout of its own), else by its `figure`. (Laid
     out for a phone from scratch, not from the column's layout: panels the column put in rows
-    may stack, each as tall as it reads best.)"""
+    may stack, each as tall as it reads best.) `records`: those records, read already."""
     from lengthgen.runs.records import reading, records_for
     from lengthgen.runs.registry import experiment
     module = experiment(figure_id)
     draw = getattr(module, "phone_figure", module.figure)
-    return reading(figure_id, draw, records_for(figure_id, None, False, None)[1])
+    if records is None:
+        records = records_for(figure_id, None, False, None)[1]
+    return reading(figure_id, draw, records)
 
 
 def _summary(figure_id: str) -> str:
