@@ -242,6 +242,12 @@ def show(figure_id: str, scale: str | None = None, rerun: bool = False, root=Non
     of records says so in its caption; records that lack what the figure reads are an error
     naming the figure and the cause (re-run it).
     """
+    fig, text, _ = _shown(figure_id, scale, rerun, root)
+    return fig, text
+
+
+def _shown(figure_id: str, scale: str | None = None, rerun: bool = False, root=None):
+    """`show`'s figure and caption, and the records they come from."""
     from lengthgen.runs.records import caption, missing_runs, reading, records_for
     from lengthgen.runs.registry import experiment
     module = experiment(figure_id)
@@ -251,7 +257,7 @@ def show(figure_id: str, scale: str | None = None, rerun: bool = False, root=Non
     missing = missing_runs(figure_id, scale_found, records)
     if missing:
         text += f" | INCOMPLETE: {len(missing)} registered run(s) have no record"
-    return fig, text
+    return fig, text, records
 
 
 def book_figure(key: str, content=None, provenance: str | None = None, alt: str | None = None,
@@ -280,8 +286,9 @@ def book_figure(key: str, content=None, provenance: str | None = None, alt: str 
         # the phone's rendition of this figure, drawn ahead, or drawn now beside the column's
         ahead = _drawing.pop(key, None)
         _draw_next(key)
-        content, provenance = show(key)
-        phone = functools.partial(_phone_figure, key) if ahead is None else _Ahead(key, ahead)
+        content, provenance, records = _shown(key)
+        phone = functools.partial(_phone_figure, key, records) if ahead is None else \
+            _Ahead(key, records, ahead)
         if alt is None:
             alt = ". ".join(p for p in (_summary(key), describe(content)) if p)
     _glue(key, picture(content, alt, phone) if hasattr(content, "savefig") else content)
@@ -363,19 +370,18 @@ def _records_digest(records: list[dict]) -> str:
 
 
 class _Ahead:
-    """A phone's rendition drawn ahead, taken where the figure's records are still those it
-    was drawn from, else drawn again here (a reader re-ran the figure's experiment in between:
-    `rerun_figure`)."""
+    """A phone's rendition drawn ahead, taken where the records the column's figure was drawn
+    from are those it was drawn from, else drawn again here from them (a reader re-ran the
+    figure's experiment in between: `rerun_figure`)."""
 
-    def __init__(self, figure_id: str, forked: Forked):
-        self.figure_id, self.forked = figure_id, forked
+    def __init__(self, figure_id: str, records: list[dict], forked: Forked):
+        self.figure_id, self.records, self.forked = figure_id, records, forked
 
     def result(self) -> tuple[bytes, float]:
-        from lengthgen.runs.records import records_for
         rendition, digest = self.forked.result()
-        if digest == _records_digest(records_for(self.figure_id, None, False, None)[1]):
+        if digest == _records_digest(self.records):
             return rendition
-        return _phone_png(functools.partial(_phone_figure, self.figure_id))
+        return _phone_png(functools.partial(_phone_figure, self.figure_id, self.records))
 
 
 def _phone_figure(figure_id: str, records: list[dict] | None = None):
