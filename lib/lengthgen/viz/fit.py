@@ -10,8 +10,8 @@ panels given the height they need).
 """
 from lengthgen.viz import phone as phone_layout
 from lengthgen.viz.layout import (COLUMN_PX, DPI, MIN_FONT_PT, MIN_PANEL_IN, below_axes,
-                                  drawn, reflow, relegend, saved_width_px, tight_layout,
-                                  wrap_titles)
+                                  drawn, laid_out_by_hand, reflow, relegend, saved_width_px,
+                                  tight_layout, wrap_titles)
 
 
 def fit_to_column(fig, width_px: int = COLUMN_PX, min_font_pt: float = MIN_FONT_PT):
@@ -48,8 +48,7 @@ def fit_to_column(fig, width_px: int = COLUMN_PX, min_font_pt: float = MIN_FONT_
         extra = sum(legend.get_window_extent(renderer).height for legend in moved) / fig.dpi
         width, height = fig.get_size_inches()
         fig.set_size_inches(width, height + extra)
-    if fig.get_layout_engine() is None or type(fig.get_layout_engine()).__name__ == \
-            "PlaceHolderLayoutEngine":
+    if laid_out_by_hand(fig):
         tight_layout(fig, taller=phone)
     # Legends and labels outside the axes widen the saved image (bbox_inches="tight"): wrap
     # titles to the column, take columns off legends, and only then narrow the figure (by at

@@ -75,6 +75,14 @@ NARROW_SCREEN_PX = 620
 NARROW_DPI = 2 * DPI
 
 
+def laid_out_by_hand(fig) -> bool:
+    """Whether no layout engine moves the figure's axes when it is drawn: none was set, or
+    only tight_layout's inert placeholder, which a tight_layout call leaves behind (a figure
+    made with constrained layout lays itself out at every draw)."""
+    engine = fig.get_layout_engine()
+    return engine is None or type(engine).__name__ == "PlaceHolderLayoutEngine"
+
+
 def drawn(fig):
     """Lay the figure out as a draw would (ticks, legends, titles placed; nothing rendered) and
     return its renderer, to measure what it draws (the figure's own: a closed figure's canvas
@@ -279,8 +287,7 @@ def save_png(fig, dpi: int, tight: bool = True,
 
     import matplotlib
     engine = fig.get_layout_engine()
-    inert = engine is None or type(engine).__name__ == "PlaceHolderLayoutEngine"
-    if tight or text_px is None or not inert:
+    if tight or text_px is None or not laid_out_by_hand(fig):
         original_dpi = fig.dpi
         fig.set_dpi(dpi)
         try:

@@ -41,7 +41,7 @@ def in_parallel(jobs: Sequence[Callable], workers: int | None = None) -> list:
         return [job() for job in jobs]
     copies = [Forked(functools.partial(_run, jobs, part)) for part in parts[1:]]
     try:
-        results = [jobs[k]() for k in parts[0]]
+        results = _run(jobs, parts[0])
     finally:   # every copy is waited for, even when a job here failed
         answers = [copy.result() for copy in copies]
     for answer in answers:

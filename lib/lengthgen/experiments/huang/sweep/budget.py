@@ -441,11 +441,11 @@ def _commit_with_lib_changes(root: str, base: str, files: tuple) -> str | None:
             return None
         trees = git("rev-parse", f"{base}:lib", *(f"{c}:lib" for c in candidates)).split()
         base_tree, trees = trees[0], trees[1:]
-        pairs = list(dict.fromkeys(trees))
-        changes: dict[str, dict[str, str]] = {tree: {} for tree in pairs}
+        distinct = list(dict.fromkeys(trees))
+        changes: dict[str, dict[str, str]] = {tree: {} for tree in distinct}
         current = None
         out = git("diff-tree", "--stdin", "-r", "--name-status",
-                  stdin="".join(f"{base_tree} {tree}\n" for tree in pairs))
+                  stdin="".join(f"{base_tree} {tree}\n" for tree in distinct))
         for line in out.splitlines():
             if "\t" not in line:   # the pair of trees whose changes follow
                 current = line.split()[-1]
