@@ -8,6 +8,9 @@ measuring the saved width (`saved_width_px`); the steps only a phone's column ta
 `viz.phone`. `save_png` saves a laid-out figure as a palette PNG and measures its smallest
 text, which the browser test turns into pixels on screen.
 """
+import contextlib
+import functools
+
 from lengthgen.errors import LengthgenError
 
 
@@ -20,8 +23,6 @@ def _share_mathtext_parses() -> None:
     never served a slider's next frame: parsing was a third of saving a log-scale frame. One
     cache per kind of output (raster or vector) gives the same parses, found again. Where
     matplotlib's internals differ from the version this was written for, nothing is changed."""
-    import functools
-
     from matplotlib.mathtext import MathTextParser
     parse = getattr(MathTextParser, "_parse_cached", None)
     unwrapped = getattr(parse, "__wrapped__", None)
@@ -52,6 +53,77 @@ def _share_mathtext_parses() -> None:
 
 _share_mathtext_parses()
 
+
+
+# Whether `ticks_reused` reuses ticks (the tests compare pixels with and without).
+REUSE_TICKS = True
+
+
+@contextlib.contextmanager
+def ticks_reused(fig):
+    """While `fig` is laid out or saved, each axis computes its ticks again only when what they
+    are computed from has changed.
+
+    matplotlib computes an axis's ticks (where they go, their labels, the Tick objects moved
+    there) afresh every time anything measures the axis: the axes' box, each spine (for the
+    length of the tick marks), the title's place, the labels of axes that share it. One
+    phone layout of a four-panel figure with log scales did so about 1,200 times where the
+    ticks changed a few times, a third of the layout's time. Here an axis keeps its last ticks
+    with what they were computed from: the view limits, the axes' box in pixels and the dpi
+    (a locator fits as many ticks as the axis's length in points allows), the scale, the
+    locators and formatters, the lists of ticks and the tick parameters (label size, which
+    labels show). The layout steps change ticks only through these (set_xticks and
+    set_ticklabels make a new locator or formatter, tick_params changes the parameters), so
+    the figure is drawn with the same ticks, pixel for pixel (tests/test_layout.py). Where
+    matplotlib's internals differ from the version this was written for, nothing is reused."""
+    from matplotlib.axis import Axis
+    compute = getattr(Axis, "_update_ticks", None)
+    axes = [axis for ax in fig.axes for axis in (ax.xaxis, ax.yaxis)
+            if "_update_ticks" not in vars(axis)]   # (an outer ticks_reused has them)
+    if compute is None or not REUSE_TICKS:
+        yield fig
+        return
+    for axis in axes:
+        axis._update_ticks = functools.partial(_reused_ticks, axis, compute, [None])
+    try:
+        yield fig
+    finally:
+        for axis in axes:
+            vars(axis).pop("_update_ticks", None)
+
+
+def reusing_ticks(function):
+    """`function(fig, ...)`, run with `ticks_reused(fig)`."""
+    @functools.wraps(function)
+    def run(fig, *args, **kwargs):
+        with ticks_reused(fig):
+            return function(fig, *args, **kwargs)
+    return run
+
+
+def _reused_ticks(axis, compute, last: list):
+    """Axis._update_ticks, or the ticks it returned last where nothing they depend on changed
+    (`ticks_reused`); `last` holds them and what they were computed from."""
+    def inputs():
+        # objects compared by identity (held here, so none is freed and its id reused), values
+        # by equality
+        ticks = vars(axis)
+        objects = (axis._scale, axis.major.locator, axis.major.formatter, axis.minor.locator,
+                   axis.minor.formatter, ticks.get("majorTicks"), ticks.get("minorTicks"))
+        values = (tuple(axis.get_view_interval()), axis.axes.bbox.bounds,
+                  axis.axes.figure.dpi, len(ticks.get("majorTicks") or ()),
+                  len(ticks.get("minorTicks") or ()), repr(axis._major_tick_kw),
+                  repr(axis._minor_tick_kw))
+        return objects, values
+
+    if last[0] is not None:
+        objects, values = inputs()
+        kept_objects, kept_values, ticks = last[0]
+        if values == kept_values and all(a is b for a, b in zip(objects, kept_objects)):
+            return list(ticks)
+    ticks = compute(axis)
+    last[0] = (*inputs(), ticks)   # (after: computing them may make the lists of ticks)
+    return list(ticks)
 
 # How the site shows a figure. The book's column shows images up to about 755 CSS px wide at
 # a 1400 px window (tests/test_site_browser.py measures it), and figure captions are 0.9rem
@@ -272,6 +344,7 @@ def saved_width_px(fig) -> float:
     return box.width * DPI + 2 * DPI * 0.1  # savefig's pad_inches = 0.1
 
 
+@reusing_ticks
 def save_png(fig, dpi: int, tight: bool = True,
              text_px: float | None = None) -> tuple[bytes, float]:
     """PNG bytes of a figure laid out already (cut to what it draws, unless not `tight`: the

@@ -1,0 +1,121 @@
+"""`viz.layout.ticks_reused`: while a figure is laid out and saved, an axis computes its ticks
+again only when what they are computed from changed. It must give the same ticks, and so the
+same pixels, as matplotlib computing them at every measure."""
+import matplotlib
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+from matplotlib.axis import Axis
+from matplotlib.ticker import FormatStrFormatter
+
+from lengthgen.viz import layout
+from lengthgen.viz.book import picture
+from lengthgen.viz.layout import ticks_reused
+
+matplotlib.use("Agg")
+
+
+def _panels():
+    """A figure with what the layout steps change ticks through: log scales with minor ticks,
+    shared axes whose hidden labels a phone shows again, legends moved under their panels,
+    long named y ticks broken into lines, crowded named x ticks turned, and a colorbar."""
+    fig, axes = plt.subplots(2, 3, figsize=(13, 6), sharey="row")
+    n = np.arange(1, 60)
+    for k, ax in enumerate(axes[0]):
+        ax.loglog(n, 1.0 / n ** (k + 1), label=f"slope {k + 1}")
+        ax.loglog(n, 3.0 / n ** (k + 1), label=f"3 x slope {k + 1}")
+        ax.set_title(f"a log-log panel, number {k}")
+        ax.legend()
+    names = [f"binary_majority_interleave_{k}" for k in range(6)]
+    axes[1, 0].barh(range(6), range(1, 7))
+    axes[1, 0].set_yticks(range(6), names)
+    axes[1, 1].bar(range(8), range(8))
+    axes[1, 1].set_xticks(range(8), [f"setting number {k}" for k in range(8)])
+    image = axes[1, 2].imshow(np.arange(20.0).reshape(4, 5))
+    fig.colorbar(image, ax=axes[1, 2])
+    axes[1, 2].set_xlabel("a long label of the x axis under the picture")
+    return fig
+
+
+def _counted(monkeypatch):
+    """The number of times matplotlib computes ticks, from now on."""
+    calls = [0]
+    compute = Axis._update_ticks
+
+    def counting(self):
+        calls[0] += 1
+        return compute(self)
+    monkeypatch.setattr(Axis, "_update_ticks", counting)
+    return calls
+
+
+def test_reused_ticks_draw_the_same_pixels_for_the_column_and_a_phone(monkeypatch):
+    calls = _counted(monkeypatch)
+    reused = picture(_panels(), phone=_panels)
+    reused_calls = calls[0]
+    monkeypatch.setattr(layout, "REUSE_TICKS", False)
+    calls[0] = 0
+    computed = picture(_panels(), phone=_panels)
+    plt.close("all")
+    assert (reused.wide, reused.narrow) == (computed.wide, computed.narrow)
+    assert (reused.wide_text_px, reused.narrow_text_px) == \
+        (computed.wide_text_px, computed.narrow_text_px)
+    # (not a test of nothing: most measures did reuse ticks, in this process; picture lays the
+    # phone's rendition out in another where there are two)
+    assert reused_calls < calls[0] / 3
+
+
+def _ticks(ticks):
+    return [(tick.get_loc(), tick.label1.get_text()) for tick in ticks]
+
+
+CHANGES = {
+    "limits": lambda fig, ax: ax.set_xlim(0, 1000),
+    "size": lambda fig, ax: fig.set_size_inches(1.5, 4),
+    "label size": lambda fig, ax: ax.tick_params(axis="x", labelsize=40),
+    "none shown": lambda fig, ax: (ax.xaxis.grid(False, which="both"), ax.tick_params(
+        axis="x", which="both", bottom=False, top=False, labelbottom=False, labeltop=False)),
+    "scale": lambda fig, ax: ax.set_xscale("log"),
+    "named ticks": lambda fig, ax: ax.set_xticks([1, 5, 50], ["one", "five", "fifty"]),
+    "formatter": lambda fig, ax: ax.xaxis.set_major_formatter(FormatStrFormatter("%.2f")),
+    "ticks made anew": lambda fig, ax: ax.tick_params(axis="x", reset=True, labelsize=12),
+}
+
+
+@pytest.mark.parametrize("change", CHANGES)
+def test_reused_ticks_follow_what_they_are_computed_from(change):
+    """After each change, the ticks an axis reuses are those matplotlib computes (the places,
+    the labels, and Tick objects the axis still holds); unchanged, the axis reuses them."""
+    fig, ax = plt.subplots(figsize=(6, 4))
+    ax.plot(np.arange(1, 101), np.arange(1, 101))
+    with ticks_reused(fig):
+        first_ticks = ax.xaxis._update_ticks()
+        assert ax.xaxis._update_ticks() == first_ticks   # nothing changed: the same ticks
+        first = _ticks(first_ticks)
+        CHANGES[change](fig, ax)
+        reused = ax.xaxis._update_ticks()
+        seen = _ticks(reused)
+        held = set(ax.xaxis.majorTicks) | set(ax.xaxis.minorTicks)
+        computed = _ticks(Axis._update_ticks(ax.xaxis))   # matplotlib's own, not reused
+    plt.close(fig)
+    assert seen == computed
+    assert all(tick in held for tick in reused)
+    # (each change changes the ticks: their places or labels, or the Tick objects)
+    assert first != computed or not set(first_ticks) & held
+
+
+def test_the_figure_computes_its_ticks_again_after_the_layout():
+    """Ticks are reused only inside ticks_reused: afterwards the axes compute them as
+    matplotlib does (a reader's kernel that changes the figure sees new ticks)."""
+    fig, ax = plt.subplots()
+    ax.plot([0, 10], [0, 10])
+    with ticks_reused(fig):
+        assert "_update_ticks" in vars(ax.xaxis)
+        with ticks_reused(fig):   # nested: the outer one keeps reusing
+            pass
+        assert "_update_ticks" in vars(ax.xaxis)
+    assert "_update_ticks" not in vars(ax.xaxis)
+    ax.set_xlim(0, 1000)
+    labels = [label.get_text() for label in ax.get_xticklabels()]
+    plt.close(fig)
+    assert "1000" in labels
