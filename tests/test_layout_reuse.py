@@ -1,11 +1,13 @@
-"""`viz.layout.ticks_reused`: while a figure is laid out and saved, an axis computes its ticks
-again only when what they are computed from changed. It must give the same ticks, and so the
-same pixels, as matplotlib computing them at every measure."""
+"""What `viz.layout` keeps instead of computing again, for speed: an axis's ticks while a figure
+is laid out and saved (`ticks_reused`: computed again only when what they come from changed),
+and the height of a font's lines (agg's renderer offers them to matplotlib's text layout). Each
+must give what matplotlib computes itself, and so the same pixels."""
 import matplotlib
 import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 from matplotlib.axis import Axis
+from matplotlib.backends.backend_agg import RendererAgg
 from matplotlib.ticker import FormatStrFormatter
 
 from lengthgen.viz import layout
@@ -119,3 +121,36 @@ def test_the_figure_computes_its_ticks_again_after_the_layout():
     labels = [label.get_text() for label in ax.get_xticklabels()]
     plt.close(fig)
     assert "1000" in labels
+
+
+def test_agg_offers_the_heights_of_fonts_as_matplotlib_reads_them(monkeypatch):
+    """Texts of several fonts, sizes and lines, plain and math, at several dpi, have the same
+    boxes whether the renderer offers the fonts' heights (kept per font) or matplotlib reads
+    them from the font files each time, and the figures the same pixels."""
+    assert getattr(RendererAgg._get_font_height_metrics, "_lengthgen_shared", False)
+
+    def texts_and_picture():
+        fig = plt.figure(figsize=(6, 3))
+        texts = [fig.text(0.1, 0.1 + 0.2 * k, text, family=family, size=size)
+                 for k, (text, family, size) in enumerate([
+                     ("one line", "sans-serif", 10.5), ("two\nlines", "serif", 7),
+                     (r"math $\tau \Delta L^2/\varepsilon^2$", "monospace", 14.3),
+                     ("bold and\nthree\nlines", "sans-serif", 12)])]
+        texts[-1].set_weight("bold")
+        boxes = []
+        for dpi in (72, 100, 200):
+            fig.set_dpi(dpi)
+            fig.draw_without_rendering()
+            boxes.append([tuple(t.get_window_extent().bounds) for t in texts])
+        fig.set_dpi(100)
+        shown = picture(_panels(), phone=_panels)
+        plt.close("all")
+        return boxes, (shown.wide, shown.narrow)
+
+    asked = layout._font_heights.cache_info()
+    kept = texts_and_picture()
+    # (not a test of nothing: matplotlib asked the renderer, and was answered from what was kept)
+    assert layout._font_heights.cache_info().hits - asked.hits > 100
+    monkeypatch.delattr(RendererAgg, "_get_font_height_metrics")
+    read = texts_and_picture()
+    assert kept == read
