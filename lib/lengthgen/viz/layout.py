@@ -6,7 +6,10 @@ columns (`reflow`), a tight layout that keeps legends hung below their panels
 (`tight_layout`), wrapping titles (`wrap_titles`), narrowing a legend (`relegend`) and
 measuring the saved width (`saved_width_px`); the steps only a phone's column takes are in
 `viz.phone`. `save_png` saves a laid-out figure as a palette PNG and measures its smallest
-text, which the browser test turns into pixels on screen.
+text, which the browser test turns into pixels on screen. Layouts measure a figure many times,
+and matplotlib computes much of it again at every measure: here the parses of math text, the
+heights of fonts and, while a figure is laid out and saved (`ticks_reused`), its axes' ticks
+are kept instead, with the same pixels.
 """
 import contextlib
 import functools
@@ -51,7 +54,6 @@ def _share_mathtext_parses() -> None:
     MathTextParser._parse_cached = parse_cached
 
 
-
 def _share_font_heights() -> None:
     """Let agg's renderers measure a font's height once per font, size and dpi.
 
@@ -62,7 +64,7 @@ def _share_font_heights() -> None:
     the renderer offers them (`_get_font_height_metrics`, asked where it exists): that was
     a fifth of the time the Dyck chapter's figures took. Here agg's renderer offers them,
     read the same way and kept. Where matplotlib's renderer has the method already, nothing is
-    changed; tests/test_ticks_reused.py compares the pixels with and without."""
+    changed; tests/test_layout_reuse.py compares the pixels with and without."""
     from matplotlib.backends.backend_agg import RendererAgg
     if hasattr(RendererAgg, "_get_font_height_metrics"):
         return
@@ -96,7 +98,6 @@ _share_mathtext_parses()
 _share_font_heights()
 
 
-
 # Whether `ticks_reused` reuses ticks (the tests compare pixels with and without).
 REUSE_TICKS = True
 
@@ -116,7 +117,7 @@ def ticks_reused(fig):
     locators and formatters, the lists of ticks and the tick parameters (label size, which
     labels show). The layout steps change ticks only through these (set_xticks and
     set_ticklabels make a new locator or formatter, tick_params changes the parameters), so
-    the figure is drawn with the same ticks, pixel for pixel (tests/test_layout.py). Where
+    the figure is drawn with the same ticks, pixel for pixel (tests/test_layout_reuse.py). Where
     matplotlib's internals differ from the version this was written for, nothing is reused."""
     from matplotlib.axis import Axis
     compute = getattr(Axis, "_update_ticks", None)
@@ -166,6 +167,7 @@ def _reused_ticks(axis, compute, last: list):
     ticks = compute(axis)
     last[0] = (*inputs(), ticks)   # (after: computing them may make the lists of ticks)
     return list(ticks)
+
 
 # How the site shows a figure. The book's column shows images up to about 755 CSS px wide at
 # a 1400 px window (tests/test_site_browser.py measures it), and figure captions are 0.9rem
