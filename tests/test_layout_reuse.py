@@ -127,6 +127,7 @@ def test_agg_offers_the_heights_of_fonts_as_matplotlib_reads_them(monkeypatch):
     """Texts of several fonts, sizes and lines, plain and math, at several dpi, have the same
     boxes whether the renderer offers the fonts' heights (kept per font) or matplotlib reads
     them from the font files each time, and the figures the same pixels."""
+    layout._share_font_heights()   # (done at the first layout; again, it does nothing)
     assert getattr(RendererAgg._get_font_height_metrics, "_lengthgen_shared", False)
 
     def texts_and_picture():
@@ -154,3 +155,15 @@ def test_agg_offers_the_heights_of_fonts_as_matplotlib_reads_them(monkeypatch):
     monkeypatch.delattr(RendererAgg, "_get_font_height_metrics")
     read = texts_and_picture()
     assert kept == read
+
+
+def test_heights_that_would_change_a_text_are_not_offered(monkeypatch):
+    """Where texts measured with the renderer's heights differ from texts measured without
+    (another matplotlib, reading them otherwise), the renderer offers none."""
+    from matplotlib.backends import backend_agg
+    monkeypatch.delattr(RendererAgg, "_get_font_height_metrics", raising=False)
+    monkeypatch.setattr(layout, "_FONT_HEIGHTS_CHECKED", False)
+    monkeypatch.setattr(layout, "_font_heights",
+                        lambda props, dpi: (1.5 * dpi, 0.5 * dpi, 0.0))   # heights read wrong
+    layout._share_font_heights()
+    assert not hasattr(backend_agg.RendererAgg, "_get_font_height_metrics")

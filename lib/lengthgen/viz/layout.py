@@ -54,8 +54,12 @@ def _share_mathtext_parses() -> None:
     MathTextParser._parse_cached = parse_cached
 
 
+_FONT_HEIGHTS_CHECKED = False
+
+
 def _share_font_heights() -> None:
-    """Let agg's renderers measure a font's height once per font, size and dpi.
+    """Let agg's renderers measure a font's height once per font, size and dpi (from the first
+    figure laid out or saved here on: `measuring_once`; the check below needs a figure).
 
     Laying a text out (its box, for every measure of a layout) starts with the height of a line
     of its font: the typographic ascender, descender and line gap of the font file's OS/2 table
@@ -64,16 +68,42 @@ def _share_font_heights() -> None:
     the renderer offers them (`_get_font_height_metrics`, asked where it exists): that was
     a fifth of the time the Dyck chapter's figures took. Here agg's renderer offers them,
     read the same way and kept. Where matplotlib's renderer has the method already, nothing is
-    changed; tests/test_layout_reuse.py compares the pixels with and without."""
+    changed, nor where texts measured with it differ from texts measured without it (another
+    matplotlib, which reads the heights otherwise or asks otherwise);
+    tests/test_layout_reuse.py compares the pixels with and without."""
+    global _FONT_HEIGHTS_CHECKED
     from matplotlib.backends.backend_agg import RendererAgg
-    if hasattr(RendererAgg, "_get_font_height_metrics"):
+    if _FONT_HEIGHTS_CHECKED or hasattr(RendererAgg, "_get_font_height_metrics"):
         return
+    _FONT_HEIGHTS_CHECKED = True
 
     def font_height_metrics(self, props):
         return _font_heights(props.copy(), self.dpi)   # (a copy: a FontProperties can change)
 
     font_height_metrics._lengthgen_shared = True
+    read = _text_boxes()
     RendererAgg._get_font_height_metrics = font_height_metrics
+    try:
+        same = _text_boxes() == read
+    except Exception:   # (asked with other arguments, say)
+        same = False
+    if not same:
+        del RendererAgg._get_font_height_metrics
+
+
+def _text_boxes() -> list:
+    """The boxes of a few texts (sizes, weights, lines) as agg measures them, at two dpi."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+    boxes = []
+    for dpi in (100, 200):
+        figure = Figure(figsize=(3, 2), dpi=dpi)
+        renderer = FigureCanvasAgg(figure).get_renderer()
+        for text, size, weight in (("Tg", 10.5, "normal"), ("two\nlines", 7, "bold"),
+                                   ("one\ntwo\nthree", 14, "normal")):
+            boxes.append(figure.text(0.1, 0.5, text, size=size, weight=weight)
+                         .get_window_extent(renderer).bounds)
+    return boxes
 
 
 @functools.lru_cache(maxsize=1024)
@@ -95,7 +125,6 @@ def _font_heights(props, dpi: float) -> tuple:
 
 
 _share_mathtext_parses()
-_share_font_heights()
 
 
 # Whether `ticks_reused` reuses ticks (the tests compare pixels with and without).
@@ -135,10 +164,13 @@ def ticks_reused(fig):
             vars(axis).pop("_update_ticks", None)
 
 
-def reusing_ticks(function):
-    """`function(fig, ...)`, run with `ticks_reused(fig)`."""
+def measuring_once(function):
+    """`function(fig, ...)` (a layout step, a save), with what matplotlib computes again at every
+    measure kept instead: the axes' ticks (`ticks_reused`) and the fonts' heights
+    (`_share_font_heights`)."""
     @functools.wraps(function)
     def run(fig, *args, **kwargs):
+        _share_font_heights()
         with ticks_reused(fig):
             return function(fig, *args, **kwargs)
     return run
@@ -388,7 +420,7 @@ def saved_width_px(fig) -> float:
     return box.width * DPI + 2 * DPI * 0.1  # savefig's pad_inches = 0.1
 
 
-@reusing_ticks
+@measuring_once
 def save_png(fig, dpi: int, tight: bool = True,
              text_px: float | None = None) -> tuple[bytes, float]:
     """PNG bytes of a figure laid out already (cut to what it draws, unless not `tight`: the
