@@ -152,7 +152,9 @@ def ticks_reused(fig):
     compute = getattr(Axis, "_update_ticks", None)
     axes = [axis for ax in fig.axes for axis in (ax.xaxis, ax.yaxis)
             if "_update_ticks" not in vars(axis)]   # (an outer ticks_reused has them)
-    if compute is None or not REUSE_TICKS:
+    known = all(hasattr(axis, name) for axis in axes[:1]   # (what `_reused_ticks` reads)
+                for name in ("_scale", "major", "minor", "_major_tick_kw", "_minor_tick_kw"))
+    if compute is None or not known or not REUSE_TICKS:
         yield fig
         return
     for axis in axes:
