@@ -102,8 +102,10 @@ def test_reused_ticks_follow_what_they_are_computed_from(change):
     plt.close(fig)
     assert seen == computed
     assert all(tick in held for tick in reused)
-    # (each change changes the ticks: their places or labels, or the Tick objects)
-    assert first != computed or not set(first_ticks) & held
+    # (each change changes the ticks: their places or labels, or the Tick objects; matplotlib
+    # 3.8 still computed ticks none of which is shown, 3.11 does not)
+    if change != "none shown" or hasattr(Axis, "_tick_group_visible"):
+        assert first != computed or not set(first_ticks) & held
 
 
 def test_the_figure_computes_its_ticks_again_after_the_layout():
@@ -127,6 +129,8 @@ def test_agg_offers_the_heights_of_fonts_as_matplotlib_reads_them(monkeypatch):
     """Texts of several fonts, sizes and lines, plain and math, at several dpi, have the same
     boxes whether the renderer offers the fonts' heights (kept per font) or matplotlib reads
     them from the font files each time, and the figures the same pixels."""
+    if not layout.font_heights_asked():
+        pytest.skip("this matplotlib's text layout asks no renderer for the fonts' heights")
     layout._share_font_heights()   # (done at the first layout; again, it does nothing)
     assert getattr(RendererAgg._get_font_height_metrics, "_lengthgen_shared", False)
 

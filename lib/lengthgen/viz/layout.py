@@ -34,13 +34,15 @@ def _share_mathtext_parses() -> None:
     parsers = {}
 
     @functools.lru_cache(maxsize=4096)
-    def shared(output_type, *key):
+    def shared(output_type, *key, **named):
         parser = parsers.setdefault(output_type, MathTextParser(
             {"vector": "path", "raster": "agg"}[output_type]))
-        return unwrapped(parser, *key)
+        return unwrapped(parser, *key, **named)
 
-    def parse_cached(self, s, dpi, prop, antialiased, load_glyph_flags):
-        return shared(self._output_type, s, dpi, prop, antialiased, load_glyph_flags)
+    def parse_cached(self, *key, **named):
+        # (the text, dpi, font and antialiasing, and in matplotlib 3.11 the glyph flags, not
+        # in 3.8: whatever this matplotlib passes, passed on, and part of the cache's key)
+        return shared(self._output_type, *key, **named)
 
     # A parse holds the fonts it was laid out with, which read their font files through the
     # file offsets this process shares with a forked copy of it (`viz.parallel`): a copy
@@ -73,7 +75,8 @@ def _share_font_heights() -> None:
     tests/test_layout_reuse.py compares the pixels with and without."""
     global _FONT_HEIGHTS_CHECKED
     from matplotlib.backends.backend_agg import RendererAgg
-    if _FONT_HEIGHTS_CHECKED or hasattr(RendererAgg, "_get_font_height_metrics"):
+    if _FONT_HEIGHTS_CHECKED or hasattr(RendererAgg, "_get_font_height_metrics") or \
+            not font_heights_asked():
         return
     _FONT_HEIGHTS_CHECKED = True
 
@@ -89,6 +92,14 @@ def _share_font_heights() -> None:
         same = False
     if not same:
         del RendererAgg._get_font_height_metrics
+
+
+def font_heights_asked() -> bool:
+    """Whether matplotlib's text layout asks a renderer for the fonts' heights (3.11 does,
+    3.8 did not)."""
+    from matplotlib.text import Text
+    code = getattr(getattr(Text, "_get_layout", None), "__code__", None)
+    return code is not None and "_get_font_height_metrics" in code.co_names
 
 
 def _text_boxes() -> list:
