@@ -84,13 +84,13 @@ def _share_font_heights() -> None:
         return _font_heights(props.copy(), self.dpi)   # (a copy: a FontProperties can change)
 
     font_height_metrics._lengthgen_shared = True
-    read = _text_boxes()
-    RendererAgg._get_font_height_metrics = font_height_metrics
     try:
+        read = _text_boxes()
+        RendererAgg._get_font_height_metrics = font_height_metrics
         same = _text_boxes() == read
     except Exception:   # (asked with other arguments, say)
         same = False
-    if not same:
+    if not same and "_get_font_height_metrics" in vars(RendererAgg):
         del RendererAgg._get_font_height_metrics
 
 
