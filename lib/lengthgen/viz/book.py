@@ -359,8 +359,13 @@ def _drawn_ahead(figure_id: str):
     from."""
     from lengthgen.runs.records import records_for
     records = records_for(figure_id, None, False, None)[1]
-    return (_phone_png(functools.partial(_phone_figure, figure_id, records)),
-            _records_digest(records))
+    return _phone_rendition(figure_id, records), _records_digest(records)
+
+
+def _phone_rendition(figure_id: str, records: list[dict]) -> tuple[bytes, float]:
+    """The phone's rendition of a registered figure drawn from `records`: its PNG and its
+    smallest text's size."""
+    return _phone_png(functools.partial(_phone_figure, figure_id, records))
 
 
 def _records_digest(records: list[dict]) -> str:
@@ -381,7 +386,7 @@ class _Ahead:
         rendition, digest = self.forked.result()
         if digest == _records_digest(self.records):
             return rendition
-        return _phone_png(functools.partial(_phone_figure, self.figure_id, self.records))
+        return _phone_rendition(self.figure_id, self.records)
 
 
 def _phone_figure(figure_id: str, records: list[dict] | None = None):
