@@ -472,9 +472,19 @@ def _commit_with_lib_changes(root: str, base: str, files: tuple) -> str | None:
     return found
 
 
+def code_commits(records: dict, root=None) -> dict[str, str | None]:
+    """{commit the machine saw: the commit whose lib/ ran (`code_commit`)} for each GPU run
+    (session) that wrote some of the records: a sweep spans sessions, each its own commit."""
+    runs: dict = {}
+    for name, record in records.items():
+        runs.setdefault(record["git_commit"], {})[name] = record
+    return {seen: code_commit(run, root) for seen, run in runs.items()}
+
+
 def caption(records: dict) -> str:
     """The provenance line under a paper-budget table: the records' own caption, with the
-    commit whose lib/ ran (`code_commit`) where the machine's git saw an older one "+dirty"."""
+    commit whose lib/ ran (`code_commit`) where the machine's git saw an older one "+dirty",
+    and, where several runs wrote them, each run's commit with its count of trainings."""
     from lengthgen.runs.records import caption as records_caption
     if not records:
         return "No paper-budget records yet."
@@ -488,11 +498,20 @@ def caption(records: dict) -> str:
     total = f"{len(records)} run(s), {sum(r['wall_time_s'] for r in records.values()):.0f} s"
     text = text.replace(total, f"{len(records)} trainings in {len(groups)} groups, which ran "
                                f"{sum(groups.values()):.0f} s in all (several at once)")
-    seen = next(iter(records.values()))["git_commit"]
-    commit = code_commit(records)
-    if commit and commit != seen:
-        text = text.replace(f"commit: {seen}", f"commit: {commit} (the GPU machine's copy of "
-                            f"the repository saw {seen}, with exactly that commit's lib/ "
-                            f"changes)")
-    return text
+    commits = code_commits(records)
+    if len(commits) == 1:
+        (seen, commit), = commits.items()
+        if commit and commit != seen:
+            text = text.replace(f"commit: {seen}", f"commit: {commit} (the GPU machine's copy of "
+                                f"the repository saw {seen}, with exactly that commit's lib/ "
+                                f"changes)")
+        return text
+    by_date = sorted(records.values(), key=lambda r: r["date"])
+    runs = list(dict.fromkeys(r["git_commit"] for r in by_date))   # oldest run first
+    counts = {seen: sum(r["git_commit"] == seen for r in by_date) for seen in runs}
+    named = "; ".join(f"{commits[seen] or seen} ({counts[seen]} training"
+                      f"{'' if counts[seen] == 1 else 's'})" for seen in runs)
+    start = text.index("commit: ") + len("commit: ")
+    end = text.index(" | ", start)
+    return f"{text[:start]}{named}, one commit per GPU run{text[end:]}"
 
