@@ -513,5 +513,5 @@ def caption(records: dict) -> str:
                       f"{'' if counts[seen] == 1 else 's'})" for seen in runs)
     start = text.index("commit: ") + len("commit: ")
     end = text.index(" | ", start)
-    return f"{text[:start]}{named}, one commit per GPU run{text[end:]}"
+    return f"{text[:start]}{named}{text[end:]}"
 
