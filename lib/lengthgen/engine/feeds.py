@@ -49,7 +49,7 @@ class HostFeed:
     def batch(self, step: int):
         batches, offsets = [], []
         for i, (task, rng, (lo, hi)) in enumerate(zip(self.tasks, self.rngs, self.ranges)):
-            batch = task.sample(rng, self.configs[i].batch_size, lo, hi)
+            batch = task.training_batch(rng, self.configs[i].batch_size, lo, hi)
             batches.append(batch)
             offsets.append(sample_offsets(rng, batch.inputs, self.n_positions[i],
                                           self.configs[i].ape_offsets)

@@ -58,6 +58,13 @@ class Task(ABC):
                max_len: int) -> Batch:
         """batch_size fresh examples with Len uniform over the feasible lengths in [min_len, max_len]."""
 
+    def training_batch(self, rng: np.random.Generator, batch_size: int, min_len: int,
+                       max_len: int) -> Batch:
+        """The next training batch. A task's training data are fresh samples (`sample`); a
+        wrapper that trains on a finite set (`tasks.fixed.FixedTrainingSet`) serves that set
+        here instead, while `sample` keeps drawing the evaluation sets from the task's law."""
+        return self.sample(rng, batch_size, min_len, max_len)
+
     @abstractmethod
     def max_tokens(self, length: int) -> int:
         """Number of model input positions (T) an example of Len = length occupies."""

@@ -1,0 +1,75 @@
+"""The third lead on the APE cells that fit and then fail: the authors' finite training set.
+
+`huang-ape-leads` tested two ways the book's training differs from the authors' code on D_3,
+D_4 and (aa)* with APE (their position offsets; D_n words that reach depth n), with 3 seeds;
+neither separated from the book's protocol. A third difference is the data regime: the paper's
+text, and the book, draw fresh batches at every step, while the authors' language code trains
+on a dataset of 10,000 strings drawn once, by epochs (the chapter's protocol table).
+
+This study trains the same cells, at the settings the book sweep selected, with that one
+change (`tasks.fixed.FixedTrainingSet`: 10,000 strings of the task's own law, Len 1-50, drawn
+once per seed, served in a new order every epoch, batch 64 as before; the evaluation sets stay
+fresh strings), beside the unchanged protocol, with 5 seeds. The two earlier leads closest to
+separating (D_4 trained on full-depth words, (aa)* with the authors' offsets) run to 5 seeds
+here too. A change counts only where the seeds' ranges separate (`huang_ape_leads.verdicts`).
+
+(aaaa)* and (abab)* also fit and then fail with APE, at 4 layers: each of their trainings
+costs about ten times a 1-layer one on a CPU, so they are left to the paper-scale config.
+"""
+from lengthgen.experiments.huang.sweep import leads, protocol
+from lengthgen.experiments.huang.sweep.leads import data, figure  # noqa: F401
+from lengthgen.tasks.fixed import AUTHORS_SIZE
+
+FIGURE_ID = "huang-ape-data-lead"
+TITLE = ("APE cells that fit and then fail: the authors' fixed training set by epochs, "
+         "5 seeds")
+SPREAD_BY = ("task", "variant")
+
+# cell: (the setting the book sweep selected, the variants trained)
+_CELLS = {"d3": [[1, 4, 128, 1e-4], ["book", "fixed_data"]],
+          "d4": [[1, 4, 128, 1e-4], ["book", "fixed_data", "full_depth"]],
+          "aa_star": [[1, 4, 128, 1e-4], ["book", "fixed_data", "half_offsets"]]}
+_WIDER = {**_CELLS, "aaaa_star": [[4, 4, 128, 1e-4], ["book", "fixed_data"]],
+          "abab_star": [[4, 4, 128, 1e-4], ["book", "fixed_data"]]}
+
+
+def _sweep(scale: str) -> dict:
+    return {k: v for k, v in protocol.configs([], [])[scale].items() if k != "tasks"}
+
+
+CONFIGS = {
+    "test": {"sweep": _sweep("test"), "fixed_size": 200, "seeds": [0],
+             "cells": {"d3": [[1, 1, 16, 1e-2], ["book", "fixed_data"]],
+                       "aa_star": [[1, 1, 16, 1e-2], ["book", "fixed_data"]]}},
+    "book": {"sweep": _sweep("book"), "fixed_size": AUTHORS_SIZE,
+             "seeds": [0, 1, 2, 3, 4], "cells": _CELLS},
+    "paper": {"sweep": {**_sweep("book"), "steps": 30000}, "fixed_size": AUTHORS_SIZE,
+              "seeds": [0, 1, 2, 3, 4], "cells": _WIDER},
+}
+
+
+def variants(config) -> list[str]:
+    """The variants of any cell, in the leads' order."""
+    used = {v for _, names in config["cells"].values() for v in names}
+    return [v for v in leads.ALL_VARIANTS if v in used]
+
+
+def runs(config):
+    """Seed by seed (a sweep cut short has every variant of its first seeds), the changed
+    trainings before the unchanged one."""
+    return [{"name": f"{task}__{variant}__s{seed}", "task": task, "variant": variant,
+             "setting": setting, "seed": seed}
+            for seed in config["seeds"] for task, (setting, names) in config["cells"].items()
+            for variant in sorted(names, key=lambda v: v == "book")]
+
+
+def run_one(params, config, device):
+    return leads.run_one(params, config, device)
+
+
+def table(records, config) -> str:
+    """Per cell and variant, Len 101-150 accuracy (mean over the seeds that fit, with their
+    range), how many fit, and the verdict against the book's protocol; "not in this study"
+    where a cell does not train that variant."""
+    return leads.lead_table(records, variants(config),
+                            {task: names for task, (_, names) in config["cells"].items()})
