@@ -96,9 +96,12 @@ def run(group, feed, tasks, configs, device, *, step: int = 0, members=None,
         step += 1
         if progress is not None:
             progress.update(1)
+        # members are evaluated every eval_every steps and at their own step cap; `alive[j]`
+        # is the original index of the group's j-th row (rows leave as members finish)
         due = [j for j, i in enumerate(alive) if step % eval_every == 0
                or step == configs[i].steps]
         if due:
+            # the one sync of an evaluation period: losses stayed on the device until now
             bad = first_non_finite(recent)
             points = group.evaluate()
             totals = sum(recent, torch.zeros(len(alive), device=device)).tolist()
@@ -106,7 +109,7 @@ def run(group, feed, tasks, configs, device, *, step: int = 0, members=None,
             for j in due:
                 i = alive[j]
                 cfg, m = configs[i], members[i]
-                if bad and bad[j] is not None:
+                if bad and bad[j] is not None:   # the step where its loss first went non-finite
                     at = step - len(recent) + bad[j] + 1
                     value = float(torch.stack(recent)[bad[j], j])
                     if diverged == "raise":
@@ -128,9 +131,9 @@ def run(group, feed, tasks, configs, device, *, step: int = 0, members=None,
                     m.stopped = m.abandoned = True
                 if m.stopped or step >= cfg.steps:
                     leaving.append(j)
-            if len(due) == len(alive):
+            if len(due) == len(alive):   # every row was read: start the next period afresh
                 recent.clear()
-            if leaving:
+            if leaving:   # drop the finished rows from the group, the feed and the losses kept
                 keep = [j for j in range(len(alive)) if j not in leaving]
                 finished = [alive[j] for j in leaving]
                 if keep:
