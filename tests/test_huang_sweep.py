@@ -254,6 +254,11 @@ def test_each_prediction_names_whether_a_theorem_or_the_heuristic_backs_it():
     assert basis("aa_star", "ape").startswith("theorem")         # a periodic program
     assert "Cor. 18" in basis("majority", "nope")                # NoPE: no positions at all
     assert basis("binary_majority_interleave", "nope") == "heuristic (no program known)"
+    lines = tables.line_rows(analysis.table([cell_record("tomita3", "ape",
+                                                        [bins(0.5, 0.0, 0.0)] * 3),
+                                            cell_record("tomita1", "ape",
+                                                        [bins(1.0, 1.0, 1.0)] * 3)]))
+    assert all(row[-1] == "1 of 2" for row in lines)   # each count names its predicted failures
     row = tables.cell_rows(analysis.table([cell_record("tomita3", "ape",
                                                        [bins(0.5, 0.0, 0.0)] * 3)]))[0]
     assert tables.CELL_HEADER[3] == "prediction rests on" and row[3].startswith("heuristic")
@@ -445,3 +450,19 @@ def test_fig1_marks_the_cells_not_run_in_their_slots():
     assert [t.get_text() for t in fig.axes[1].get_xticklabels()] == ["Tomita 1", "Tomita 2"]
     # the legend is labelled on the first cell drawn, though the first task was not run
     assert "Len 1-50" in [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+
+
+def test_the_gpu_count_names_its_predicted_failures_and_each_seeds_stopping_step():
+    """The paper-budget agreement says how many predicted failures it includes and how many of
+    its cells already agreed on the CPU; its table shows the step each seed stopped at beside
+    the budget, not the budget alone."""
+    gpu = cell_record("tomita1", "ape", [bins(1.0, 1.0, 1.0)] * 3)
+    for seed, steps in zip(gpu["metrics"]["seeds"], (3000, 6000, 3000)):
+        seed["steps"] = steps
+    gpu_rows = analysis.table([gpu, cell_record("parity", "ape", [bins(1.0, 0.5, 0.5)] * 3)])
+    cpu_rows = analysis.table([cell_record("tomita1", "ape", [bins(1.0, 1.0, 1.0)] * 3)])
+    assert tables.budget_agreement(gpu_rows, cpu_rows) == (
+        "2 of 2 complete cells (1 predicted success and 1 predicted failure; 1 of the 2 "
+        "already fit and agreed in the CPU runs)")
+    setting = tables.budget_rows(gpu_rows, cpu_rows, 30000)[0][4]
+    assert "budget 30,000" in setting and "stopped at 3,000, 6,000, 3,000" in setting

@@ -316,19 +316,23 @@ def budget_agreement(rows: list[dict], book_rows: list[dict]) -> str:
         return other is not None and other["fit"] and \
             (other["predicted"] == YES) == other["ours_success"]
     cpu = sum(agreed_on_cpu(r) for r in rows)
-    return (f"{a['ours']} of {a['cells']} complete cells ({a['predicted_yes']} predicted "
-            f"successes and {a['predicted_no']} predicted failures; {cpu} of the "
-            f"{a['cells']} already fit and agreed in the CPU runs)")
+    yes, no = a["predicted_yes"], a["predicted_no"]
+    return (f"{a['ours']} of {a['cells']} complete cells ({yes} predicted "
+            f"success{'' if yes == 1 else 'es'} and {no} predicted failure{'' if no == 1 else 's'};"
+            f" {cpu} of the {a['cells']} already fit and agreed in the CPU runs)")
 
 
 LINE_HEADER = ["success line (Len 101-150)", "agrees, all cells", "agrees, cells that fit",
-               "the paper agrees, same cells"]
+               "the paper agrees, same cells", "predicted failures among the cells"]
 
 
 def line_rows(rows: list[dict]) -> list[list[str]]:
-    """The headline counts at the success lines of analysis.LINES."""
+    """The headline counts at the success lines of analysis.LINES, each row saying how many of
+    its cells are predicted failures (a count of predicted successes alone tests one side)."""
+    no = sum(r["predicted"] != YES for r in rows)
     return [[f"{a['line']:.0%}", f"{a['ours']} of {a['cells']}",
-             f"{a['fit_agree']} of {a['fit']}", f"{a['paper']} of {a['paper_cells']}"]
+             f"{a['fit_agree']} of {a['fit']}", f"{a['paper']} of {a['paper_cells']}",
+             f"{no} of {a['cells']}"]
             for a in agreement_by_line(rows)]
 
 
