@@ -375,6 +375,53 @@ def test_every_stated_result_has_its_source():
     assert not stale, f"statement_sources.csv has rows for boxes that are gone: {sorted(stale)}"
 
 
+def box_texts() -> dict[str, str]:
+    """{label: the text of its box, whitespace collapsed}, for every box that states a result."""
+    out = {}
+    for path in NOTEBOOKS:
+        for cell in _cells(path):
+            if cell["cell_type"] != "markdown":
+                continue
+            text = "".join(cell["source"])
+            for match in STATED.finditer(text):
+                label = re.search(r":label:\s*([\w-]+)", match.group(3))
+                if match.group(2) in ("proof", "algorithm", "example", "remark") or not label:
+                    continue
+                end = text.find("\n" + match.group(1) + "\n", match.end())
+                body = text[match.end(): end if end >= 0 else len(text)]
+                out[label.group(1)] = " ".join(body.split())
+    return out
+
+
+def test_each_box_states_its_sources_hypotheses():
+    """Each statement box states the hypotheses (and the conclusion) of the statement it
+    restates, as far as text can tell: the phrases written from the source into
+    statement_sources.csv (`hypotheses`). Theorem 7's box must name the bounded regularizer,
+    and the Limit Transformer's definition must not build periodicity into its encodings."""
+    from lengthgen.viz.statements import hypotheses, statement_sources
+    texts = box_texts()
+    assert set(texts) == set(statement_sources()), "a box and its row do not match"
+    for label, text in texts.items():
+        required, forbidden = hypotheses(label)
+        assert required, f"{label}: no phrases of its source's hypotheses to check"
+        missing = [p for p in required if " ".join(p.split()) not in text]
+        assert not missing, f"{label}: the box does not state {missing}"
+        present = [p for p in forbidden if " ".join(p.split()) in text]
+        assert not present, f"{label}: the box states what its source does not: {present}"
+    required, _ = hypotheses("thm-huang-7")
+    assert any("\\sup_n" in p and "< \\infty" in p for p in required)
+    assert "p_{i \\bmod \\Delta}" in hypotheses("def-limit-transformer")[1]
+
+
+def test_the_hypotheses_check_fails_on_a_box_without_the_condition():
+    """Theorem 7's box with the bounded-regularizer condition dropped, as it once was, fails."""
+    from lengthgen.viz.statements import hypotheses
+    text = box_texts()["thm-huang-7"]
+    dropped = re.sub(r"with a \*\*bounded regularizer\*\*,.*?\), for which", "for which", text)
+    assert dropped != text
+    assert [p for p in hypotheses("thm-huang-7")[0] if p not in dropped]
+
+
 def test_the_box_pattern_finds_a_planted_box():
     text = ("Text.\n\n````{prf:lemma} Lemma 1 of Someone\n:label: lem-x\n:nonumber:\n\nBody.\n"
             "````\n\n```{prf:proof}\nNo.\n```\n")

@@ -399,3 +399,17 @@ def test_linear_laws_are_decided_on_the_seed_ranges():
     assert law_text(None, "ω").startswith("not decided")
     assert law_text({"proportional": False, "affine": True}, "ω").startswith("on a line")
     assert law_text({"proportional": False, "affine": False}, "Δ").startswith("neither")
+
+
+def test_the_list_of_what_is_not_reproduced_names_every_failed_observation():
+    """The Dyck summary's list of the paper's Figs. 4 and 6 observations that do not hold is
+    computed by the same checks as their verdicts: as many items as observations failed, and
+    the Fig. 4 ones by name."""
+    fig4 = committed_records("richard-fig4-completions")[1]
+    ablation = committed_records("richard-fig6-ablation")[1]
+    text = dyck.observations_not_held(fig4, ablation)
+    checks = dyck.fig4_checks(fig4)
+    failed = (4 - sum(checks.values())) + (4 - sweeps.ablation_verdict(ablation)[1])
+    assert text.count("(Fig. 4)") + text.count("(Fig. 6)") == failed
+    for key, ok in checks.items():
+        assert (dyck.FIG4_WORDS[key] in text) == (not ok)

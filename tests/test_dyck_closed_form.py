@@ -98,6 +98,24 @@ def test_memorization_head_beats_its_bound_in_high_dimension():
     assert theorem31_bound(64, 16, 8, 640) == 0.0  # d too small: the theorem says nothing
 
 
+def test_theorem31_bound_keeps_the_cubic_term_of_the_dimension_condition():
+    """d >= 4 log n / (eps^2/2 - eps^3/3) has a solution eps < 1 only for d > 24 log n (about
+    99.8 at n = 64): at d = 64 the theorem says nothing, where dropping the eps^3/3 term (the
+    paper's scaling remark, eps = 2 sqrt(2 log n / d) = 0.72) would give a bound of about 0.8.
+    Above it the bound uses the smallest eps the condition allows, which is larger than the
+    remark's, so the bound is lower."""
+    from lengthgen.models.dyck import theorem31_epsilon, theorem31_min_dimension
+    assert theorem31_epsilon(64, 64) is None and theorem31_bound(64, 16, 64, 640) == 0.0
+    assert theorem31_epsilon(64, 99) is None and theorem31_epsilon(64, 100) is not None
+    for d in (100, 128, 256, 1024):
+        eps = theorem31_epsilon(64, d)
+        assert 0 < eps < 1
+        assert theorem31_min_dimension(64, eps) == pytest.approx(d, rel=1e-9)  # the condition, tight
+        remark = 2 * math.sqrt(2 * math.log(64) / d)
+        assert eps > remark
+        assert theorem31_bound(64, 16, d, 640) < 1 - 64 * 16 * math.exp(-10 + 2 * remark)
+
+
 def test_trainable_head_with_closed_form_weights_completes_deep_prefixes():
     """Eq. (1) as a torch module, loaded with the closed form (d = 1, E(<bos>) = 0)."""
     s = "(()(()))()(()())"

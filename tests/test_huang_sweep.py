@@ -202,6 +202,68 @@ def test_a_cell_fits_with_one_seed_at_100_or_at_the_papers_own_level():
     assert all(set(r) == set(tidy[0]) for r in tidy)
 
 
+def test_one_rule_flags_an_outcome_the_mean_decides_against_most_seeds():
+    """Tomita 4 (APE) passes by its mean with 1 of 3 seeds passing, (aa)* (APE) fails by its
+    mean with 2 of 3 passing: both are flagged, by the same rule, and a cell whose seeds agree
+    with its mean is not."""
+    records = [
+        cell_record("tomita4", "ape", [bins(1.0, 1.0, 0.78), bins(1.0, 1.0, 0.95),
+                                       bins(1.0, 1.0, 0.77)]),
+        cell_record("aa_star", "ape", [bins(1.0, 1.0, 1.0), bins(1.0, 1.0, 1.0),
+                                       bins(1.0, 1.0, 0.0)]),
+        cell_record("abab_star", "ape", [bins(1.0, 1.0, 1.0), bins(1.0, 1.0, 0.0),
+                                         bins(1.0, 1.0, 0.0)]),
+    ]
+    rows = {r["task"]: r for r in analysis.table(records)}
+    assert rows["tomita4"]["ours_success"] and rows["tomita4"]["seeds_pass"] == 1
+    assert not rows["aa_star"]["ours_success"] and rows["aa_star"]["seeds_pass"] == 2
+    assert analysis.decided_by_mean(rows["tomita4"]) == "carried"
+    assert analysis.decided_by_mean(rows["aa_star"]) == "held down"
+    assert analysis.decided_by_mean(rows["abab_star"]) is None
+    counts = analysis.agreement(list(rows.values()))
+    assert counts["mean_only"] == ["tomita4/ape"] and counts["mean_held_down"] == ["aa_star/ape"]
+    verdicts = {r[0]: r[-1] for r in tables.cell_rows(list(rows.values()))}
+    assert verdicts == {"Tomita 4": "agrees (carried by the mean)",
+                        "(aa)*": "DISAGREES (held down by the mean)", "(abab)*": "DISAGREES"}
+
+
+def test_cells_that_never_fit_and_agree_are_split_by_prediction():
+    """A predicted success whose seeds all stay below 100% in distribution but pass on long
+    inputs "agrees" by its mean over all seeds: named apart from the predicted failures."""
+    records = [cell_record("majority", "ape", [bins(0.97, 0.9, 0.85)] * 3),
+               cell_record("parity_task", "ape", [bins(0.7, 0.5, 0.5)] * 3)]
+    rows = analysis.table(records)
+    assert all(not r["fit"] and r["n_averaged"] == 3 for r in rows)
+    counts = analysis.agreement(rows)
+    assert counts["never_fit_agree"] == 2 and counts["never_fit_agree_no"] == 1
+    assert counts["never_fit_agree_yes"] == ["majority/ape"]
+    text = tables.headline(rows)
+    assert text["never-fit-agree-yes"] == "Majority (APE)" and text["never-fit-agree-no"] == "1"
+
+
+def test_each_prediction_names_whether_a_theorem_or_the_heuristic_backs_it():
+    """Only copying with repeats and addition fail by a theorem (Corollary 13); every other
+    predicted failure rests on C-RASP inexpressibility alone, the paper's heuristic."""
+    basis = protocol.prediction_basis
+    assert basis("copy_repeat", "ape").startswith("theorem") and "Cor. 13" in basis("addition",
+                                                                                     "nope")
+    for task_id in ("parity_task", "parity", "tomita3", "tomita5", "tomita6", "012_02"):
+        for encoding in ("ape", "nope"):
+            assert basis(task_id, encoding).startswith("heuristic"), (task_id, encoding)
+    assert basis("aa_star", "nope").startswith("heuristic")      # C-RASP[] only
+    assert basis("aa_star", "ape").startswith("theorem")         # a periodic program
+    assert "Cor. 18" in basis("majority", "nope")                # NoPE: no positions at all
+    assert basis("binary_majority_interleave", "nope") == "heuristic (no program known)"
+    lines = tables.line_rows(analysis.table([cell_record("tomita3", "ape",
+                                                        [bins(0.5, 0.0, 0.0)] * 3),
+                                            cell_record("tomita1", "ape",
+                                                        [bins(1.0, 1.0, 1.0)] * 3)]))
+    assert all(row[-1] == "1 of 2" for row in lines)   # each count names its predicted failures
+    row = tables.cell_rows(analysis.table([cell_record("tomita3", "ape",
+                                                       [bins(0.5, 0.0, 0.0)] * 3)]))[0]
+    assert tables.CELL_HEADER[3] == "prediction rests on" and row[3].startswith("heuristic")
+
+
 # ---- the sweep -----------------------------------------------------------------------------
 def test_a_cells_job_ties_embeddings_where_inputs_and_outputs_share_symbols():
     config = experiment("huang-fig1-algorithmic").CONFIGS["test"]
@@ -388,3 +450,19 @@ def test_fig1_marks_the_cells_not_run_in_their_slots():
     assert [t.get_text() for t in fig.axes[1].get_xticklabels()] == ["Tomita 1", "Tomita 2"]
     # the legend is labelled on the first cell drawn, though the first task was not run
     assert "Len 1-50" in [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+
+
+def test_the_gpu_count_names_its_predicted_failures_and_each_seeds_stopping_step():
+    """The paper-budget agreement says how many predicted failures it includes and how many of
+    its cells already agreed on the CPU; its table shows the step each seed stopped at beside
+    the budget, not the budget alone."""
+    gpu = cell_record("tomita1", "ape", [bins(1.0, 1.0, 1.0)] * 3)
+    for seed, steps in zip(gpu["metrics"]["seeds"], (3000, 6000, 3000)):
+        seed["steps"] = steps
+    gpu_rows = analysis.table([gpu, cell_record("parity", "ape", [bins(1.0, 0.5, 0.5)] * 3)])
+    cpu_rows = analysis.table([cell_record("tomita1", "ape", [bins(1.0, 1.0, 1.0)] * 3)])
+    assert tables.budget_agreement(gpu_rows, cpu_rows) == (
+        "2 of 2 complete cells (1 predicted success and 1 predicted failure; 1 of the 2 "
+        "already fit and agreed in the CPU runs)")
+    setting = tables.budget_rows(gpu_rows, cpu_rows, 30000)[0][4]
+    assert "budget 30,000" in setting and "stopped at 3,000, 6,000, 3,000" in setting

@@ -422,6 +422,38 @@ def test_curve_rows_give_the_seed_spread():
     assert rows[(4, 16)]["required_N"] is not None and rows[(4, 16)]["required_N_min"] is None
 
 
+def test_a_crossing_below_the_grid_is_reported_as_an_upper_bound():
+    """Where the smallest train length's plateau is already below eps (the ModPTask rows at
+    Delta = 4 and 8), required_length returns that grid point: an upper bound, marked "≤" in
+    the prose, left out of the fitted line and the growth factor, and the law's "one line" is
+    then not decided, while "not proportional" still is when a crossing at another key exceeds
+    what proportionality allows."""
+    from lengthgen.experiments.izzo.analysis import (crossing_is_bound, headline, law_check,
+                                                     law_text, required_fit)
+    assert crossing_is_bound([6, 8], [5e-3, 1e-4], 1e-2) and required_length([6, 8], [5e-3, 1e-4],
+                                                                             1e-2) == 6
+    assert not crossing_is_bound([3, 4], [5e-2, 4e-4], 1e-2)
+    config = {"eps": 1e-2, "test_lengths": [8, 16], "logit_scaling": "suffix", "max_steps": 10}
+
+    def record(period, seed, n, loss):
+        return {"params": {"period": period, "train_length": n, "seed": seed},
+                "config": config,
+                "metrics": {"test_loss": {"8": loss, "16": loss}, "reached_stop_loss": True,
+                            "train_loss": 1e-6}}
+    records = [record(2, s, n, loss) for s in (0, 1) for n, loss in ((3, 5e-2), (4, 4e-4))]
+    records += [record(4, s, n, loss) for s in (0, 1) for n, loss in ((6, 6e-3), (8, 4e-4))]
+    records += [record(8, s, n, loss) for s in (0, 1) for n, loss in ((12, 1e-3), (16, 3e-4))]
+    numbers = headline(records, "period")
+    assert numbers["required-4"] == "≤ 6" and numbers["required-8"] == "≤ 12"
+    assert not numbers["required-2"].startswith("≤")
+    assert numbers["required-slope"] == "-" and numbers["law-ratio"] == "-"
+    assert required_fit(records, "period") is None          # one crossing, two bounds: no line
+    law = law_check(records, "period")
+    assert law["bounded"] == [4, 8] and not law["proportional"]
+    assert law_text(law, "Δ").startswith("not proportional") and "not decided" in \
+        law_text(law, "Δ")
+
+
 def test_two_model_simulation_needs_tau_delta_over_eps_squared():
     from lengthgen.theory.izzo_bound import simulate_pair
     f, g = modp_task_model(4, 0), modp_task_model(4, 1)

@@ -81,6 +81,7 @@ def glue_headline() -> str:
     records, rows = _both()
     for key, text in {**tables.headline(rows), **tables.paper_overall()}.items():
         book_text(f"huang-h-{key}", text)
+    book_text("huang-h-perfect-baseline", tables.perfect_baseline(rows))
     status = _status()
     book_text("huang-status", status)
     book_table("huang-headline", HTMLTable(tables.HEADLINE_HEADER,
@@ -118,12 +119,11 @@ def glue_budget() -> None:
     book_text("huang-paper-t7-nope",
               f"{protocol.reference()[('tomita7', 'nope')]['bins'][-1]:.1%}")
     for n in (2, 3, 4, 12):   # the share of D_n training words that reach depth n (book's law)
-        book_text(f"huang-d{n}-full", f"{analysis.full_depth_share(n, 1, 50):.0%}")
+        book_text(f"huang-d{n}-full", f"{analysis.full_depth_share(n, 1, 50):.1%}")
     languages = sweep_records()["languages"]["rows"]
     for task_id in ("d3", "d4"):
         book_text(f"huang-{task_id}-ape", tables.cell_text(languages, task_id, "ape"))
-    agreement = analysis.agreement(rows_budget)
-    book_text("huang-budget-agree", f"{agreement['ours']} of {agreement['cells']}")
+    book_text("huang-budget-agree", tables.budget_agreement(rows_budget, rows))
 
 
 def glue_leads() -> None:
@@ -145,6 +145,7 @@ def glue_language_cells() -> None:
             s["records"]).items():
         short = "sf" if group == "star-free" else "nsf"
         book_text(f"huang-{short}-{encoding}-{source}", f"{mean:.1f}%")
+    book_text("huang-sf-groups-ape", huang_fig4_starfree.group_counts(s["records"], "ape"))
 
 
 def hparams_table() -> None:

@@ -3,13 +3,15 @@
 The sources are data (lengthgen/data/statement_sources.csv): per box label, the chapter, the
 kind of box, the source (a key of book/references.bib, or "this book" for the book's own
 rules), the numbered statement as the source numbers it, and the section or appendix where it
-stands (the copies of the papers the book was written from carry no page numbers).
-tests/test_book_hygiene.py requires one row per box.
+stands (the copies of the papers the book was written from carry no page numbers), and the
+phrases of the source statement's hypotheses and conclusion that the box must state (written
+from the source; `hypotheses`). tests/test_book_hygiene.py requires one row per box and checks
+each box against its phrases.
 """
 import csv
 from importlib import resources
 
-FIELDS = ("label", "chapter", "kind", "source", "statement", "where", "note")
+FIELDS = ("label", "chapter", "kind", "source", "statement", "where", "note", "hypotheses")
 
 
 def statement_sources() -> dict[str, dict]:
@@ -23,3 +25,11 @@ def source_line(label: str) -> str:
     """One line naming a box's source, e.g. 'huang2025formal, Theorem 7, Sec. 3.3'."""
     row = statement_sources()[label]
     return f"{row['source']}, {row['statement']}, {row['where']}"
+
+
+def hypotheses(label: str) -> tuple[list[str], list[str]]:
+    """(the phrases a box must state, the phrases it must not), from its row's `hypotheses`:
+    separated by " | ", a leading "!" marks a phrase the box must not contain."""
+    phrases = [p.strip() for p in statement_sources()[label]["hypotheses"].split(" | ")]
+    return ([p for p in phrases if p and not p.startswith("!")],
+            [p[1:] for p in phrases if p.startswith("!")])

@@ -21,7 +21,9 @@ def plateau(record: dict) -> float:
 
 def required_length(lengths, losses, eps: float) -> float | None:
     """Smallest train length whose mean plateau is <= eps, interpolating log-loss linearly in
-    the train length between the two grid points around the crossing; None if never reached."""
+    the train length between the two grid points around the crossing; None if never reached.
+    Where the first grid point is already <= eps this is that grid point, an upper bound on the
+    crossing, not a crossing (`crossing_is_bound` says which)."""
     import math
     pairs = sorted(zip(lengths, losses))
     for i, (n, loss) in enumerate(pairs):
@@ -32,6 +34,13 @@ def required_length(lengths, losses, eps: float) -> float | None:
             t = (math.log(l0) - math.log(eps)) / (math.log(l0) - math.log(loss))
             return n0 + t * (n - n0)
     return None
+
+def crossing_is_bound(lengths, losses, eps: float) -> bool:
+    """Whether `required_length` gives only an upper bound: the plateau of the smallest train
+    length of the grid is already <= eps, so the crossing lies somewhere below the grid."""
+    pairs = sorted(zip(lengths, losses))
+    return bool(pairs) and pairs[0][1] <= eps
+
 
 def main_records(records) -> list:
     """The records of the paper's logit scaling (the comparison runs of the other are apart)."""
@@ -61,12 +70,19 @@ def curve_rows(records, key: str) -> list[dict]:
         for name, eps in (("required_N", config["eps"]),
                           ("required_N_eps_over_10", config["eps"] / 10)):
             need[name] = required_length(lengths, plateaus, eps)
+            need[name + "_bound"] = crossing_is_bound(lengths, plateaus, eps)
             own = [required_length(sorted(per_seed[s]), [per_seed[s][n]
                                                          for n in sorted(per_seed[s])], eps)
                    for s in seeds]
             reached = [v for v in own if v is not None]
             need[name + "_min"] = min(reached) if len(reached) == len(own) else None
             need[name + "_max"] = max(reached) if len(reached) == len(own) else None
+            # a seed whose first plateau is already below eps gives only an upper bound: the
+            # lower end of the seeds' range is then unknown (anywhere below the grid)
+            need[name + "_min_bound"] = any(
+                crossing_is_bound(sorted(per_seed[s]), [per_seed[s][n]
+                                                        for n in sorted(per_seed[s])], eps)
+                for s in seeds)
         for n, level in zip(lengths, plateaus):
             runs_n = [r for r in group if r["params"]["train_length"] == n]
             levels = [plateau(r) for r in runs_n]
@@ -81,7 +97,8 @@ def curve_rows(records, key: str) -> list[dict]:
                              "train_loss_max": max(r["metrics"]["train_loss"] for r in runs_n),
                              **need})
     for column in ("required_N", "required_N_eps_over_10"):
-        pts = sorted({(r[key], r[column]) for r in rows if r[column] is not None})
+        pts = sorted({(r[key], r[column]) for r in rows if r[column] is not None
+                      and not r[column + "_bound"]})   # an upper bound is no point of a line
         line = linear_fit(*zip(*pts)) if len(pts) >= 2 else None
         for r in rows:
             r[column + "_line"] = None if line is None else line[1] + line[0] * r[key]
@@ -118,7 +135,8 @@ def required_fit(records, key: str, column: str = "required_N") -> dict | None:
     """The least-squares line of the required train length against `key` (None with fewer than
     two values reaching it): slope, intercept, and the ratio of the largest to the smallest."""
     rows = summary_rows(records, key)
-    pts = sorted({(r[key], r[column]) for r in rows if r[column] is not None})
+    pts = sorted({(r[key], r[column]) for r in rows if r[column] is not None
+                  and not r[column + "_bound"]})   # upper bounds are left out of the fit
     if len(pts) < 2:
         return None
     xs, ys = zip(*pts)
@@ -146,22 +164,35 @@ def law_check(records, key: str, column: str = "required_N") -> dict | None:
     per_value = {}
     for r in rows:
         if r[column + "_min"] is not None and r[key] not in per_value:
-            per_value[r[key]] = (r[column + "_min"], r[column + "_max"], r[column])
+            # where a seed's crossing is only an upper bound, the range reaches down to 0
+            lo = 0.0 if r[column + "_min_bound"] else r[column + "_min"]
+            per_value[r[key]] = (lo, r[column + "_max"], r[column], r[column + "_bound"])
     values = sorted({r[key] for r in rows})
     if len(per_value) < len(values) or len(values) < 2:
         return None
     ranges = [(v, *per_value[v][:2]) for v in values]
+    bounded = [v for v in values if per_value[v][0] == 0.0]
+    ends = per_value[values[-1]][3] or per_value[values[0]][3]
     return {"proportional": max(lo / v for v, lo, _ in ranges)
             <= min(hi / v for v, _, hi in ranges),
             "affine": _line_through(ranges),
-            "ratio": per_value[values[-1]][2] / per_value[values[0]][2],
+            "bounded": bounded,
+            # the end points' ratio means nothing where either end is only a bound
+            "ratio": None if ends else per_value[values[-1]][2] / per_value[values[0]][2],
             "key_ratio": values[-1] / values[0],
-            "per_key": ", ".join(f"{sig(lo / v)} to {sig(hi / v)}" for v, lo, hi in ranges)}
+            "per_key": ", ".join((f"at most {sig(hi / v)}" if lo == 0.0 else
+                                  f"{sig(lo / v)} to {sig(hi / v)}") for v, lo, hi in ranges)}
 
 def law_text(check: dict | None, symbol: str) -> str:
     """`law_check` in words: which reading of "linear in the key" the seeds' ranges allow."""
     if check is None:
         return f"not decided (some {symbol} has no seed crossing)"
+    if check.get("bounded"):
+        where = ", ".join(sig(v) for v in check["bounded"])
+        head = ("proportional to " if check["proportional"] else "not proportional to ")
+        return (f"{head}{symbol} within the seeds' ranges; at {symbol} = {where} a seed's "
+                f"crossing is only an upper bound (the grid's first train length is already "
+                f"below the error), so whether the required N lies on one line is not decided")
     if check["proportional"]:
         return f"proportional to {symbol} within the seeds' ranges"
     if check["affine"]:
@@ -208,23 +239,52 @@ def headline(records, key: str) -> dict:
         parts = []
         for v in values:
             r = next(r for r in summary if r[key] == v)
-            spread_text = (f" ({sig(r[column + '_min'])} to {sig(r[column + '_max'])})"
+            # "≤": the first grid point already below the error, an upper bound only
+            low = "≤ " if r[column + "_min_bound"] else ""
+            spread_text = (f" ({low}{sig(r[column + '_min'])} to {sig(r[column + '_max'])})"
                            if r[column + "_min"] is not None else "")
-            parts.append(f"{sig(r[column])}{spread_text}")
-            out[f"{name}-{_key(v)}"] = sig(r[column])
+            mark = "≤ " if r[column + "_bound"] else ""
+            parts.append(f"{mark}{sig(r[column])}{spread_text}")
+            out[f"{name}-{_key(v)}"] = mark + sig(r[column])
         out[name] = ", ".join(parts)
         fit = required_fit(main, key, column)
         out[f"{name}-slope"] = sig(fit["slope"]) if fit else "-"
         out[f"{name}-ratio"] = sig(fit["ratio"]) if fit else "-"
+    out["required-stops"] = crossing_stops(summary, key, values)
     middle, top = creep(main)
     out["creep-median"], out["creep-max"] = sig(middle), sig(top)
     out["values"] = ", ".join(sig(v) for v in values)
     law = law_check(main, key)
     out["law"] = law_text(law, _SYMBOLS.get(key, key))
     out["law-per-key"] = law["per_key"] if law else "-"
-    out["law-ratio"] = sig(law["ratio"]) if law else "-"
+    out["law-ratio"] = sig(law["ratio"]) if law and law["ratio"] is not None else "-"
     out["law-key-ratio"] = sig(law["key_ratio"]) if law else "-"
     return out
+
+def crossing_stops(summary, key: str, values, column: str = "required_N") -> str:
+    """Where a mean crossing (at eps) is interpolated between two train lengths whose runs did
+    not all meet the stop rule, in words per key value: such a crossing rests on models that
+    were still training when the step cap ended them."""
+    notes = []
+    for v in values:
+        rows = sorted((r for r in summary if r[key] == v), key=lambda r: r["train_length"])
+        need = rows[0][column]
+        if need is None or rows[0][column + "_bound"]:
+            continue
+        n1 = next(r for r in rows if r["train_length"] >= need)
+        n0 = max((r for r in rows if r["train_length"] < n1["train_length"]),
+                 key=lambda r: r["train_length"])
+        stopped = n0["stopped_by_loss"] + n1["stopped_by_loss"]
+        runs = n0["seeds"] + n1["seeds"]
+        if stopped < runs:
+            notes.append(f"for {_SYMBOLS.get(key, key)} = {sig(v)} it is interpolated between "
+                         f"N = {n0['train_length']} and {n1['train_length']}, where {stopped} "
+                         f"of {runs} runs met the stop rule")
+    if not notes:
+        return "every crossing lies between runs that met the stop rule"
+    return "; ".join(notes) + (" (such a crossing rests on models that the step cap, not the "
+                               "loss rule, stopped)")
+
 
 def _key(value) -> str:
     return sig(value).replace(".", "p").replace("-", "m")
@@ -246,16 +306,25 @@ def _curves_verdict(records, key: str, symbol: str) -> str:
     parts = [f"plateau falls with N for {falling} of {len(values)} {symbol}"]
     for column, eps in (("required_N", main[0]["config"]["eps"]),
                         ("required_N_eps_over_10", main[0]["config"]["eps"] / 10)):
-        need = [next(r for r in summary if r[key] == v)[column] for v in values]
+        firsts = [next(r for r in summary if r[key] == v) for v in values]
+        need = [r[column] for r in firsts]
+        shown = [("≤ " if r[column + "_bound"] else "") + sig(r[column])
+                 for r in firsts if r[column] is not None]
         if any(n is None for n in need):
             parts.append(f"eps = {sig(eps)} not reached for every {symbol}")
             continue
         grows = monotone(need)
         fit = required_fit(main, key, column)
+        bounded = any(r[column + "_bound"] for r in firsts)
         factor = (f"; x{sig(fit['ratio'])} for {symbol} x{sig(fit['key_ratio'])}" if fit
                   else "")
-        parts.append(f"required N at eps = {sig(eps)} {'grows' if grows else 'does not grow'}"
-                     f" with {symbol} ({', '.join(sig(n) for n in need)}{factor})")
+        if bounded:   # a growth factor between upper bounds would be the grid's, not the runs'
+            parts.append(f"required N at eps = {sig(eps)} for each {symbol}: "
+                         f"{', '.join(shown)} (≤: an upper bound only)")
+        else:
+            parts.append(f"required N at eps = {sig(eps)} "
+                         f"{'grows' if grows else 'does not grow'} with {symbol} "
+                         f"({', '.join(shown)}{factor})")
         law = law_check(main, key, column)
         if law:
             # the paper's "linear": decided on the seeds' own crossings (izzo_common.law_check)

@@ -66,12 +66,20 @@ def curves_figure(records, key: str, symbol: str, task_name: str):
         high = [p[3] - p[1] if p[3] is not None else 0 for p in pts]
         axes[3].errorbar(xs, ys, yerr=[low, high], fmt="o", capsize=3, color=color,
                          label=f"plateau <= {eps:g}")
-        if len(pts) >= 2:   # the least-squares line of the rows, between the first and last key
-            line = {r[key]: r[column + "_line"] for r in summary}
+        # an upper bound (the grid's first train length already below eps) is no crossing:
+        # drawn as a downward triangle, and left out of the line
+        bounds = sorted({(r[key], r[column]) for r in summary
+                         if r[column] is not None and r[column + "_bound"]})
+        if bounds:
+            axes[3].plot(*zip(*bounds), "v", color=color, markersize=9,
+                         label=f"plateau <= {eps:g}: upper bound only")
+        line = {r[key]: r[column + "_line"] for r in summary}
+        if len(pts) >= 2 and None not in line.values():
+            # the least-squares line of the crossings, between the first and last key
             slope = (line[max(xs)] - line[min(xs)]) / (max(xs) - min(xs))
             axes[3].plot([min(xs), max(xs)], [line[min(xs)], line[max(xs)]], ":", color=color,
                          label=f"line, slope {slope:.2g}")
-    axes[3].set(xlabel=symbol, ylabel="smallest N (interpolated)",
+    axes[3].set(xlabel=symbol, ylabel="smallest N (interpolated, or a bound)",
                 title=f"(d) required N vs {symbol}")
     if axes[3].get_legend_handles_labels()[0]:
         axes[3].legend(fontsize=7)

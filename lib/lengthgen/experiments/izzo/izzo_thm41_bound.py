@@ -17,6 +17,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.ticker import NullFormatter
 
+from lengthgen.experiments.prose import sig
 from lengthgen.tasks.izzo import ModPTask, SimpleTask
 
 FIGURE_ID = "izzo-thm41-bound"
@@ -181,6 +182,20 @@ def theorem_lengths(records) -> tuple[float, float]:
     """The smallest and largest N of Theorem 4.1 over the models and eps of the records."""
     lengths = [r["metrics"]["N"] for r in records]
     return min(lengths), max(lengths)
+
+
+def z_shares(records) -> dict[str, str]:
+    """The longest z as a share of the theorem's N (constants set to 1), worst case per model
+    and eps: for the ModPTask pairs, where L = 1 and the second half needs tau Delta / eps^2
+    positions, the theorem's second term itself, and for every other model or pair. Ranges as
+    text, for the chapter's sentence on how short z is."""
+    groups = {"modp-pairs": [], "others": []}
+    for row in simulation_table(records):
+        modp_pair = row["model"].startswith("pair: ModPTask")
+        groups["modp-pairs" if modp_pair else "others"].append(row["longest z"]
+                                                                / row["theorem's N"])
+    return {name: (f"{sig(min(v))} to {sig(max(v))}" if v else "none")
+            for name, v in groups.items()}
 
 
 class BoundFigure:

@@ -9,7 +9,7 @@ apart. Drawn from the huang-fig1-languages records (no training of its own).
 """
 from lengthgen.experiments.huang.sweep import analysis, protocol
 from lengthgen.models.positions import PositionalEncoding
-from lengthgen.tasks.metadata import info
+from lengthgen.tasks.metadata import info, language_ids
 
 FIGURE_ID = "huang-fig4-starfree"
 TITLE = "Longest-bin accuracy of star-free and non-star-free languages"
@@ -42,6 +42,20 @@ def group_means(records) -> dict:
     for row in points(records):
         out[(row["encoding"], row["source"], row["group"])] = row["group_mean_percent"]
     return out
+
+
+def group_counts(records, encoding: str) -> str:
+    """How many languages of each group the means are over, for one encoding: the cells this
+    book's sweep has run out of the panel's (the paper's means are taken on the same cells),
+    e.g. "11 of 11 star-free and 5 of 6 not star-free languages"."""
+    drawn = {p["task"] for p in points(records)
+             if p["encoding"] == encoding and p["source"] == "ours"}
+    parts = []
+    for group in GROUPS:
+        every = [t for t in records[0]["config"]["tasks"] if t in language_ids()
+                 and info(t).star_free == (group == GROUPS[0])]   # the panel's languages
+        parts.append(f"{sum(t in drawn for t in every)} of {len(every)} {group}")
+    return " and ".join(parts) + " languages"
 
 
 def data(records):

@@ -56,7 +56,7 @@ from lengthgen.models.positions import DECODER_ENCODINGS, PositionalEncoding, va
 from lengthgen.runs.execute import cache_fresh_after, preflight
 from lengthgen.tasks import get_task
 from lengthgen.tasks.base import bin_name
-from lengthgen.tasks.metadata import info
+from lengthgen.tasks.metadata import NONE_FOUND, YES, info
 
 if TYPE_CHECKING:   # annotations only: reading records (`figure data`) imports no torch
     from lengthgen.train import TrainConfig
@@ -462,3 +462,31 @@ def predicted(task_id: str, encoding: str) -> str:
     row = info(task_id)
     sees = PositionalEncoding.parse(encoding, DECODER_ENCODINGS).sees_positions
     return row.crasp_periodic_local if sees else row.crasp
+
+
+# What a prediction rests on (huang2025formal). A "yes" is a theorem's: a C-RASP program compiles
+# into a periodic, local Limit Transformer (Theorem 9; without positional relations, into one
+# without positions, Corollary 18) and Theorem 7 guarantees the idealized learner. A "no" is a
+# theorem's only where no periodic, local Limit Transformer exists at all: copying with repeats
+# and addition, by Corollary 13. Elsewhere only C-RASP inexpressibility is proven (or, for "none
+# found", nothing), and the paper says it is open whether C-RASP[periodic,local] is strictly
+# smaller than those Limit Transformers (its App. A, question 2), so the failure prediction is
+# the paper's empirical heuristic (same answer: "experimental results suggest that such an
+# implication might hold in many cases").
+THEOREM, HEURISTIC = "theorem", "heuristic"
+NO_LIMIT_TRANSFORMER = ("copy_repeat", "addition")   # Corollary 13 (App. B.3, Corollary 20)
+
+
+def prediction_basis(task_id: str, encoding: str) -> str:
+    """What the cell's prediction rests on, as a table cell: "theorem (...)" naming the results,
+    or "heuristic (...)": no C-RASP program exists (proven), but whether a periodic, local Limit
+    Transformer does is open; or no program is known at all."""
+    prediction = predicted(task_id, encoding)
+    sees = PositionalEncoding.parse(encoding, DECODER_ENCODINGS).sees_positions
+    if prediction == YES:
+        return f"{THEOREM} (Thms. 9, 7)" if sees else f"{THEOREM} (Thm. 9, Cor. 18)"
+    if task_id in NO_LIMIT_TRANSFORMER:
+        return f"{THEOREM} (Cor. 13, Thm. 7)"
+    if prediction == NONE_FOUND:
+        return f"{HEURISTIC} (no program known)"
+    return f"{HEURISTIC} (not in C-RASP)"

@@ -1,10 +1,13 @@
 """The APE vs NoPE sweep's chapter tables and sentences: the protocol side by side, the cells,
 the headline."""
 from lengthgen.errors import LengthgenError
-from lengthgen.experiments.huang.sweep.analysis import (agreement, agreement_by_line, compute_s,
-                                                        paper_disagreements, paper_unfit)
+from lengthgen.experiments.huang.sweep.analysis import (PERFECT, agreement, agreement_by_line,
+                                                        compute_s,
+                                                        decided_by_mean, paper_disagreements,
+                                                        paper_unfit)
 from lengthgen.experiments.huang.sweep.protocol import (ENCODINGS, LONGEST_BIN, Setting, ladder,
-                                                        reference, unnamed_rows)
+                                                        THEOREM, prediction_basis, reference,
+                                                        unnamed_rows)
 from lengthgen.experiments.prose import cell_pct
 from lengthgen.models.positions import PositionalEncoding
 from lengthgen.tasks.metadata import YES, info
@@ -116,14 +119,12 @@ def cell_rows(rows: list[dict]) -> list[list[str]]:
         ours = " / ".join(cell_pct(v) for v in r["accuracy"].values())
         spread = r["spread"][LONGEST_BIN]
         paper = "" if r["paper"] is None else " / ".join(cell_pct(v) for v in r["paper"]["bins"])
-        if not r["fit"]:
-            verdict = "never fit (not a test)"
-        else:
-            verdict = "agrees" if (r["predicted"] == YES) == r["ours_success"] else "DISAGREES"
+        verdict = verdict_text(r)
         fit = f"{r['seeds_fit']} of {r['n_seeds']}"
         if r.get("seeds_at_paper_level"):   # the paper's own model stayed below 100% here
             fit += f" ({r['seeds_at_paper_level']} at the paper's level)"
         out.append([info(r["task"]).name, PositionalEncoding(r["encoding"]).label, r["predicted"],
+                    prediction_basis(r["task"], r["encoding"]),
                     Setting.of(r["selected"]).label(), ours,
                     f"{cell_pct(spread['min'])}-{cell_pct(spread['max'])}", paper,
                     cell_pct(r["baseline"].get(LONGEST_BIN)), fit,
@@ -131,7 +132,18 @@ def cell_rows(rows: list[dict]) -> list[list[str]]:
     return out
 
 
-CELL_HEADER = ["task", "PE", "C-RASP predicts", "selected setting", "ours % (3 bins, mean)",
+def verdict_text(r: dict) -> str:
+    """A cell's outcome against the prediction, flagged where its mean decides against most of
+    its seeds (`analysis.decided_by_mean`, one rule for both directions)."""
+    if not r["fit"]:
+        return "never fit (not a test)"
+    verdict = "agrees" if (r["predicted"] == YES) == r["ours_success"] else "DISAGREES"
+    flag = decided_by_mean(r)
+    return verdict if flag is None else f"{verdict} ({flag} by the mean)"
+
+
+CELL_HEADER = ["task", "PE", "C-RASP predicts", "prediction rests on", "selected setting",
+               "ours % (3 bins, mean)",
                "seeds % (101-150)", "paper % (3 bins)", "baseline % (101-150)", "seeds fit",
                "seeds pass", "ours vs prediction"]
 
@@ -185,12 +197,26 @@ def headline(rows: list[dict]) -> dict[str, str]:
         "yes": str(a["predicted_yes"]), "yes-succeeded": str(a["yes_succeeded"]),
         "yes-failed-fit": str(a["yes_failed_fit"]), "never-fit-agree": str(a["never_fit_agree"]),
         "mean-only": cell_names(a["mean_only"]),
+        "mean-held-down": cell_names(a["mean_held_down"]),
+        "never-fit-agree-no": str(a["never_fit_agree_no"]),
+        "never-fit-agree-yes-n": str(len(a["never_fit_agree_yes"])),
+        "never-fit-agree-yes": cell_names(a["never_fit_agree_yes"]),
         "yes-never-fit": str(a["yes_never_fit"]), "no": str(a["predicted_no"]),
         "no-failed-fit": str(a["no_failed_fit"]), "no-never-fit": str(a["no_never_fit"]),
+        "no-theorem": str(sum(prediction_basis(r["task"], r["encoding"]).startswith(THEOREM)
+                              for r in rows if r["predicted"] != YES)),
         "never-fit": cell_names(a["never_fit"]),
         "fit-disagree": cell_names(fit_disagree),
         "paper-disagree": cell_names(a["disagree_paper"]),
     }
+
+
+def perfect_baseline(rows: list[dict]) -> str:
+    """The tasks whose random baseline (the MLP over the current token) is essentially perfect
+    on Len 101-150 in this book's records, by name: where the rule's second clause matters."""
+    names = list(dict.fromkeys(info(r["task"]).name for r in rows
+                               if r["baseline"].get(LONGEST_BIN, 0.0) >= PERFECT))
+    return ", ".join(names) or "none"
 
 
 def paper_overall() -> dict[str, str]:
@@ -213,9 +239,12 @@ def sweep_status(records: list[dict], configs_by_figure: dict[str, dict]) -> str
                if (task_id, encoding) not in done]
     registered = sum(len(c["tasks"]) * len(ENCODINGS) for c in configs_by_figure.values())
     hours = sum(compute_s(r) for r in records) / 3600
+    wall = sum(r["wall_time_s"] for r in records) / 3600
     text = (f"{len(cells)} of the {registered} cells have records ({hours:.1f} hours of run "
             f"time, one torch thread per run, baselines included, counting each training's "
-            f"time before an interruption; on a machine shared with other work that is more "
+            f"time before an interruption; the figures' captions sum only the records' own "
+            f"wall time, {wall:.1f} hours, which leaves out the time before a cell was "
+            f"interrupted and resumed; on a machine shared with other work that is more "
             f"than the CPU time)")
     if missing:
         text += ("; the sweep is run in batches over several sessions and this page shows the "
@@ -244,7 +273,8 @@ def abandoned_text(saved: dict) -> str:
 
 
 # ---- the paper's budget on a GPU (huang.sweep.budget) ---------------------------------------
-BUDGET_HEADER = ["task", "PE", "C-RASP predicts", "selected setting (steps)",
+BUDGET_HEADER = ["task", "PE", "C-RASP predicts", "prediction rests on",
+                 "selected setting (step budget; step each seed stopped at)",
                  "GPU, paper budget % (3 bins, mean)", "seeds % (101-150)", "seeds fit",
                  "CPU book % (101-150)", "paper % (3 bins)", "GPU outcome vs prediction"]
 
@@ -264,23 +294,45 @@ def budget_rows(rows: list[dict], book_rows: list[dict], steps: int) -> list[lis
         else:
             cpu = cell_pct(other["accuracy"][LONGEST_BIN]) + ("" if other["fit"] else " (never fit)")
         paper = "" if r["paper"] is None else " / ".join(cell_pct(v) for v in r["paper"]["bins"])
-        verdict = ("never fit (not a test)" if not r["fit"] else
-                   "agrees" if (r["predicted"] == YES) == r["ours_success"] else "DISAGREES")
-        label = f"{setting.label()} ({setting.max_steps or steps:,})"
+        stopped = ", ".join("?" if s.get("steps") is None else f"{s['steps']:,}"
+                            for s in r["per_seed"])
+        label = (f"{setting.label()} (budget {setting.max_steps or steps:,}; seeds stopped at "
+                 f"{stopped})")
         out.append([info(r["task"]).name, PositionalEncoding(r["encoding"]).label,
-                    r["predicted"], label, ours, f"{cell_pct(spread['min'])}-{cell_pct(spread['max'])}",
-                    f"{r['seeds_fit']} of {r['n_seeds']}", cpu, paper, verdict])
+                    r["predicted"], prediction_basis(r["task"], r["encoding"]), label, ours, f"{cell_pct(spread['min'])}-{cell_pct(spread['max'])}",
+                    f"{r['seeds_fit']} of {r['n_seeds']}", cpu, paper, verdict_text(r)])
     return out
 
 
+def budget_agreement(rows: list[dict], book_rows: list[dict]) -> str:
+    """The paper-budget agreement with its scope: how many of the complete cells agree, how
+    many predicted failures they include, and how many of them already agreed (and fit) in the
+    CPU book runs."""
+    a = agreement(rows)
+    book = {(r["task"], r["encoding"]): r for r in book_rows}
+
+    def agreed_on_cpu(r):
+        other = book.get((r["task"], r["encoding"]))
+        return other is not None and other["fit"] and \
+            (other["predicted"] == YES) == other["ours_success"]
+    cpu = sum(agreed_on_cpu(r) for r in rows)
+    yes, no = a["predicted_yes"], a["predicted_no"]
+    return (f"{a['ours']} of {a['cells']} complete cells ({yes} predicted "
+            f"success{'' if yes == 1 else 'es'} and {no} predicted failure{'' if no == 1 else 's'};"
+            f" {cpu} of the {a['cells']} already fit and agreed in the CPU runs)")
+
+
 LINE_HEADER = ["success line (Len 101-150)", "agrees, all cells", "agrees, cells that fit",
-               "the paper agrees, same cells"]
+               "the paper agrees, same cells", "predicted failures among the cells"]
 
 
 def line_rows(rows: list[dict]) -> list[list[str]]:
-    """The headline counts at the success lines of analysis.LINES."""
+    """The headline counts at the success lines of analysis.LINES, each row saying how many of
+    its cells are predicted failures (a count of predicted successes alone tests one side)."""
+    no = sum(r["predicted"] != YES for r in rows)
     return [[f"{a['line']:.0%}", f"{a['ours']} of {a['cells']}",
-             f"{a['fit_agree']} of {a['fit']}", f"{a['paper']} of {a['paper_cells']}"]
+             f"{a['fit_agree']} of {a['fit']}", f"{a['paper']} of {a['paper_cells']}",
+             f"{no} of {a['cells']}"]
             for a in agreement_by_line(rows)]
 
 
