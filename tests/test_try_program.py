@@ -128,3 +128,15 @@ def test_the_agreement_rule_reads_the_seeds_that_fit():
         "agrees"] == "no"   # 90% is not 20 points above a baseline of 80%
     assert summarize(seeds, bins, {"1-50": 0.2, "51-100": 0.1}, "none found")["bins"][
         "51-100"]["agrees"] == "n/a"
+
+
+def test_pools_with_their_own_frequencies_balance_rare_verdicts_at_long_lengths():
+    """Twice as many a's as b's (and some c) is about 1 in 1,000 among uniform strings of
+    length 120 to 150, too rare for rejection from uniform strings alone; the pools' rows with
+    frequencies of their own make it common enough to reach about half."""
+    program = parse_program("alphabet a b c\naccept #Q(a) > #Q(b) + #Q(b) and exists Q(c)\n")
+    task = program_task(program)
+    lengths = np.random.default_rng(5).integers(120, 151, size=1000)
+    codes, labels = task.draw(np.random.default_rng(6), lengths)
+    assert 0.4 < labels[np.arange(1000), lengths].mean() < 0.6
+    assert codes.min() >= 0 and codes.max() <= 2

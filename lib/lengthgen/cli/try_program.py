@@ -118,15 +118,16 @@ def _try(args):
     from lengthgen.results import run_finished, run_started, write_record
     device = torch.device(args.device)
     started = run_started(str(device))
-    start = time.perf_counter()
+    start, cpu_start = time.perf_counter(), time.process_time()
     bar = tqdm(total=experiment.total_steps(scale), disable=args.quiet, unit="step",
                leave=False, file=sys.stderr)
     try:
         metrics = experiment.run_try(program, task, scale, device, bar=bar)
     finally:
         bar.close()
-    wall = time.perf_counter() - start
-    print(f"trained and scored in {wall:.0f} s on {device}")
+    wall, cpu = time.perf_counter() - start, time.process_time() - cpu_start
+    print(f"trained and scored in {wall:.0f} s on {device} ({cpu:.0f} s of CPU time in "
+          f"{torch.get_num_threads()} thread(s); on a busy machine the two differ)")
     for line in experiment.table_lines(metrics):
         print(line)
     name = _safe(program.name or "program")
@@ -139,6 +140,7 @@ def _try(args):
               "metrics": {"fragment": program.fragment(),
                           "prediction": experiment.predictions(program),
                           "sampler": task.sampler, "test_seed": experiment.TEST_SEED,
+                          "cpu_seconds": round(cpu, 1),
                           **measured, **metrics},
               **run_finished(started, wall)}
     try:

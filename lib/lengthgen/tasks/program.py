@@ -13,13 +13,17 @@ this layer knows nothing of C-RASP. It is called on whole batches, never one sym
 
 Strings: uniform strings make most programs' verdicts nearly constant (a uniform string of
 length 100 is almost never a Dyck word), so the task draws them *balanced*: each string is given
-a wanted verdict by a fair coin, then drawn uniformly among the strings of its length whose
-verdict at the last position is that one, by rejection from pools of uniform strings. Rejection
-uses the prefixes: one pool row of the longest length serves any shorter length (the prefix of a
-uniform string is a uniform string), and its verdicts on all prefixes come from one call. A wanted
-verdict that is not found within the rejection budget (some verdicts are rare, some impossible at
-some lengths) gets a uniform string instead, so the share is *toward* half; the task records
-the sampler's name, and callers measure the accepted share they got.
+a wanted verdict by a fair coin, then drawn among the strings of its length whose verdict at the
+last position is that one, by rejection from pools of candidates. Half of a pool's rows are
+uniform strings; the other half draw their symbols i.i.d. from frequencies of their own, drawn
+uniformly from the simplex (a Dirichlet(1, ..., 1) draw per row), so that verdicts that depend on
+how often symbols occur (a majority, "twice as many a's as b's") are found at long lengths too,
+where uniform strings almost never reach them. Rejection uses the prefixes: one pool row of the
+longest length serves any shorter length (a prefix of such a row is drawn the same way), and its
+verdicts on all prefixes come from one call. A wanted verdict that is not found within the
+rejection budget (some verdicts are rare, some impossible at some lengths) gets a uniform string
+instead, so the share is *toward* half; the task records the sampler's name, and callers
+measure the accepted share they got. The uniform sampler (UNIFORM) draws uniform strings only.
 
 Score: Fig. 1's rule and bins. A string counts only if every position is right; training on Len
 1..50, testing on 1-50, 51-100 and 101-150.
@@ -111,7 +115,7 @@ class VerdictTask(Task):
         width = int(lengths[open_rows].max())
         size = len(open_rows) if want is None else \
             min(POOL_MAX, max(POOL_MIN, POOL_FACTOR * 2 ** round_ * len(open_rows)))
-        pool = rng.integers(0, len(self.alphabet), size=(size, width), dtype=np.int64)
+        pool = self._pool(rng, size, width, mixed=want is not None)
         verdicts = self.labels(pool)
         if want is None:
             taken, sources = open_rows, np.arange(len(open_rows))
@@ -132,6 +136,20 @@ class VerdictTask(Task):
             codes[taken[at], :n] = pool[sources[at], :n]
             labels[taken[at], :n + 1] = verdicts[sources[at], :n + 1]
         return np.setdiff1d(open_rows, taken, assume_unique=True)
+
+    def _pool(self, rng, size: int, width: int, mixed: bool) -> np.ndarray:
+        """Candidate strings [size, width]: uniform, or (mixed) the second half with symbol
+        frequencies of their own (see the module docstring)."""
+        k = len(self.alphabet)
+        pool = rng.integers(0, k, size=(size, width), dtype=np.int64)
+        if mixed and k > 1:
+            skewed = size // 2
+            cumulative = np.cumsum(rng.dirichlet(np.ones(k), size=skewed), axis=1)
+            u = rng.random((skewed, width))
+            # the symbol of each position: how many cumulative frequencies its u is above
+            pool[size - skewed:] = np.minimum(
+                (u[:, :, None] >= cumulative[:, None, :-1]).sum(axis=2), k - 1)
+        return pool
 
     def sample(self, rng: np.random.Generator, batch_size: int, min_len: int,
                max_len: int) -> Batch:
