@@ -32,8 +32,8 @@ RECORD_ID = "try"            # not a figure of the book: records go under --out,
 ENCODINGS = ("ape", "nope")
 MAX_ALPHABET = 64            # the vocabulary limit of `try`'s model (symbols of a program)
 MAX_LABEL_SECONDS = 2e-3     # interpreter time per string of length 150 (a 30-operation
-#                              program takes about 0.1 ms on the 2-core machine, see
-#                              benchmarks/bench_try_labels.py)
+#                              program: 0.01 ms in batches of 256 on the busy 2-core machine,
+#                              0.02 ms in the check's batch of 16; benchmarks/bench_try_labels.py)
 CONSTANT_SHARE = 0.99        # refuse a program whose verdict is this constant on the sample
 CHECK_STRINGS = 1_000        # the balanced sample the constant check reads
 TEST_SEED = 4242             # every model is scored on the same strings (and the baseline too)
