@@ -140,3 +140,23 @@ def test_pools_with_their_own_frequencies_balance_rare_verdicts_at_long_lengths(
     codes, labels = task.draw(np.random.default_rng(6), lengths)
     assert 0.4 < labels[np.arange(1000), lengths].mean() < 0.6
     assert codes.min() >= 0 and codes.max() <= 2
+
+
+def test_a_job_given_a_task_object_trains_as_the_job_given_its_id():
+    """The engine's Job takes a Task that no registry holds; for a registered task the object
+    and the id give the same training (the same batches, steps and weights)."""
+    import torch
+
+    from lengthgen.engine.jobs import Job, train_jobs
+    from lengthgen.tasks import get_task
+    from lengthgen.train import TrainConfig
+    model = {"n_layers": 1, "n_heads": 1, "d_model": 8, "pe": "nope"}
+
+    def job(task):
+        return Job(task, model, TrainConfig(steps=3, batch_size=4, eval_every=3, eval_samples=4,
+                                            max_len=8, seed=7))
+    by_id, by_object = train_jobs([job("tomita1"), job(get_task("tomita1"))], "cpu",
+                                  sampler="host")
+    assert by_id.result.steps == by_object.result.steps == 3
+    for a, b in zip(by_id.model.state_dict().values(), by_object.model.state_dict().values()):
+        assert torch.allclose(a, b)
