@@ -160,3 +160,11 @@ def test_a_job_given_a_task_object_trains_as_the_job_given_its_id():
     assert by_id.result.steps == by_object.result.steps == 3
     for a, b in zip(by_id.model.state_dict().values(), by_object.model.state_dict().values()):
         assert torch.allclose(a, b)
+
+
+def test_a_seed_fits_only_at_100_percent_on_the_training_bin():
+    from lengthgen.experiments.try_program import summarize
+    seeds = [{"accuracy": {"1-50": 0.998, "51-100": 0.2}}, {"accuracy": {"1-50": 1.0,
+                                                                         "51-100": 0.9}}]
+    out = summarize(seeds, ["1-50", "51-100"], {"1-50": 0.1, "51-100": 0.1}, "yes")
+    assert out["fit"] == 1 and out["bins"]["51-100"]["mean_accuracy"] == 0.9
