@@ -104,13 +104,16 @@ def test_an_alphabet_over_the_vocabulary_limit_is_refused(tmp_path, capsys):
     assert code == 2 and "65 symbols, over the 64 of try's model vocabulary" in err
 
 
-def test_a_slow_interpreter_is_refused(tmp_path, capsys, monkeypatch):
-    """The limit is met by a program of many operations (here: the limit made tiny, so the
-    3-operation program's measured time is over it; the message names both)."""
-    import lengthgen.experiments.try_program as experiment
-    monkeypatch.setattr(experiment, "MAX_LABEL_SECONDS", 1e-12)
-    code, _, err = run_try(capsys, write(tmp_path, PROGRAM), "--out", str(tmp_path / "out"))
-    assert code == 2 and "ms per string of length 150" in err and "use a smaller program" in err
+def test_a_slow_interpreter_is_refused(tmp_path, capsys, untouched_results):
+    """A program of 15,004 operations takes about 20 ms per string of length 150 on the busy
+    2-core machine (a 30-operation one: 0.02 ms), ten times the limit of 2 ms."""
+    lines = ["alphabet a b", "P0 := Q(a)"]
+    for k in range(1, 5001):
+        lines += [f"C{k} := #(P{k - 1} or Q(b))", f"P{k} := C{k} > #Q(a)"]
+    path = write(tmp_path, "\n".join(lines) + "\n", "big.crasp")
+    code, _, err = run_try(capsys, path, "--out", str(tmp_path / "out"))
+    assert code == 2 and "ms per string of length 150" in err and "15,004 operations" in err
+    assert "use a smaller program" in err and not (tmp_path / "out").exists()
 
 
 def test_the_memory_limit_is_applied_as_train_applies_it(tmp_path, capsys, monkeypatch):
