@@ -136,3 +136,10 @@ def test_an_unwritable_out_is_refused_before_training(tmp_path, capsys, untouche
 def test_a_next_token_program_is_refused(tmp_path, capsys):
     code, _, err = run_try(capsys, "induction_head", "--out", str(tmp_path))
     assert code == 2 and "next-token program" in err
+
+
+def test_a_device_that_is_not_there_is_refused(tmp_path, capsys):
+    code, _, err = run_try(capsys, write(tmp_path, PROGRAM), "--device", "warp-drive",
+                           "--out", str(tmp_path / "out"))
+    assert code == 2 and "warp-drive" in err and "Traceback" not in err
+    assert not (tmp_path / "out").exists()

@@ -100,7 +100,9 @@ def _try(args):
     from lengthgen.crasp.task import program_task
     from lengthgen.experiments import try_program as experiment
 
+    from lengthgen.config import get_device
     scale = _scale(args)
+    device = get_device(args.device)   # one that is not here: refused now, not mid-training
     program, text = read_program(args.program)   # a syntax error: file:line:col
     accepting(program)
     out = out_dir(args.out, scale, experiment.RECORD_ID)   # refused before any training
@@ -116,7 +118,6 @@ def _try(args):
     from tqdm.auto import tqdm
 
     from lengthgen.results import run_finished, run_started, write_record
-    device = torch.device(args.device)
     started = run_started(str(device))
     start, cpu_start = time.perf_counter(), time.process_time()
     bar = tqdm(total=experiment.total_steps(scale), disable=args.quiet, unit="step",
