@@ -102,10 +102,11 @@ def _tracked_results(path: Path) -> Path | None:
     return None
 
 
-def _out_dir(out: str, scale: str) -> Path:
+def out_dir(out: str, scale: str, record_id: str = "train") -> Path:
     """The record folder, checked before training (not after an hour of it); results folders
     belong to the figure runner alone: the one in use, the committed one, and any results/
-    whose files a git work tree tracks (another checkout, a worktree)."""
+    whose files a git work tree tracks (another checkout, a worktree). record_id: the
+    command's records (`train`, `try`)."""
     path = Path(out).resolve()
     for protected in _protected_folders():
         if path == protected or protected in path.parents:
@@ -117,7 +118,8 @@ def _out_dir(out: str, scale: str) -> Path:
         raise LengthgenError(f"--out {out!r} is inside {tracked}, whose records git tracks: "
                              f"results/ holds only records written by `figure run`; choose "
                              f"another folder (default runs/)")
-    check_writable(record_path("train", scale, "run", path).parent, f"the record of --out {out!r}")
+    check_writable(record_path(record_id, scale, "run", path).parent,
+                   f"the record of --out {out!r}")
     return path
 
 
@@ -199,7 +201,7 @@ def _train(args):
         raise LengthgenError(f"--samples must be at most {MAX_SAMPLES_PER_BIN:,} test examples "
                              f"per bin, got {args.samples:,}")
     scale, device = get_scale(), get_device(args.device)
-    out = _out_dir(args.out, scale)
+    out = out_dir(args.out, scale)
     _check_checkpoint(args.checkpoint)
     # the options named as TrainConfig's fields, and the two whose flags are shorter
     train_cfg = TrainConfig.from_config(vars(args), warmup_steps=args.warmup,

@@ -1,7 +1,8 @@
 """Training runs described once, as typed jobs, and trained many at a time.
 
-A `Job` is one training run: a task id, the decoder's settings (DecoderConfig fields beyond
-the task's sizes) and a TrainConfig, whose seed is the run's seed (it fixes the initial weights,
+A `Job` is one training run: a task (a registered task id, or a Task object for a task that
+no registry holds, such as the one a reader's C-RASP program defines), the decoder's settings
+(DecoderConfig fields beyond the task's sizes) and a TrainConfig, whose seed is the run's seed (it fixes the initial weights,
 the data stream and the evaluation set). `train_jobs` trains any list of jobs: jobs whose
 decoders share a shape (`lengthgen.engine.stacked.shape_key`), batch size and evaluation period
 train together in one stacked group, whatever their tasks, encodings, seeds, learning rates,
@@ -29,6 +30,7 @@ from lengthgen.engine.stacked import shape_key
 from lengthgen.errors import LengthgenError
 from lengthgen.objectives import objective_of
 from lengthgen.tasks import get_task
+from lengthgen.tasks.base import Task
 from lengthgen.engine.settings import TrainConfig, TrainResult
 from lengthgen.engine.single import decoder_config_for_task, decoder_for_task, preamble
 
@@ -37,7 +39,7 @@ SAMPLERS = ("auto", "host", "device")
 
 @dataclass
 class Job:
-    task: str
+    task: str | Task                 # a task id, or the Task itself
     model: dict                      # DecoderConfig fields, e.g. n_layers, d_model, pe
     train: TrainConfig
     name: str = ""                   # the caller's name for it (records, state files)
@@ -46,14 +48,17 @@ class Job:
     def seed(self) -> int:
         return self.train.seed
 
+    def get_task(self) -> Task:
+        return self.task if isinstance(self.task, Task) else get_task(self.task)
+
     def build(self):
         """(task, freshly initialized decoder): the decoder a run alone would start from."""
-        task = get_task(self.task)
+        task = self.get_task()
         return task, decoder_for_task(task, seed=self.seed, **self.model)
 
     def decoder_config(self):
         """The decoder's config, without building its weights (cheap: for grouping)."""
-        return decoder_config_for_task(get_task(self.task), **self.model)
+        return decoder_config_for_task(self.get_task(), **self.model)
 
 
 @dataclass
@@ -87,17 +92,18 @@ def group_key(job: Job, decoder_config=None) -> tuple:
     cfg = job.train
     decoder_config = decoder_config or job.decoder_config()
     return (shape_key(decoder_config), cfg.batch_size, cfg.eval_every, cfg.eval_samples,
-            cfg.length_chunks, objective_of(get_task(job.task)).name)
+            cfg.length_chunks, objective_of(job.get_task()).name)
 
 
 def train_jobs(jobs: list[Job], device="cpu", *, sampler: str = "auto", deadline=None,
                until_step: int | None = None, resume: dict | None = None,
                max_group: int | None = None, diverged: str = "stop",
-               graphs: bool = False) -> list[JobOutcome]:
+               graphs: bool = False, progress=None) -> list[JobOutcome]:
     """Train every job; see the module docstring. deadline (a time.perf_counter() value) or
     until_step ends a slice early; resume: {job index: state} for jobs that a slice left
     unfinished. max_group bounds a group's size (memory). graphs: on CUDA, replay each step
-    as a captured CUDA graph (groups.GraphStep). Returns one outcome per job, in order."""
+    as a captured CUDA graph (groups.GraphStep). progress: a tqdm-like bar, updated once per
+    step of every group. Returns one outcome per job, in order."""
     device = torch.device(device)
     resume = resume or {}
     built = [job.build() for job in jobs]
@@ -116,12 +122,12 @@ def train_jobs(jobs: list[Job], device="cpu", *, sampler: str = "auto", deadline
         for first in range(0, len(members), size):
             part = members[first: first + size]
             _train_group(jobs, built, part, device, sampler, deadline, until_step, resume,
-                         diverged, outcomes, graphs)
+                         diverged, outcomes, graphs, progress)
     return outcomes
 
 
 def _train_group(jobs, built, part, device, sampler, deadline, until_step, resume, diverged,
-                 outcomes, graphs=False):
+                 outcomes, graphs=False, progress=None):
     tasks = [built[i][0] for i in part]
     models = [built[i][1] for i in part]
     configs = [jobs[i].train for i in part]
@@ -151,7 +157,7 @@ def _train_group(jobs, built, part, device, sampler, deadline, until_step, resum
         recent = [torch.tensor(column, device=device) for column in zip(*recents)]
     results, state = run(group, feed, tasks, configs, device, step=step, members=members,
                          recent=recent, elapsed=elapsed, deadline=deadline,
-                         until_step=until_step, diverged=diverged)
+                         until_step=until_step, diverged=diverged, progress=progress)
     alive = state["alive"]
     for j, i in enumerate(part):
         if results[j] is not None:
