@@ -207,6 +207,8 @@ def _glue(key: str, obj) -> None:
         metadata = {}
     else:
         bundle, metadata = format_display_data(obj)
+        if isinstance(obj, _Markdown):
+            bundle["text/plain"] = obj.plain_literal()
     metadata["scrapbook"] = {"name": key, "mime_prefix": ""}
     display(bundle, raw=True, metadata=metadata)
 
@@ -220,8 +222,18 @@ class _Markdown:
     def _repr_markdown_(self) -> str:
         return self.text
 
+    def plain(self) -> str:
+        return html.unescape(re.sub(r"<[^>]+>", "", self.text))
+
     def __repr__(self) -> str:
-        return re.sub(r"<[^>]+>", "", self.text)
+        return self.plain()
+
+    def plain_literal(self) -> str:
+        """The plain text as a Python string literal. myst-nb's {glue:text} role (and {glue:}
+        on a page without Markdown) reads text/plain with `ast.literal_eval` before printing
+        it: the text "6,000" would become the tuple (6, 0), "0.50" the float 0.5, "1e-06" a
+        float. A string literal evaluates to exactly the text the reader should read."""
+        return repr(self.plain())
 
 
 def provenance_markdown(line: str) -> str:
