@@ -121,3 +121,19 @@ def test_no_glued_value_prints_as_a_tuple_or_a_repr(built_site):
                 bad.append((page.name, pasted))
         bad += [(page.name, m) for m in re.findall(r"\(\d+, \d+\)[- ]step", text)]
     assert not bad, bad[:10]
+
+
+def test_table_cells_do_not_break_numbers_at_a_minus_sign(built_site):
+    """No table cell on any page writes a number as 1.29e-06, a range of decimals with a
+    breakable hyphen (98.9-100.0) or a formula's minus as a hyphen ((i-j)%4): a browser may
+    break the line there (lengthgen.experiments.prose.keep_together)."""
+    import html as html_module
+    _, site = built_site
+    breakable = re.compile(r"\d[eE]-\d|\d\.\d+-\d|\(\w-\w\)")
+    bad = []
+    for page in sorted((site / "book").glob("*.html")):
+        for cell in re.findall(r"<t[dh][^>]*>(.*?)</t[dh]>", page.read_text(), re.S):
+            text = html_module.unescape(re.sub(r"<[^>]+>", "", cell))
+            if breakable.search(text):
+                bad.append((page.name, text.strip()[:80]))
+    assert not bad, bad[:10]

@@ -32,6 +32,7 @@ import re
 
 from lengthgen.config import draw_workers
 from lengthgen.errors import LengthgenError
+from lengthgen.experiments.prose import keep_together
 from lengthgen.viz.fit import fit_to_column
 from lengthgen.viz.layout import (DPI, MIN_FONT_PT, NARROW_DPI, NARROW_PX, NARROW_SCREEN_PX,
                                   save_png)
@@ -426,9 +427,10 @@ def _summary(figure_id: str) -> str:
 def book_text(key: str, text) -> str:
     """Glue a short piece of text (a number computed from records) for the prose: the markdown
     cell pastes it inline with {glue:md}`KEY`, so no number from a record is typed by hand.
-    Returns the text."""
+    Numbers, ranges and short formulas in it are kept on one line (`keep_together`). Returns
+    the text."""
     _check_key(key)
-    text = str(text)
+    text = keep_together(str(text))
     _glue(key, _Markdown(text))
     return text
 
@@ -460,8 +462,8 @@ def glue_numbers(numbers: dict[str, str], prefix: str = "") -> None:
     """Glue each {key: text} (e.g. `lengthgen.experiments.huang.limit.analysis.limit_numbers()`)
     for the prose, which pastes it inline with {glue:md}`key` (`PREFIX-key` with a prefix). The
     cell that calls this is tagged `remove-output` (in Jupyter it shows every key with its
-    text)."""
+    text). Numbers, ranges and short formulas are kept on one line (`keep_together`)."""
     for key, text in numbers.items():
         key = f"{prefix}-{key}" if prefix else key
         _check_key(key)
-        _glue(key, _Markdown(html.escape(str(text), quote=False)))
+        _glue(key, _Markdown(html.escape(keep_together(str(text)), quote=False)))
