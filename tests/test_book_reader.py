@@ -1,0 +1,109 @@
+"""What a reader meets in the chapters besides the prose: the Colab cell, the code cells shown
+between prose and figures, the commands exercises send the reader to.
+
+(Kept apart from tests/test_book_hygiene.py, which checks how notebooks are stored.)"""
+import json
+import re
+import sys
+import types
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOKS = sorted((ROOT / "book").glob("*.ipynb"))
+
+
+def _cells(path) -> list[dict]:
+    return json.loads(path.read_text())["cells"]
+
+
+def _source(cell) -> str:
+    return "".join(cell["source"])
+
+
+# ------------------------------------------------------------------ the Colab cell, run twice
+
+class _FakeColab:
+    """The shell a Colab cell runs in: `!git clone` makes /content/book (and fails, as git does,
+    when the folder is already there); `%cd` is recorded."""
+
+    def __init__(self):
+        self.cloned, self.commands, self.failures = False, [], []
+
+    def system(self, command: str) -> None:
+        self.commands.append(command)
+        if "git clone" in command:
+            if self.cloned:
+                self.failures.append("fatal: destination path '/content/book' already exists")
+            self.cloned = True
+
+    def run_line_magic(self, name: str, line: str, *args) -> None:
+        self.commands.append(f"%{name} {line}")
+
+
+def run_colab_cell(source: str, monkeypatch, runs: int = 2) -> _FakeColab:
+    """Run a notebook's first cell `runs` times as IPython would on Colab (its ! and % lines
+    turned into shell calls), in one kernel."""
+    import os
+
+    from IPython.core.inputtransformer2 import TransformerManager
+    code = TransformerManager().transform_cell(source)
+    shell = _FakeColab()
+    real_isdir = os.path.isdir
+    monkeypatch.setattr(os.path, "isdir", lambda p: (shell.cloned if str(p).startswith(
+        "/content/book") else real_isdir(p)))
+    monkeypatch.setitem(sys.modules, "google.colab", types.ModuleType("google.colab"))
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    for _ in range(runs):
+        exec(compile(code, "<colab cell>", "exec"), {"get_ipython": lambda: shell})
+    return shell
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_the_colab_cell_can_run_twice(path, monkeypatch):
+    """A reader who runs the first cell again (or runs all cells twice) gets no failing
+    `git clone` into the existing folder, and the library is on sys.path once."""
+    colab = _source([c for c in _cells(path) if c["cell_type"] == "code"][0])
+    assert "git clone" in colab, f"{path.name}: the first code cell is not the Colab cell"
+    shell = run_colab_cell(colab, monkeypatch)
+    assert not shell.failures, f"{path.name}: {shell.failures}"
+    assert sum("git clone" in c for c in shell.commands) == 1, shell.commands
+    assert sys.path.count("/content/book/lib") == 1
+    assert shell.commands[-1] == "%cd /content/book/book"
+
+
+def test_the_colab_check_catches_an_unguarded_clone(monkeypatch):
+    unguarded = ('import sys\nif "google.colab" in sys.modules:\n'
+                 '    !git clone -q https://example.org/book /content/book\n'
+                 '    sys.path.insert(0, "/content/book/lib")\n')
+    shell = run_colab_cell(unguarded, monkeypatch)
+    assert shell.failures and sys.path.count("/content/book/lib") == 2
+
+
+# ------------------------------------------------------- exercises send readers somewhere useful
+
+def test_the_copy_unique_exercise_points_at_the_program_not_its_trace():
+    """`crasp run copy_unique --trace` prints thousands of lines: the exercise points at the
+    program's source (the playground or `crasp show`), and its solution does not call
+    copy_unique "an induction head", the name of another program of the library."""
+    from lengthgen.crasp.library import program_names
+    assert {"induction_head", "copy_unique"} <= set(program_names())
+    text = "\n".join(_source(c) for c in _cells(ROOT / "book" / "ape_vs_nope.ipynb"))
+    exercise = re.search(r"```\{exercise\}\n:label: ex-huang-unique\n(.*?)```", text, re.S).group(1)
+    solution = re.search(r"````\{solution\} ex-huang-unique\n(.*?)````", text, re.S).group(1)
+    assert "crasp-playground" in exercise and "crasp show copy_unique" in exercise
+    assert "--trace" not in exercise and "crasp run" not in exercise
+    assert not re.search(r"(program|copy_unique)\W+is an induction head", solution)
+    assert "`induction_head`" in solution
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_no_exercise_sends_the_reader_to_a_long_trace(path):
+    """A `crasp run NAME --trace` the book asks for prints one line per operation: only for
+    programs short enough to read."""
+    from lengthgen.crasp.library import get_program, program_names
+    text = "\n".join(_source(c) for c in _cells(path))
+    for name in re.findall(r"crasp run (\w+)[^`\n]*--trace", text):
+        assert name in program_names(), f"{path.name}: no library program {name}"
+        assert len(get_program(name).ops) <= 200, f"{path.name}: {name}'s trace is too long"
