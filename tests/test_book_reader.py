@@ -107,3 +107,34 @@ def test_no_exercise_sends_the_reader_to_a_long_trace(path):
     for name in re.findall(r"crasp run (\w+)[^`\n]*--trace", text):
         assert name in program_names(), f"{path.name}: no library program {name}"
         assert len(get_program(name).ops) <= 200, f"{path.name}: {name}'s trace is too long"
+
+
+# ----------------------------------------------------------- search hits readable in both modes
+
+def contrast(foreground: str, background: str) -> float:
+    """WCAG 2 contrast ratio of two #rrggbb colours."""
+    def luminance(colour):
+        channels = [int(colour.lstrip("#")[i:i + 2], 16) / 255 for i in (0, 2, 4)]
+        r, g, b = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+        return 0.2126 * r + 0.7152 * g + 0.0722 * b
+    low, high = sorted([luminance(foreground), luminance(background)])
+    return (high + 0.05) / (low + 0.05)
+
+
+def test_contrast_formula():
+    assert round(contrast("#000000", "#ffffff"), 1) == 21.0
+    assert 3.2 < contrast("#0a7d91", "#f3cf95") < 3.3   # the theme's link on its hit tint
+
+
+@pytest.mark.parametrize("mode", ["light", "dark"])
+def test_search_hits_have_contrast_in_light_and_dark_mode(mode):
+    """The highlighted words of a search hit set both their colour and their background in
+    book/_static/lengthgen.css (the theme sets only the background, under link colours of
+    3.2:1 and 2.1:1), at 4.5:1 or more, with a selector that outranks the theme's
+    `span.highlighted`."""
+    css = (ROOT / "book" / "_static" / "lengthgen.css").read_text()
+    rule = re.search(rf'html\[data-theme="{mode}"\] span\.highlighted \{{([^}}]*)\}}', css)
+    assert rule, f"no {mode}-mode rule for span.highlighted"
+    declared = dict(re.findall(r"([\w-]+):\s*(#[0-9a-fA-F]{6})", rule.group(1)))
+    assert {"color", "background-color"} <= set(declared), declared
+    assert contrast(declared["color"], declared["background-color"]) >= 4.5, declared
