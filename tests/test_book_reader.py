@@ -138,3 +138,79 @@ def test_search_hits_have_contrast_in_light_and_dark_mode(mode):
     declared = dict(re.findall(r"([\w-]+):\s*(#[0-9a-fA-F]{6})", rule.group(1)))
     assert {"color", "background-color"} <= set(declared), declared
     assert contrast(declared["color"], declared["background-color"]) >= 4.5, declared
+
+
+# ------------------------------------------------------- the library stays out of the narrative
+#
+# A code cell that only glues numbers, tables or figures for the prose (book_figure, book_table,
+# book_text, glue_numbers, the facades' glue_* and *_table helpers) shows nothing a reader reads
+# on the site: its output is placed by the prose, and its input would stand between prose and
+# figures (with a "Show code cell" toggle in the PDF). It is removed from the site (tags
+# remove-input and remove-output; Jupyter and Colab still show it). It stays visible only where
+# a later visible cell reads a name it defines, so that the code the reader sees is complete.
+
+GLUE_CALL = re.compile(r"\b(book_figure|book_table|book_text|glue_\w+|cell_table|hparams_table|"
+                       r"paper_vs_book_table)\(")
+
+
+def input_shown(cell) -> bool:
+    tags = cell["metadata"].get("tags", [])
+    return "remove-cell" not in tags and "remove-input" not in tags
+
+
+def _python(source: str):
+    import ast
+    return ast.parse("\n".join(re.sub(r"^(\s*)[!%].*", r"\1pass", line)
+                               for line in source.splitlines()))
+
+
+def _bound(tree) -> set[str]:
+    import ast
+    names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            names |= {(a.asname or a.name).split(".")[0] for a in node.names}
+    return names
+
+
+def _read(tree) -> set[str]:
+    import ast
+    return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+
+
+def narrative_problems(cells: list[dict]) -> list[str]:
+    """Glue cells shown on the site that no shown cell needs, and shown cells that read a name
+    only a removed cell defines."""
+    code = [c for c in cells if c["cell_type"] == "code"]
+    trees = [_python(_source(c)) for c in code]
+    problems = []
+    for i, cell in enumerate(code):
+        later = [(j, trees[j]) for j in range(i + 1, len(code)) if input_shown(code[j])
+                 and not GLUE_CALL.search(_source(code[j]))]
+        needed = {name for _, tree in later for name in _read(tree) - _bound(tree)} & _bound(trees[i])
+        first = _source(cell).strip().splitlines()[0] if _source(cell).strip() else ""
+        if GLUE_CALL.search(_source(cell)) and input_shown(cell) and not needed:
+            problems.append(f"code cell {i} ({first[:50]}) only glues for the prose: "
+                            "tag it remove-input (and remove-output)")
+        if not input_shown(cell) and needed:
+            problems.append(f"code cell {i} ({first[:50]}) is removed from the site, but a later "
+                            f"cell reads its {sorted(needed)}")
+    return problems
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_cells_that_only_glue_are_not_shown(path):
+    assert narrative_problems(_cells(path)) == []
+
+
+def test_the_narrative_check_catches_a_shown_glue_cell_and_a_hidden_definition():
+    def cell(source, *tags):
+        return {"cell_type": "code", "source": [source], "metadata": {"tags": list(tags)}}
+    assert narrative_problems([cell('glue_protocol()', "remove-output")])
+    assert narrative_problems([cell('print(glue_headline())', "remove-output")])
+    assert narrative_problems([cell('book_figure("x")', "remove-output")])
+    assert not narrative_problems([cell('book_figure("x")', "remove-input", "remove-output")])
+    hidden = cell('model = make()\nbook_text("k", model.n)', "remove-input", "remove-output")
+    assert narrative_problems([hidden, cell("print(model)")])
+    shown = cell('model = make()\nbook_text("k", model.n)', "remove-output")
+    assert not narrative_problems([shown, cell("print(model)")])
