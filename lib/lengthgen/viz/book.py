@@ -3,12 +3,12 @@
 Every figure of the book is shown in two places from the same code cell:
 
 * in Jupyter, Binder and Colab the cell displays the figure and its provenance line;
-* on the built site the cell's output is hidden (the cell carries the tag `remove-output`) and
+* on the built site the cell is hidden (tags `remove-input` and `remove-output`) and
   the markdown cell after it places the same output as a numbered figure, with a caption written
   in the prose and the provenance line pasted into it. The figure gets a label that the text
   cross-references with {numref}.
 
-A code cell (tags: ["remove-output"]):
+A code cell (tags: ["remove-input", "remove-output"]):
 
     book_figure("huang-fig5-6-positional")                 # a registered figure id
     book_figure("limit-slider", FrameSlider(draw, ...))    # anything displayable, no provenance
@@ -461,8 +461,8 @@ def book_table(key: str, markdown: str, provenance: str | None = None) -> None:
 def glue_numbers(numbers: dict[str, str], prefix: str = "") -> None:
     """Glue each {key: text} (e.g. `lengthgen.experiments.huang.limit.analysis.limit_numbers()`)
     for the prose, which pastes it inline with {glue:md}`key` (`PREFIX-key` with a prefix). The
-    cell that calls this is tagged `remove-output` (in Jupyter it shows every key with its
-    text). Numbers, ranges and short formulas are kept on one line (`keep_together`)."""
+    cell that calls this is tagged `remove-input` and `remove-output` (in Jupyter it shows every
+    key with its text). Numbers, ranges and short formulas are kept on one line (`keep_together`)."""
     for key, text in numbers.items():
         key = f"{prefix}-{key}" if prefix else key
         _check_key(key)
