@@ -214,3 +214,28 @@ def test_the_narrative_check_catches_a_shown_glue_cell_and_a_hidden_definition()
     assert narrative_problems([hidden, cell("print(model)")])
     shown = cell('model = make()\nbook_text("k", model.n)', "remove-output")
     assert not narrative_problems([shown, cell("print(model)")])
+
+
+# ------------------------------------------------------------------------------------ notation
+
+def prose_outside_math_and_code(markdown: str) -> str:
+    """A Markdown cell without its math ($...$, $$...$$), code (fenced and inline) and labels."""
+    text = re.sub(r"```[^\n]*\n.*?```", " ", markdown, flags=re.S)
+    text = re.sub(r"\$\$.*?\$\$", " ", text, flags=re.S)
+    text = re.sub(r"\$[^$\n]*\$", " ", text)
+    text = re.sub(r"`[^`\n]*`", " ", text)
+    return re.sub(r"^(:\w+:.*|\(.*\)=)$", " ", text, flags=re.M)
+
+
+def test_the_notation_check_sees_plain_and_typeset_names():
+    assert re.search(r"\bD_\d", prose_outside_math_and_code("the languages D_2 and D_12"))
+    assert not re.search(r"\bD_\d", prose_outside_math_and_code(
+        "the languages $D_2$ and $D_{12}$, `crasp show d12`, ```\nD_12\n```"))
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_indexed_names_are_typeset_in_the_prose(path):
+    """D_12 is written $D_{12}$ in a chapter's prose, as everywhere else in the book."""
+    plain = [m for c in _cells(path) if c["cell_type"] == "markdown"
+             for m in re.findall(r".{0,30}\bD_\d+.{0,10}", prose_outside_math_and_code(_source(c)))]
+    assert not plain, plain[:5]

@@ -3,6 +3,8 @@ verdict rules (on records made up to hit each branch), and agreement with `figur
 import copy
 import re
 
+import pytest
+
 from lengthgen.experiments.huang.crasp import analysis as crasp_chapter
 from lengthgen.experiments.izzo import analysis as izzo_chapter
 from lengthgen.experiments.huang.limit import analysis as limit_chapter
@@ -428,27 +430,64 @@ def test_numbers_ranges_and_formulas_stay_on_one_line():
     assert not BREAKABLE.search(prose.markdown_table(prose.PAPER_VS_BOOK_HEADER, rows))
 
 
-def test_the_chapters_glued_tables_and_numbers_have_no_breakable_number(monkeypatch):
+@pytest.fixture(scope="module")
+def chapter_glue():
     """Everything the APE vs NoPE and C-RASP chapters glue (their facades' calls, as the
-    notebooks make them): no table cell or pasted number can break at a minus sign. The
-    provenance lines, which break anywhere on purpose, are left out."""
+    notebooks make them): [(key, unescaped Markdown)], provenance lines left out."""
     import html
 
     import IPython.display
 
     from lengthgen.chapters import ape_vs_nope, crasp
     glued = []
-    monkeypatch.setattr(IPython.display, "display", lambda bundle, raw=False, metadata=None:
-                        glued.append((metadata["scrapbook"]["name"],
-                                      bundle.get("text/markdown", ""))))
-    for call in (ape_vs_nope.glue_protocol, ape_vs_nope.glue_headline, ape_vs_nope.glue_budget,
-                 ape_vs_nope.glue_leads, ape_vs_nope.glue_language_cells,
-                 ape_vs_nope.hparams_table, ape_vs_nope.glue_differences,
-                 ape_vs_nope.glue_progress, crasp.paper_vs_book_table):
-        call()
-    for panel in ape_vs_nope.PANELS:
-        ape_vs_nope.cell_table(panel)
-    assert len(glued) > 50
-    bad = [(key, m.group(0)) for key, text in glued if not key.endswith("-provenance")
-           for m in BREAKABLE.finditer(html.unescape(text))]
+    patch = pytest.MonkeyPatch()
+    patch.setattr(IPython.display, "display", lambda bundle, raw=False, metadata=None:
+                  glued.append((metadata["scrapbook"]["name"],
+                                html.unescape(bundle.get("text/markdown", "")))))
+    try:
+        for call in (ape_vs_nope.glue_protocol, ape_vs_nope.glue_headline,
+                     ape_vs_nope.glue_budget, ape_vs_nope.glue_leads,
+                     ape_vs_nope.glue_language_cells, ape_vs_nope.hparams_table,
+                     ape_vs_nope.glue_differences, ape_vs_nope.glue_progress,
+                     crasp.paper_vs_book_table):
+            call()
+        for panel in ape_vs_nope.PANELS:
+            ape_vs_nope.cell_table(panel)
+        for figure_id in ("huang-table2-languages", "huang-table3-algorithmic"):
+            glued.append((figure_id, crasp.expressiveness_table(figure_id)[0]))
+    finally:
+        patch.undo()
+    return [(key, text) for key, text in glued if not key.endswith("-provenance")]
+
+
+def test_the_chapters_glued_tables_and_numbers_have_no_breakable_number(chapter_glue):
+    """No table cell or pasted number of those chapters can break at a minus sign (the
+    provenance lines break anywhere on purpose)."""
+    assert len(chapter_glue) > 50
+    bad = [(key, m.group(0)) for key, text in chapter_glue for m in BREAKABLE.finditer(text)]
     assert not bad, bad[:10]
+
+
+def test_indexed_names_read_as_in_the_prose():
+    """D_12 in a table cell or a pasted text reads D₁₂ (the prose typesets $D_{12}$), and
+    $D_{32}$ in a figure's text; code ids and other underscores are left alone."""
+    assert prose.for_reader("D_2, D_3 and D_12 (APE)") == "D₂, D₃ and D₁₂ (APE)"
+    assert prose.math_names("deepest context of D_32") == "deepest context of $D_{32}$"
+    for text in ("Bit_0", "aa_star", "binary_majority", "`D_12`", "$D_{12}$", "D_2N"):
+        assert prose.for_reader(text) == text
+    from lengthgen.viz.tables import HTMLTable
+    assert "D₁₂" in HTMLTable(["task"], [["D_12"]]).markdown
+
+
+def test_the_chapters_tables_name_tasks_as_the_paper_does(chapter_glue):
+    """No glued table or text shows D_12 with an underscore, and the tables of the APE vs NoPE
+    chapter name a task as the paper does (D₁₂, (aa)*), not by its code id (d12, aa_star)."""
+    from lengthgen.tasks.metadata import algorithmic_ids, info, language_ids
+    assert not [(key, m) for key, text in chapter_glue
+                for m in re.findall(r"\bD\\?_\d+", text)]
+    ids = {i for i in language_ids() + algorithmic_ids() if info(i).name != i}
+    glued = dict(chapter_glue)
+    for key in ("huang-table6-7-hparams", "huang-differences"):
+        first_column = [line.split("|")[1].strip() for line in glued[key].splitlines()[2:]]
+        assert first_column and not ids & {c.replace("\\", "") for c in first_column}, \
+            (key, first_column)

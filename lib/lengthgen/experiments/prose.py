@@ -6,8 +6,9 @@ module of each paper's package (`izzo.analysis`, `huang.limit.analysis`, `huang.
 and "Paper vs this book" rows. What they share is here, and every formatter of a number in
 prose or in a table is one of these: how a share, a number, a range over seeds, a list or a wall time is written (`pct`,
 `num`, `span`, `mean_span`, `listing`, `seconds`, `seeds_note`), how a number, a range or a
-short formula stays on one line (`keep_together`, which the tables and the glued texts of
-`lengthgen.viz` apply to every cell and text), when two settings differ over
+short formula stays on one line and an indexed name (D_12) reads as in the prose
+(`keep_together`, `for_reader`, which the tables and the glued texts of `lengthgen.viz` apply
+to every cell and text; `math_names` for a figure's text), when two settings differ over
 seeds (`separate`), a figure's committed records (`chapter_records`) and the "Paper vs this
 book" Markdown table (`markdown_table`).
 
@@ -80,6 +81,27 @@ def _exponent(match) -> str:
     mantissa, sign, power = match.groups()
     return (f"{mantissa}{NBSP}×{NBSP}10"
             f"{str(int(sign + power) if sign == '-' else int(power)).translate(_SUPERSCRIPT)}")
+
+
+_NAME_INDEX = re.compile(r"(?<![\w\\])([A-Z])_(\d+)(?!\w)")   # D_12, the paper's names
+_SUBSCRIPT = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
+
+
+def math_names(text: str) -> str:
+    """The paper's indexed names in a figure's text as matplotlib math: 'D_32' -> '$D_{32}$'."""
+    return _NAME_INDEX.sub(lambda m: f"${m.group(1)}_{{{m.group(2)}}}$", str(text))
+
+
+def for_reader(text: str) -> str:
+    """A table cell or a pasted text as the page shows it: indexed names with subscripts
+    ('D_12' -> 'D₁₂', as the prose's $D_{12}$ reads; a cell cannot hold math), and numbers,
+    ranges and formulas kept on one line (`keep_together`). Code spans, math, tags and links
+    are left as they are."""
+    parts = _SKIP.split(str(text))
+    for i in range(0, len(parts), 2):
+        parts[i] = _NAME_INDEX.sub(lambda m: m.group(1) + m.group(2).translate(_SUBSCRIPT),
+                                   parts[i])
+    return keep_together("".join(parts))
 
 
 def keep_together(text: str) -> str:
@@ -172,6 +194,6 @@ def markdown_table(header: list[str], rows: list[list[str]]) -> str:
     columns of `header` are kept (the book config is said under each figure, and a narrower
     table fits the page)."""
     keep = [PAPER_VS_BOOK_COLUMNS.index(h) for h in header]
-    clean = lambda text: keep_together(str(text).replace("|", "\\|").replace("\n", " "))  # noqa: E731
+    clean = lambda text: for_reader(str(text).replace("|", "\\|").replace("\n", " "))  # noqa: E731
     return "\n".join(["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
                      + ["| " + " | ".join(clean(row[i]) for i in keep) + " |" for row in rows])

@@ -32,7 +32,7 @@ import re
 
 from lengthgen.config import draw_workers
 from lengthgen.errors import LengthgenError
-from lengthgen.experiments.prose import keep_together
+from lengthgen.experiments.prose import for_reader
 from lengthgen.viz.fit import fit_to_column
 from lengthgen.viz.layout import (DPI, MIN_FONT_PT, NARROW_DPI, NARROW_PX, NARROW_SCREEN_PX,
                                   save_png)
@@ -427,10 +427,11 @@ def _summary(figure_id: str) -> str:
 def book_text(key: str, text) -> str:
     """Glue a short piece of text (a number computed from records) for the prose: the markdown
     cell pastes it inline with {glue:md}`KEY`, so no number from a record is typed by hand.
-    Numbers, ranges and short formulas in it are kept on one line (`keep_together`). Returns
+    Numbers, ranges and short formulas in it are kept on one line, D_12 reads D₁₂
+    (`lengthgen.experiments.prose.for_reader`). Returns
     the text."""
     _check_key(key)
-    text = keep_together(str(text))
+    text = for_reader(str(text))
     _glue(key, _Markdown(text))
     return text
 
@@ -462,8 +463,9 @@ def glue_numbers(numbers: dict[str, str], prefix: str = "") -> None:
     """Glue each {key: text} (e.g. `lengthgen.experiments.huang.limit.analysis.limit_numbers()`)
     for the prose, which pastes it inline with {glue:md}`key` (`PREFIX-key` with a prefix). The
     cell that calls this is tagged `remove-input` and `remove-output` (in Jupyter it shows every
-    key with its text). Numbers, ranges and short formulas are kept on one line (`keep_together`)."""
+    key with its text). Numbers, ranges and short formulas are kept on one line, D_12 reads
+    D₁₂ (`for_reader`)."""
     for key, text in numbers.items():
         key = f"{prefix}-{key}" if prefix else key
         _check_key(key)
-        _glue(key, _Markdown(html.escape(keep_together(str(text)), quote=False)))
+        _glue(key, _Markdown(html.escape(for_reader(str(text)), quote=False)))

@@ -9,7 +9,7 @@ import html
 import string
 
 from lengthgen.errors import LengthgenError
-from lengthgen.experiments.prose import keep_together
+from lengthgen.experiments.prose import for_reader
 
 _PUNCTUATION = set(string.punctuation)
 
@@ -23,9 +23,9 @@ def _escape_markdown(text: str) -> str:
 def _text(value) -> str:
     """A cell as a reader reads it: floats to 3 significant digits, yes/no for booleans, a dash
     for a missing value, lists as comma-separated values (never Python's brackets); numbers,
-    ranges and short formulas unbreakable, with true minus signs and × 10⁻⁶ for 1e-06
-    (`keep_together`)."""
-    return keep_together(_plain_text(value))
+    ranges and short formulas unbreakable, with true minus signs and × 10⁻⁶ for 1e-06, and
+    D_12 as D₁₂ (`for_reader`)."""
+    return for_reader(_plain_text(value))
 
 
 def _plain_text(value) -> str:
