@@ -166,7 +166,8 @@ def _python(source: str):
 
 def _bound(tree) -> set[str]:
     import ast
-    names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    names = {n.id for n in ast.walk(tree)
+             if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
     for node in ast.walk(tree):
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             names |= {(a.asname or a.name).split(".")[0] for a in node.names}
@@ -187,7 +188,8 @@ def narrative_problems(cells: list[dict]) -> list[str]:
     for i, cell in enumerate(code):
         later = [(j, trees[j]) for j in range(i + 1, len(code)) if input_shown(code[j])
                  and not GLUE_CALL.search(_source(code[j]))]
-        needed = {name for _, tree in later for name in _read(tree) - _bound(tree)} & _bound(trees[i])
+        read_later = {name for _, tree in later for name in _read(tree) - _bound(tree)}
+        needed = read_later & _bound(trees[i])
         first = _source(cell).strip().splitlines()[0] if _source(cell).strip() else ""
         if GLUE_CALL.search(_source(cell)) and input_shown(cell) and not needed:
             problems.append(f"code cell {i} ({first[:50]}) only glues for the prose: "

@@ -411,8 +411,10 @@ BREAKABLE = re.compile(r"\d\\?-\\?\.?\d|\d[eE]\\?[-+]?\d|(?<![\w\\])\\?-\\?\.?\d
 
 def test_numbers_ranges_and_formulas_stay_on_one_line():
     keep = prose.keep_together
-    assert keep("1.29e-06") == "1.29\u00a0×\u00a010⁻⁶" and keep("lr 3e-05") == "lr 3\u00a0×\u00a010⁻⁵"
-    assert keep("98.9-100.0") == "98.9\u2011100.0" and keep("seeds 1.3-9.0%") == "seeds 1.3\u20119.0%"
+    assert keep("1.29e-06") == "1.29\u00a0×\u00a010⁻⁶"
+    assert keep("lr 3e-05") == "lr 3\u00a0×\u00a010⁻⁵"
+    assert keep("98.9-100.0") == "98.9\u2011100.0"
+    assert keep("seeds 1.3-9.0%") == "seeds 1.3\u20119.0%"
     assert keep("(i-j)%4=0") == "(i\u2212j)%4=0" and keep("-0.5") == "\u22120.5"
     assert keep("Len 101-150") == "Len 101\u2011150"
     for name in ("huang-fig1-algorithmic", "w0.5-N10-s0", "aa_star-d3", "x-axis", "copy-unique",

@@ -22,7 +22,7 @@ from statistics import mean
 from lengthgen.errors import LengthgenError
 
 _SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
-MINUS, NB_HYPHEN, NBSP = "\u2212", "\u2011", "\u00a0"   # true minus, non-breaking hyphen, no-break space
+MINUS, NB_HYPHEN, NBSP = "\u2212", "\u2011", "\u00a0"   # minus, non-breaking hyphen and space
 
 
 # ---------------------------------------------------------------- formatting
@@ -66,8 +66,9 @@ def sig(x, digits: int = 2) -> str:
 # Where a line may not break (UAX #14 as browsers apply it): a hyphen-minus next to a digit
 # ("1.29e-06", "98.9-100.0") or between letters ("(i-j)%4") is a break opportunity. A number's
 # exponent becomes "× 10⁻⁶" (no-break spaces), a range's hyphen a non-breaking hyphen, a sign and
-# a formula's minus the true minus (which does not break from what it joins).
-_SKIP = re.compile(r"(`[^`]*`|\$[^$]*\$|<[^>]*>|\]\([^)]*\)|https?://\S+)")  # code, math, tags, links
+# a formula's minus the true minus (which does not break from what it joins). Left as they are:
+# code spans, math, HTML tags, link targets and addresses.
+_SKIP = re.compile(r"(`[^`]*`|\$[^$]*\$|<[^>]*>|\]\([^)]*\)|https?://\S+)")
 _NUMBER = r"\d+(?:\.\d+)?%?"
 _EXPONENT = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)[eE]([+-]?)(\d+)(?![\w.])")
 _RANGE = re.compile(rf"(?<![\w.])({_NUMBER})-(?=\d+(?:\.\d+)?%?(?![\w.]))")

@@ -85,5 +85,5 @@ class HTMLTable:
         return self.html
 
     def __str__(self) -> str:  # a plain-text fallback, e.g. in a terminal
-        lines = [" | ".join(map(_text, self.header))] + [" | ".join(map(_text, r)) for r in self.rows]
+        lines = [" | ".join(map(_text, row)) for row in [self.header] + self.rows]
         return "\n".join(lines)
