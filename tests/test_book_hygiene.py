@@ -32,10 +32,10 @@ def test_notebook_has_no_outputs(path):
 
 
 def notebook_code(path) -> str:
-    """A notebook's code cells as one Python source (IPython's ! and % lines left out)."""
+    """A notebook's code cells as one Python source (IPython's ! and % lines as `pass`)."""
     cells = json.loads(path.read_text())["cells"]
-    lines = [line for c in cells if c["cell_type"] == "code" for line in
-             "".join(c["source"]).splitlines() if not line.lstrip().startswith(("!", "%"))]
+    lines = [re.sub(r"^(\s*)[!%].*", r"\1pass", line) for c in cells if c["cell_type"] == "code"
+             for line in "".join(c["source"]).splitlines()]
     return "\n".join(lines) + "\n"
 
 
@@ -91,7 +91,10 @@ def test_notebook_starts_with_its_title_then_the_setup_pattern(path):
     assert cells[0]["cell_type"] == "markdown" and "".join(cells[0]["source"]).startswith("# "), \
         f"{path.name}: the first cell must be the chapter title"
     code = [c for c in cells if c["cell_type"] == "code"]
-    assert "hide-cell" in code[0]["metadata"].get("tags", []), f"{path.name}: show the Colab cell folded"
+    # the Colab cell is for Colab (which opens the notebook, not the site): off the site, its
+    # PDF and its search snippets
+    assert "remove-cell" in code[0]["metadata"].get("tags", []), \
+        f"{path.name}: tag the Colab cell remove-cell"
     colab, setup = "".join(code[0]["source"]), "".join(code[1]["source"])
     assert '"google.colab" in sys.modules' in colab, f"{path.name}: first cell is not the Colab guard"
     assert CONFIG["repository"]["url"] in colab, f"{path.name}: Colab cell clones another URL"

@@ -1,6 +1,9 @@
 """The numbers the Limit and Dyck chapters quote are computed from records: formatting, the
 verdict rules (on records made up to hit each branch), and agreement with `figure data`."""
 import copy
+import re
+
+import pytest
 
 from lengthgen.experiments.huang.crasp import analysis as crasp_chapter
 from lengthgen.experiments.izzo import analysis as izzo_chapter
@@ -15,9 +18,9 @@ from lengthgen.runs.registry import experiment
 def test_formatting():
     assert prose.pct(0.996) == "99.6%" and prose.pct(1.0) == "100%" and prose.pct(0.004) == "0.4%"
     assert prose.pct(0.0) == "0%" and prose.pct(0.7656) == "77%"
-    assert prose.num(2.1e-7) == "2×10⁻⁷" and prose.num(0.000955) == "1×10⁻³"
+    assert prose.num(2.1e-7) == "2\u00a0×\u00a010⁻⁷" and prose.num(0.000955) == "1\u00a0×\u00a010⁻³"
     assert prose.num(0.0249) == "0.025" and prose.num(185.3) == "185" and prose.num(1.45) == "1.4"
-    assert prose.num(0.19, signed=True) == "+0.19" and prose.num(-0.7, signed=True) == "-0.70"
+    assert prose.num(0.19, signed=True) == "+0.19" and prose.num(-0.7, signed=True) == "\u22120.70"
     assert prose.num(42.47, signed=True, digits=3) == "+42.5"
     assert prose.span([0.95, 0.98], prose.pct) == "95 to 98%" and prose.span([0.5, 0.5]) == "0.50"
     assert prose.listing(["a"]) == "a" and prose.listing(["a", "b", "c"]) == "a, b and c"
@@ -413,3 +416,94 @@ def test_the_list_of_what_is_not_reproduced_names_every_failed_observation():
     assert text.count("(Fig. 4)") + text.count("(Fig. 6)") == failed
     for key, ok in checks.items():
         assert (dyck.FIG4_WORDS[key] in text) == (not ok)
+
+
+# A hyphen-minus next to a digit or inside a short formula is where a browser may break a line
+# ("1.29e-⏎06", "98.9-⏎100.0", "(i-⏎j)"). Backslashes: Markdown's escapes in table cells.
+BREAKABLE = re.compile(r"\d\\?-\\?\.?\d|\d[eE]\\?[-+]?\d|(?<![\w\\])\\?-\\?\.?\d|\(\w\\?-\w\)")
+
+
+def test_numbers_ranges_and_formulas_stay_on_one_line():
+    keep = prose.keep_together
+    assert keep("1.29e-06") == "1.29\u00a0×\u00a010⁻⁶"
+    assert keep("lr 3e-05") == "lr 3\u00a0×\u00a010⁻⁵"
+    assert keep("98.9-100.0") == "98.9\u2011100.0"
+    assert keep("seeds 1.3-9.0%") == "seeds 1.3\u20119.0%"
+    assert keep("(i-j)%4=0") == "(i\u2212j)%4=0" and keep("-0.5") == "\u22120.5"
+    assert keep("Len 101-150") == "Len 101\u2011150"
+    for name in ("huang-fig1-algorithmic", "w0.5-N10-s0", "aa_star-d3", "x-axis", "copy-unique",
+                 "`--seed -1`", "$10^{-6}$", "[arXiv](https://x.org/1-2)", "lr1e-3"):
+        assert keep(name) == name, name
+    for text in (prose.num(-2.1e-7), prose.num(-0.7), prose.sig(1.2e-5), prose.cell_pct(-0.001),
+                 prose.span([-0.5, 0.25]), prose.pct(-0.2)):
+        assert not BREAKABLE.search(text), text
+    from lengthgen.viz.tables import HTMLTable
+    table = HTMLTable(["error (1e-6)", "seeds % (101-150)"], [[1.29e-6, "98.9-100.0"],
+                                                            [-0.5, "(i-j)%4=0"]])
+    for shown in (table.markdown, table.html, str(table)):
+        assert not BREAKABLE.search(shown), shown
+    rows = [["fig", "paper", "c", "ok", "1e-06 and 3.4-5.6"]]
+    assert not BREAKABLE.search(prose.markdown_table(prose.PAPER_VS_BOOK_HEADER, rows))
+
+
+@pytest.fixture(scope="module")
+def chapter_glue():
+    """Everything the APE vs NoPE and C-RASP chapters glue (their facades' calls, as the
+    notebooks make them): [(key, unescaped Markdown)], provenance lines left out."""
+    import html
+
+    import IPython.display
+
+    from lengthgen.chapters import ape_vs_nope, crasp
+    glued = []
+    patch = pytest.MonkeyPatch()
+    patch.setattr(IPython.display, "display", lambda bundle, raw=False, metadata=None:
+                  glued.append((metadata["scrapbook"]["name"],
+                                html.unescape(bundle.get("text/markdown", "")))))
+    try:
+        for call in (ape_vs_nope.glue_protocol, ape_vs_nope.glue_headline,
+                     ape_vs_nope.glue_budget, ape_vs_nope.glue_leads,
+                     ape_vs_nope.glue_language_cells, ape_vs_nope.hparams_table,
+                     ape_vs_nope.glue_differences, ape_vs_nope.glue_progress,
+                     crasp.paper_vs_book_table):
+            call()
+        for panel in ape_vs_nope.PANELS:
+            ape_vs_nope.cell_table(panel)
+        for figure_id in ("huang-table2-languages", "huang-table3-algorithmic"):
+            glued.append((figure_id, crasp.expressiveness_table(figure_id)[0]))
+    finally:
+        patch.undo()
+    return [(key, text) for key, text in glued if not key.endswith("-provenance")]
+
+
+def test_the_chapters_glued_tables_and_numbers_have_no_breakable_number(chapter_glue):
+    """No table cell or pasted number of those chapters can break at a minus sign (the
+    provenance lines break anywhere on purpose)."""
+    assert len(chapter_glue) > 50
+    bad = [(key, m.group(0)) for key, text in chapter_glue for m in BREAKABLE.finditer(text)]
+    assert not bad, bad[:10]
+
+
+def test_indexed_names_read_as_in_the_prose():
+    """D_12 in a table cell or a pasted text reads D₁₂ (the prose typesets $D_{12}$), and
+    $D_{32}$ in a figure's text; code ids and other underscores are left alone."""
+    assert prose.for_reader("D_2, D_3 and D_12 (APE)") == "D₂, D₃ and D₁₂ (APE)"
+    assert prose.math_names("deepest context of D_32") == "deepest context of $D_{32}$"
+    for text in ("Bit_0", "aa_star", "binary_majority", "`D_12`", "$D_{12}$", "D_2N"):
+        assert prose.for_reader(text) == text
+    from lengthgen.viz.tables import HTMLTable
+    assert "D₁₂" in HTMLTable(["task"], [["D_12"]]).markdown
+
+
+def test_the_chapters_tables_name_tasks_as_the_paper_does(chapter_glue):
+    """No glued table or text shows D_12 with an underscore, and the tables of the APE vs NoPE
+    chapter name a task as the paper does (D₁₂, (aa)*), not by its code id (d12, aa_star)."""
+    from lengthgen.tasks.metadata import algorithmic_ids, info, language_ids
+    assert not [(key, m) for key, text in chapter_glue
+                for m in re.findall(r"\bD\\?_\d+", text)]
+    ids = {i for i in language_ids() + algorithmic_ids() if info(i).name != i}
+    glued = dict(chapter_glue)
+    for key in ("huang-table6-7-hparams", "huang-differences"):
+        first_column = [line.split("|")[1].strip() for line in glued[key].splitlines()[2:]]
+        assert first_column and not ids & {c.replace("\\", "") for c in first_column}, \
+            (key, first_column)

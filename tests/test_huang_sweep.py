@@ -9,6 +9,7 @@ from lengthgen.runs.records import committed_records
 from lengthgen.runs.registry import experiment
 from lengthgen.experiments.huang.sweep import analysis, protocol, tables
 from lengthgen.tasks import get_task
+from lengthgen.tasks.metadata import info
 from lengthgen.train import TrainConfig, decoder_for_task, learning_rate, train
 
 BOOK = experiment("huang-fig1-languages").CONFIGS["book"]
@@ -356,7 +357,7 @@ def test_the_chapter_tables_come_from_the_library():
     from lengthgen.experiments.huang.sweep import huang_table6_7_hparams as hparams
     diff = {"task": "d3", "encoding": "ape", "ours": 0.4715, "paper": 1.0, "fit": True,
             "selected": [1, 1, 16, 1e-3]}
-    assert tables.differences_rows([diff]) == [["d3", "APE", "47.1", "100.0", "yes",
+    assert tables.differences_rows([diff]) == [["D_3", "APE", "47.1", "100.0", "yes",
                                                "1L 1H d=16, lr 0.001"]]
     assert tables.differences_rows([]) == [["none", "", "", "", "", ""]]
     # each value sits under its own heading: a column added to the rows but not the header
@@ -374,7 +375,8 @@ def test_the_chapter_tables_come_from_the_library():
     cells = hparams.data(records)
     assert rows and len({(r["task"], r["PE"]) for r in rows}) == len(rows)   # a cell once
     for row, cell in zip(rows, cells, strict=True):
-        assert row["task"] == cell["task"] in {r["task"] for r in records}
+        assert cell["task"] in {r["task"] for r in records}
+        assert row["task"] == info(cell["task"]).name   # the paper's name, not the code's id
         assert row["PE"] == {"ape": "APE", "nope": "NoPE"}[cell["encoding"]]
         assert (row["ours (book search)"], row["mean steps"]) == (cell["ours"],
                                                                   cell["ours_steps_mean"])

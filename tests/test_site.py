@@ -102,3 +102,38 @@ def test_each_chapter_is_executed_once_per_session(built_site, request):
            if getattr(item, "nbmake", False) and Path(item.filename).parent.name == "book"}
     if request.session.testsfailed == 0:
         assert set(result.reused) == ran & chapters
+
+
+def test_no_glued_value_prints_as_a_tuple_or_a_repr(built_site):
+    """myst-nb's {glue:text} evaluates the glued text/plain as a Python literal: "6,000" once
+    printed as "(6, 0)". No pasted text on any page is a tuple, a quoted string or an object's
+    repr, and no step count reads like "(6, 0) steps"."""
+    import html as html_module
+    _, site = built_site
+    tuple_like = re.compile(r"^\(\s*-?[\d.]+\s*(,\s*-?[\d.]+\s*)+\)$")
+    bad = []
+    for page in sorted((site / "book").glob("*.html")):
+        text = page.read_text()
+        for pasted in re.findall(r'<span class="pasted-text">(.*?)</span>', text, re.S):
+            pasted = html_module.unescape(pasted).strip()
+            if (tuple_like.match(pasted) or pasted[:1] in "'\"" or "object at 0x" in pasted
+                    or re.match(r"<[\w.]+[ >]", pasted)):
+                bad.append((page.name, pasted))
+        bad += [(page.name, m) for m in re.findall(r"\(\d+, \d+\)[- ]step", text)]
+    assert not bad, bad[:10]
+
+
+def test_table_cells_do_not_break_numbers_at_a_minus_sign(built_site):
+    """No table cell on any page writes a number as 1.29e-06, a range of decimals with a
+    breakable hyphen (98.9-100.0) or a formula's minus as a hyphen ((i-j)%4): a browser may
+    break the line there (lengthgen.experiments.prose.keep_together)."""
+    import html as html_module
+    _, site = built_site
+    breakable = re.compile(r"\d[eE]-\d|\d\.\d+-\d|\(\w-\w\)")
+    bad = []
+    for page in sorted((site / "book").glob("*.html")):
+        for cell in re.findall(r"<t[dh][^>]*>(.*?)</t[dh]>", page.read_text(), re.S):
+            text = html_module.unescape(re.sub(r"<[^>]+>", "", cell))
+            if breakable.search(text):
+                bad.append((page.name, text.strip()[:80]))
+    assert not bad, bad[:10]

@@ -176,3 +176,33 @@ def test_the_site_build_moves_a_figures_images_into_files(tmp_path):
     import re
     frames = json.loads(html_module.unescape(re.search(r'data-frames="([^"]*)"', text).group(1)))
     assert all(f.startswith("../_images/lengthgen-") for f in frames)
+
+
+# Texts that myst-nb's {glue:text} role used to print as something else: it reads text/plain
+# with ast.literal_eval ("6,000" became the tuple (6, 0), "0.50" the float 0.5).
+AMBIGUOUS_TEXTS = ["6,000", "30,000", "0.50", "1.29e-06", "012", "(3, 4)", "True", "None",
+                   "98.9\u2013100.0", "a < b & c", "'quoted'"]
+
+
+def test_every_glued_text_reads_back_verbatim_through_the_text_role(shown):
+    """Whatever the library glues, {glue:text} and {glue:md} paste the same text: the
+    text/plain of every glued value evaluates (as myst-nb evaluates it) to the text the
+    Markdown shows, never a tuple or a float."""
+    import ast
+    import html as html_module
+
+    from lengthgen.experiments.prose import keep_together
+    book.glue_numbers({f"n{i}": text for i, text in enumerate(AMBIGUOUS_TEXTS)}, prefix="t")
+    for i, text in enumerate(AMBIGUOUS_TEXTS):
+        book.book_text(f"s{i}", text)
+    assert len(shown) == 2 * len(AMBIGUOUS_TEXTS)
+    for (bundle, meta), text in zip(shown, AMBIGUOUS_TEXTS * 2):
+        assert html_module.unescape(bundle["text/markdown"]) == keep_together(text)
+        assert ast.literal_eval(bundle["text/plain"]) == keep_together(text), \
+            (meta["scrapbook"]["name"], bundle)
+    try:
+        from myst_nb.core.variables import format_plain_text
+    except ImportError:   # the book is run but not built here (Colab)
+        return
+    for (bundle, _), text in zip(shown, AMBIGUOUS_TEXTS * 2):
+        assert format_plain_text(bundle["text/plain"], "") == keep_together(text)

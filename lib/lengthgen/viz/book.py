@@ -3,12 +3,12 @@
 Every figure of the book is shown in two places from the same code cell:
 
 * in Jupyter, Binder and Colab the cell displays the figure and its provenance line;
-* on the built site the cell's output is hidden (the cell carries the tag `remove-output`) and
+* on the built site the cell is hidden (tags `remove-input` and `remove-output`) and
   the markdown cell after it places the same output as a numbered figure, with a caption written
   in the prose and the provenance line pasted into it. The figure gets a label that the text
   cross-references with {numref}.
 
-A code cell (tags: ["remove-output"]):
+A code cell (tags: ["remove-input", "remove-output"]):
 
     book_figure("huang-fig5-6-positional")                 # a registered figure id
     book_figure("limit-slider", FrameSlider(draw, ...))    # anything displayable, no provenance
@@ -32,6 +32,7 @@ import re
 
 from lengthgen.config import draw_workers
 from lengthgen.errors import LengthgenError
+from lengthgen.experiments.prose import for_reader
 from lengthgen.viz.fit import fit_to_column
 from lengthgen.viz.layout import (DPI, MIN_FONT_PT, NARROW_DPI, NARROW_PX, NARROW_SCREEN_PX,
                                   save_png)
@@ -207,6 +208,8 @@ def _glue(key: str, obj) -> None:
         metadata = {}
     else:
         bundle, metadata = format_display_data(obj)
+        if isinstance(obj, _Markdown):
+            bundle["text/plain"] = obj.plain_literal()
     metadata["scrapbook"] = {"name": key, "mime_prefix": ""}
     display(bundle, raw=True, metadata=metadata)
 
@@ -220,8 +223,18 @@ class _Markdown:
     def _repr_markdown_(self) -> str:
         return self.text
 
+    def plain(self) -> str:
+        return html.unescape(re.sub(r"<[^>]+>", "", self.text))
+
     def __repr__(self) -> str:
-        return re.sub(r"<[^>]+>", "", self.text)
+        return self.plain()
+
+    def plain_literal(self) -> str:
+        """The plain text as a Python string literal. myst-nb's {glue:text} role (and {glue:}
+        on a page without Markdown) reads text/plain with `ast.literal_eval` before printing
+        it: the text "6,000" would become the tuple (6, 0), "0.50" the float 0.5, "1e-06" a
+        float. A string literal evaluates to exactly the text the reader should read."""
+        return repr(self.plain())
 
 
 def provenance_markdown(line: str) -> str:
@@ -414,9 +427,11 @@ def _summary(figure_id: str) -> str:
 def book_text(key: str, text) -> str:
     """Glue a short piece of text (a number computed from records) for the prose: the markdown
     cell pastes it inline with {glue:md}`KEY`, so no number from a record is typed by hand.
-    Returns the text."""
+    Numbers, ranges and short formulas in it are kept on one line, D_12 reads D₁₂
+    (`lengthgen.experiments.prose.for_reader`). Returns
+    the text."""
     _check_key(key)
-    text = str(text)
+    text = for_reader(str(text))
     _glue(key, _Markdown(text))
     return text
 
@@ -447,9 +462,10 @@ def book_table(key: str, markdown: str, provenance: str | None = None) -> None:
 def glue_numbers(numbers: dict[str, str], prefix: str = "") -> None:
     """Glue each {key: text} (e.g. `lengthgen.experiments.huang.limit.analysis.limit_numbers()`)
     for the prose, which pastes it inline with {glue:md}`key` (`PREFIX-key` with a prefix). The
-    cell that calls this is tagged `remove-output` (in Jupyter it shows every key with its
-    text)."""
+    cell that calls this is tagged `remove-input` and `remove-output` (in Jupyter it shows every
+    key with its text). Numbers, ranges and short formulas are kept on one line, D_12 reads
+    D₁₂ (`for_reader`)."""
     for key, text in numbers.items():
         key = f"{prefix}-{key}" if prefix else key
         _check_key(key)
-        _glue(key, _Markdown(html.escape(str(text), quote=False)))
+        _glue(key, _Markdown(html.escape(for_reader(str(text)), quote=False)))

@@ -9,6 +9,7 @@ import html
 import string
 
 from lengthgen.errors import LengthgenError
+from lengthgen.experiments.prose import for_reader
 
 _PUNCTUATION = set(string.punctuation)
 
@@ -21,7 +22,13 @@ def _escape_markdown(text: str) -> str:
 
 def _text(value) -> str:
     """A cell as a reader reads it: floats to 3 significant digits, yes/no for booleans, a dash
-    for a missing value, lists as comma-separated values (never Python's brackets)."""
+    for a missing value, lists as comma-separated values (never Python's brackets); numbers,
+    ranges and short formulas unbreakable, with true minus signs and × 10⁻⁶ for 1e-06, and
+    D_12 as D₁₂ (`for_reader`)."""
+    return for_reader(_plain_text(value))
+
+
+def _plain_text(value) -> str:
     if isinstance(value, bool):
         return "yes" if value else "no"
     if value is None:
@@ -29,9 +36,9 @@ def _text(value) -> str:
     if isinstance(value, float):
         return f"{value:.3g}"
     if isinstance(value, (list, tuple)):
-        return ", ".join(_text(v) for v in value)
+        return ", ".join(_plain_text(v) for v in value)
     if isinstance(value, dict):
-        return ", ".join(f"{readable_header(k)} {_text(v)}" for k, v in value.items())
+        return ", ".join(f"{readable_header(k)} {_plain_text(v)}" for k, v in value.items())
     return str(value)
 
 
@@ -78,5 +85,5 @@ class HTMLTable:
         return self.html
 
     def __str__(self) -> str:  # a plain-text fallback, e.g. in a terminal
-        lines = [" | ".join(self.header)] + [" | ".join(map(_text, r)) for r in self.rows]
+        lines = [" | ".join(map(_text, row)) for row in [self.header] + self.rows]
         return "\n".join(lines)

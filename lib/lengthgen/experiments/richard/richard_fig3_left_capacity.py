@@ -148,7 +148,7 @@ def figure(records):
     ax.set_xscale("log")
     ax.set(xlabel="trainable parameters", ylim=(-0.05, 1.05),
            ylabel=f"balanced completions, prefixes of depth >= {cfg['test_depth']}",
-           title=f"D_{2 * cfg['n']}: trained on depth <= {cfg['max_depth']}, "
+           title=f"$D_{{{2 * cfg['n']}}}$: trained on depth <= {cfg['max_depth']}, "
                  f"{cfg['steps']} steps\n" + spread.seeds_label(
                      [r for g in runs_of.values() for r in g] or records, setting))
     ax.legend(fontsize=7, loc="lower right")

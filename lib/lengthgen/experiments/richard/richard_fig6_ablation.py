@@ -85,7 +85,7 @@ def figure(records):
     cfg = records[0]["config"]
     ax.set_xscale("log", base=4)
     ax.set(xlabel="distinct training words (4^k)", ylabel="balanced completions", ylim=(-0.05, 1.05),
-           title=f"D_{2 * cfg['n']}: out-of-sample (full) and in-sample (dashed); "
+           title=f"$D_{{{2 * cfg['n']}}}$: out-of-sample (full) and in-sample (dashed); "
                  f"d={cfg['d']}, {cfg['steps']} steps\n"
                  + spread.seeds_label(records, lambda r: (r["params"]["variant"],
                                                           r["params"]["k"])))

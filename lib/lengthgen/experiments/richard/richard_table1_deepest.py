@@ -120,7 +120,7 @@ def figure(records):
     for (row, col), cell in table.get_celld().items():
         if col == 1 and row > 0:
             cell.get_text().set_family("monospace")
-    fig.suptitle("Completions of the deepest context of D_32 (16 open brackets); "
+    fig.suptitle("Completions of the deepest context of $D_{32}$ (16 open brackets); "
                  + spread.seeds_label(records, lambda r: r["params"]["model"]).replace(
                      "per setting", "per model") + f"; table: the {SHOWN_PER_SEED} most "
                  "frequent completions of each seed", fontsize=10.5)

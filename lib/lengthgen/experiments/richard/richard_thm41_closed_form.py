@@ -220,7 +220,7 @@ def figure(records):
             color="crimson", label="off-path prefixes, gamma=+1/2")
     for m in by_kind.get("sampled", []):
         ax.plot([m["n"]] * 3, [m["random_rate"], m["deep_rate"], m["deepest_rate"]], "D",
-                color="limegreen", label=f"D_{2 * m['n']}: sampled, deep, deepest")
+                color="limegreen", label=f"$D_{{{2 * m['n']}}}$: sampled, deep, deepest")
     ax.set(xlabel="N (words of length 2N)", ylabel="fraction completed into a balanced word",
            title="Theorem 4.1, checked on every prefix", ylim=(-0.05, 1.05))
     ax.legend(fontsize=7, loc="center left")

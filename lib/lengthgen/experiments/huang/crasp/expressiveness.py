@@ -14,6 +14,7 @@ from lengthgen.crasp.check import MAX_EXHAUSTIVE_STRINGS as MAX_EXHAUSTIVE
 from lengthgen.crasp.check import check_language, check_task
 from lengthgen.crasp.lemmas import APE, COLUMNS, NOPE, claim
 from lengthgen.crasp.library import get_program
+from lengthgen.experiments.prose import for_reader
 from lengthgen.tasks.metadata import algorithmic_ids, info, language_ids
 
 
@@ -117,8 +118,9 @@ def regenerated_figure(records: list[dict], extra_columns, table: str, checked_b
 
 
 def _md(text: str) -> str:
-    """A Markdown table cell: pipes, asterisks, underscores and brackets stay literal."""
-    return re.sub(r"([\\|*_`\[\]<>])", r"\\\1", str(text))
+    """A Markdown table cell: pipes, asterisks, underscores and brackets stay literal (D_12 as
+    D₁₂ and numbers kept on one line, `for_reader`)."""
+    return re.sub(r"([\\|*_`\[\]<>])", r"\\\1", for_reader(str(text)))
 
 
 def table_markdown(records: list[dict], extra_columns) -> str:

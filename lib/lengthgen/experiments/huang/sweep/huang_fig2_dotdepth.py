@@ -7,6 +7,7 @@ does not. The figure puts this book's cells (mean over the seeds that fit) besid
 Drawn from the huang-fig1-languages records (no training of its own).
 """
 from lengthgen.experiments.huang.sweep import analysis, protocol
+from lengthgen.experiments.prose import math_names
 from lengthgen.models.positions import PositionalEncoding
 from lengthgen.tasks.metadata import info
 
@@ -69,7 +70,8 @@ def figure(records):
         ax.set_title(PositionalEncoding(encoding).label)
         ax.grid(axis="x", alpha=0.3)
     for ax in axes:   # each panel names its rows (on a phone the panels are stacked)
-        ax.set_yticks(range(len(languages)), [f"{name} ({depth})" for depth, name in languages])
+        ax.set_yticks(range(len(languages)),
+                      [math_names(f"{name} ({depth})") for depth, name in languages])
         ax.set_ylim(len(languages) - 0.5, -0.5)
     axes[0].set_ylabel("language (dot-depth)")
     handles, labels = axes[0].get_legend_handles_labels()

@@ -48,9 +48,11 @@ TABLE_HEADER = ["task", "PE", "ours (book search)", "why", "mean steps",
 
 
 def table_rows(records) -> list[list]:
-    """The chapter's table: one row per cell, ours beside the paper's setting."""
-    return [[r["task"], PositionalEncoding(r["encoding"]).label, r["ours"], r["ours_rule"], r["ours_steps_mean"],
-             r["paper"] or LOST, r["paper_max_steps"]] for r in data(records)]
+    """The chapter's table: one row per cell (the task by the name the paper writes), ours
+    beside the paper's setting."""
+    return [[info(r["task"]).name, PositionalEncoding(r["encoding"]).label, r["ours"],
+             r["ours_rule"], r["ours_steps_mean"], r["paper"] or LOST, r["paper_max_steps"]]
+            for r in data(records)]
 
 
 def figure(records):

@@ -10,7 +10,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from lengthgen.experiments.huang.sweep import protocol
-from lengthgen.experiments.prose import mean_span, separate
+from lengthgen.experiments.prose import for_reader, mean_span, separate
 from lengthgen.experiments.spread import group_by
 from lengthgen.tasks import get_task
 from lengthgen.tasks.metadata import info
@@ -171,7 +171,7 @@ def lead_table(records, variants=VARIANTS, studied=None) -> str:
     header = ["cell"] + [LABELS[v] + (", trained again for this study" if v == "book" else "")
                          for v in variants]
     return "\n".join(["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-                     + ["| " + " | ".join(row) + " |" for row in body])
+                     + ["| " + " | ".join(map(for_reader, row)) + " |" for row in body])
 
 
 def lead_summary(records) -> str:

@@ -259,7 +259,7 @@ DIFFERENCES_HEADER = ["task", "PE", "ours % (101-150)", "paper % (101-150)", "fi
 
 def differences_rows(diffs: list[dict]) -> list[list[str]]:
     """The cells that differ from the paper (`analysis.differences`), one table row each."""
-    return [[d["task"], PositionalEncoding(d["encoding"]).label, cell_pct(d["ours"]),
+    return [[info(d["task"]).name, PositionalEncoding(d["encoding"]).label, cell_pct(d["ours"]),
              cell_pct(d["paper"]), "yes" if d["fit"] else "never",
              Setting.of(d["selected"]).label()]
             for d in diffs] or [["none", "", "", "", "", ""]]
