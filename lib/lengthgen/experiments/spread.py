@@ -55,7 +55,8 @@ def wilson_interval(k: int, n: int, level: float = 0.95) -> tuple[float, float]:
     centre = (share + z2 / (2 * n)) / (1 + z2 / n)
     half = z * math.sqrt(share * (1 - share) / n + z2 / (4 * n * n)) / (1 + z2 / n)
     # at k = 0 (or n) the bound is exactly 0 (or 1); rounding may leave it a hair off
-    return (0.0 if k == 0 else max(0.0, centre - half)), (1.0 if k == n else min(1.0, centre + half))
+    low = 0.0 if k == 0 else max(0.0, centre - half)
+    return low, (1.0 if k == n else min(1.0, centre + half))
 
 
 def line(ax, xs, groups, fmt, color, label=None, alpha=0.18, **kwargs):

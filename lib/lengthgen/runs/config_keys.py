@@ -51,7 +51,8 @@ def _imported(name: str, path: Path, tree: ast.Module, known: dict) -> set[str]:
             source = node.module or ""
             if node.level:
                 parts = package.split(".")
-                source = ".".join(parts[:len(parts) - node.level + 1] + ([source] if source else []))
+                base = parts[:len(parts) - node.level + 1]
+                source = ".".join(base + ([source] if source else []))
             found |= {source} | {f"{source}.{alias.name}" for alias in node.names}
     return {module for module in found if module in known}
 
@@ -120,8 +121,9 @@ def _looped(scope, loops, tuples: dict) -> set[str]:
     for loop in loops:
         if not isinstance(loop.target, ast.Name):
             continue
-        if any(isinstance(n, ast.Subscript) and _is_config(n.value) and isinstance(n.slice, ast.Name)
-               and n.slice.id == loop.target.id for n in ast.walk(scope)):
+        if any(isinstance(n, ast.Subscript) and _is_config(n.value)
+               and isinstance(n.slice, ast.Name) and n.slice.id == loop.target.id
+               for n in ast.walk(scope)):
             keys |= set(_strings(loop.iter, tuples))
     return keys
 

@@ -109,8 +109,10 @@ PROTOCOL_HEADER = ["", "the authors (paper, App. E.3, and their code)", "this bo
 
 
 def cell_rows(rows: list[dict]) -> list[list[str]]:
-    """Per cell: prediction, ours per bin (mean), the lowest-highest seed on the longest bin,
-    the paper's per bin, baseline, seeds that fit and pass, and the outcome by the rule."""
+    """Per cell: prediction, ours per bin (mean), its 95% Wilson interval on the longest bin
+    (`analysis.bin_interval`), the lowest-highest seed there, the paper's per bin, baseline,
+    seeds that fit and pass, and the outcome by the rule ("uncertain" where the interval's ends
+    give different outcomes)."""
     out = []
     for r in rows:
         ours = " / ".join(cell_pct(v) for v in r["accuracy"].values())
@@ -120,11 +122,14 @@ def cell_rows(rows: list[dict]) -> list[list[str]]:
             verdict = "never fit (not a test)"
         else:
             verdict = "agrees" if (r["predicted"] == YES) == r["ours_success"] else "DISAGREES"
+            verdict += " (uncertain at 95%)" if r.get("uncertain") else ""
+        interval = r.get("interval")
+        interval = "" if interval is None else f"{cell_pct(interval[0])}-{cell_pct(interval[1])}"
         fit = f"{r['seeds_fit']} of {r['n_seeds']}"
         if r.get("seeds_at_paper_level"):   # the paper's own model stayed below 100% here
             fit += f" ({r['seeds_at_paper_level']} at the paper's level)"
         out.append([info(r["task"]).name, PositionalEncoding(r["encoding"]).label, r["predicted"],
-                    Setting.of(r["selected"]).label(), ours,
+                    Setting.of(r["selected"]).label(), ours, interval,
                     f"{cell_pct(spread['min'])}-{cell_pct(spread['max'])}", paper,
                     cell_pct(r["baseline"].get(LONGEST_BIN)), fit,
                     f"{r['seeds_pass']} of {r['n_seeds']}", verdict])
@@ -132,8 +137,8 @@ def cell_rows(rows: list[dict]) -> list[list[str]]:
 
 
 CELL_HEADER = ["task", "PE", "C-RASP predicts", "selected setting", "ours % (3 bins, mean)",
-               "seeds % (101-150)", "paper % (3 bins)", "baseline % (101-150)", "seeds fit",
-               "seeds pass", "ours vs prediction"]
+               "ours 95% Wilson interval (101-150)", "seeds % (101-150)", "paper % (3 bins)",
+               "baseline % (101-150)", "seeds fit", "seeds pass", "ours vs prediction"]
 
 
 def cell_names(cells: list[str]) -> str:
