@@ -55,7 +55,7 @@ def requirement(line: str) -> tuple[str, str, str] | None:
 
 def requirement_lists(root: Path = ROOT) -> dict[str, list[str]]:
     """{file (and pyproject section): [requirement strings]} for every declaring file."""
-    import tomllib
+    tomllib = pytest.importorskip("tomllib", reason="reading pyproject.toml needs Python 3.11+")
     lists = {}
     for name in DECLARING:
         path = root / name
