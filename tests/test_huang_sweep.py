@@ -468,3 +468,36 @@ def test_the_gpu_count_names_its_predicted_failures_and_each_seeds_stopping_step
         "already fit and agreed in the CPU runs)")
     setting = tables.budget_rows(gpu_rows, cpu_rows, 30000)[0][4]
     assert "budget 30,000" in setting and "stopped at 3,000, 6,000, 3,000" in setting
+
+
+def test_a_cell_carries_the_wilson_interval_of_its_test_strings_and_flags_an_open_verdict():
+    """The longest bin's 95% Wilson interval counts every test string of the seeds averaged
+    (k of seeds x samples_per_bin); a fitting cell whose interval spans the success rule is
+    "uncertain", in the agreement counts and in the cell table."""
+    from lengthgen.experiments.spread import wilson_interval
+    records = [cell_record("d2", "ape", [bins(1.0, 1.0, 0.81)] * 2),      # 81%: near the line
+               cell_record("d3", "ape", [bins(1.0, 1.0, 0.95), bins(0.5, 0.4, 0.3)])]
+    for record in records:
+        record["config"].update(tasks=["d2", "d3"], samples_per_bin=100)
+    rows = {r["task"]: r for r in analysis.table(records)}
+    assert rows["d2"]["interval"] == pytest.approx(wilson_interval(162, 200))
+    assert rows["d2"]["interval"][0] < analysis.SUCCESS_ACCURACY < rows["d2"]["interval"][1]
+    assert rows["d2"]["ours_success"] and rows["d2"]["uncertain"]
+    assert rows["d3"]["interval"] == pytest.approx(wilson_interval(95, 100))   # one seed fits
+    assert not rows["d3"]["uncertain"]
+    assert analysis.agreement(list(rows.values()))["uncertain"] == ["d2/ape"]
+    table = tables.cell_rows([rows["d2"], rows["d3"]])
+    assert all(len(r) == len(tables.CELL_HEADER) for r in table)
+    column = tables.CELL_HEADER.index("ours 95% Wilson interval (101-150)")
+    assert table[0][column] == "{:.1f}-{:.1f}".format(*(100 * v for v in rows["d2"]["interval"]))
+    assert table[0][-1] == "agrees (uncertain at 95%)" and table[1][-1] == "agrees"
+    # with many more strings the same accuracy is no longer in doubt
+    for record in records:
+        record["config"]["samples_per_bin"] = 20_000
+    assert not analysis.table(records)[0]["uncertain"]
+    # a record that does not say how many strings a bin has: no interval, nothing flagged
+    for record in records:
+        del record["config"]["samples_per_bin"]
+    row = analysis.table(records)[0]
+    assert row["interval"] is None and not row["uncertain"]
+    assert tables.cell_rows([row])[0][column] == ""

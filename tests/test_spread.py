@@ -142,3 +142,41 @@ def test_a_seeds_list_names_each_run_by_its_seed_and_multiplies_the_trained_runs
         assert all(p["name"].endswith(f"-s{p['seed']}") for p in trained)
         assert len(trained) == 3 * len([p for p in module.runs(single)
                                         if p.get("kind", "trained") == "trained"])
+
+
+# ---- Wilson intervals for one seed's accuracy ------------------------------------------------
+def test_wilson_interval_matches_published_values():
+    """Newcombe (1998), Statistics in Medicine 17:857, Table I, method 3 (the Wilson score
+    interval without continuity correction), to the 4 decimals printed there."""
+    from lengthgen.experiments.spread import wilson_interval
+    for (k, n), (lo, hi) in {(81, 263): (0.2553, 0.3662), (15, 148): (0.0624, 0.1605),
+                             (0, 20): (0.0, 0.1611), (1, 29): (0.0061, 0.1718)}.items():
+        got = wilson_interval(k, n)
+        assert got == pytest.approx((lo, hi), abs=5e-5), (k, n, got)
+
+
+def test_wilson_interval_properties_and_coverage():
+    from scipy.stats import binom
+    from lengthgen.experiments.spread import wilson_interval
+    assert wilson_interval(500, 500)[1] == 1.0 and wilson_interval(0, 500)[0] == 0.0
+    lo, hi = wilson_interval(500, 500)
+    assert lo == pytest.approx(1 - 3.8415 / (500 + 3.8415), abs=1e-4)   # z^2 / (n + z^2)
+    lo, hi = wilson_interval(37, 100)
+    assert lo < 0.37 < hi
+    assert wilson_interval(63, 100) == pytest.approx((1 - hi, 1 - lo))   # symmetric in k, n - k
+    assert wilson_interval(37, 100, level=0.99)[0] < lo                  # wider at 99%
+    assert wilson_interval(370, 1000)[1] - wilson_interval(370, 1000)[0] < hi - lo
+    # exact coverage (binomial sum over k) is near the nominal 95% for n = 500
+    for p in (0.1, 0.5, 0.9):
+        covered = sum(binom.pmf(k, 500, p) for k in range(501)
+                      if wilson_interval(k, 500)[0] <= p <= wilson_interval(k, 500)[1])
+        assert 0.93 < covered < 0.97, (p, covered)
+
+
+@pytest.mark.parametrize("args", [(3, 0), (5, 4), (-1, 4), (1.5, 4), (True, 4), (1, 4, 1.0),
+                                  (1, 4, 0)])
+def test_wilson_interval_refuses_bad_input(args):
+    from lengthgen.errors import LengthgenError
+    from lengthgen.experiments.spread import wilson_interval
+    with pytest.raises(LengthgenError, match="wilson_interval"):
+        wilson_interval(*args)

@@ -5,8 +5,15 @@ each group and, where a group has more than one seed, shades (or bars) the range
 smallest to its largest value. With one seed per setting (most committed book-scale records
 today) the drawing is the plain line it was, with nothing shaded: the range is only drawn
 where there is one.
+
+A single seed's accuracy on n test strings is itself an estimate: `wilson_interval` gives its
+confidence interval (Wilson's score interval, which stays inside [0, 1] and is sensible at 0 and
+n successes, where the normal approximation's collapses to a point).
 """
+import math
 from statistics import mean
+
+from lengthgen.errors import LengthgenError
 
 
 def group_by(records: list[dict], key, value=None) -> dict:
@@ -29,6 +36,27 @@ def spread(values) -> tuple[float, float, float, int]:
     if not values:
         return float("nan"), float("nan"), float("nan"), 0
     return mean(values), min(values), max(values), len(values)
+
+
+def wilson_interval(k: int, n: int, level: float = 0.95) -> tuple[float, float]:
+    """Wilson's score interval (Wilson 1927) for a success probability, from k successes in n
+    trials, at confidence `level`: the p whose score test |k/n - p| / sqrt(p(1 - p)/n) <= z
+    does not reject, with z the normal quantile (scipy.stats) at 1 - (1 - level) / 2."""
+    from scipy.stats import norm
+    for name, value in (("k", k), ("n", n)):
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise LengthgenError(f"wilson_interval: {name} must be an integer, got {value!r}")
+    if n < 1 or not 0 <= k <= n:
+        raise LengthgenError(f"wilson_interval: need 0 <= k <= n and n >= 1, got k={k}, n={n}")
+    if not 0 < level < 1:
+        raise LengthgenError(f"wilson_interval: level must be in (0, 1), got {level!r}")
+    z = float(norm.ppf(1 - (1 - level) / 2))
+    share, z2 = k / n, z * z
+    centre = (share + z2 / (2 * n)) / (1 + z2 / n)
+    half = z * math.sqrt(share * (1 - share) / n + z2 / (4 * n * n)) / (1 + z2 / n)
+    # at k = 0 (or n) the bound is exactly 0 (or 1); rounding may leave it a hair off
+    low = 0.0 if k == 0 else max(0.0, centre - half)
+    return low, (1.0 if k == n else min(1.0, centre + half))
 
 
 def line(ax, xs, groups, fmt, color, label=None, alpha=0.18, **kwargs):

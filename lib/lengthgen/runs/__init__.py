@@ -5,6 +5,8 @@ their records are read back.
                     (read from their source); titles, sources, the runs a scale registers
     contract.py     what a figure module offers (its own runs, or a SOURCE it draws), checked
                     by the registry: one line naming a module that breaks it
+    config_keys.py  strict configs: a config key that no code of the figure reads (a typo)
+                    is refused by the registry, naming the closest known key
     execute.py      RunSpec (one run, described completely), execute (compute a run and write
                     its record), preflight checks, cache freshness under --force
     runner.py       run_experiment: a figure's whole sweep (lock, resume, thread checks,

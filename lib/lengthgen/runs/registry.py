@@ -10,6 +10,7 @@ import importlib
 from types import ModuleType
 
 from lengthgen.errors import LengthgenError, unknown_name
+from lengthgen.runs.config_keys import check_config_keys
 from lengthgen.runs.contract import check_module, check_source
 
 FIGURES_PACKAGE = "lengthgen.experiments"   # where figure modules live (found, not listed)
@@ -53,13 +54,15 @@ EXPERIMENTS: dict[str, str] = _registry()
 
 
 def experiment(figure_id: str) -> ModuleType:
-    """The module of one figure id; an unknown id names the closest valid ones."""
+    """The module of one figure id; an unknown id names the closest valid ones, and a config
+    key that no code of the figure reads is refused (`lengthgen.runs.config_keys`)."""
     if figure_id not in EXPERIMENTS:
         raise unknown_name("figure id", figure_id, EXPERIMENTS)
     module = importlib.import_module(f"{FIGURES_PACKAGE}.{EXPERIMENTS[figure_id]}")
     if module.__name__ not in _checked:
         check_module(module)
         _checked.add(module.__name__)
+    check_config_keys(figure_id, module)   # at every call: an edit of CONFIGS since is seen too
     return module
 
 

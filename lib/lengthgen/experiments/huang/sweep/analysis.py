@@ -3,6 +3,7 @@ fit, spread), agreement with C-RASP's prediction, the cells that differ from the
 what giving up on hopeless runs saved."""
 from lengthgen.experiments.huang.sweep.protocol import (ENCODINGS, LONGEST_BIN, Setting, predicted,
                                                         reference)
+from lengthgen.experiments.spread import wilson_interval
 from lengthgen.tasks import get_task
 from lengthgen.tasks.base import bin_name
 from lengthgen.tasks.metadata import YES
@@ -58,6 +59,27 @@ def _spread(seeds: list[dict], names: list[str]) -> dict:
     return out
 
 
+def bin_interval(accuracy: float, seeds: int, samples: int | None) -> tuple | None:
+    """The 95% Wilson interval of a cell's mean accuracy on a bin, from its test strings alone:
+    the mean is over `seeds` models, each tested on `samples` fresh strings of the bin (each
+    seed draws its own), so it is k of seeds x samples. None where the record does not say how
+    many strings a bin has. The spread over seeds is another uncertainty, shown beside it."""
+    if not samples or not seeds:
+        return None
+    n = seeds * samples
+    return wilson_interval(round(accuracy * n), n)
+
+
+def uncertain(row: dict) -> bool:
+    """Whether a fitting cell's verdict could flip within its interval on the longest bin: the
+    success rule is monotone in accuracy, so it flips iff its ends disagree."""
+    interval = row.get("interval")
+    if not row["fit"] or interval is None:
+        return False
+    base = row["baseline"].get(LONGEST_BIN, 0.0)
+    return succeeded(interval[0], base) != succeeded(interval[1], base)
+
+
 def table(records: list[dict]) -> list[dict]:
     """One row per (task, encoding) with ours (mean over the seeds that fit, spread over all
     seeds), the paper's, the baselines, the prediction and whether the cell fits."""
@@ -66,6 +88,7 @@ def table(records: list[dict]) -> list[dict]:
     rows = []
     present = {r["metrics"]["task"] for r in records}
     order = records[0]["config"]["tasks"] if records else []  # the config's order, not A-Z
+    samples = records[0]["config"].get("samples_per_bin") if records else None
     tasks = [t for t in order if t in present] + sorted(present - set(order))
     for task_id in tasks:
         # records store dicts with sorted keys: put the bins back in length order
@@ -103,7 +126,10 @@ def table(records: list[dict]) -> list[dict]:
                                  "bins": {k: s["bins"][k] for k in names}} for s in seeds],
                    "baseline": baseline,
                    "ours_success": succeeded(accuracy[LONGEST_BIN], base_long),
+                   "interval": bin_interval(accuracy[LONGEST_BIN], cell["n_used"],
+                                             samples),
                    "paper": paper}
+            row["uncertain"] = uncertain(row)
             if paper is not None:
                 row["paper_success"] = succeeded(paper["bins"][-1], paper["baseline"])
                 row["paper_fit"] = paper["bins"][0] >= 1.0
@@ -149,6 +175,8 @@ def agreement(rows: list[dict]) -> dict:
             "paper_fit": len(paper_fit),
             "paper_fit_agree": sum(agrees(r, "paper_success") for r in paper_fit),
             "never_fit_agree": sum(agrees(r, "ours_success") for r in rows if not r["fit"]),
+            # fitting cells whose verdict the 95% interval of the longest bin leaves open
+            "uncertain": [f"{r['task']}/{r['encoding']}" for r in rows if r.get("uncertain")],
             "predicted_yes": len(yes),
             # each cell in exactly one of: fit and succeeded, fit and failed, never fit
             "yes_succeeded": sum(r["ours_success"] for r in yes if r["fit"]),

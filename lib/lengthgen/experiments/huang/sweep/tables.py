@@ -112,20 +112,24 @@ PROTOCOL_HEADER = ["", "the authors (paper, App. E.3, and their code)", "this bo
 
 
 def cell_rows(rows: list[dict]) -> list[list[str]]:
-    """Per cell: prediction, ours per bin (mean), the lowest-highest seed on the longest bin,
-    the paper's per bin, baseline, seeds that fit and pass, and the outcome by the rule."""
+    """Per cell: prediction, ours per bin (mean), its 95% Wilson interval on the longest bin
+    (`analysis.bin_interval`), the lowest-highest seed there, the paper's per bin, baseline,
+    seeds that fit and pass, and the outcome by the rule ("uncertain" where the interval's ends
+    give different outcomes)."""
     out = []
     for r in rows:
         ours = " / ".join(cell_pct(v) for v in r["accuracy"].values())
         spread = r["spread"][LONGEST_BIN]
         paper = "" if r["paper"] is None else " / ".join(cell_pct(v) for v in r["paper"]["bins"])
         verdict = verdict_text(r)
+        interval = r.get("interval")
+        interval = "" if interval is None else f"{cell_pct(interval[0])}-{cell_pct(interval[1])}"
         fit = f"{r['seeds_fit']} of {r['n_seeds']}"
         if r.get("seeds_at_paper_level"):   # the paper's own model stayed below 100% here
             fit += f" ({r['seeds_at_paper_level']} at the paper's level)"
         out.append([info(r["task"]).name, PositionalEncoding(r["encoding"]).label, r["predicted"],
                     prediction_basis(r["task"], r["encoding"]),
-                    Setting.of(r["selected"]).label(), ours,
+                    Setting.of(r["selected"]).label(), ours, interval,
                     f"{cell_pct(spread['min'])}-{cell_pct(spread['max'])}", paper,
                     cell_pct(r["baseline"].get(LONGEST_BIN)), fit,
                     f"{r['seeds_pass']} of {r['n_seeds']}", verdict])
@@ -134,16 +138,18 @@ def cell_rows(rows: list[dict]) -> list[list[str]]:
 
 def verdict_text(r: dict) -> str:
     """A cell's outcome against the prediction, flagged where its mean decides against most of
-    its seeds (`analysis.decided_by_mean`, one rule for both directions)."""
+    its seeds (`analysis.decided_by_mean`, one rule for both directions), and where its 95%
+    Wilson interval on Len 101-150 straddles the success line."""
     if not r["fit"]:
         return "never fit (not a test)"
     verdict = "agrees" if (r["predicted"] == YES) == r["ours_success"] else "DISAGREES"
     flag = decided_by_mean(r)
-    return verdict if flag is None else f"{verdict} ({flag} by the mean)"
+    verdict = verdict if flag is None else f"{verdict} ({flag} by the mean)"
+    return verdict + (" (uncertain at 95%)" if r.get("uncertain") else "")
 
 
 CELL_HEADER = ["task", "PE", "C-RASP predicts", "prediction rests on", "selected setting",
-               "ours % (3 bins, mean)",
+               "ours % (3 bins, mean)", "ours 95% Wilson interval (101-150)",
                "seeds % (101-150)", "paper % (3 bins)", "baseline % (101-150)", "seeds fit",
                "seeds pass", "ours vs prediction"]
 
