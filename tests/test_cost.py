@@ -32,19 +32,24 @@ def test_flops_per_step_is_the_stated_rule():
     assert Training("x", 1, 1, 1, 1, 1, 1, flops=123.0).flops_per_step() == 123.0
 
 
-def test_planted_run_of_a_measured_shape_takes_its_measured_minutes():
-    """A run of the benchmark's own workload at 1L1H d16 runs at the best engine rate the table
-    holds for that shape: 60 x that rate steps take one minute."""
-    best = max(r["model_steps_per_s"] for r in _rates()["rows"]
-               if r["shape"] == [1, 1, 16] and r["kind"] in cost.ENGINE_KINDS)
+def test_planted_runs_of_a_measured_shape_take_their_measured_minutes():
+    """Runs of the benchmark's own workload at 1L1H d16: a full group of 1024 runs at the best
+    engine rate the table holds for that shape, one lone run at the fastest group step measured
+    there (launch-bound), and one at a time at the train() rate."""
+    rows = [r for r in _rates()["rows"] if r["shape"] == [1, 1, 16]]
+    best = max(r["model_steps_per_s"] for r in rows if r["kind"] in cost.ENGINE_KINDS)
+    step = max(r["model_steps_per_s"] / r["group"] for r in rows
+               if r["kind"] in cost.ENGINE_KINDS)
+    single = next(r["model_steps_per_s"] for r in rows if r["kind"] == "train()")
     flops = cost._bench_flops((1, 1, 16))
-    planted = Training("1L1H d16", 1, 1, 16, 64, 52, steps=round(best * 60), flops=flops)
-    c = cost.estimate("planted", [planted])
-    assert c.minutes() == pytest.approx(1.0, rel=1e-4)
-    single = next(r["model_steps_per_s"] for r in _rates()["rows"]
-                  if r["shape"] == [1, 1, 16] and r["kind"] == "train()")
-    assert c.minutes(kind="train()") == pytest.approx(best / single, rel=1e-4)
-    assert c.fits
+    full = cost.estimate("full", [Training("1L1H d16", 1, 1, 16, 64, 52, steps=1500,
+                                           count=1024, flops=flops)])
+    assert full.minutes() == pytest.approx(1024 * 1500 / best / 60, rel=1e-6)
+    lone = cost.estimate("lone", [Training("1L1H d16", 1, 1, 16, 64, 52, steps=30_000,
+                                           flops=flops)])
+    assert lone.minutes() == pytest.approx(30_000 / step / 60, rel=1e-6)
+    assert lone.minutes(kind="train()") == pytest.approx(30_000 / single / 60, rel=1e-6)
+    assert full.fits and lone.fits
 
 
 def test_planted_large_run_reaches_the_largest_shapes_throughput():
@@ -74,7 +79,7 @@ def test_interpolation_lies_between_its_neighbours_and_never_beats_the_smallest(
 
 
 def test_fits_is_the_allotment_line():
-    rate = cost.h200_steps_per_s(1e9)
+    rate = cost.h200_steps_per_s(1e9, group=1)
     just = lambda minutes: cost.estimate("x", [Training("s", 1, 1, 1, 1, 1,  # noqa: E731
                                                         steps=round(minutes * 60 * rate),
                                                         flops=1e9)])

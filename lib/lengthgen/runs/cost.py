@@ -22,9 +22,12 @@ How the estimate is made (`estimate`):
    reached at that shape's FLOPs per step. Between measured shapes the FLOP/s is interpolated
    linearly in log(FLOPs per step); below the smallest shape a run goes no faster than the
    smallest shape's model-steps per second (small models are bound by kernel launches, not by
-   arithmetic); above the largest it reaches the largest shape's FLOP/s. The same with the
-   `train()` rows (one model at a time, as most figure modules train today) gives the second
-   H200 column.
+   arithmetic); above the largest it reaches the largest shape's FLOP/s. That is the rate of a
+   full group. A figure's runs of one shape, batch and length are one group (`Cost.groups`, at
+   most MAX_GROUP), and a group step goes no faster than the fastest group step measured at
+   that size (`group_ceiling_points`, interpolated the same way): a lone run of a small model
+   gets a few hundred steps a second, not thousands. The same with the `train()` rows (one
+   model at a time, as most figure modules train today) gives the second H200 column.
 3. The T4 (Colab's free card) has no bf16, so the library trains in fp32 there: a step takes
    the longer of the H200's time (the launch-bound floor) and its FLOPs at the T4's fp32 peak
    (8.1 TFLOPS) times the best fraction of its own peak the H200 reached in the benchmark
@@ -34,10 +37,13 @@ How the estimate is made (`estimate`):
    most ALLOTMENT_MIN, the usable part of one 15-minute GPU allotment (two chained commands of
    10 minutes at most, less starting the machine and moving files).
 
-What it leaves out, so read it as an order of magnitude: evaluation and sampling time, early
-stops (a run that stops at 100% costs less; step counts here are the configs' caps), the group
-sizes a figure can fill (the engine rates assume enough runs of one shape to stack; a figure
-with two runs of a shape gets less), and figures whose code does not use the engine yet.
+What it leaves out, so read it as an order of magnitude: evaluation and sampling time, making
+the data on the host (a pool of 10^6 simplified Boolean expressions, 4^12 distinct Dyck words),
+early stops (a run that stops at 100% costs less; step counts here are the configs' caps), and
+that most figure modules do not train through the engine yet (the `train()` column is what they
+would get today). `benchmarks/check_cost.py` sets the estimate against the wall time of the
+paper-budget sweep's groups on the same H200: the measured time is longer, mostly by what the
+estimate leaves out.
 """
 from __future__ import annotations
 
@@ -52,6 +58,7 @@ from lengthgen.errors import LengthgenError
 RATES_FILE = Path(__file__).resolve().parents[1] / "data" / "h200_rates.json"
 ALLOTMENT_MIN = 13.0        # usable minutes of one 15-minute allotment (two 10-minute commands)
 ENGINE_KINDS = ("engine", "engine+graph")
+MAX_GROUP = 1024            # the largest group the benchmark measured
 SINGLE_KIND = "train()"
 
 
@@ -162,21 +169,42 @@ def measured_points(kind: str = "engine") -> tuple:
     return tuple(sorted((_bench_flops(shape), rate) for shape, rate in best.items()))
 
 
-def h200_steps_per_s(flops: float, kind: str = "engine") -> float:
-    """Model-steps per second on the H200 for a run of `flops` FLOPs per step (see the module
-    docstring, point 2)."""
-    points = measured_points(kind)
-    (f0, r0), (fn, rn) = points[0], points[-1]
-    if flops <= f0:
-        return r0
-    if flops >= fn:
-        return fn * rn / flops
-    for (fa, ra), (fb, rb) in zip(points, points[1:]):
-        if fa <= flops <= fb:
-            t = (math.log(flops) - math.log(fa)) / (math.log(fb) - math.log(fa))
-            throughput = math.exp((1 - t) * math.log(fa * ra) + t * math.log(fb * rb))
-            return throughput / flops
+@functools.cache
+def group_ceiling_points() -> tuple:
+    """((FLOPs per step, group-steps/s), ...) per benchmarked shape: the fastest step of a whole
+    stacked group measured at that shape (at its smallest group: launch-bound)."""
+    best: dict = {}
+    for row in rate_table()["rows"]:
+        if row["kind"] in ENGINE_KINDS:
+            shape = tuple(row["shape"])
+            best[shape] = max(best.get(shape, 0.0), row["model_steps_per_s"] / row["group"])
+    return tuple(sorted((_bench_flops(shape), rate) for shape, rate in best.items()))
+
+
+def _log_interpolate(points, x: float) -> float:
+    """y at x, linear in (log x, log y) between the points, held at the end values outside."""
+    if x <= points[0][0]:
+        return points[0][1]
+    if x >= points[-1][0]:
+        return points[-1][1]
+    for (xa, ya), (xb, yb) in zip(points, points[1:]):
+        if xa <= x <= xb:
+            t = (math.log(x) - math.log(xa)) / (math.log(xb) - math.log(xa))
+            return math.exp((1 - t) * math.log(ya) + t * math.log(yb))
     raise AssertionError("unreachable: the points cover the range")
+
+
+def h200_steps_per_s(flops: float, kind: str = "engine", group: int | None = None) -> float:
+    """Model-steps per second on the H200 for a run of `flops` FLOPs per step (the module
+    docstring, point 2): the FLOP/s reached at that size, interpolated, and no more than the
+    smallest shape's rate; with a `group` of runs stepped together (engine), also no more than
+    `group` times the fastest group step measured at that size."""
+    points = measured_points(kind)
+    throughput = _log_interpolate([(f, f * r) for f, r in points], flops)
+    rate = min(points[0][1], throughput / flops)
+    if kind == "engine" and group is not None:
+        rate = min(rate, group * _log_interpolate(group_ceiling_points(), flops))
+    return rate
 
 
 def _best_efficiency() -> float:
@@ -185,11 +213,15 @@ def _best_efficiency() -> float:
     return max(f * r for f, r in measured_points("engine")) / peak
 
 
-def t4_steps_per_s(flops: float) -> float:
+def t4_steps_per_s(flops: float, group: int | None = None) -> float:
     """Model-steps per second on a T4 in fp32 (the module docstring, point 3)."""
     t4 = rate_table()["cards"]["t4"]["dense_tflops"] * 1e12
-    seconds = max(1 / h200_steps_per_s(flops), flops / (t4 * _best_efficiency()))
+    seconds = max(1 / h200_steps_per_s(flops, group=group), flops / (t4 * _best_efficiency()))
     return 1 / seconds
+
+
+def _group_key(t: Training) -> tuple:
+    return (t.shape, t.n_params, t.batch, t.tokens)
 
 
 # ---- one figure's estimate ---------------------------------------------------------------
@@ -211,9 +243,23 @@ class Cost:
     def model_steps(self) -> int:
         return sum(t.model_steps for t in self.trainings)
 
+    def groups(self) -> dict:
+        """Runs per (shape, batch, tokens): those the engine can step together as one group
+        (it groups by decoder shape and batch; tasks and seeds may differ)."""
+        out: dict = {}
+        for t in self.trainings:
+            out[_group_key(t)] = out.get(_group_key(t), 0) + t.count
+        return out
+
     def minutes(self, card: str = "h200", kind: str = "engine") -> float:
-        rate = {"h200": lambda f: h200_steps_per_s(f, kind), "t4": t4_steps_per_s}[card]
-        return sum(t.model_steps / rate(t.flops_per_step()) for t in self.trainings) / 60
+        groups = self.groups()
+
+        def rate(t):
+            group = min(groups[_group_key(t)], MAX_GROUP)
+            if card == "t4":
+                return t4_steps_per_s(t.flops_per_step(), group)
+            return h200_steps_per_s(t.flops_per_step(), kind, group)
+        return sum(t.model_steps / rate(t) for t in self.trainings) / 60
 
     @property
     def flops(self) -> float:
@@ -308,4 +354,7 @@ def method() -> str:
         f"{cards['t4']['dense_tflops']} TFLOPS ({cards['t4']['precision'].split(' (')[0]}) x "
         f"{_best_efficiency():.3f} (the best fraction of its {cards['h200']['dense_tflops']} "
         "TFLOPS bf16 peak the H200 reached); steps are the configs' caps (early stops, "
-        f"evaluation and sampling not counted). Fits: H200 engine minutes <= {ALLOTMENT_MIN:g}.")
+        "evaluation and sampling not counted); a figure's runs of one shape are one group, whose "
+        "step is no faster than the fastest measured at that size. benchmarks/check_cost.py "
+        "sets it against a GPU run's clock. Fits: H200 engine minutes <= "
+        f"{ALLOTMENT_MIN:g}.")
