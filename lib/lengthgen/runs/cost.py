@@ -23,7 +23,7 @@ How the estimate is made (`estimate`):
    linearly in log(FLOPs per step); below the smallest shape a run goes no faster than the
    smallest shape's model-steps per second (small models are bound by kernel launches, not by
    arithmetic); above the largest it reaches the largest shape's FLOP/s. That is the rate of a
-   full group. A figure's runs of one shape, batch and length are one group (`Cost.groups`, at
+   full group. A figure's runs of one shape and batch are one group (`Cost.groups`, at
    most MAX_GROUP), and a group step goes no faster than the fastest group step measured at
    that size (`group_ceiling_points`, interpolated the same way): a lone run of a small model
    gets a few hundred steps a second, not thousands. The same with the `train()` rows (one
@@ -221,7 +221,9 @@ def t4_steps_per_s(flops: float, group: int | None = None) -> float:
 
 
 def _group_key(t: Training) -> tuple:
-    return (t.shape, t.n_params, t.batch, t.tokens)
+    """The engine stacks decoders of one shape and batch whatever their tasks (vocabularies,
+    position tables and lengths are padded: lengthgen.engine.stacked)."""
+    return (t.shape, t.batch)
 
 
 # ---- one figure's estimate ---------------------------------------------------------------
@@ -244,8 +246,8 @@ class Cost:
         return sum(t.model_steps for t in self.trainings)
 
     def groups(self) -> dict:
-        """Runs per (shape, batch, tokens): those the engine can step together as one group
-        (it groups by decoder shape and batch; tasks and seeds may differ)."""
+        """Runs per (shape, batch): those the engine can step together as one group (tasks,
+        seeds and lengths may differ)."""
         out: dict = {}
         for t in self.trainings:
             out[_group_key(t)] = out.get(_group_key(t), 0) + t.count
