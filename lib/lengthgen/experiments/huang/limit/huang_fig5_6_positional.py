@@ -20,9 +20,10 @@ from lengthgen.theory.positional_targets import KINDS, TARGETS
 
 FIGURE_ID = "huang-fig5-6-positional"
 TITLE = "Fitting positional products: which targets beat a position-blind constant at longer n"
-PAPER_SCALE = ("From the paper (App. G.2): windows of 50 positions at random offsets, batch "
-               "64, Adam at 1e-3, 15k steps, the mean-squared-weight penalty at 0.01. Chosen "
-               "here: 200 positions, widths 16, 64 and 256, the seven targets, three seeds.")
+PAPER_SCALE = ("From the paper (App. G.2): 200 positions, windows of 50 at random offsets, "
+               "batch 64, Adam at 1e-3, 15k steps, the mean-squared-weight penalty at 0.01. "
+               "Chosen here (the widths and some targets are lost in our copy of its text): "
+               "widths 16, 64 and 256, the seven targets, three seeds.")
 # the columns of data() that name a setting: `figure data ID --over-seeds` gives the
 # mean, min and max over seeds of the other values per setting
 SPREAD_BY = ("target", "kind", "width", "band", "n")
