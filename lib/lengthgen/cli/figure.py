@@ -1,6 +1,8 @@
-"""`python -m lengthgen figure run|data|list ID`: run a figure's experiment, print its numbers."""
+"""`python -m lengthgen figure run|data|cost|list ID`: run a figure's experiment, print its
+numbers, estimate what its paper-scale trainings cost on a GPU."""
 import csv
 import sys
+import textwrap
 
 from lengthgen.cli.args import threads, workers
 from lengthgen.errors import LengthgenError
@@ -39,6 +41,18 @@ def add_parser(sub):
                       help="refuse (exit 2) when registered runs have no record, instead of "
                            "printing the partial data with a warning on stderr")
     data.set_defaults(func=_data)
+    cost = fsub.add_parser("cost", help="estimate the GPU minutes of figures' trainings at a "
+                                         "scale (H200 and Colab T4; see lengthgen.runs.cost)")
+    cost.add_argument("figure_ids", nargs="*",
+                      help="figure ids (default: every figure that trains, or draws one that does)")
+    cost.add_argument("--scale", default="paper", help="the config to estimate (default paper)")
+    cost.add_argument("--notes", action="store_true",
+                      help="also print each figure's PAPER_SCALE note (what its paper config "
+                           "takes from the paper and what it chooses)")
+    cost.add_argument("--compare", action="store_true",
+                      help="print book scale against paper scale per figure (runs, model size, "
+                           "steps, tokens, FLOPs, minutes) instead")
+    cost.set_defaults(func=_cost)
     lst = fsub.add_parser("list", help="list figure ids")
     lst.set_defaults(func=_list)
 
@@ -90,6 +104,41 @@ def _data(args):
     writer = csv.DictWriter(sys.stdout, fieldnames=columns, lineterminator="\n")
     writer.writeheader()
     writer.writerows(rows)
+
+
+def _cost(args):
+    from lengthgen.config import get_scale
+    from lengthgen.runs import cost
+    from lengthgen.runs.registry import EXPERIMENTS, experiment, source_ids
+    scale = get_scale(args.scale)
+    trains = lambda fid: hasattr(experiment(fid), "trainings")   # noqa: E731
+    ids = args.figure_ids or [f for f in sorted(EXPERIMENTS)
+                              if any(trains(s) for s in source_ids(f))]
+    costs, notes, pairs = [], [], []
+    for figure_id in ids:
+        sources = [s for s in source_ids(figure_id) if trains(s)]   # unknown ids: one line
+        if not sources:
+            raise LengthgenError(f"{figure_id}: trains no model (nothing to estimate); figures "
+                                 f"that train define trainings(config)")
+        label = figure_id if sources == [figure_id] else f"{figure_id} (= {', '.join(sources)})"
+        at = lambda sc: cost.estimate(label, [   # noqa: E731
+            t for s in sources for t in experiment(s).trainings(experiment(s).CONFIGS[sc])])
+        costs.append(at(scale))
+        if args.compare:
+            pairs.append((at("book"), costs[-1] if scale == "paper" else at("paper")))
+        notes += [f"{s}: {' '.join(experiment(s).PAPER_SCALE.split())}" for s in sources
+                  if args.notes and s not in [n.split(":")[0] for n in notes]]
+    if args.compare:
+        print("Book scale against paper scale\n")
+        print(cost.compare_table(pairs))
+        print("\n" + textwrap.fill(cost.method(), 100))
+        return
+    print(f"GPU cost of the {scale}-scale trainings\n")
+    print(cost.table(costs))
+    print("\n" + textwrap.fill(cost.method(), 100))
+    if notes:
+        print("\nWhat each paper config takes from the paper, and what it chooses:\n")
+        print("\n".join(f"- {n}" for n in notes))
 
 
 def _list(args):

@@ -12,6 +12,11 @@ A figure module assigns FIGURE_ID at its top level. It then offers
     phone_figure(records) -> matplotlib Figure   optional: the figure drawn for a phone's
                                    column, where laying figure() out again is not enough
                                    (`viz.book.book_figure` shows it on narrow screens)
+    trainings(config) -> list[lengthgen.runs.cost.Training]   a figure that trains models:
+                                   what a config trains (shapes, batch, steps, how many), for
+                                   `figure cost`'s GPU estimate
+    PAPER_SCALE  a figure that trains: what its `paper` config takes from the paper and what it
+                 chooses where the paper is silent (`figure cost --notes` prints it)
 
 and one of two ways to get its records:
 
@@ -38,7 +43,7 @@ from lengthgen.errors import LengthgenError
 COMMON = ("FIGURE_ID", "TITLE", "figure")
 OWN_RUNS = ("CONFIGS", "runs", "run_one")
 SCALES = {"test", "book", "paper"}
-CALLABLE = ("figure", "phone_figure", "data", "runs", "run_one")
+CALLABLE = ("figure", "phone_figure", "data", "runs", "run_one", "trainings")
 
 
 def broken(module: str, what: str) -> LengthgenError:

@@ -12,7 +12,8 @@ local term here, so no scaling at all). Book scale: 3 seeds instead of 8, batch 
 """
 from lengthgen.experiments.izzo.analysis import curve_rows
 from lengthgen.experiments.izzo.drawing import curves_figure
-from lengthgen.experiments.izzo.protocol import PAPER_PROTOCOL, build_model, train_and_test
+from lengthgen.experiments.izzo.protocol import (PAPER_PROTOCOL, PAPER_SCALE,  # noqa: F401
+                                                 build_model, train_and_test)
 from lengthgen.tasks.izzo import SimpleTask
 
 FIGURE_ID = "izzo-fig1-simpletask"
@@ -40,9 +41,14 @@ def runs(config):
             for seed in config["seeds"]]
 
 
-def run_one(params, config, device):
+def model_for(params, config):
+    """(task, fresh model) of one run."""
     task = SimpleTask(params["omega"], train_max=params["train_length"])
-    model = build_model(task, config, params["seed"], pe="nope")
+    return task, build_model(task, config, params["seed"], pe="nope")
+
+
+def run_one(params, config, device):
+    task, model = model_for(params, config)
     return train_and_test(task, model, config, params["seed"], params["train_length"],
                           config["test_lengths"], device)
 
@@ -54,3 +60,9 @@ def data(records):
 
 def figure(records):
     return curves_figure(records, "omega", "omega", "SimpleTask")
+
+
+def trainings(config):
+    """For `figure cost`: one training per run (izzo.protocol.trainings)."""
+    from lengthgen.experiments.izzo import protocol
+    return protocol.trainings(runs(config), config, model_for)

@@ -19,7 +19,8 @@ from statistics import mean
 from lengthgen.errors import LengthgenError
 from lengthgen.experiments.izzo.analysis import curve_rows
 from lengthgen.experiments.izzo.drawing import curves_figure
-from lengthgen.experiments.izzo.protocol import PAPER_PROTOCOL, build_model, train_and_test
+from lengthgen.experiments.izzo.protocol import (PAPER_PROTOCOL, PAPER_SCALE,  # noqa: F401
+                                                 build_model, train_and_test)
 from lengthgen.experiments.prose import sig
 from lengthgen.tasks.izzo import ModPTask
 
@@ -65,11 +66,16 @@ def runs(config):
     return out
 
 
-def run_one(params, config, device):
+def model_for(params, config):
+    """(task, fresh model) of one run."""
     task = ModPTask(params["period"], 0, train_max=params["train_length"])
     scaling = params.get("logit_scaling", config["logit_scaling"])
-    model = build_model(task, config, params["seed"], pe="periodic", period=params["period"],
-                        logit_scaling=scaling)
+    return task, build_model(task, config, params["seed"], pe="periodic",
+                             period=params["period"], logit_scaling=scaling)
+
+
+def run_one(params, config, device):
+    task, model = model_for(params, config)
     return train_and_test(task, model, config, params["seed"], params["train_length"],
                           config["test_lengths"], device)
 
@@ -169,3 +175,9 @@ def scaling_figure(records):
     ax.legend(fontsize=7)
     fig.tight_layout()
     return fig
+
+
+def trainings(config):
+    """For `figure cost`: one training per run (izzo.protocol.trainings)."""
+    from lengthgen.experiments.izzo import protocol
+    return protocol.trainings(runs(config), config, model_for)

@@ -9,7 +9,8 @@ Every run trains to the paper's stop rule (loss < 1e-5; the step cap is a safety
 import matplotlib.pyplot as plt
 import numpy as np
 
-from lengthgen.experiments.izzo.protocol import PAPER_PROTOCOL, build_model, train_and_test
+from lengthgen.experiments.izzo.protocol import (PAPER_PROTOCOL, PAPER_SCALE,  # noqa: F401
+                                                 build_model, train_and_test)
 from lengthgen.experiments.prose import sig
 from lengthgen.tasks.izzo import ModPTask
 
@@ -36,12 +37,18 @@ def runs(config):
             for n in config["train_lengths"] for seed in config["seeds"]]
 
 
+def model_for(params, config):
+    """(task, fresh model) of one run."""
+    task = ModPTask(config["period"], config["k"], train_max=params["train_length"])
+    return task, build_model(task, config, params["seed"], pe="periodic",
+                             period=config["period"])
+
+
 def run_one(params, config, device):
     import torch
 
     from lengthgen.evaluate import bin_rng
-    task = ModPTask(config["period"], config["k"], train_max=params["train_length"])
-    model = build_model(task, config, params["seed"], pe="periodic", period=config["period"])
+    task, model = model_for(params, config)
     metrics = train_and_test(task, model, config, params["seed"], params["train_length"],
                              config["test_lengths"], device)
     n = config["attention_length"]
@@ -147,3 +154,9 @@ def figure(records):
                  fontsize=9)
     fig.tight_layout()
     return fig
+
+
+def trainings(config):
+    """For `figure cost`: one training per run (izzo.protocol.trainings)."""
+    from lengthgen.experiments.izzo import protocol
+    return protocol.trainings(runs(config), config, model_for)

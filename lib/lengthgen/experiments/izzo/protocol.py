@@ -32,6 +32,16 @@ PAPER_PROTOCOL = {"d_model": D_MODEL, "mlp_width": 256, "init": "mup", "lr": 1e-
                   "test_samples": 1024, "logit_scaling": "suffix"}
 
 
+# What the `paper` configs of Figures 1-3 take from the paper (App. B) and what they choose
+# (`figure cost --notes`; the contract's PAPER_SCALE).
+PAPER_SCALE = (
+    "From the paper (App. B): one layer, one head and an MLP (d = 16, width 256), muP, Adam at "
+    "1e-2 and 1e-2 / d for the hidden layers, a fresh batch of 1024 every step, training until "
+    "the loss is below 1e-5, 8 seeds. Chosen here: the positional encoding (the paper names "
+    "none), the grid of train and test lengths, and a cap of 200,000 steps; the cost counts "
+    "the cap, an upper bound (runs that meet the stop rule end far earlier).")
+
+
 def build_model(task, config: dict, seed: int, **options) -> LimitStyleTransformer:
     import torch
 
@@ -76,3 +86,21 @@ def train_and_test(task, model, config: dict, seed: int, train_length: int,
             "reached_stop_loss": result.stopped_early,
             "train_wall_time_s": round(result.wall_time_s, 3),
             "n_params": model.num_parameters()}
+
+
+def trainings(runs: list[dict], config: dict, model_for, layers: int = 1) -> list:
+    """For `figure cost` (`lengthgen.runs.cost`): one training per run, of the model
+    `model_for(params, config)` -> (task, model) builds, on strings of its train length, a
+    batch of config["batch_size"], for config["max_steps"] steps: the cap, not the steps the
+    stop rule takes (most runs stop well before it)."""
+    from lengthgen.runs.cost import decoder_training
+    out = []
+    for params in runs:
+        n = params["train_length"]
+        out.append(decoder_training(lambda: model_for(params, config)[1],
+                                    shape=f"{layers}L d{config['d_model']} MLP "
+                                          f"{config['mlp_width']}",
+                                    layers=layers, d_model=config["d_model"],
+                                    batch=config["batch_size"], tokens=n,
+                                    steps=config["max_steps"]))
+    return out

@@ -96,6 +96,15 @@ def _freeze_identity(linear: torch.nn.Linear) -> None:
     linear.bias.requires_grad_(False)
 
 
+# What the `paper` configs of the Dyck figures take from the paper (Sec. 4.2, App. 5.3) and
+# what they choose (`figure cost --notes`; the contract's PAPER_SCALE, per figure module).
+PAPER_SCALE_DYCK = (
+    "From the paper (Sec. 4.2): GPT-2-like decoders (nanoGPT) with an MLP of 8d, batch 8, AdamW "
+    "at 6e-6 to 6e-5, at most 10,000 iterations, dropout 0.1, words of D_32, 1024 test "
+    "prefixes. Chosen here: one rate, 6e-5 (the top of the range), with 100 warm-up steps and a "
+    "cosine decay, and one seed.")
+
+
 def model_spec(config: dict, **settings) -> dict:
     """The full training spec of one model: the figure config's shared settings (model size,
     optimizer) plus what this run sets (variant, training set, seed). Two figures whose
@@ -265,6 +274,26 @@ def trained_model(spec: dict, device) -> tuple[torch.nn.Module, list[str] | None
         print(f"warning: the trained Dyck model could not be cached in {path.parent} "
               f"({e.strerror or e.__class__.__name__})", file=sys.stderr)
     return model, words
+
+
+def spec_trainings(specs: list[dict]) -> list:
+    """For `figure cost` (`lengthgen.runs.cost`): one training per distinct spec, keyed by the
+    spec as the weight cache is, so the figures that study one model count it once. A
+    sequence is a D_2N word: 2N tokens."""
+    from lengthgen.runs.cost import decoder_training, shape_label
+    out, seen = [], set()
+    for spec in specs:
+        key = "richard/" + json.dumps(spec, sort_keys=True)
+        if key in seen:
+            continue
+        seen.add(key)
+        layers = 1 if spec["variant"] == "eq1" else spec["layers"]
+        heads = 1 if spec["variant"] == "eq1" else spec["heads"]
+        out.append(decoder_training(lambda: build_model(spec),
+                                    shape=shape_label(layers, heads, spec["d"]),
+                                    layers=layers, d_model=spec["d"], batch=spec["batch_size"],
+                                    tokens=2 * spec["n"], steps=spec["steps"], key=key))
+    return out
 
 
 def deep_test_prefixes(n: int, count: int, min_depth: int, rng) -> list[str]:

@@ -43,6 +43,11 @@ from lengthgen.tasks.boolean import (END, EQUALS, START, TOKEN_ID, VOCAB, Boolea
 
 FIGURE_ID = "richard-fig1-boolean"
 TITLE = "Boolean simplification: in-sample vs out-of-sample accuracy by training depth"
+PAPER_SCALE = ("From the paper (Sec. 2.2): d = 1024, 8 layers, 8 heads, context 1024 (about "
+               "1e8 parameters), 5 clauses, 1e5 steps, 128 held-out answers, windows that start "
+               "at <start>. Chosen here: 16 windows a batch (2^14 tokens, our reading of its "
+               "'2^14 batches'), rate 3e-4 with warm-up and cosine decay, pools of 1e6 "
+               "expressions, 10,000 test expressions, one seed per depth.")
 # the columns of data() that name a setting: `figure data ID --over-seeds` gives the
 # mean, min and max over seeds of the other values per setting
 SPREAD_BY = ("train_depth", "test_depth", "split", "predictor", "n")
@@ -70,6 +75,22 @@ def runs(config):
     return [{"name": f"train-depth{q}{spread.run_suffix(config, seed)}", "train_depth": q,
              "seed": seed}
             for q in config["train_depths"] for seed in spread.config_seeds(config)]
+
+
+def trainings(config):
+    """For `figure cost`: one decoder per training depth and seed, on windows of
+    config["window"] tokens (its position table taken as the window: the longest test prompt
+    adds a few rows, nothing to the cost)."""
+    from lengthgen.models.decoder import Decoder, DecoderConfig
+    from lengthgen.runs.cost import decoder_training, shape_label
+    cfg = DecoderConfig(vocab_size=len(VOCAB), n_classes=len(VOCAB), n_layers=config["layers"],
+                        n_heads=config["heads"], d_model=config["d"],
+                        n_positions=config["window"])
+    return [decoder_training(lambda: Decoder(cfg),
+                             shape=shape_label(config["layers"], config["heads"], config["d"]),
+                             layers=config["layers"], d_model=config["d"],
+                             batch=config["batch_size"], tokens=config["window"],
+                             steps=config["steps"], count=len(runs(config)))]
 
 
 def test_pools(config) -> tuple[dict, set]:

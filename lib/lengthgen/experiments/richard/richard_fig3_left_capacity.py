@@ -17,9 +17,13 @@ from lengthgen.experiments.richard.protocol import (completion_rate, deep_test_p
                                                     trained_model)
 from lengthgen.experiments import spread
 from lengthgen.tasks.dyck import is_balanced, sample_words
+from lengthgen.experiments.richard.protocol import PAPER_SCALE_DYCK
 
 FIGURE_ID = "richard-fig3-left-capacity"
 TITLE = "Completion of deep D_32 prefixes vs parameter count; closed form as reference"
+PAPER_SCALE = PAPER_SCALE_DYCK + (
+    " Fig. 3 (left): d in 2 ... 1024 by layers and heads in 1, 2, 4, as the paper; three "
+    "rates of its range, the best kept.")
 # the columns of data() that name a setting: `figure data ID --over-seeds` gives the
 # mean, min and max over seeds of the other values per setting
 SPREAD_BY = ("kind", "d", "layers", "heads", "lr", "n_params")
@@ -86,10 +90,7 @@ def run_one(params, config, device):
                                   for p, c in zip(prefixes, completions)]))
         return {"accuracy": accuracy, "n_params": head.n_weights, "d": 1, "layers": 1,
                 "heads": 1, "train_word": word}
-    rate = {"lr": params["lr"]} if "lr" in params else {}
-    spec = model_spec(config, d=params["d"], layers=params["layers"], heads=params["heads"],
-                      seed=params["seed"], **rate)
-    model, _ = trained_model(spec, device)
+    model, _ = trained_model(spec_of(params, config), device)
     return {"accuracy": completion_rate(model, prefixes, config["n"], rng, device),
             "n_params": trainable_parameters(model), "d": params["d"],
             "layers": params["layers"], "heads": params["heads"]}
@@ -154,3 +155,16 @@ def figure(records):
     ax.legend(fontsize=7, loc="lower right")
     fig.tight_layout()
     return fig
+
+
+def spec_of(params, config) -> dict:
+    """The trained model of a run (not the closed form's)."""
+    rate = {"lr": params["lr"]} if "lr" in params else {}
+    return model_spec(config, d=params["d"], layers=params["layers"], heads=params["heads"],
+                      seed=params["seed"], **rate)
+
+
+def trainings(config):
+    """For `figure cost`: the trained models' specs (richard.protocol.spec_trainings)."""
+    from lengthgen.experiments.richard.protocol import spec_trainings
+    return spec_trainings([spec_of(p, config) for p in runs(config) if p["kind"] == "trained"])

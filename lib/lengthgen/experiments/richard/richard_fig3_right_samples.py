@@ -18,9 +18,13 @@ from lengthgen.experiments.richard.protocol import (SAMPLES_CONFIGS, completion_
                                                     random_prefixes, trained_model)
 from lengthgen.tasks.dyck import is_balanced, sample_words
 from lengthgen.experiments import spread
+from lengthgen.experiments.richard.protocol import PAPER_SCALE_DYCK
 
 FIGURE_ID = "richard-fig3-right-samples"
 TITLE = "In-sample vs deep out-of-sample completion against the number of training words"
+PAPER_SCALE = PAPER_SCALE_DYCK + (
+    " Fig. 3 (right): the largest model (d = 1024, 4 layers, 4 heads) on 10^k words, k = "
+    "0, 1, 3, 5, 7, of depth up to 4, 8, 12, as the paper.")
 # the columns of data() that name a setting: `figure data ID --over-seeds` gives the
 # mean, min and max over seeds of the other values per setting
 SPREAD_BY = ("kind", "max_depth", "train_size")
@@ -49,9 +53,7 @@ def run_one(params, config, device):
         return {"out_of_sample": float(np.mean([is_balanced(p + c, n)
                                                 for p, c in zip(deep, completions)])),
                 "in_sample": 1.0, "train_size": 1, "train_word": word}
-    spec = model_spec(config, train_size=params["train_size"], max_depth=params["max_depth"],
-                      seed=params["seed"])
-    model, words = trained_model(spec, device)
+    model, words = trained_model(spec_of(params, config), device)
     own = random_prefixes(words, config["test_prefixes"], rng)
     return {"out_of_sample": completion_rate(model, deep, n, rng, device),
             "in_sample": completion_rate(model, own, n, rng, device),
@@ -97,3 +99,15 @@ def figure(records):
                  + spread.seeds_label(trained, lambda r: (r["params"]["max_depth"],
                                                           r["params"]["train_size"])))
     return legend_below(fig, ax)
+
+
+def spec_of(params, config) -> dict:
+    """The trained model of a run (not the closed form's)."""
+    return model_spec(config, train_size=params["train_size"], max_depth=params["max_depth"],
+                      seed=params["seed"])
+
+
+def trainings(config):
+    """For `figure cost`: the trained models' specs (richard.protocol.spec_trainings)."""
+    from lengthgen.experiments.richard.protocol import spec_trainings
+    return spec_trainings([spec_of(p, config) for p in runs(config) if p["kind"] == "trained"])

@@ -14,9 +14,13 @@ import numpy as np
 from lengthgen.experiments import spread
 from lengthgen.experiments.richard.protocol import completion_configs, trained_model
 from lengthgen.tasks.dyck import is_balanced
+from lengthgen.experiments.richard.protocol import PAPER_SCALE_DYCK
 
 FIGURE_ID = "richard-fig4-completions"
 TITLE = "Sampled completions of three contexts by a single-word and a many-word model"
+PAPER_SCALE = PAPER_SCALE_DYCK + (
+    " Fig. 4 studies two models of Fig. 3 (right): one word of depth 4, and 10^7 words of"
+    " depth up to 8.")
 
 CONFIGS = completion_configs(top=8)
 # three seeds at book scale, two at test scale: each seed trains its own pair of models
@@ -156,3 +160,10 @@ def figure(records):
                      "per setting", "per model") + "; green: balanced, red: not", fontsize=10.5)
     fig.tight_layout()
     return fig
+
+
+def trainings(config):
+    """For `figure cost`: the studied models' specs (richard.protocol.spec_trainings)."""
+    from lengthgen.experiments.richard.protocol import spec_trainings
+    return spec_trainings([spread.seeded_spec(config, p["model"], p["seed"])
+                           for p in runs(config)])

@@ -28,9 +28,13 @@ from lengthgen.experiments.richard.protocol import (SAMPLES_CONFIGS, completion_
                                                     registered_settings, setting_label,
                                                     trained_model, value_and_output,
                                                     value_projection)
+from lengthgen.experiments.richard.protocol import PAPER_SCALE_DYCK
 
 FIGURE_ID = "richard-fig5-sign-study"
 TITLE = "Fig. 5 sign study: the dominant eigenvalue of the top value map against generalization"
+PAPER_SCALE = PAPER_SCALE_DYCK + (
+    " This study has no paper counterpart: Fig. 5's 10^7-word model, 3 seeds, and 10 "
+    "words.")
 
 READINGS = ("wo_wv", "wv_wot", "effective")
 READING_LABELS = {"wo_wv": "W_O W_V", "wv_wot": "W_V W_O^T", "effective": "W_O W_V diag(g) P"}
@@ -160,3 +164,9 @@ def figure(records):
                    frameon=False)
     fig.tight_layout()
     return fig
+
+
+def trainings(config):
+    """For `figure cost`: the study's models (richard.protocol.spec_trainings)."""
+    from lengthgen.experiments.richard.protocol import spec_trainings
+    return spec_trainings([study_spec(config, p["setting"], p["seed"]) for p in runs(config)])

@@ -11,9 +11,12 @@ import numpy as np
 from lengthgen.experiments import spread
 from lengthgen.experiments.richard.protocol import (SAMPLES_CONFIGS, many_spec, single_spec,
                                                     trained_model, value_projection)
+from lengthgen.experiments.richard.protocol import PAPER_SCALE_DYCK
 
 FIGURE_ID = "richard-fig5-spectrum"
 TITLE = "Spectrum of the top layer's value x projection matrix, single- vs many-word model"
+PAPER_SCALE = PAPER_SCALE_DYCK + (
+    " Fig. 5 studies the two models of Fig. 4.")
 
 CONFIGS = {scale: {"models": {"single": single_spec(cfg), "many": many_spec(cfg)}, "seed": 0}
            for scale, cfg in SAMPLES_CONFIGS.items()}
@@ -110,3 +113,10 @@ def figure(records):
                  + ", one colour per seed", fontsize=9)
     fig.tight_layout()
     return fig
+
+
+def trainings(config):
+    """For `figure cost`: the studied models' specs (richard.protocol.spec_trainings)."""
+    from lengthgen.experiments.richard.protocol import spec_trainings
+    return spec_trainings([spread.seeded_spec(config, p["model"], p["seed"])
+                           for p in runs(config)])

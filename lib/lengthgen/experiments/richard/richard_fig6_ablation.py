@@ -21,9 +21,12 @@ from lengthgen.experiments.richard.protocol import (ABLATION_CONFIGS, VARIANT_CO
                                                     trained_model)
 from lengthgen.tasks.dyck import sample_words
 from lengthgen.experiments import spread
+from lengthgen.experiments.richard.protocol import PAPER_SCALE_DYCK
 
 FIGURE_ID = "richard-fig6-ablation"
 TITLE = "Ablation: positions, uniform attention with +-1 tokens, fixed V, Eq. (1) vs data size"
+PAPER_SCALE = PAPER_SCALE_DYCK + (
+    " Fig. 6: the five variants on 4^k words, k = 1 ... 12, as the paper.")
 # the columns of data() that name a setting: `figure data ID --over-seeds` gives the
 # mean, min and max over seeds of the other values per setting
 SPREAD_BY = ("variant", "k", "train_size", "trainable_parameters")
@@ -90,3 +93,10 @@ def figure(records):
                  + spread.seeds_label(records, lambda r: (r["params"]["variant"],
                                                           r["params"]["k"])))
     return legend_below(fig, ax)
+
+
+def trainings(config):
+    """For `figure cost`: one model per run (richard.protocol.spec_trainings)."""
+    from lengthgen.experiments.richard.protocol import spec_trainings
+    return spec_trainings([ablation_spec(config, p["variant"], p["k"], p["seed"])
+                           for p in runs(config)])

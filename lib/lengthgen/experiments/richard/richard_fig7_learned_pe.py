@@ -15,9 +15,12 @@ from lengthgen.experiments import spread
 from lengthgen.experiments.richard.protocol import (ABLATION_CONFIGS, LEARNED_PE_VARIANTS,
                                                     learned_pe_models, position_curves,
                                                     trained_model)
+from lengthgen.experiments.richard.protocol import PAPER_SCALE_DYCK
 
 FIGURE_ID = "richard-fig7-learned-pe"
 TITLE = "Cumulative sums of learned positional embeddings, with k-means centroids"
+PAPER_SCALE = PAPER_SCALE_DYCK + (
+    " Fig. 7 studies the three uniform-attention models of Fig. 6 at k = 12.")
 
 CONFIGS = {scale: {"models": learned_pe_models(scale),
                    "clusters": {"test": 2, "book": 8, "paper": 8}[scale], "seed": 0}
@@ -125,3 +128,10 @@ def figure(records):
                      "per setting", "per variant"), fontsize=10.5)
     fig.tight_layout()
     return fig
+
+
+def trainings(config):
+    """For `figure cost`: the studied models' specs (richard.protocol.spec_trainings)."""
+    from lengthgen.experiments.richard.protocol import spec_trainings
+    return spec_trainings([spread.seeded_spec(config, p["variant"], p["seed"])
+                           for p in runs(config)])

@@ -35,9 +35,13 @@ from lengthgen.experiments.richard.protocol import (LEARNED_PE_VARIANTS, VARIANT
                                                     learned_pe_models, position_curves,
                                                     registered_settings, setting_label,
                                                     trained_model)
+from lengthgen.experiments.richard.protocol import PAPER_SCALE_DYCK
 
 FIGURE_ID = "richard-fig7-order-study"
 TITLE = "Fig. 7 order study: how far learned positional curves end from 0, per variant and setting"
+PAPER_SCALE = PAPER_SCALE_DYCK + (
+    " This study has no paper counterpart: Fig. 7's models and eq1-res with 3 seeds, also"
+    " on fresh words.")
 
 VARIANTS = LEARNED_PE_VARIANTS + ("eq1-res",)
 STATISTICS = ("end_abs_mean", "end_relative")
@@ -164,3 +168,10 @@ def figure(records):
     ax.legend(fontsize=7)
     fig.tight_layout()
     return fig
+
+
+def trainings(config):
+    """For `figure cost`: the study's models (richard.protocol.spec_trainings)."""
+    from lengthgen.experiments.richard.protocol import spec_trainings
+    return spec_trainings([study_spec(config, p["setting"], p["variant"], p["seed"])
+                           for p in runs(config)])

@@ -12,9 +12,12 @@ import numpy as np
 from lengthgen.experiments import spread
 from lengthgen.experiments.richard.protocol import completion_configs, trained_model
 from lengthgen.tasks.dyck import is_balanced
+from lengthgen.experiments.richard.protocol import PAPER_SCALE_DYCK
 
 FIGURE_ID = "richard-table1-deepest"
 TITLE = "Completions of the deepest context (16 open brackets) over repeated trials"
+PAPER_SCALE = PAPER_SCALE_DYCK + (
+    " Table 1 studies the two models of Fig. 4.")
 
 CONFIGS = completion_configs(top=6)
 # three seeds at book scale, two at test scale: each seed trains its own pair of models
@@ -126,3 +129,10 @@ def figure(records):
                  "frequent completions of each seed", fontsize=10.5)
     fig.tight_layout()
     return fig
+
+
+def trainings(config):
+    """For `figure cost`: the studied models' specs (richard.protocol.spec_trainings)."""
+    from lengthgen.experiments.richard.protocol import spec_trainings
+    return spec_trainings([spread.seeded_spec(config, p["model"], p["seed"])
+                           for p in runs(config)])

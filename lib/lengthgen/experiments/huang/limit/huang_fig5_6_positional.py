@@ -20,6 +20,10 @@ from lengthgen.theory.positional_targets import KINDS, TARGETS
 
 FIGURE_ID = "huang-fig5-6-positional"
 TITLE = "Fitting positional products: which targets beat a position-blind constant at longer n"
+PAPER_SCALE = ("From the paper (App. G.2): 200 positions, windows of 50 at random offsets, "
+               "batch 64, Adam at 1e-3, 15k steps, the mean-squared-weight penalty at 0.01. "
+               "Chosen here (the widths and some targets are lost in our copy of its text): "
+               "widths 16, 64 and 256, the seven targets, three seeds.")
 # the columns of data() that name a setting: `figure data ID --over-seeds` gives the
 # mean, min and max over seeds of the other values per setting
 SPREAD_BY = ("target", "kind", "width", "band", "n")
@@ -41,6 +45,18 @@ def runs(config: dict) -> list[dict]:
     return [{"name": f"{target}-d{width}-s{seed}", "target": target, "width": width, "seed": seed}
             for target in config["targets"] for width in config["widths"]
             for seed in config["seeds"]]
+
+
+def trainings(config: dict) -> list:
+    """For `figure cost`: per width, one fit per target and seed. The model is a product, not a
+    decoder, so its FLOPs per step are given: three times the forward pass (P Q^T and P K^T,
+    2 n w^2 each, then their n x n product, 2 n^2 w) on the whole table of n positions."""
+    from lengthgen.runs.cost import Training
+    n = config["n_positions"]
+    return [Training(f"P Q K d{w}", n * w + 2 * w * w, 1, w, 1, n, config["steps"],
+                     count=len(config["targets"]) * len(config["seeds"]),
+                     flops=3 * (4 * n * w * w + 2 * n * n * w))
+            for w in config["widths"]]
 
 
 def errors(products, target: str, config: dict, bands=BANDS) -> dict:

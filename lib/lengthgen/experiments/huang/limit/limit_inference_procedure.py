@@ -23,6 +23,9 @@ from lengthgen.experiments import spread
 
 FIGURE_ID = "limit-inference-procedure"
 TITLE = "Accuracy at twice the training length: a C-RASP[periodic, local] language vs PARITY"
+PAPER_SCALE = ("No paper counterpart (the paper runs no inference procedure). Its paper "
+               "config is this book's experiment made larger: Len up to 50, 5 seeds, 30,000 "
+               "steps at 1e-4, a 2-layer width-64 APE decoder.")
 # the columns of data() that name a setting: `figure data ID --over-seeds` gives the
 # mean, min and max over seeds of the other values per setting
 SPREAD_BY = ("task", "train_length")
@@ -46,6 +49,23 @@ def runs(config: dict) -> list[dict]:
     return [{"name": f"{task}-n{n}-s{seed}", "task": task, "train_length": n, "seed": seed}
             for task in config["tasks"] for n in config["train_lengths"]
             for seed in config["seeds"]]
+
+
+def trainings(config: dict) -> list:
+    """For `figure cost`: one decoder per task, training length and seed."""
+    from lengthgen.runs.cost import decoder_training, shape_label
+    from lengthgen.tasks import get_task
+    from lengthgen.train import decoder_for_task
+    m, out = config["model"], []
+    for task_id in config["tasks"]:
+        task = get_task(task_id)
+        for n in config["train_lengths"]:
+            out.append(decoder_training(
+                lambda: decoder_for_task(task, bins=[(1, n), (n + 1, 2 * n)], pe="ape", **m),
+                shape=shape_label(m["n_layers"], m["n_heads"], m["d_model"]),
+                layers=m["n_layers"], d_model=m["d_model"], batch=config["batch_size"],
+                tokens=task.max_tokens(n), steps=config["steps"], count=len(config["seeds"])))
+    return out
 
 
 def run_one(params: dict, config: dict, device) -> dict:

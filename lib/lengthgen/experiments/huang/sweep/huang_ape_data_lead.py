@@ -23,6 +23,9 @@ from lengthgen.tasks.fixed import AUTHORS_SIZE
 FIGURE_ID = "huang-ape-data-lead"
 TITLE = ("APE cells that fit and then fail: the authors' fixed training set by epochs, "
          "5 seeds")
+PAPER_SCALE = ("No paper counterpart: a study of this book. Its paper config is the book's "
+               "at the paper's 30,000-step budget, adding (aaaa)* and (abab)* at their 4-layer "
+               "settings; the fixed set has the authors' 10,000 strings.")
 SPREAD_BY = ("task", "variant")
 
 # cell: (the setting the book sweep selected, the variants trained)
@@ -73,3 +76,9 @@ def table(records, config) -> str:
     where a cell does not train that variant."""
     return leads.lead_table(records, variants(config),
                             {task: names for task, (_, names) in config["cells"].items()})
+
+
+def trainings(config):
+    """The runs' trainings, for `figure cost` (leads.trainings)."""
+    from lengthgen.experiments.huang.sweep import leads as shared
+    return shared.trainings(runs(config), config)

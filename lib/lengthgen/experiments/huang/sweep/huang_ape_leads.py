@@ -33,6 +33,9 @@ from lengthgen.experiments.huang.sweep.leads import (ALL_VARIANTS, LABELS, VARIA
 
 FIGURE_ID = "huang-ape-leads"
 TITLE = "APE cells that fit and then fail: the authors' offsets and full-depth D_n words"
+PAPER_SCALE = ("No paper counterpart: a study of this book. Its paper config is the book's "
+               "(the cells' selected settings, the sweep's training) at the paper's 30,000-step "
+               "budget, with 5 seeds.")
 
 
 def _sweep(scale: str) -> dict:
@@ -60,3 +63,9 @@ def runs(config):
              "setting": setting, "seed": seed}
             for seed in config["seeds"] for task, setting in config["cells"].items()
             for variant in order if applies(task, variant)]
+
+
+def trainings(config):
+    """The runs' trainings, for `figure cost` (leads.trainings)."""
+    from lengthgen.experiments.huang.sweep import leads as shared
+    return shared.trainings(runs(config), config)

@@ -7,11 +7,13 @@ and seeds are described in huang.sweep.protocol.
 """
 from lengthgen.experiments.huang.sweep import analysis, drawing, protocol
 # the contract's runs and run_one: the sweep's, shared by both halves of Fig. 1
-from lengthgen.experiments.huang.sweep.protocol import cell_runs as runs, run_one  # noqa: F401
+from lengthgen.experiments.huang.sweep.protocol import (cell_runs as runs, run_one,  # noqa: F401
+                                                        trainings)
 from lengthgen.tasks.metadata import ALGORITHMIC
 
 FIGURE_ID = "huang-fig1-algorithmic"
 TITLE = "APE vs NoPE on 8 algorithmic tasks: accuracy per test bin against C-RASP's prediction"
+PAPER_SCALE = protocol.PAPER_SCALE
 
 TASKS = [row.id for row in ALGORITHMIC]
 

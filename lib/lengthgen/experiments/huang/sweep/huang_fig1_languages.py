@@ -6,11 +6,13 @@ a sequence counts only if every position is right. Training on Len 1..50, testin
 """
 from lengthgen.experiments.huang.sweep import analysis, drawing, protocol
 # the contract's runs and run_one: the sweep's, shared by both halves of Fig. 1
-from lengthgen.experiments.huang.sweep.protocol import cell_runs as runs, run_one  # noqa: F401
+from lengthgen.experiments.huang.sweep.protocol import (cell_runs as runs, run_one,  # noqa: F401
+                                                        trainings)
 from lengthgen.tasks.metadata import LANGUAGES
 
 FIGURE_ID = "huang-fig1-languages"
 TITLE = "APE vs NoPE on 17 regular languages: accuracy per test bin against C-RASP's prediction"
+PAPER_SCALE = protocol.PAPER_SCALE
 
 TASKS = [row.id for row in LANGUAGES if row.number is not None]  # the 17 of Table 2
 

@@ -52,6 +52,22 @@ def training(params: dict, config: dict):
     return trained_on, decoder_for_task(task, seed=params["seed"], **model), train_cfg
 
 
+def trainings(runs: list[dict], config: dict) -> list:
+    """The runs' trainings for the cost estimate (`lengthgen.runs.cost`): each run's job, with
+    the larger position table of the authors' offsets where the variant has it."""
+    from lengthgen.engine.jobs import Job
+    from lengthgen.runs.cost import job_training
+    out = []
+    for params in runs:
+        task = get_task(params["task"])
+        job = protocol.job_for(task.id, "ape", params["setting"], params["seed"], config["sweep"])
+        if params["variant"] == "half_offsets":
+            job = Job(job.task, {**job.model, "n_positions": 2 * task.max_tokens(
+                task.test_bins[-1][1])}, job.train)
+        out.append(job_training(job, key=f"huang-leads/{params['name']}/{job.train.steps}"))
+    return out
+
+
 def run_one(params, config, device):
     from lengthgen.train import train
     trained_on, model, train_cfg = training(params, config)

@@ -69,6 +69,20 @@ SELECTION_RULES = ("main_text", "first_fit", "best_heldout")
 
 
 
+# What the `paper` config of the Fig. 1 panels takes from the paper and what it chooses
+# (`figure cost --notes`; the contract's PAPER_SCALE).
+PAPER_SCALE = (
+    "From the paper (App.) and the authors' code: the grid of 54 settings (1, 2, 4 layers and "
+    "heads, width 16, 64, 256, lr 1e-3 and 1e-4), 30,000 steps (more with warm-up where Tables "
+    "6-7 say so), batch 64, AdamW with decay 0.01, linear decay, clipping at 1, tied "
+    "embeddings, evaluation every 3,000 steps and a stop at 100%, 5 successful seeds, and the "
+    "12-layer width-768 setting where nothing fits. Chosen here: at most 20 seed attempts, and "
+    "the baseline MLP's training (30,000 steps at 1e-3). The cost counts the grid up to the "
+    "cell's Table 6-7 setting (where the authors' search stopped) and 5 seeds of it; a "
+    "language whose name our copy of the tables lost counts up to its encoding's most complex "
+    "unnamed row; every training at its step cap.")
+
+
 # ---- the search space ----------------------------------------------------------------------
 @dataclass(frozen=True)
 class Setting:
@@ -414,6 +428,49 @@ def estimated_cost(task_id: str, encoding: str, config: dict) -> float:
         trainings = 1 + (config["seeds"] - 1 if i == len(rungs) - 1 else 0)
         total += trainings * per_token * tokens * (s.max_steps or config["steps"])
     return total
+
+
+def planned_settings(task_id: str, encoding: str, config: dict) -> list[tuple[Setting, int]]:
+    """(setting, trainings) a cell plans at a config, for the cost estimate (`trainings`).
+    The paper's whole grid (`paper` config): the authors searched in order of complexity and
+    stopped at the cell's Table 6-7 setting, so every grid setting simpler than it trains once
+    and it trains config["seeds"] times (5: as if every seed fits; the paper allows up to 20
+    tries). Where our copy of the tables lost the name, the most complex unnamed row of the
+    encoding stands for it (an upper bound: the cell's own row is one of them). A ladder
+    (book and test configs): every rung once, the last config["seeds"] times."""
+    seeds = config["seeds"]
+    if config["search"] != paper_grid() or config.get("paper_setting"):
+        rungs = ladder(task_id, encoding, config)
+        return [(r, 1) for r in rungs[:-1]] + [(rungs[-1], seeds)]
+    own = paper_setting(task_id, encoding)
+    if own is None and info(task_id).kind == "language":
+        own = max(unnamed_rows(encoding), key=lambda s: s.complexity)
+    grid = [Setting.of(s) for s in config["search"]]
+    if own is None:   # no row at all: the whole grid, its last setting with the seeds
+        return [(s, 1) for s in grid[:-1]] + [(grid[-1], seeds)]
+    return [(s, 1) for s in grid if s.complexity < own.complexity] + [(own, seeds)]
+
+
+def trainings(config: dict) -> list:
+    """The sweep's trainings at a config (`lengthgen.runs.cost`): each cell's planned settings
+    at their step caps, and the baseline MLP per task. Keys name the cell, setting and steps,
+    so figures that draw the same cells count them once."""
+    from lengthgen.models.token_mlp import TokenMLP, TokenMLPConfig
+    from lengthgen.runs.cost import Training, count_parameters, job_training
+    out = []
+    for task_id in config["tasks"]:
+        for encoding in ENCODINGS:
+            for setting, count in planned_settings(task_id, encoding, config):
+                job = job_for(task_id, encoding, setting, 0, config)
+                out.append(job_training(job, count, key=f"huang-sweep/{task_id}/{encoding}/"
+                                        f"{setting.as_list()}/{job.train.steps}x{count}"))
+        task, base = get_task(task_id), config["baseline"]
+        mlp = TokenMLPConfig(len(task.vocab), task.n_classes, base["d_model"], base["hidden"])
+        out.append(Training("token MLP", count_parameters(lambda: TokenMLP(mlp)), 0,
+                            base["d_model"], config["batch_size"],
+                            task.max_tokens(task.train_range[1]), base["steps"],
+                            key=f"huang-sweep/{task_id}/baseline/{base['steps']}"))
+    return out
 
 
 def cell_runs(config: dict) -> list[dict]:

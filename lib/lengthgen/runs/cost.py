@@ -1,0 +1,362 @@
+"""What a figure's paper-scale trainings would cost on a GPU: an estimate, stated and checkable.
+
+A figure module that trains offers `trainings(config) -> list[Training]`: one `Training` per
+kind of training run of the config (model shape and parameter count, batch, tokens per sequence,
+steps, how many such runs). `figure cost` reads them for the `paper` config and prints, per
+figure id, the runs, the shapes, the model-steps (steps summed over runs) and the estimate
+below. This module never imports a figure (the run layer names none): the command looks the
+figures up and passes their trainings here.
+
+How the estimate is made (`estimate`):
+
+1. FLOPs per step of one run (`Training.flops_per_step`): 6 x parameters x tokens per batch
+   (forward and backward through every weight), plus attention, 6 x layers x tokens per sequence
+   x d_model per token (Kaplan et al. 2020, "Scaling laws for neural language models", Sec. 2.1:
+   2 n_layer n_ctx d_attn forward per token, three times that with the backward pass).
+   Parameters are counted on the library's own model, built on torch's meta device (no memory),
+   embeddings included (a slight overcount: a lookup costs no multiply). Sequences count at the
+   longest the training draws, as the device sampler pads them.
+2. The H200's rate for that many FLOPs per step (`h200_steps_per_s`): the engine benchmark of
+   2026-11-28 (data/h200_rates.json: model-steps per second of 5 decoder shapes at batch 64,
+   Len <= 50, bf16) gives, per shape, the best rate measured in a stacked group and so the FLOP/s
+   reached at that shape's FLOPs per step. Between measured shapes the FLOP/s is interpolated
+   linearly in log(FLOPs per step); below the smallest shape a run goes no faster than the
+   smallest shape's model-steps per second (small models are bound by kernel launches, not by
+   arithmetic); above the largest it reaches the largest shape's FLOP/s. That is the rate of a
+   full group. A figure's runs of one shape and batch are one group (`Cost.groups`, at
+   most MAX_GROUP), and a group step goes no faster than the fastest group step measured at
+   that size (`group_ceiling_points`, interpolated the same way): a lone run of a small model
+   gets a few hundred steps a second, not thousands. The same with the `train()` rows (one
+   model at a time, as most figure modules train today) gives the second H200 column.
+3. The T4 (Colab's free card) has no bf16, so the library trains in fp32 there: a step takes
+   the longer of the H200's time (the launch-bound floor) and its FLOPs at the T4's fp32 peak
+   (8.1 TFLOPS) times the best fraction of its own peak the H200 reached in the benchmark
+   (`_best_efficiency`, against its dense bf16 peak of 989.4 TFLOPS). Both peaks are the
+   cards' datasheet numbers (data/h200_rates.json names them).
+4. Minutes = sum over runs of steps / rate. "Fits" means the engine minutes on the H200 are at
+   most ALLOTMENT_MIN, the usable part of one 15-minute GPU allotment (two chained commands of
+   10 minutes at most, less starting the machine and moving files).
+
+What it leaves out, so read it as an order of magnitude: evaluation and sampling time, making
+the data on the host (a pool of 10^6 simplified Boolean expressions, 4^12 distinct Dyck words),
+early stops (a run that stops at 100% costs less; step counts here are the configs' caps), and
+that most figure modules do not train through the engine yet (the `train()` column is what they
+would get today). `benchmarks/check_cost.py` sets the estimate against the wall time of the
+paper-budget sweep's groups on the same H200: the measured time is longer, mostly by what the
+estimate leaves out.
+"""
+from __future__ import annotations
+
+import functools
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from lengthgen.errors import LengthgenError
+
+RATES_FILE = Path(__file__).resolve().parents[1] / "data" / "h200_rates.json"
+ALLOTMENT_MIN = 13.0        # usable minutes of one 15-minute allotment (two 10-minute commands)
+ENGINE_KINDS = ("engine", "engine+graph")
+MAX_GROUP = 1024            # the largest group the benchmark measured
+SINGLE_KIND = "train()"
+
+
+@dataclass(frozen=True)
+class Training:
+    """One kind of training run of a figure (count of them, all alike but for the seed/data)."""
+    shape: str                # e.g. "4L4H d1024"
+    n_params: int
+    layers: int
+    d_model: int
+    batch: int                # sequences per step
+    tokens: int               # tokens per sequence (the longest the training draws)
+    steps: int                # steps per run (the config's cap)
+    count: int = 1
+    key: str = ""             # equal keys: the same runs, shared by figures (counted once)
+    flops: float | None = None   # FLOPs per step where the model is not a decoder
+
+    def flops_per_step(self) -> float:
+        if self.flops is not None:
+            return float(self.flops)
+        per_token = 6 * self.n_params + 6 * self.layers * self.tokens * self.d_model
+        return per_token * self.batch * self.tokens
+
+    @property
+    def model_steps(self) -> int:
+        return self.count * self.steps
+
+
+def count_parameters(build) -> int:
+    """Parameters of the module `build()` returns, built on the meta device (no memory)."""
+    import torch
+    with torch.device("meta"):
+        model = build()
+    return sum(p.numel() for p in model.parameters())
+
+
+def decoder_training(build, *, shape: str, layers: int, d_model: int, batch: int, tokens: int,
+                     steps: int, count: int = 1, key: str = "") -> Training:
+    """A Training of the model `build()` returns (its parameters counted, see
+    count_parameters)."""
+    return Training(shape, count_parameters(build), layers, d_model, batch, tokens, steps,
+                    count, key)
+
+
+def job_training(job, count: int = 1, key: str = "") -> Training:
+    """A Training of one of the engine's typed jobs (lengthgen.engine.jobs.Job)."""
+    from lengthgen.models.decoder import Decoder
+    from lengthgen.tasks import get_task
+    cfg = job.decoder_config()
+    task = get_task(job.task)
+    tokens = task.max_tokens(job.train.length_range(task)[1])
+    return Training(shape_label(cfg.n_layers, cfg.n_heads, cfg.d_model),
+                    _decoder_parameters(repr(cfg), lambda: Decoder(cfg)), cfg.n_layers,
+                    cfg.d_model, job.train.batch_size, tokens, job.train.steps, count, key)
+
+
+_counted: dict[str, int] = {}   # repr(DecoderConfig) -> parameters (a sweep has many alike)
+
+
+def _decoder_parameters(config_repr: str, build) -> int:
+    if config_repr not in _counted:
+        _counted[config_repr] = count_parameters(build)
+    return _counted[config_repr]
+
+
+def shape_label(layers: int, heads: int, d_model: int) -> str:
+    return f"{layers}L{heads}H d{d_model}"
+
+
+# ---- the measured rates ------------------------------------------------------------------
+@functools.cache
+def rate_table() -> dict:
+    """data/h200_rates.json: the benchmark's rows and the two cards' peaks, with sources."""
+    try:
+        return json.loads(RATES_FILE.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as error:
+        raise LengthgenError(f"cannot read the GPU rate table {RATES_FILE}: {error}") from None
+
+
+@functools.cache
+def _bench_flops(shape: tuple) -> float:
+    """FLOPs per step of a benchmarked shape, by the same rule as every estimate."""
+    from lengthgen.engine.single import decoder_for_task
+    from lengthgen.tasks import get_task
+    workload = rate_table()["workload"]
+    task = get_task(workload["task"])
+    layers, heads, width = shape
+    tokens = task.max_tokens(workload["max_len"])
+    return decoder_training(
+        lambda: decoder_for_task(task, n_layers=layers, n_heads=heads, d_model=width,
+                                 pe=workload["pe"]),
+        shape=shape_label(*shape), layers=layers, d_model=width,
+        batch=workload["batch_size"], tokens=tokens, steps=1).flops_per_step()
+
+
+@functools.cache
+def measured_points(kind: str = "engine") -> tuple:
+    """((FLOPs per step, model-steps/s), ...) per benchmarked shape, smallest first: the best
+    rate of the engine's stacked groups ("engine") or of `train()` ("train()")."""
+    kinds = ENGINE_KINDS if kind == "engine" else (SINGLE_KIND,)
+    if kind not in ("engine", SINGLE_KIND):
+        raise LengthgenError(f"unknown trainer {kind!r}; valid: engine, {SINGLE_KIND}")
+    best: dict = {}
+    for row in rate_table()["rows"]:
+        if row["kind"] in kinds:
+            shape = tuple(row["shape"])
+            best[shape] = max(best.get(shape, 0.0), row["model_steps_per_s"])
+    return tuple(sorted((_bench_flops(shape), rate) for shape, rate in best.items()))
+
+
+@functools.cache
+def group_ceiling_points() -> tuple:
+    """((FLOPs per step, group-steps/s), ...) per benchmarked shape: the fastest step of a whole
+    stacked group measured at that shape (at its smallest group: launch-bound)."""
+    best: dict = {}
+    for row in rate_table()["rows"]:
+        if row["kind"] in ENGINE_KINDS:
+            shape = tuple(row["shape"])
+            best[shape] = max(best.get(shape, 0.0), row["model_steps_per_s"] / row["group"])
+    return tuple(sorted((_bench_flops(shape), rate) for shape, rate in best.items()))
+
+
+def _log_interpolate(points, x: float) -> float:
+    """y at x, linear in (log x, log y) between the points, held at the end values outside."""
+    if x <= points[0][0]:
+        return points[0][1]
+    if x >= points[-1][0]:
+        return points[-1][1]
+    for (xa, ya), (xb, yb) in zip(points, points[1:]):
+        if xa <= x <= xb:
+            t = (math.log(x) - math.log(xa)) / (math.log(xb) - math.log(xa))
+            return math.exp((1 - t) * math.log(ya) + t * math.log(yb))
+    raise AssertionError("unreachable: the points cover the range")
+
+
+def h200_steps_per_s(flops: float, kind: str = "engine", group: int | None = None) -> float:
+    """Model-steps per second on the H200 for a run of `flops` FLOPs per step (the module
+    docstring, point 2): the FLOP/s reached at that size, interpolated, and no more than the
+    smallest shape's rate; with a `group` of runs stepped together (engine), also no more than
+    `group` times the fastest group step measured at that size."""
+    points = measured_points(kind)
+    throughput = _log_interpolate([(f, f * r) for f, r in points], flops)
+    rate = min(points[0][1], throughput / flops)
+    if kind == "engine" and group is not None:
+        rate = min(rate, group * _log_interpolate(group_ceiling_points(), flops))
+    return rate
+
+
+def _best_efficiency() -> float:
+    """The highest fraction of its dense bf16 peak the H200 reached in the benchmark."""
+    peak = rate_table()["cards"]["h200"]["dense_tflops"] * 1e12
+    return max(f * r for f, r in measured_points("engine")) / peak
+
+
+def t4_steps_per_s(flops: float, group: int | None = None) -> float:
+    """Model-steps per second on a T4 in fp32 (the module docstring, point 3)."""
+    t4 = rate_table()["cards"]["t4"]["dense_tflops"] * 1e12
+    seconds = max(1 / h200_steps_per_s(flops, group=group), flops / (t4 * _best_efficiency()))
+    return 1 / seconds
+
+
+def _group_key(t: Training) -> tuple:
+    """The engine stacks decoders of one shape and batch whatever their tasks (vocabularies,
+    position tables and lengths are padded: lengthgen.engine.stacked)."""
+    return (t.shape, t.batch)
+
+
+# ---- one figure's estimate ---------------------------------------------------------------
+@dataclass
+class Cost:
+    figure_id: str
+    trainings: list = field(default_factory=list)
+
+    @property
+    def runs(self) -> int:
+        return sum(t.count for t in self.trainings)
+
+    @property
+    def shapes(self) -> list[str]:
+        return sorted({t.shape for t in self.trainings},
+                      key=lambda s: max(t.n_params for t in self.trainings if t.shape == s))
+
+    @property
+    def model_steps(self) -> int:
+        return sum(t.model_steps for t in self.trainings)
+
+    def groups(self) -> dict:
+        """Runs per (shape, batch): those the engine can step together as one group (tasks,
+        seeds and lengths may differ)."""
+        out: dict = {}
+        for t in self.trainings:
+            out[_group_key(t)] = out.get(_group_key(t), 0) + t.count
+        return out
+
+    def minutes(self, card: str = "h200", kind: str = "engine") -> float:
+        groups = self.groups()
+
+        def rate(t):
+            group = min(groups[_group_key(t)], MAX_GROUP)
+            if card == "t4":
+                return t4_steps_per_s(t.flops_per_step(), group)
+            return h200_steps_per_s(t.flops_per_step(), kind, group)
+        return sum(t.model_steps / rate(t) for t in self.trainings) / 60
+
+    @property
+    def flops(self) -> float:
+        """Training FLOPs of every run, by Training.flops_per_step."""
+        return sum(t.model_steps * t.flops_per_step() for t in self.trainings)
+
+    @property
+    def fits(self) -> bool:
+        return self.minutes() <= ALLOTMENT_MIN
+
+
+def estimate(figure_id: str, trainings: list[Training]) -> Cost:
+    for t in trainings:
+        if t.count < 0 or t.steps < 0 or t.batch < 1 or t.tokens < 1 or t.n_params < 1:
+            raise LengthgenError(f"{figure_id}: a training with no size ({t})")
+    return Cost(figure_id, list(trainings))
+
+
+def unique_trainings(costs: list[Cost]) -> list[Training]:
+    """Every figure's trainings, those with a key shared by figures counted once."""
+    seen, out = set(), []
+    for cost in costs:
+        for t in cost.trainings:
+            if t.key and t.key in seen:
+                continue
+            seen.add(t.key)
+            out.append(t)
+    return out
+
+
+def _minutes(value: float) -> str:
+    if value >= 600:
+        return f"{value / 60:,.0f} h"
+    return f"{value:,.1f}" if value < 100 else f"{value:,.0f}"
+
+
+def table(costs: list[Cost]) -> str:
+    """The cost table (markdown), one row per figure id and a total (shared runs once)."""
+    lines = ["| figure id | runs | shapes | model-steps | H200 min (engine) | "
+             "H200 min (train(), one at a time) | T4 min (fp32) | fits 13 min |",
+             "|---|---|---|---|---|---|---|---|"]
+    for c in costs:
+        shapes = ", ".join(c.shapes) if len(c.shapes) <= 3 else \
+            f"{c.shapes[0]} ... {c.shapes[-1]} ({len(c.shapes)} shapes)"
+        lines.append(f"| {c.figure_id} | {c.runs:,} | {shapes} | {c.model_steps:,} | "
+                     f"{_minutes(c.minutes())} | {_minutes(c.minutes(kind=SINGLE_KIND))} | "
+                     f"{_minutes(c.minutes('t4'))} | {'yes' if c.fits else 'no'} |")
+    total = Cost("total (shared runs once)", unique_trainings(costs))
+    lines.append(f"| **{total.figure_id}** | {total.runs:,} | | {total.model_steps:,} | "
+                 f"{_minutes(total.minutes())} | {_minutes(total.minutes(kind=SINGLE_KIND))} | "
+                 f"{_minutes(total.minutes('t4'))} | "
+                 f"{allotments(total.minutes())} |")
+    return "\n".join(lines)
+
+
+def compare_table(pairs: list[tuple[Cost, Cost]]) -> str:
+    """Book scale against paper scale, per figure (markdown): runs, the largest model's
+    parameters, steps and tokens per run (the largest), the training FLOPs of all runs and the
+    H200 engine minutes, with the paper / book ratio of the FLOPs."""
+    lines = ["| figure id | scale | runs | largest model | steps per run | tokens per run | "
+             "training FLOPs | H200 min (engine) |", "|---|---|---|---|---|---|---|---|"]
+    for book, paper in pairs:
+        for scale, c in (("book", book), ("paper", paper)):
+            big = max(c.trainings, key=lambda t: t.n_params)
+            lines.append(
+                f"| {c.figure_id} | {scale} | {c.runs:,} | {big.shape}, {big.n_params:.2g} "
+                f"parameters | {max(t.steps for t in c.trainings):,} | "
+                f"{max(t.batch * t.tokens * t.steps for t in c.trainings):.2g} | "
+                f"{c.flops:.2g} | {_minutes(c.minutes())} |")
+        lines.append(f"| {paper.figure_id} | paper / book | {paper.runs / book.runs:.2g}x | | | | "
+                     f"{paper.flops / book.flops:,.0f}x | |")
+    return "\n".join(lines)
+
+
+def allotments(minutes: float) -> str:
+    """How many 15-minute allotments the minutes fill, at ALLOTMENT_MIN usable each."""
+    n = max(1, math.ceil(minutes / ALLOTMENT_MIN))
+    return f"{n:,} allotment{'s' if n > 1 else ''}"
+
+
+def method() -> str:
+    """The estimate's method in a few lines, with the numbers it uses (printed under the
+    table)."""
+    cards = rate_table()["cards"]
+    points = ", ".join(f"{f:.2g} FLOPs/step -> {r:,.0f}/s" for f, r in measured_points())
+    return (
+        "How: FLOPs per step = (6 x parameters + 6 x layers x tokens x d_model) x tokens per "
+        "batch (Kaplan et al. 2020); H200 model-steps/s interpolated in log(FLOPs per step) "
+        f"between the engine benchmark's shapes of 2026-11-28 ({points}; bf16, batch 64, "
+        "Len <= 50; lengthgen/data/h200_rates.json), no faster than the smallest shape's rate "
+        "below it; T4 = the longer of the H200's step and the step's FLOPs at "
+        f"{cards['t4']['dense_tflops']} TFLOPS ({cards['t4']['precision'].split(' (')[0]}) x "
+        f"{_best_efficiency():.3f} (the best fraction of its {cards['h200']['dense_tflops']} "
+        "TFLOPS bf16 peak the H200 reached); steps are the configs' caps (early stops, "
+        "evaluation and sampling not counted); a figure's runs of one shape are one group, whose "
+        "step is no faster than the fastest measured at that size. benchmarks/check_cost.py "
+        "sets it against a GPU run's clock. Fits: H200 engine minutes <= "
+        f"{ALLOTMENT_MIN:g}.")
