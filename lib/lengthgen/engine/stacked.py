@@ -18,7 +18,7 @@ weights) and copied into the stack; `unstack` copies a member back into its own 
 batched forward computes what `Decoder.forward` computes, up to float rounding (the products
 are grouped differently); tests/test_engine.py compares logits.
 """
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 import torch
 import torch.nn.functional as F
@@ -26,9 +26,34 @@ import torch.nn.functional as F
 from lengthgen.errors import LengthgenError
 from lengthgen.models.decoder import Decoder, DecoderConfig, causal_mean, log_length_factors
 
+# Every DecoderConfig field, by how the stacked forward (a second copy of Decoder.forward)
+# treats it. tests/test_engine_fields.py checks that these three cover the dataclass's fields
+# exactly and that the stacked logits are the Decoder's own for every value a field takes:
+# a new field fails there (and `check_fields` refuses it at run time) until it is placed here
+# and, if it changes a step, handled in `forward`.
 # what every member of a group must share: the shape and the meaning of a step
 SHARED_FIELDS = ("n_layers", "n_heads", "d_model", "mlp_ratio", "attention", "use_mlp",
                  "log_length_scaling", "tied_embeddings", "dropout")
+# what each member keeps for itself: its tables are padded to the group's largest (`Padding`),
+# its extra output classes masked, and its position switch and table length per member
+PER_MEMBER_FIELDS = ("vocab_size", "n_classes", "pe", "n_positions")
+# what changes only the initial weights, which each member brings as its Decoder built them
+INIT_ONLY_FIELDS = ("init",)
+
+
+def unplaced_fields(config_class=DecoderConfig) -> list[str]:
+    """Fields of a decoder config class that none of the three lists above names."""
+    placed = set(SHARED_FIELDS) | set(PER_MEMBER_FIELDS) | set(INIT_ONLY_FIELDS)
+    return [f.name for f in fields(config_class) if f.name not in placed]
+
+
+def check_fields(cfg) -> None:
+    """Refuse a config with a field the stacked forward does not know how to treat."""
+    missing = unplaced_fields(type(cfg))
+    if missing:
+        raise LengthgenError(f"the stacked forward does not handle the decoder config field(s) "
+                             f"{', '.join(missing)}: place them in lengthgen.engine.stacked "
+                             f"(shared, per member or initialization only)")
 
 
 def shape_key(cfg: DecoderConfig) -> tuple:
@@ -64,6 +89,7 @@ class StackedDecoders:
         for model in models:
             if not isinstance(model, Decoder):
                 raise LengthgenError(f"stacked groups hold Decoders, got {type(model).__name__}")
+            check_fields(model.cfg)
             if shape_key(model.cfg) != shape_key(first):
                 raise LengthgenError("the decoders of one group must share "
                                      + ", ".join(SHARED_FIELDS))
