@@ -108,3 +108,29 @@ def test_compiled_or_eager_keeps_what_fn_returns():
     double = CompiledOrEager(lambda x: x * 2 + 1, "test", "aot_eager")
     x = torch.arange(5.0)
     assert torch.equal(double(x), x * 2 + 1) and double.failure is None
+
+
+@pytest.mark.parametrize("tied", [False, True])
+def test_one_cast_of_the_weights_gives_autocasts_numbers_bit_for_bit(tied):
+    """StackedDecoders.cast_once under a bf16 autocast (CPU here, a card's in training): the
+    logits and every gradient are those of autocast casting each product's weight itself."""
+    from lengthgen.engine.stacked import StackedDecoders
+    task = get_task("copy_repeat")
+    models = [decoder_for_task(task, seed=i, n_layers=2, n_heads=2, d_model=16,
+                               tied_embeddings=tied, pe="nope" if i else "ape")
+              for i in range(2)]
+    gen = torch.Generator().manual_seed(0)
+    inputs = torch.randint(1, len(task.vocab), (2, 4, 10), generator=gen)
+    out = []
+    for cast_once in (True, False):
+        stack = StackedDecoders(models, "cpu")
+        stack.cast_once = cast_once
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            assert bool(stack._low_precision()) == cast_once
+            logits = stack.forward(inputs)
+        assert logits.dtype == torch.bfloat16
+        logits.float().masked_fill(torch.isinf(logits), 0).square().sum().backward()
+        out.append((logits, stack.flat.grad))
+    assert torch.equal(out[0][0], out[1][0])
+    assert torch.equal(out[0][1], out[1][1]) and out[0][1].abs().sum() > 0
+    assert len(stack._low_precision()) == 0   # no autocast: full precision, no cast

@@ -215,10 +215,43 @@ class StackedDecoders:
         return {n: t.clone() for n, t in self.unstack(index).state_dict().items()}
 
     # ---- the batched forward ----------------------------------------------------------------
+    # Under a bf16 autocast (on a card) every batched product casts its weight and bias to bf16
+    # on each call, and its backward casts their gradients back: two copy kernels per
+    # parameter per step, most of the 376 copies of a 12-layer step on an H200. With
+    # `cast_once` the forward instead casts the columns of `flat` from the first product's
+    # weight on in one kernel and hands the products bf16 views of it (the backward: one cast
+    # back). The numbers are autocast's own (tests/test_engine_compile.py: bit for bit).
+    cast_once = True
+    PRODUCTS = ("attn.in_proj.weight", "attn.in_proj.bias", "attn.out_proj.weight",
+                "attn.out_proj.bias", "mlp.up.weight", "mlp.up.bias", "mlp.down.weight",
+                "mlp.down.bias", "unembed.weight")
+
+    def _low_precision(self) -> dict[str, torch.Tensor]:
+        """The products' parameters as views of one cast of `flat` to the autocast's dtype
+        ("readout": the unembedding's, the token table when tied); {} without autocast."""
+        kind = self.device.type
+        if not self.cast_once or not torch.is_autocast_enabled(kind):
+            return {}
+        dtype = torch.get_autocast_dtype(kind)
+        tied = self.cfg.tied_embeddings
+        used = [n.endswith(self.PRODUCTS) or (tied and n == "token_embeddings.weight")
+                for n in self.names]
+        first = used.index(True)
+        low = self.flat[:, sum(self.sizes[:first]):].to(dtype)
+        out = {}
+        for name, part, shape, use in zip(self.names[first:], low.split(self.sizes[first:], 1),
+                                          self.shapes[first:], used[first:]):
+            if use:
+                key = "readout" if name in ("token_embeddings.weight", "unembed.weight") \
+                    else name
+                out[key] = part.view(-1, *shape)
+        return out
+
     def forward(self, inputs: torch.Tensor, offsets: torch.Tensor | None = None) -> torch.Tensor:
         """Logits [S, B, T, C] for inputs [S, B, T] (offsets [S, B] shift APE positions).
         Output classes beyond a member's own are -inf (they take no probability)."""
         cfg, p = self.cfg, self.params
+        p.update(self._low_precision())
         s, b, t = inputs.shape
         d = cfg.d_model
         member = torch.arange(s, device=inputs.device)[:, None, None]
@@ -241,7 +274,9 @@ class StackedDecoders:
                            approximate="tanh")
                 x = x + _linear(h, p[pre + "mlp.down.weight"], p[pre + "mlp.down.bias"])
         x = _layer_norm(x, p["ln_final.weight"], p["ln_final.bias"])
-        readout = p["token_embeddings.weight" if cfg.tied_embeddings else "unembed.weight"]
+        readout = p.get("readout")
+        if readout is None:
+            readout = p["token_embeddings.weight" if cfg.tied_embeddings else "unembed.weight"]
         logits = torch.bmm(x, readout.transpose(1, 2)).view(s, b, t, -1)
         if cfg.tied_embeddings:
             logits = logits[..., : self.pad.classes]
