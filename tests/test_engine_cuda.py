@@ -3,8 +3,7 @@
 Run on a GPU before any measurement there (benchmarks/gpu_engine_session.sh does): batches made
 on the device are the CPU's bit for bit; a stacked group's logits match the decoders' own; a
 group trained on the card ends where its members trained alone on the card end, within the
-rounding of bf16 autocast; a step compiled by TorchInductor, with and without CUDA graphs,
-trains as the eager step does.
+rounding of bf16 autocast. (The compiled step on a GPU: tests/test_engine_compile.py.)
 """
 import math
 
@@ -94,40 +93,3 @@ def test_a_step_replayed_as_a_cuda_graph_is_the_eager_step():
     torch.testing.assert_close(out[0][0], out[1][0], atol=1e-4, rtol=1e-3)
     torch.testing.assert_close(out[0][1], out[1][1], atol=1e-4, rtol=1e-3)
 
-
-def _compiled_against_eager(graphs: bool):
-    """Losses and weights of a group stepped eagerly and compiled by TorchInductor (with or
-    without CUDA graphs), through a member leaving; and that the compiled path ran."""
-    from lengthgen.engine.groups import StackedGroup
-    tasks = [get_task(t) for t in ("tomita3", "tomita5", "tomita2")]
-    configs = [TrainConfig(seed=s, lr=3e-3, schedule="linear", steps=50, eval_samples=8,
-                           max_len=20) for s in range(3)]
-    out = []
-    for compile in (False, True):
-        models = [decoder_for_task(t, seed=i, n_layers=2, n_heads=2, d_model=32,
-                                   pe="nope" if i == 1 else "ape") for i, t in enumerate(tasks)]
-        group = StackedGroup(models, tasks, configs, "cuda", graphs=graphs and compile,
-                             compile=compile)
-        feed = DeviceFeed(tasks, configs, [m.cfg.n_positions for m in models], [True] * 3,
-                          "cuda", tasks[0].max_tokens(20), pool=4)
-        losses = []
-        for step in range(10):
-            if step == 6:
-                group.retain([0, 2])
-                feed.retain([0, 2])
-            group.set_rates(step)
-            losses.append(group.train_step(*feed.batch(step)).cpu())
-        out.append((torch.cat(losses), group.stack.flat.detach().cpu()))
-    assert group._losses.failure is None and group._update.failure is None
-    torch.testing.assert_close(out[1][0], out[0][0], atol=1e-4, rtol=1e-3)
-    torch.testing.assert_close(out[1][1], out[0][1], atol=1e-4, rtol=1e-3)
-
-
-def test_a_compiled_step_on_the_card_trains_as_the_eager_step():
-    """torch.compile (TorchInductor, Triton kernels) on the card: the eager step's training
-    within bf16 rounding. The prepared GPU script trains compiled only where this passes."""
-    _compiled_against_eager(graphs=False)
-
-
-def test_a_compiled_step_replayed_as_a_cuda_graph_on_the_card_is_the_eager_step():
-    _compiled_against_eager(graphs=True)
