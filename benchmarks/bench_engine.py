@@ -274,7 +274,6 @@ def main(argv=None) -> int:
                 print(f"{label}: skipping {what}: its steps would take about {predicted:.0f} s "
                       f"here, over its share of {max(left, 0):.0f} s", flush=True)
                 continue
-            start = time.perf_counter()
             try:
                 row = run(window)
             except torch.OutOfMemoryError:
@@ -282,7 +281,7 @@ def main(argv=None) -> int:
             except Exception as e:   # a benchmark row that fails says why and the rest go on
                 row = failure({"what": what}, e)
             if "steps_per_s" in row:
-                budget.learn(flops, row["steps_per_s"], time.perf_counter() - start)
+                budget.learn(flops, row["steps_per_s"])
             emit(row, rows, out)
     print(f"total {time.perf_counter() - budget.start:.0f} s")
     print(table(rows))
@@ -303,9 +302,9 @@ class Budget:
         self.items -= 1
         return share
 
-    def learn(self, flops: float, steps_per_s: float, seconds: float) -> None:
-        rate = flops * steps_per_s
-        self.flops_per_s = max(self.flops_per_s or 0.0, rate)
+    def learn(self, flops: float, steps_per_s: float) -> None:
+        """The fastest multiply-add rate measured so far (what the predictions divide by)."""
+        self.flops_per_s = max(self.flops_per_s or 0.0, flops * steps_per_s)
 
     def predict(self, flops: float, rounds: int) -> float | None:
         """Seconds of a row's fewest steps (3 warm-up, 3 a round), on a CPU only (a card's
