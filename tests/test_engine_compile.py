@@ -85,6 +85,21 @@ def test_a_compiled_step_trains_as_the_eager_step(backend, chunks):
     _same_training(backend, chunks=chunks)
 
 
+def test_a_compiled_step_under_bf16_autocast_traces_whole(monkeypatch):
+    """A card trains under bf16 autocast, with the one cast of the weights (cast_once): the
+    traced step reads the autocast state and still traces whole (no fallback), training as the
+    eager step does. CPU autocast stands in for the card's here."""
+    import lengthgen.engine.groups as groups
+    monkeypatch.setattr(groups, "autocast",
+                        lambda device: torch.autocast("cpu", dtype=torch.bfloat16))
+    eager, feed_a = _group(False, chunks=1)
+    compiled, feed_b = _group("aot_eager", chunks=1)
+    for a, b in zip(_train(eager, feed_a, 3, None), _train(compiled, feed_b, 3, None)):
+        torch.testing.assert_close(b, a, rtol=1e-5, atol=1e-7)
+    torch.testing.assert_close(compiled.stack.flat, eager.stack.flat, rtol=0, atol=1e-6)
+    assert compiled._losses.failure is None and compiled._update.failure is None
+
+
 def test_a_step_whose_compiling_fails_runs_eagerly_and_says_so_once(capfd):
     from torch._dynamo import register_backend
 
