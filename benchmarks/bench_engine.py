@@ -1,25 +1,42 @@
-"""Training speed of the engine: model-steps per second per shape and group size.
+"""Training speed of the engine: the sweep's own groups first, then model-steps per second.
 
-    PYTHONPATH=lib python benchmarks/bench_engine.py --device cuda [--seconds 3] [--out F]
-    OMP_NUM_THREADS=1 .venv/bin/python benchmarks/bench_engine.py --device cpu
+    PYTHONPATH=lib python benchmarks/bench_engine.py --device cuda [--budget 300] [--compile]
+    OMP_NUM_THREADS=1 .venv/bin/python benchmarks/bench_engine.py --device cpu --budget 60
 
-For each decoder shape (layers, heads, width) it times full training steps (learning rates,
-batch, forward, backward, clipping, AdamW) at batch 64 on binary majority with Len 1-50, for:
+1. The sweep (what matters first): the groups the APE vs NoPE sweep at the paper's budget trains
+   next, read from its records (`budget.plan` on `--records`/huang-fig1-budget/gpu, the
+   12-layer setting included), each job of the group built as `train_jobs` builds it (its own
+   task, encoding, seed, learning rate and schedule, batches made on the device), at the
+   group's real size (at most the slice's `max_group`, 256). For each: the time a step takes,
+   model-steps per second, the minutes a 60,000-step job of that group needs, the minutes of
+   the group's own step cap, and the first step's seconds (CUDA-graph capture and, with
+   --compile, torch.compile's tracing and code generation: paid once per group and member count).
+2. The shapes: for each decoder shape (layers, heads, width), full training steps at batch 64
+   on binary majority with Len 1-50, for
+   * `engine`: S decoders as stacked tensors (`lengthgen.engine.stacked`) with the per-member
+     AdamW and batches made on the device (on a CPU: also `engine+host`, the host's sampler;
+     on a CPU both use the same length chunks as `train()`);
+   * `engine+graph` (GPU): the same, each step replayed as one captured CUDA graph;
+   * `engine+compile` (and `engine+compile+graph` on a GPU), with --compile: the step's loss
+     and update through torch.compile (`lengthgen.engine.compiled`);
+   * `train()`: one model, the loop `train` runs (torch's AdamW, the host's numpy sampler; on a
+     CPU with the sweep's length chunks, 4 from width 64, on a GPU one): the trainer every figure
+     used before the engine;
+   * `vmap+host`: S models through torch.func.vmap with host sampling per member, the path the
+     old `train_seeds` took (kept as the engine's generic stacking for non-decoder models).
 
-* `train()`: one model, the loop `train` runs (torch's AdamW, the host's numpy sampler; on a
-  CPU with the sweep's length chunks, 4 from width 64, on a GPU one): the trainer every figure
-  used before the engine;
-* `vmap+host`: S models through torch.func.vmap with host sampling per member, the path the
-  old `train_seeds` took (kept as the engine's generic stacking for non-decoder models);
-* `engine+graph` (GPU): the same, each step replayed as one captured CUDA graph;
-* `engine`: S decoders as stacked tensors (`lengthgen.engine.stacked`) with the per-member
-  AdamW and batches made on the device (on a CPU: also `engine+host`, with the host's sampler;
-  on a CPU both use the same length chunks as `train()`).
+The time budget: every sweep group and every shape gets an equal share of what is left of
+`--budget` when its turn comes (time a row leaves unused goes to the later ones), its rows split
+that share, and a row whose share is spent is skipped with a line saying so, but the first row
+of every group and shape always runs: the 12-layer rows are never skipped for want of time. On
+a CPU a row whose steps would take longer than its share (predicted from the multiply-adds per
+second measured so far) is skipped with the prediction instead (a 12-layer width-768 group
+takes minutes a step there).
 
 A model-step is one optimizer step of one model: a group of S doing n steps does S x n. Each
-rate is the best of `--rounds` timed windows of `--seconds` after warm-up steps (load from other
-jobs only slows a run down). The card's name, torch version and thread count are printed; on a
-GPU, the peak memory of each measurement too.
+rate is the best of `--rounds` timed windows of at most `--seconds` after warm-up steps (load
+from other jobs only slows a run down). The card's name, torch version and thread count are
+printed; on a GPU, the peak memory of each measurement too.
 """
 import argparse
 import json
@@ -34,6 +51,9 @@ GPU_PLAN = {(1, 1, 16): [64, 1024], (2, 2, 64): [32, 512], (4, 4, 256): [8, 64],
             (6, 4, 256): [8, 32], (12, 12, 768): [1]}
 CPU_PLAN = {(1, 1, 16): [1, 8, 32], (2, 2, 32): [1, 8], (2, 2, 64): [1, 8]}
 TASK = "binary_majority"
+SWEEP_STEPS = 60_000       # the paper's longest budget (6L4H d256, 12L12H d768)
+MAX_GROUP = 256            # a slice's largest group (budget.run_slice)
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 
 
 def _configs(n: int, chunks: int = 1):
@@ -51,9 +71,14 @@ def _models(shape, n, task, pe="ape"):
             for i in range(n)]
 
 
-def _timed(step, seconds: float, rounds: int, sync) -> float:
-    """Steps per second: the best of `rounds` windows of `seconds`, after 3 warm-up steps."""
-    for _ in range(3):
+def _timed(step, seconds: float, rounds: int, sync) -> tuple[float, float]:
+    """(steps per second: the best of `rounds` windows of `seconds` after 3 warm-up steps,
+    the first warm-up step's seconds: capture and compiling)."""
+    start = time.perf_counter()
+    step()
+    sync()
+    first = time.perf_counter() - start
+    for _ in range(2):
         step()
     sync()
     best = 0.0
@@ -64,7 +89,35 @@ def _timed(step, seconds: float, rounds: int, sync) -> float:
             n += 1
         sync()
         best = max(best, n / (time.perf_counter() - start))
-    return best
+    return best, first
+
+
+def _stepper(group, feed):
+    counter = [0]
+
+    def step():
+        group.set_rates(counter[0])
+        group.train_step(*feed.batch(counter[0]))
+        counter[0] += 1
+    return step
+
+
+def _sync(device: str):
+    import torch
+    if device == "cuda":
+        torch.cuda.empty_cache()
+        torch.cuda.reset_peak_memory_stats()
+        return torch.cuda.synchronize
+    return lambda: None
+
+
+def _finish(row: dict, rate: float, first: float, size: int, device: str) -> dict:
+    import torch
+    row.update(steps_per_s=round(rate, 2), model_steps_per_s=round(rate * size, 1),
+               ms_per_step=round(1e3 / rate, 2), first_step_s=round(first, 2))
+    if device == "cuda":
+        row["peak_gib"] = round(torch.cuda.max_memory_allocated() / 2 ** 30, 2)
+    return row
 
 
 def measure(kind: str, shape, size: int, device: str, seconds: float, rounds: int) -> dict:
@@ -74,10 +127,7 @@ def measure(kind: str, shape, size: int, device: str, seconds: float, rounds: in
     from lengthgen.engine.groups import ModuleGroup, StackedGroup
     from lengthgen.tasks import get_task
     task = get_task(TASK)
-    sync = torch.cuda.synchronize if device == "cuda" else (lambda: None)
-    if device == "cuda":
-        torch.cuda.empty_cache()
-        torch.cuda.reset_peak_memory_stats()
+    sync = _sync(device)
     # length chunks as the CPU sweep uses them (from width 64, huang.sweep.protocol.chunks_for)
     # on a CPU, whatever makes the batches; one on a GPU (a chunk's cut reads the lengths)
     from lengthgen.experiments.huang.sweep.protocol import chunks_for
@@ -92,25 +142,75 @@ def measure(kind: str, shape, size: int, device: str, seconds: float, rounds: in
     else:
         group = StackedGroup(models, tasks, configs, device,
                              stacking="vmap" if kind == "vmap+host" else "auto",
-                             graphs=kind == "engine+graph")
-    if kind in ("engine", "engine+graph"):   # batches made on the device
+                             graphs=kind.endswith("+graph"), compile="+compile" in kind)
+    if kind.startswith("engine") and kind != "engine+host":   # batches made on the device
         width = task.max_tokens(50)
         feed = DeviceFeed(tasks, configs, npos, ape, device, width)
     else:
         feed = HostFeed(tasks, configs, npos, ape, torch.long, device)
-    counter = [0]
+    rate, first = _timed(_stepper(group, feed), seconds, rounds, sync)
+    return _finish({"kind": kind, "shape": list(shape), "group": size}, rate, first, size,
+                   device)
 
-    def step():
-        group.set_rates(counter[0])
-        group.train_step(*feed.batch(counter[0]))
-        counter[0] += 1
 
-    rate = _timed(step, seconds, rounds, sync)
-    out = {"kind": kind, "shape": list(shape), "group": size, "steps_per_s": round(rate, 2),
-           "model_steps_per_s": round(rate * size, 1)}
-    if device == "cuda":
-        out["peak_gib"] = round(torch.cuda.max_memory_allocated() / 2 ** 30, 2)
+# ---- the sweep's groups ------------------------------------------------------------------
+def sweep_groups(root: str) -> list[dict]:
+    """The groups the sweep trains next: {"shape", "jobs" (engine Jobs), "steps" (the group's
+    longest step cap)}, cheapest first, from `budget.plan` on the records under `root`."""
+    from pathlib import Path
+
+    from lengthgen.engine.jobs import group_key
+    from lengthgen.experiments.huang.sweep.budget import (RECORDS_ID, budget_configs,
+                                                          load_job_records, plan, to_engine_job)
+    config = budget_configs()["gpu"]
+    records = load_job_records(Path(root) / RECORDS_ID / "gpu")
+    groups: dict = {}
+    for spec in plan(config, records, slices=False):
+        if spec.name not in records:
+            job = to_engine_job(spec, config)
+            groups.setdefault(group_key(job), []).append((spec, job))
+    out = []
+    for members in sorted(groups.values(), key=lambda g: g[0][0].cost(config)):
+        s = members[0][0].setting
+        for first in range(0, len(members), MAX_GROUP):
+            jobs = [j for _, j in members[first: first + MAX_GROUP]]
+            out.append({"shape": [s.layers, s.heads, s.d_model], "jobs": jobs,
+                        "steps": max(j.train.steps for j in jobs)})
     return out
+
+
+def sweep_kind(device: str, compile: bool) -> str:
+    """How a slice trains on this device: CUDA graphs on a card, compiled with --compile."""
+    return "sweep:engine" + ("+compile" if compile else "") + ("+graph" if device == "cuda"
+                                                               else "")
+
+
+def measure_sweep(entry: dict, device: str, seconds: float, rounds: int, compile: bool) -> dict:
+    from lengthgen.engine.jobs import make_group
+    jobs = entry["jobs"]
+    built = [job.build() for job in jobs]
+    sync = _sync(device)
+    group, feed = make_group([t for t, _ in built], [m for _, m in built],
+                             [j.train for j in jobs], device, "device",
+                             graphs=device == "cuda", compile=compile)
+    rate, first = _timed(_stepper(group, feed), seconds, rounds, sync)
+    row = {"kind": sweep_kind(device, compile), "shape": entry["shape"], "group": len(jobs),
+           "tasks": len({j.task for j in jobs})}
+    row = _finish(row, rate, first, len(jobs), device)
+    row["minutes_60k"] = round(SWEEP_STEPS / rate / 60, 2)
+    row["minutes_own"] = round(entry["steps"] / rate / 60, 2)
+    row["own_steps"] = entry["steps"]
+    return row
+
+
+def step_flops(shape, size: int, width: int = 100) -> float:
+    """Multiply-adds x 2 of one training step of `size` decoders of `shape` at batch 64 (forward
+    and backward: 6 per weight and token), for predicting a CPU row's time."""
+    from lengthgen.models.decoder import DecoderConfig
+    layers, heads, d = shape
+    params = DecoderConfig(vocab_size=8, n_classes=8, n_layers=layers, n_heads=heads,
+                           d_model=d).approximate_parameters()
+    return 6.0 * params * 64 * width * size
 
 
 def header(device: str) -> dict:
@@ -126,47 +226,133 @@ def header(device: str) -> dict:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
-    parser.add_argument("--seconds", type=float, default=None)
+    parser.add_argument("--seconds", type=float, default=None,
+                        help="the longest timed window of a row")
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--budget", type=float, default=420.0,
-                        help="stop measuring after this many seconds (the rest is skipped)")
+                        help="seconds for the whole benchmark, shared by the groups and shapes")
+    parser.add_argument("--compile", action="store_true",
+                        help="also time steps through torch.compile (and the sweep's groups so)")
+    parser.add_argument("--sections", default="sweep,shapes",
+                        help="which parts to run, in order: sweep, shapes")
+    parser.add_argument("--records", default=os.path.join(ROOT, "results"),
+                        help="the results folder whose sweep records say what is left")
     parser.add_argument("--out", default=None, help="also write the rows as JSON lines here")
     args = parser.parse_args(argv)
     import torch
     if args.device == "cuda" and not torch.cuda.is_available():
         print("bench_engine: --device cuda but no CUDA device is available", file=sys.stderr)
         return 2
-    plan = GPU_PLAN if args.device == "cuda" else CPU_PLAN
+    sections = [s.strip() for s in args.sections.split(",") if s.strip()]
+    if not sections or any(s not in ("sweep", "shapes") for s in sections):
+        print(f"bench_engine: --sections takes sweep and/or shapes, got {args.sections!r}",
+              file=sys.stderr)
+        return 2
     seconds = args.seconds or (2.0 if args.device == "cuda" else 1.5)
-    start = time.perf_counter()
     info = header(args.device)
     print("bench_engine", json.dumps(info), flush=True)
-    rows = []
+    rows: list = []
     out = open(args.out, "w") if args.out else None
     if out:
         out.write(json.dumps({"header": info}) + "\n")
-    for shape, sizes in plan.items():
-        kinds = [("train()", 1), ("vmap+host", sizes[min(1, len(sizes) - 1)])]
-        if args.device == "cpu":
-            kinds += [("engine+host", s) for s in sizes]
-        kinds += [("engine", s) for s in sizes]
-        if args.device == "cuda":
-            kinds += [("engine+graph", s) for s in sizes]
-        for kind, size in kinds:
-            if time.perf_counter() - start > args.budget:
-                print(f"budget of {args.budget:.0f} s spent: skipping {shape} {kind} S={size}",
-                      flush=True)
+    items = []   # (label, [(row label, measure())]) in order; each item gets a share
+    for section in sections:
+        items += sweep_items(args) if section == "sweep" else shape_items(args)
+    budget = Budget(args.budget, len(items), args.device)
+    for label, rows_of_item in items:
+        share = budget.next_share()
+        item_start = time.perf_counter()
+        for i, (what, flops, run) in enumerate(rows_of_item):
+            spent = time.perf_counter() - item_start
+            left = share - spent
+            if i > 0 and left <= 0:
+                print(f"{label}: share of {share:.0f} s spent: skipping {what}", flush=True)
+                continue
+            window = min(seconds, max(0.2, left / (len(rows_of_item) - i) / (args.rounds + 1)))
+            predicted = budget.predict(flops, args.rounds)
+            if predicted is not None and predicted > max(left, 0):
+                print(f"{label}: skipping {what}: its steps would take about {predicted:.0f} s "
+                      f"here, over its share of {max(left, 0):.0f} s", flush=True)
                 continue
             try:
-                row = measure(kind, shape, size, args.device, seconds, args.rounds)
+                row = run(window)
             except torch.OutOfMemoryError:
-                row = {"kind": kind, "shape": list(shape), "group": size, "error": "out of memory"}
+                row = {"what": what, "error": "out of memory"}
             except Exception as e:   # a benchmark row that fails says why and the rest go on
-                row = failure({"kind": kind, "shape": list(shape), "group": size}, e)
+                row = failure({"what": what}, e)
+            if "steps_per_s" in row:
+                budget.learn(flops, row["steps_per_s"])
             emit(row, rows, out)
-    print(f"total {time.perf_counter() - start:.0f} s")
+    print(f"total {time.perf_counter() - budget.start:.0f} s")
     print(table(rows))
     return 0
+
+
+class Budget:
+    """Equal shares of what is left of the budget, and (on a CPU) predicted row times."""
+
+    def __init__(self, seconds: float, items: int, device: str):
+        self.seconds, self.items, self.device = seconds, items, device
+        self.start = time.perf_counter()
+        self.flops_per_s = None
+
+    def next_share(self) -> float:
+        left = self.seconds - (time.perf_counter() - self.start)
+        share = max(left, 0.0) / max(self.items, 1)
+        self.items -= 1
+        return share
+
+    def learn(self, flops: float, steps_per_s: float) -> None:
+        """The fastest multiply-add rate measured so far (what the predictions divide by)."""
+        self.flops_per_s = max(self.flops_per_s or 0.0, flops * steps_per_s)
+
+    def predict(self, flops: float, rounds: int) -> float | None:
+        """Seconds of a row's fewest steps (3 warm-up, 3 a round), on a CPU only (a card's
+        rate grows with the shape: small shapes would predict the large ones too slow)."""
+        if self.device != "cpu" or self.flops_per_s is None:
+            return None
+        return flops * (3 + 3 * rounds) / self.flops_per_s
+
+
+def sweep_items(args) -> list:
+    try:
+        entries = sweep_groups(args.records)
+    except Exception as e:   # no records, or records this code cannot read: say so, go on
+        print(f"sweep: cannot read the plan from {args.records} ({type(e).__name__}: {e})",
+              flush=True)
+        return []
+    if not entries:
+        print(f"sweep: nothing is left to train in {args.records}", flush=True)
+    items = []
+    for entry in entries:
+        label = "sweep {}L{}H d{} x{}".format(*entry["shape"], len(entry["jobs"]))
+        run = (lambda e: lambda window: measure_sweep(e, args.device, window, args.rounds,
+                                                       args.compile))(entry)
+        items.append((label, [(label, step_flops(entry["shape"], len(entry["jobs"])), run)]))
+    return items
+
+
+def shape_items(args) -> list:
+    plan = GPU_PLAN if args.device == "cuda" else CPU_PLAN
+    items = []
+    for shape, sizes in plan.items():
+        kinds = [("engine", s) for s in sizes]
+        if args.device == "cuda":
+            kinds += [("engine+graph", s) for s in sizes]
+        if args.compile:
+            kinds += [("engine+compile", s) for s in sizes]
+            if args.device == "cuda":
+                kinds += [("engine+compile+graph", s) for s in sizes]
+        if args.device == "cpu":
+            kinds += [("engine+host", s) for s in sizes]
+        kinds += [("train()", 1), ("vmap+host", sizes[min(1, len(sizes) - 1)])]
+        label = "{}L{}H d{}".format(*shape)
+        rows = [(f"{label} {kind} S={size}", step_flops(shape, size),
+                 (lambda k, h, z: lambda window: measure(k, h, z, args.device, window,
+                                                         args.rounds))(kind, shape, size))
+                for kind, size in kinds]
+        items.append((label, rows))
+    return items
 
 
 def failure(row: dict, error: Exception) -> dict:
@@ -185,10 +371,26 @@ def emit(row: dict, rows: list, out) -> None:
 
 
 def table(rows) -> str:
-    lines = ["| shape | kind | group | steps/s | model-steps/s |", "|---|---|---|---|---|"]
+    sweep = [r for r in rows if str(r.get("kind", "")).startswith("sweep")]
+    lines = []
+    if sweep:
+        lines += ["| shape | group | kind | ms a step | model-steps/s | 60k-step job, min | "
+                  "own cap, min | first step, s |", "|---|---|---|---|---|---|---|---|"]
+        for r in sweep:
+            lines.append("| {}L{}H d{} | {} | {} | {:g} | {:g} | {:g} | {:g} ({} steps) | {:g} |"
+                         .format(*r["shape"], r["group"], r["kind"], r["ms_per_step"],
+                                 r["model_steps_per_s"], r["minutes_60k"], r["minutes_own"],
+                                 r["own_steps"], r["first_step_s"]))
+        lines.append("")
+    lines += ["| shape | kind | group | steps/s | model-steps/s |", "|---|---|---|---|---|"]
     for r in rows:
+        if r in sweep:
+            continue
+        if "error" in r and "shape" not in r:
+            lines.append(f"| {r.get('what')} | | | {r['error']} | |")
+            continue
         value = r.get("error") or f"{r['steps_per_s']:g} | {r['model_steps_per_s']:g}"
-        shape = "L{}H{} d{}".format(*r["shape"])
+        shape = "{}L{}H d{}".format(*r["shape"])
         lines.append(f"| {shape} | {r['kind']} | {r['group']} | {value} |")
     return "\n".join(lines)
 

@@ -6,7 +6,8 @@
 For the two shapes that missed their targets on an H200 (README, "The training engine"): a
 group of 64 one-layer width-16 decoders (host-bound: about 6 ms a step whatever the group's
 size) and one 12-layer width-768 decoder (41 ms a step against a floor near 4 ms). For each it
-times eager steps, and with CUDA graphs where the device has them, then profiles a few eager
+times eager steps, and with CUDA graphs where the device has them (with --compile: also the
+step through torch.compile, and the first step's seconds, its compiling), then profiles a few eager
 steps with torch.profiler and prints the step's wall time, the host time, the device time, the
 number of kernels launched and the ten operators that take the most time. One line of JSON per
 measurement goes to --out as well.
@@ -22,7 +23,7 @@ from bench_engine import emit, failure  # noqa: E402 (this folder: the benchmark
 CASES = (((1, 1, 16), 64), ((12, 12, 768), 1))
 
 
-def _group(shape, size, device, graphs=False):
+def _group(shape, size, device, graphs=False, compile=False):
     import torch
 
     from lengthgen.engine.feeds import DeviceFeed
@@ -36,7 +37,7 @@ def _group(shape, size, device, graphs=False):
                for i in range(size)]
     models = [decoder_for_task(task, seed=i, n_layers=layers, n_heads=heads, d_model=width)
               for i in range(size)]
-    group = StackedGroup(models, [task] * size, configs, device, graphs=graphs)
+    group = StackedGroup(models, [task] * size, configs, device, graphs=graphs, compile=compile)
     feed = DeviceFeed([task] * size, configs, [m.cfg.n_positions for m in models],
                       [True] * size, device, task.max_tokens(50))
     counter = [0]
@@ -97,6 +98,8 @@ def main(argv=None) -> int:
     parser.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
     parser.add_argument("--steps", type=int, default=None)
     parser.add_argument("--out", default=None)
+    parser.add_argument("--compile", action="store_true",
+                        help="also time and profile steps through torch.compile")
     args = parser.parse_args(argv)
     import torch
     if args.device == "cuda" and not torch.cuda.is_available():
@@ -107,16 +110,22 @@ def main(argv=None) -> int:
     out = open(args.out, "w") if args.out else None
     for shape, size in cases:
         rows = []
-        for graphs in ((False, True) if args.device == "cuda" else (False,)):
-            try:
-                step, sync = _group(shape, size, args.device, graphs)
-                row = {"shape": list(shape), "group": size, "graphs": graphs,
-                       "ms_per_step": round(timed(step, sync, n) * 1e3, 2)}
-                if not graphs:
-                    row.update(profile(step, sync, args.device))
-            except Exception as e:   # a failing case says why; the others go on
-                row = failure({"shape": list(shape), "group": size, "graphs": graphs}, e)
-            emit(row, rows, out)
+        for compile in ((False, True) if args.compile else (False,)):
+            for graphs in ((False, True) if args.device == "cuda" else (False,)):
+                what = {"shape": list(shape), "group": size, "graphs": graphs,
+                        "compile": compile}
+                try:
+                    step, sync = _group(shape, size, args.device, graphs, compile)
+                    start = time.perf_counter()
+                    step()   # capture, compiling: timed apart
+                    sync()
+                    row = {**what, "first_step_s": round(time.perf_counter() - start, 2),
+                           "ms_per_step": round(timed(step, sync, n) * 1e3, 2)}
+                    if not graphs:
+                        row.update(profile(step, sync, args.device))
+                except Exception as e:   # a failing case says why; the others go on
+                    row = failure(what, e)
+                emit(row, rows, out)
     return 0
 
 

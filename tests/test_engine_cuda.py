@@ -3,7 +3,7 @@
 Run on a GPU before any measurement there (benchmarks/gpu_engine_session.sh does): batches made
 on the device are the CPU's bit for bit; a stacked group's logits match the decoders' own; a
 group trained on the card ends where its members trained alone on the card end, within the
-rounding of bf16 autocast.
+rounding of bf16 autocast. (The compiled step on a GPU: tests/test_engine_compile.py.)
 """
 import math
 
@@ -92,3 +92,4 @@ def test_a_step_replayed_as_a_cuda_graph_is_the_eager_step():
         out.append((torch.cat(losses), group.stack.flat.detach().cpu()))
     torch.testing.assert_close(out[0][0], out[1][0], atol=1e-4, rtol=1e-3)
     torch.testing.assert_close(out[0][1], out[1][1], atol=1e-4, rtol=1e-3)
+

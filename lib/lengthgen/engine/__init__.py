@@ -8,6 +8,7 @@
                    GraphStep (a stacked step replayed as a CUDA graph)
     stacked.py     S decoders as one flat leaf of stacked parameters, one batched forward
     optim.py       AdamW and clipping per member of a stacked group
+    compiled.py    a stacked step through torch.compile (fused kernels), eager where that fails
     feeds.py       training batches from the host's samplers or made on the device
     device_data.py the device samplers of the Huang et al. tasks (exactly the host's law)
     rng.py         a counter-based generator: the same numbers on any device

@@ -20,6 +20,7 @@ import torch
 from torch.func import functional_call, stack_module_state, vmap
 from torch.nn.attention import SDPBackend, sdpa_kernel
 
+from lengthgen.engine.compiled import CompiledOrEager, check_backend
 from lengthgen.engine.feeds import eval_sets
 from lengthgen.engine.optim import StackedAdamW, clip_per_member
 from lengthgen.engine.stacked import StackedDecoders
@@ -137,10 +138,12 @@ class StackedGroup:
     """S models of one shape, stepped together; see the module docstring."""
 
     def __init__(self, models: list, tasks: list, configs: list, device, stacking: str = "auto",
-                 graphs: bool = False):
+                 graphs: bool = False, compile: bool | str = False):
         """stacking: "auto" (Decoders batched by StackedDecoders, others through vmap) or
         "vmap" (vmap for every model: the old train_seeds path, kept for comparison).
-        graphs: on CUDA, replay each training step as one captured CUDA graph (`GraphStep`)."""
+        graphs: on CUDA, replay each training step as one captured CUDA graph (`GraphStep`).
+        compile: run the step's loss and update through torch.compile (`engine.compiled`;
+        True is TorchInductor, or name a backend of compiled.BACKENDS); eager where it fails."""
         self.device = torch.device(device)
         self.graphs = bool(graphs) and self.device.type == "cuda"
         self._graph = None
@@ -165,6 +168,11 @@ class StackedGroup:
         self.evals = eval_sets(self.tasks, self.configs, self.eval_seeds, self.device)
         self._member_settings()
         self._rates, self._rates_start = None, None
+        self._losses, self._update = self._chunk_losses, self._clip_and_update
+        if compile:
+            backend = check_backend("inductor" if compile is True else compile)
+            self._losses = CompiledOrEager(self._chunk_losses, "loss", backend)
+            self._update = CompiledOrEager(self._clip_and_update, "update", backend)
         self.ids = list(range(len(models)))   # each current member's index at the start
         self.released: dict = {}             # start index -> model, for members that left
 
@@ -203,21 +211,29 @@ class StackedGroup:
         return self._eager_step(inputs, targets, mask, offsets, self.rates)
 
     def _eager_step(self, inputs, targets, mask, offsets, rates) -> torch.Tensor:
-        leaves = list(self.stack.leaves().values())
-        for leaf in leaves:
+        """One step, its two halves eager or compiled (what GraphStep captures)."""
+        for leaf in self.stack.leaves().values():
             leaf.grad = None
         total = mask.sum(dim=(1, 2)).clamp(min=1)
         losses = torch.zeros(inputs.shape[0], device=inputs.device)
         for part in stacked_length_chunks(inputs, targets, mask, offsets,
                                           self.configs[0].length_chunks):
-            with autocast(self.device):
-                logits = self.stack.forward(part[0], part[3])
-            part_losses = self._position_losses(logits, part[1], part[2]) / total
+            part_losses = self._losses(*part, total)
             part_losses.sum().backward()   # members share no parameters: each its own grad
             losses += part_losses.detach()
-        clip_per_member([leaf.grad for leaf in leaves if leaf.grad is not None], self.max_norms)
-        self.optimizer.step(rates)
+        self._update(rates)
         return losses
+
+    def _chunk_losses(self, inputs, targets, mask, offsets, total) -> torch.Tensor:
+        """Each member's loss on one length chunk, over its positions in the whole batch."""
+        with autocast(self.device):
+            logits = self.stack.forward(inputs, offsets)
+        return self._position_losses(logits, targets, mask) / total
+
+    def _clip_and_update(self, rates) -> None:
+        grads = [leaf.grad for leaf in self.stack.leaves().values() if leaf.grad is not None]
+        clip_per_member(grads, self.max_norms)
+        self.optimizer.step(rates)
 
     @torch.no_grad()
     def evaluate(self) -> list[dict]:

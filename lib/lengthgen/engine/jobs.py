@@ -98,12 +98,14 @@ def group_key(job: Job, decoder_config=None) -> tuple:
 def train_jobs(jobs: list[Job], device="cpu", *, sampler: str = "auto", deadline=None,
                until_step: int | None = None, resume: dict | None = None,
                max_group: int | None = None, diverged: str = "stop",
-               graphs: bool = False, progress=None) -> list[JobOutcome]:
+               graphs: bool = False, compile: bool | str = False,
+               progress=None) -> list[JobOutcome]:
     """Train every job; see the module docstring. deadline (a time.perf_counter() value) or
     until_step ends a slice early; resume: {job index: state} for jobs that a slice left
     unfinished. max_group bounds a group's size (memory). graphs: on CUDA, replay each step
-    as a captured CUDA graph (groups.GraphStep). progress: a tqdm-like bar, updated once per
-    step of every group. Returns one outcome per job, in order."""
+    as a captured CUDA graph (groups.GraphStep). compile: each step's loss and update through
+    torch.compile (engine.compiled; eager where compiling fails). progress: a tqdm-like bar,
+    updated once per step of every group. Returns one outcome per job, in order."""
     device = torch.device(device)
     resume = resume or {}
     built = [job.build() for job in jobs]
@@ -122,15 +124,14 @@ def train_jobs(jobs: list[Job], device="cpu", *, sampler: str = "auto", deadline
         for first in range(0, len(members), size):
             part = members[first: first + size]
             _train_group(jobs, built, part, device, sampler, deadline, until_step, resume,
-                         diverged, outcomes, graphs, progress)
+                         diverged, outcomes, graphs, compile, progress)
     return outcomes
 
 
-def _train_group(jobs, built, part, device, sampler, deadline, until_step, resume, diverged,
-                 outcomes, graphs=False, progress=None):
-    tasks = [built[i][0] for i in part]
-    models = [built[i][1] for i in part]
-    configs = [jobs[i].train for i in part]
+def make_group(tasks, models, configs, device, sampler: str = "auto", graphs: bool = False,
+               compile: bool | str = False):
+    """(StackedGroup, feed) of one group of built jobs, as train_jobs trains them (the
+    benchmark times the sweep's groups through this too)."""
     n_positions = [m.cfg.n_positions for m in models]
     absolute = [m.cfg.pe.absolute for m in models]
     on_device = use_device_sampler(sampler, device, tasks)
@@ -142,7 +143,17 @@ def _train_group(jobs, built, part, device, sampler, deadline, until_step, resum
                         device)
     # a captured step needs fixed shapes: only batches made on the device have a fixed width
     # (the host's batches are as wide as their longest sequence, a new capture every step)
-    group = StackedGroup(models, tasks, configs, device, graphs=graphs and on_device)
+    group = StackedGroup(models, tasks, configs, device, graphs=graphs and on_device,
+                         compile=compile)
+    return group, feed
+
+
+def _train_group(jobs, built, part, device, sampler, deadline, until_step, resume, diverged,
+                 outcomes, graphs=False, compile=False, progress=None):
+    tasks = [built[i][0] for i in part]
+    configs = [jobs[i].train for i in part]
+    group, feed = make_group(tasks, [built[i][1] for i in part], configs, device, sampler,
+                             graphs, compile)
     members = [MemberState() for _ in part]
     step, elapsed, recent = 0, 0.0, []
     if part[0] in resume:

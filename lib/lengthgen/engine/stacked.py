@@ -18,7 +18,7 @@ weights) and copied into the stack; `unstack` copies a member back into its own 
 batched forward computes what `Decoder.forward` computes, up to float rounding (the products
 are grouped differently); tests/test_engine.py compares logits.
 """
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 import torch
 import torch.nn.functional as F
@@ -26,9 +26,34 @@ import torch.nn.functional as F
 from lengthgen.errors import LengthgenError
 from lengthgen.models.decoder import Decoder, DecoderConfig, causal_mean, log_length_factors
 
+# Every DecoderConfig field, by how the stacked forward (a second copy of Decoder.forward)
+# treats it. tests/test_engine_fields.py checks that these three cover the dataclass's fields
+# exactly and that the stacked logits are the Decoder's own for every value a field takes:
+# a new field fails there (and `check_fields` refuses it at run time) until it is placed here
+# and, if it changes a step, handled in `forward`.
 # what every member of a group must share: the shape and the meaning of a step
 SHARED_FIELDS = ("n_layers", "n_heads", "d_model", "mlp_ratio", "attention", "use_mlp",
                  "log_length_scaling", "tied_embeddings", "dropout")
+# what each member keeps for itself: its tables are padded to the group's largest (`Padding`),
+# its extra output classes masked, and its position switch and table length per member
+PER_MEMBER_FIELDS = ("vocab_size", "n_classes", "pe", "n_positions")
+# what changes only the initial weights, which each member brings as its Decoder built them
+INIT_ONLY_FIELDS = ("init",)
+
+
+def unplaced_fields(config_class=DecoderConfig) -> list[str]:
+    """Fields of a decoder config class that none of the three lists above names."""
+    placed = set(SHARED_FIELDS) | set(PER_MEMBER_FIELDS) | set(INIT_ONLY_FIELDS)
+    return [f.name for f in fields(config_class) if f.name not in placed]
+
+
+def check_fields(cfg) -> None:
+    """Refuse a config with a field the stacked forward does not know how to treat."""
+    missing = unplaced_fields(type(cfg))
+    if missing:
+        raise LengthgenError(f"the stacked forward does not handle the decoder config field(s) "
+                             f"{', '.join(missing)}: place them in lengthgen.engine.stacked "
+                             f"(shared, per member or initialization only)")
 
 
 def shape_key(cfg: DecoderConfig) -> tuple:
@@ -64,6 +89,7 @@ class StackedDecoders:
         for model in models:
             if not isinstance(model, Decoder):
                 raise LengthgenError(f"stacked groups hold Decoders, got {type(model).__name__}")
+            check_fields(model.cfg)
             if shape_key(model.cfg) != shape_key(first):
                 raise LengthgenError("the decoders of one group must share "
                                      + ", ".join(SHARED_FIELDS))
@@ -189,10 +215,43 @@ class StackedDecoders:
         return {n: t.clone() for n, t in self.unstack(index).state_dict().items()}
 
     # ---- the batched forward ----------------------------------------------------------------
+    # Under a bf16 autocast (on a card) every batched product casts its weight and bias to bf16
+    # on each call, and its backward casts their gradients back: two copy kernels per
+    # parameter per step, most of the 376 copies of a 12-layer step on an H200. With
+    # `cast_once` the forward instead casts the columns of `flat` from the first product's
+    # weight on in one kernel and hands the products bf16 views of it (the backward: one cast
+    # back). The numbers are autocast's own (tests/test_engine_compile.py: bit for bit).
+    cast_once = True
+    PRODUCTS = ("attn.in_proj.weight", "attn.in_proj.bias", "attn.out_proj.weight",
+                "attn.out_proj.bias", "mlp.up.weight", "mlp.up.bias", "mlp.down.weight",
+                "mlp.down.bias", "unembed.weight")
+
+    def _low_precision(self) -> dict[str, torch.Tensor]:
+        """The products' parameters as views of one cast of `flat` to the autocast's dtype
+        ("readout": the unembedding's, the token table when tied); {} without autocast."""
+        kind = self.device.type
+        if not self.cast_once or not torch.is_autocast_enabled(kind):
+            return {}
+        dtype = torch.get_autocast_dtype(kind)
+        tied = self.cfg.tied_embeddings
+        used = [n.endswith(self.PRODUCTS) or (tied and n == "token_embeddings.weight")
+                for n in self.names]
+        first = used.index(True)
+        low = self.flat[:, sum(self.sizes[:first]):].to(dtype)
+        out = {}
+        for name, part, shape, use in zip(self.names[first:], low.split(self.sizes[first:], 1),
+                                          self.shapes[first:], used[first:]):
+            if use:
+                key = "readout" if name in ("token_embeddings.weight", "unembed.weight") \
+                    else name
+                out[key] = part.view(-1, *shape)
+        return out
+
     def forward(self, inputs: torch.Tensor, offsets: torch.Tensor | None = None) -> torch.Tensor:
         """Logits [S, B, T, C] for inputs [S, B, T] (offsets [S, B] shift APE positions).
         Output classes beyond a member's own are -inf (they take no probability)."""
         cfg, p = self.cfg, self.params
+        p.update(self._low_precision())
         s, b, t = inputs.shape
         d = cfg.d_model
         member = torch.arange(s, device=inputs.device)[:, None, None]
@@ -215,7 +274,9 @@ class StackedDecoders:
                            approximate="tanh")
                 x = x + _linear(h, p[pre + "mlp.down.weight"], p[pre + "mlp.down.bias"])
         x = _layer_norm(x, p["ln_final.weight"], p["ln_final.bias"])
-        readout = p["token_embeddings.weight" if cfg.tied_embeddings else "unembed.weight"]
+        readout = p.get("readout")
+        if readout is None:
+            readout = p["token_embeddings.weight" if cfg.tied_embeddings else "unembed.weight"]
         logits = torch.bmm(x, readout.transpose(1, 2)).view(s, b, t, -1)
         if cfg.tied_embeddings:
             logits = logits[..., : self.pad.classes]
