@@ -2,7 +2,7 @@
 import csv
 import sys
 
-from lengthgen.cli.args import threads, workers
+from lengthgen.cli.args import device, threads, workers
 from lengthgen.errors import LengthgenError
 
 
@@ -12,7 +12,7 @@ def add_parser(sub):
     run = fsub.add_parser("run", help="run every run of a figure id at a scale")
     run.add_argument("figure_id")
     run.add_argument("--scale", default=None, help="test, book or paper (default $LENGTHGEN_SCALE)")
-    run.add_argument("--device", default=None, help="cuda, mps or cpu (default: best available)")
+    run.add_argument("--device", type=device, default=None, help="cuda, mps or cpu (default: best available)")
     run.add_argument("--force", action="store_true", help="re-run runs that already have records")
     run.add_argument("--workers", type=workers, default=1,
                      help="worker processes running runs in parallel, at most 4 threads per "
