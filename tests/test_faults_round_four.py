@@ -81,3 +81,41 @@ def test_budget_slice_resolves_its_device_as_figure_run_does(tmp_path, monkeypat
     assert main(["budget", "slice", "--scale", "test", "--root", str(tmp_path), "--minutes",
                  "1", "--device", "CPU"]) == 0
     assert seen == [torch.device("cpu")]
+
+
+# ---- what the library writes is readable by the group --------------------------------------
+@pytest.fixture
+def usual_umask():
+    before = os.umask(0o022)
+    yield
+    os.umask(before)
+
+
+def test_records_markers_and_states_are_written_0644_not_0600(tmp_path, usual_umask):
+    """mkstemp makes 0600 files; a record or a state renamed from one stayed unreadable to the
+    group (and to the copy that packs a GPU session's results)."""
+    import stat
+
+    import torch
+
+    from lengthgen.engine.checkpoints import save_checkpoint
+    from lengthgen.results import write_text_atomic
+    text = tmp_path / "record.json"
+    write_text_atomic(text, "{}\n", ".json")
+    state = tmp_path / "states" / "job.pt"
+    save_checkpoint(state, {"step": 1, "weights": torch.zeros(2)})
+    for path in (text, state):
+        assert stat.S_IMODE(path.stat().st_mode) == 0o644, oct(path.stat().st_mode)
+    os.umask(0o077)   # a user who wants their files private keeps them private
+    write_text_atomic(text, "{}\n", ".json")
+    assert stat.S_IMODE(text.stat().st_mode) == 0o600
+
+
+def test_a_record_the_runner_writes_is_0644(tmp_path, usual_umask):
+    import stat
+
+    from lengthgen.results import record_files
+    from lengthgen.runs.runner import run_experiment
+    run_experiment("crasp-long-unary", "test", "cpu", root=tmp_path)
+    files = record_files(tmp_path / "crasp-long-unary" / "test")
+    assert files and {stat.S_IMODE(p.stat().st_mode) for p in files} == {0o644}

@@ -239,11 +239,34 @@ def write_record(record: dict, root: Path | None = None) -> Path:
     return path
 
 
+def _umask() -> int:
+    """The process's umask: from /proc where there is one (reading it through os.umask means
+    setting it, for a moment, under every thread of the process)."""
+    try:
+        with open("/proc/self/status", encoding="ascii", errors="replace") as f:
+            for line in f:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def shared_mode(fd: int) -> None:
+    """Give a temp file (mkstemp makes it 0600, for the owner alone) the mode of any file the
+    user writes: 0644 under the usual umask, so records and states are readable by the group
+    and by the copy that packs them for a commit."""
+    os.fchmod(fd, 0o666 & ~_umask())
+
+
 def write_text_atomic(path: Path, text: str, suffix: str = "") -> None:
     """Write a file whole or not at all: a temp file in the same folder, renamed into place.
     A failure (a full disk, a folder turned read-only) raises OSError and leaves no temp file."""
     fd, tmp = tempfile.mkstemp(dir=Path(path).parent, prefix=".tmp-", suffix=suffix)
     try:
+        shared_mode(fd)
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)
         os.replace(tmp, path)

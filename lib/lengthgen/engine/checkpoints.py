@@ -10,13 +10,17 @@ import torch
 
 from lengthgen.engine.settings import TrainConfig
 from lengthgen.errors import LengthgenError
+from lengthgen.results import shared_mode
 
 def save_checkpoint(path, state: dict) -> None:
     """torch.save to a temp file in the same folder, then rename: never a half-written file."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".pt")
-    os.close(fd)
+    try:
+        shared_mode(fd)   # a state is a results file: readable by the group, not 0600
+    finally:
+        os.close(fd)
     try:
         torch.save(state, tmp)
         os.replace(tmp, path)
