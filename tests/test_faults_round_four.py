@@ -119,3 +119,98 @@ def test_a_record_the_runner_writes_is_0644(tmp_path, usual_umask):
     run_experiment("crasp-long-unary", "test", "cpu", root=tmp_path)
     files = record_files(tmp_path / "crasp-long-unary" / "test")
     assert files and {stat.S_IMODE(p.stat().st_mode) for p in files} == {0o644}
+
+
+# ---- the figure contract ------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def library_copy(tmp_path_factory):
+    """A copy of the library where a test plants a figure module (the real one stays as it
+    is); returns (folder to put on PYTHONPATH, path of the planted module)."""
+    import shutil
+
+    import lengthgen
+    root = tmp_path_factory.mktemp("lib")
+    shutil.copytree(Path(lengthgen.__file__).parent, root / "lengthgen",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    return root, root / "lengthgen" / "experiments" / "izzo" / "izzo_planted.py"
+
+
+def _run_with(library_copy, source, *argv, results=None):
+    import subprocess
+    import sys
+    root, planted = library_copy
+    planted.write_text(source, encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": str(root), "LENGTHGEN_RESULTS": str(results or root / "r")}
+    return subprocess.run([sys.executable, "-m", "lengthgen", *argv], capture_output=True,
+                          text=True, cwd=root, env=env, timeout=300)
+
+
+PLANTED = ('FIGURE_ID = {id!r}\nTITLE = "t"\nCONFIGS = {{"test": {{}}, "book": {{}}, '
+           '"paper": {{}}}}\n\n\ndef runs(config):\n    return {runs!r}\n\n\n'
+           'def run_one(params, config, device):\n    return {{"value": 1.0}}\n\n\n'
+           'def figure(records):\n    pass\n')
+
+
+def test_a_figure_module_with_a_syntax_error_fails_only_the_commands_that_need_figures(
+        library_copy):
+    """It broke every command with a SyntaxError traceback, `language sample` included."""
+    source = 'FIGURE_ID = "izzo-planted"\n\ndef (\n'
+    done = _run_with(library_copy, source, "language", "sample", "tomita2", "--length", "4")
+    assert done.returncode == 0 and len(done.stdout.split()) == 1, done.stderr
+    for argv in (["figure", "list"], ["figure", "data", "izzo-fig2-modp"],
+                 ["figure", "run", "izzo-thm41-bound", "--scale", "test"]):
+        done = _run_with(library_copy, source, *argv)
+        assert done.returncode == 2 and done.stdout == "", done.stderr
+        assert done.stderr.strip().splitlines() == [
+            "error: figure module izzo.izzo_planted cannot be read: invalid syntax at line 3 of "
+            "izzo_planted.py"], done.stderr
+
+
+def test_a_figure_module_that_fails_on_import_is_one_line(library_copy):
+    source = PLANTED.format(id="izzo-planted", runs=[{"name": "a"}]) + "\nundefined_name\n"
+    done = _run_with(library_copy, source, "figure", "run", "izzo-planted", "--scale", "test")
+    assert done.returncode == 2 and done.stderr.strip().splitlines() == [
+        "error: figure module izzo.izzo_planted cannot be imported (NameError: name "
+        "'undefined_name' is not defined)"], done.stderr
+
+
+@pytest.mark.parametrize("figure_id", ["../../escaped", "a/b", ".hidden", "", "x\ny"])
+def test_a_figure_id_that_is_not_a_plain_name_is_refused_and_nothing_written(
+        library_copy, figure_id, tmp_path):
+    """`FIGURE_ID = "../../escaped"` wrote its records outside the results folder."""
+    results = tmp_path / "deep" / "er" / "results"
+    source = PLANTED.format(id=figure_id, runs=[{"name": "a"}])
+    done = _run_with(library_copy, source, "figure", "run", figure_id, "--scale", "test",
+                     results=results)
+    assert done.returncode == 2 and done.stdout == "", done.stderr
+    assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
+    assert f"FIGURE_ID {figure_id!r} is not a plain name" in done.stderr, done.stderr
+    assert not any(p.is_file() for p in tmp_path.rglob("*")), "nothing written anywhere"
+
+
+@pytest.mark.parametrize("names, words", [
+    (["a/b", "a_b"], "runs 'a/b' and 'a_b' at scale test share one record file (a_b.json)"),
+    (["x", "x"], "run 'x' is registered twice at scale test"),
+    (["ok", ""], "a run at scale test has no name"),
+])
+def test_run_names_that_collide_on_disk_are_refused_before_any_run(library_copy, names, words,
+                                                                    tmp_path):
+    """`a/b` and `a_b` are both a_b.json: one record silently replaced the other."""
+    source = PLANTED.format(id="izzo-planted", runs=[{"name": n} for n in names])
+    done = _run_with(library_copy, source, "figure", "run", "izzo-planted", "--scale", "test",
+                     results=tmp_path / "r")
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    assert done.stderr.count("\n") == 1 and words in done.stderr, done.stderr
+    assert not list((tmp_path / "r").rglob("*.json")), "no record written"
+
+
+def test_every_registered_figure_meets_the_checked_contract():
+    """The checks above refuse none of the real figures (ids and every scale's run names)."""
+    from lengthgen.runs.contract import PLAIN_ID
+    from lengthgen.runs.registry import EXPERIMENTS, expected_runs, source_ids
+    assert len(EXPERIMENTS) >= 25
+    for figure_id in EXPERIMENTS:
+        assert PLAIN_ID.fullmatch(figure_id)
+        if source_ids(figure_id) == (figure_id,):
+            for scale in ("test", "book", "paper"):
+                assert expected_runs(figure_id, scale)

@@ -223,9 +223,16 @@ def _digest(record: dict) -> str:
     return hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()
 
 
-def record_path(figure_id: str, scale: str, run_name: str, root: Path | None = None) -> Path:
+def record_file_name(run_name: str) -> str:
+    """The file of a run's record: its name with every character but letters, digits, '-',
+    '_' and '.' made '_' (so names that differ only there share a file: the figure contract
+    refuses them), and a leading '.' made '_' too (the record would be hidden)."""
     safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in run_name)
-    return (root or results_dir()) / figure_id / scale / f"{safe}.json"
+    return ("_" + safe[1:] if safe.startswith(".") else safe) + ".json"
+
+
+def record_path(figure_id: str, scale: str, run_name: str, root: Path | None = None) -> Path:
+    return (root or results_dir()) / figure_id / scale / record_file_name(run_name)
 
 
 def write_record(record: dict, root: Path | None = None) -> Path:
