@@ -214,3 +214,117 @@ def test_every_registered_figure_meets_the_checked_contract():
         if source_ids(figure_id) == (figure_id,):
             for scale in ("test", "book", "paper"):
                 assert expected_runs(figure_id, scale)
+
+
+# ---- a record loader that refuses what cannot be ------------------------------------------
+BUDGET = ROOT / "results" / "huang-fig1-budget" / "gpu"
+FIG1 = ROOT / "results" / "huang-fig1-languages" / "book"
+
+
+def _forge(source: Path, root: Path, edit) -> Path:
+    """A copy of a committed record under root, its metrics edited by edit(metrics) and its
+    digest made again (anyone can: the digest is no key), so only the content is wrong."""
+    from lengthgen.results import _digest
+    record = json.loads(source.read_text())
+    edit(record["metrics"])
+    record.pop("digest")
+    record["digest"] = _digest(record)
+    path = root / source.parent.parent.name / source.parent.name / source.name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(record, indent=1, sort_keys=True) + "\n")
+    return path
+
+
+def _first_budget_record() -> Path:
+    files = sorted(BUDGET.glob("*.json"))
+    if not files:
+        pytest.skip("no committed paper-budget records")
+    return files[0]
+
+
+@pytest.mark.parametrize("edit, words", [
+    (lambda m: m["bins"].update({"101-150": 42}), "metrics.bins.101-150 is 42, not an accuracy"),
+    (lambda m: m["bins"].update({"101-150": float("nan")}), "metrics.bins.101-150 is nan"),
+    (lambda m: m["bins"].update({"101-150": -0.5}), "metrics.bins.101-150 is -0.5"),
+    (lambda m: m["bins"].update({"101-150": "1.0"}), "metrics.bins.101-150 is '1.0'"),
+    (lambda m: m["bins"].update({"101-150": None}), "metrics.bins.101-150 is None"),
+    (lambda m: m.update({"bins": {}}), "metrics.bins is not a dict of accuracies per length bin"),
+    (lambda m: m.pop("fit"), "metrics lacks fit"),
+    (lambda m: m.update({"fit": "yes"}), "metrics.fit is 'yes', not true or false"),
+    (lambda m: m["bins"].pop("101-150"), "metrics.bins names 1-50, 51-100, not the test bins"),
+    (lambda m: m["bins"].update({"151-200": 0.5}), "not the test bins"),
+])
+def test_a_forged_budget_record_is_one_line_naming_its_file_in_plan_and_the_chapter(
+        edit, words, tmp_path, monkeypatch, capsys):
+    """A well-formed record with 42 or NaN on Len 101-150 reached the chapter's table; one
+    without `fit` or a bin was a KeyError in plan, slice and the chapter's glue."""
+    from lengthgen.experiments.huang.sweep import budget
+    path = _forge(_first_budget_record(), tmp_path, edit)
+    with pytest.raises(LengthgenError) as caught:
+        budget.load_job_records(path.parent)
+    assert str(caught.value).startswith(f"{path}: ") and words in str(caught.value)
+    code = main(["budget", "plan", "--scale", "gpu", "--root", str(tmp_path)])
+    one_error_line(code, capsys.readouterr().err, str(path), words)
+    monkeypatch.setenv("LENGTHGEN_RESULTS", str(tmp_path))
+    from lengthgen.chapters import ape_vs_nope
+    with pytest.raises(LengthgenError, match="not a"):
+        ape_vs_nope._budget()
+
+
+@pytest.mark.parametrize("edit, words", [
+    (lambda m: m["seeds"][0]["bins"].update({"101-150": 42.0}),
+     "metrics.seeds[0].bins.101-150 is 42.0, not an accuracy"),
+    (lambda m: m["accuracy"].update({"101-150": float("nan")}),
+     "metrics.accuracy.101-150 is nan, not an accuracy"),
+    (lambda m: m["seeds"][0]["bins"].pop("51-100"), "metrics.seeds[0].bins lacks the length bin(s) 51-100"),
+    (lambda m: m["seeds"][0].pop("fit"), "metrics.seeds[0] lacks fit"),
+])
+def test_a_forged_fig1_record_is_one_line_naming_its_file_in_figure_data(
+        edit, words, tmp_path, monkeypatch, capsys):
+    """`figure data` printed 4200.0 from a Fig. 1 record with 42 on a bin."""
+    import shutil
+    if not FIG1.is_dir():
+        pytest.skip("no committed Fig. 1 records")
+    copy = tmp_path / FIG1.parent.name / FIG1.name
+    shutil.copytree(FIG1, copy)
+    source = next(p for p in sorted(FIG1.glob("*.json"))
+                  if json.loads(p.read_text())["metrics"].get("seeds"))
+    path = _forge(source, tmp_path, edit)
+    monkeypatch.setenv("LENGTHGEN_RESULTS", str(tmp_path))
+    code = main(["figure", "data", "huang-fig1-languages"])
+    out, err = capsys.readouterr()
+    one_error_line(code, err, str(path), words)
+    assert "4200" not in out
+
+
+def test_every_committed_record_passes_the_loader_and_its_readers_checks():
+    """The checks refuse nothing the runner wrote: every record under results/ (the budget
+    folder through the loader its readers use, each figure's through its check_record)."""
+    from lengthgen.experiments.huang.sweep import budget
+    from lengthgen.results import load_record
+    from lengthgen.runs.records import figure_records
+    from lengthgen.runs.registry import EXPERIMENTS
+    files = sorted((ROOT / "results").glob("*/*/*.json"))
+    assert len(files) > 700
+    for path in files:
+        load_record(path)
+    if BUDGET.is_dir():
+        assert len(budget.load_job_records(BUDGET)) == len(list(BUDGET.glob("*.json")))
+    checked = 0
+    for figure_id in EXPERIMENTS:
+        for scale in ("test", "book", "paper"):
+            checked += len(figure_records(figure_id, scale, ROOT / "results"))
+    assert checked > 700
+
+
+def test_the_score_keys_are_what_score_training_records():
+    """protocol.SCORE_KEYS, which the check requires, is the score every sweep writes."""
+    from lengthgen.experiments.huang.sweep.protocol import SCORE_KEYS
+    source = _first_budget_record()
+    metrics = json.loads(source.read_text())["metrics"]
+    assert set(SCORE_KEYS) <= set(metrics)
+    import inspect
+
+    from lengthgen.experiments.huang.sweep import protocol
+    body = inspect.getsource(protocol.score_training)
+    assert all(f'"{key}"' in body for key in SCORE_KEYS)

@@ -8,6 +8,7 @@ import json
 import math
 import os
 import platform
+import re
 import stat
 import subprocess
 import sys
@@ -303,7 +304,7 @@ def validate_record(record, source: str) -> dict:
     if "torch_threads" in record and record["torch_threads"] < 1:
         raise LengthgenError(f"{source}: torch_threads must be >= 1, got "
                              f"{record['torch_threads']}")
-    problem = _metric_problem(record["metrics"])
+    problem = _metric_problem(record["metrics"]) or _bins_problem(record["metrics"])
     if problem:
         raise LengthgenError(f"{source}: not a results record the runner wrote ({problem}); "
                              f"re-run the experiment instead of editing results")
@@ -313,25 +314,38 @@ def validate_record(record, source: str) -> dict:
     return record
 
 
+LENGTH_BIN = re.compile(r"\d+-\d+")   # a bin of test lengths, "1-50": its accuracy
+BINS = "bins"                          # a dict of a training's accuracies per length bin
+
+
 def _is_accuracy(key: str) -> bool:
-    """A metric that is a fraction of examples: 'accuracy', 'train_accuracy', 'acc' ..."""
+    """A metric that is a fraction of examples: 'accuracy', 'train_accuracy', 'acc' ..., the
+    accuracy of a length bin ('1-50') and every value of a 'bins' dict."""
     key = key.lower()
-    return key in ("acc", "accuracy") or key.endswith(("_acc", "_accuracy", " accuracy"))
+    return key in ("acc", "accuracy", BINS) or key.endswith(("_acc", "_accuracy", " accuracy")) \
+        or LENGTH_BIN.fullmatch(key) is not None
 
 
 def _metric_problem(metrics, path: str = "metrics", accuracy: bool = False) -> str | None:
     """What is wrong with a record's accuracies, or None: every accuracy (a value under a key
-    such as 'accuracy' or 'train_accuracy', nested or listed) is a finite number in [0, 1].
+    such as 'accuracy', 'train_accuracy' or a length bin '1-50', or in a 'bins' dict, nested or
+    listed) is a finite number in [0, 1]; a 'bins' dict names length bins and at least one.
     Other metrics may be infinite or NaN on purpose (a gap over a zero, a ratio of nothing).
     The digest is not a key (anyone can recompute it), so this check is what stops accuracies
     no evaluation can produce."""
     if isinstance(metrics, bool) or metrics is None or isinstance(metrics, str):
-        return None
+        # a length bin's accuracy is a number; other accuracies may be None (not measured)
+        binned = LENGTH_BIN.fullmatch(path.rpartition(".")[2]) is not None
+        return f"{path} is {metrics!r}, not an accuracy" if accuracy and binned else None
     if isinstance(metrics, (int, float)):
         if accuracy and not (math.isfinite(metrics) and 0 <= metrics <= 1):
             return f"{path} is {metrics}, not an accuracy (a finite number in [0, 1])"
         return None
     if isinstance(metrics, dict):
+        bins = metrics.get(BINS)
+        if BINS in metrics and not (isinstance(bins, dict) and bins
+                                    and all(LENGTH_BIN.fullmatch(str(k)) for k in bins)):
+            return f"{path}.{BINS} is not a dict of accuracies per length bin ('1-50': ...)"
         items = ((f"{path}.{key}", value, accuracy or _is_accuracy(str(key)))
                  for key, value in metrics.items())
     elif isinstance(metrics, list):
@@ -342,6 +356,30 @@ def _metric_problem(metrics, path: str = "metrics", accuracy: bool = False) -> s
         problem = _metric_problem(value, where, acc)
         if problem:
             return problem
+    return None
+
+
+def _bin_sets(metrics, path: str = "metrics"):
+    """(path, the length bins it names) of every dict of per-bin accuracies in the metrics."""
+    if isinstance(metrics, dict):
+        if metrics and all(LENGTH_BIN.fullmatch(str(k)) for k in metrics):
+            yield path, frozenset(metrics)
+            return
+        for key, value in metrics.items():
+            yield from _bin_sets(value, f"{path}.{key}")
+    elif isinstance(metrics, list):
+        for k, value in enumerate(metrics):
+            yield from _bin_sets(value, f"{path}[{k}]")
+
+
+def _bins_problem(metrics) -> str | None:
+    """One record evaluates every model it holds on the same length bins: a dict of per-bin
+    accuracies that lacks a bin the others name (a bin deleted by hand) is refused."""
+    sets = list(_bin_sets(metrics))
+    everyone = frozenset().union(*(bins for _, bins in sets)) if sets else frozenset()
+    for where, bins in sets:
+        if bins != everyone:
+            return f"{where} lacks the length bin(s) {', '.join(sorted(everyone - bins))}"
     return None
 
 
@@ -361,7 +399,10 @@ def _read_capped(path: Path) -> str:
     return data.decode("utf-8")
 
 
-def load_record(path: Path) -> dict:
+def load_record(path: Path, check=None) -> dict:
+    """A record file, validated (fields, types, digest, accuracies, its name and folder);
+    check(record) -> None or what is wrong: what the folder's readers need beyond that (the
+    keys they index). Any problem is one LengthgenError naming the file."""
     path = Path(path)
     try:
         record = json.loads(_read_capped(path))
@@ -390,6 +431,10 @@ def load_record(path: Path) -> dict:
         raise LengthgenError(f"{path}: this file holds the record of "
                              f"{record['figure_id']}/{record['scale']}/{record['run_name']}: a "
                              f"copied or renamed record; delete it")
+    problem = check(record) if check is not None else None
+    if problem:
+        raise LengthgenError(f"{path}: not a record its readers can use ({problem}); re-run "
+                             f"it instead of editing results")
     return record
 
 
@@ -410,8 +455,9 @@ def remove_stale_temp_files(folder: Path) -> int:
     return len(stale)
 
 
-def load_records(figure_id: str, scale: str, root: Path | None = None) -> list[dict]:
-    """All records of one figure at one scale, sorted by run name."""
+def load_records(figure_id: str, scale: str, root: Path | None = None,
+                 check=None) -> list[dict]:
+    """All records of one figure at one scale, sorted by run name (check: as in load_record)."""
     folder = (root or results_dir()) / figure_id / scale
     try:
         if not folder.is_dir():
@@ -419,4 +465,4 @@ def load_records(figure_id: str, scale: str, root: Path | None = None) -> list[d
     except OSError as e:
         raise LengthgenError(f"cannot read the records in {_short(folder)} "
                              f"({e.strerror or e.__class__.__name__})") from None
-    return [load_record(p) for p in record_files(folder)]
+    return [load_record(p, check) for p in record_files(folder)]

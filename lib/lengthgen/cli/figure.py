@@ -54,15 +54,13 @@ def _run(args):
 def _data(args):
     from lengthgen.config import get_scale
     from lengthgen.runs.records import (check_records, committed_records, figure_data,
-                                        missing_runs)
-    from lengthgen.runs.registry import expected_runs, source_ids
-    from lengthgen.results import load_records
+                                        figure_records, missing_runs)
+    from lengthgen.runs.registry import expected_runs
     if args.scale is None:
         scale, records = committed_records(args.figure_id)   # none: says what is missing
     else:
         scale = get_scale(args.scale)
-        records = [r for source in source_ids(args.figure_id)
-                   for r in load_records(source, scale)]
+        records = figure_records(args.figure_id, scale)
         if not records:
             raise LengthgenError(f"{args.figure_id}: no records at scale {args.scale}")
     check_records(args.figure_id, records)   # read from disk: the registered runs, or one line

@@ -9,6 +9,8 @@ A figure module assigns FIGURE_ID at its top level. It then offers
                                    value (`figure data ID` prints them; without it, every
                                    scalar metric of every record is one row)
     SPREAD_BY   optional: the params that make a setting, for `figure data --over-seeds`
+    check_record(record) -> str | None   optional: what a record lacks that the figure's
+                                   readers index (None: nothing), checked as its records load
     phone_figure(records) -> matplotlib Figure   optional: the figure drawn for a phone's
                                    column, where laying figure() out again is not enough
                                    (`viz.book.book_figure` shows it on narrow screens)
@@ -43,7 +45,7 @@ from lengthgen.errors import LengthgenError
 COMMON = ("FIGURE_ID", "TITLE", "figure")
 OWN_RUNS = ("CONFIGS", "runs", "run_one")
 SCALES = {"test", "book", "paper"}
-CALLABLE = ("figure", "phone_figure", "data", "runs", "run_one")
+CALLABLE = ("figure", "phone_figure", "data", "runs", "run_one", "check_record")
 # a figure id names a folder of results/: a plain name (no separator, no leading dot)
 PLAIN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 

@@ -38,6 +38,7 @@ from lengthgen.tasks.metadata import info
 
 FIGURE_ID = "huang-ape-leads"
 TITLE = "APE cells that fit and then fail: the authors' offsets and full-depth D_n words"
+check_record = protocol.scores_problem   # each record is one training, scored on its bins
 VARIANTS = ("book", "half_offsets", "full_depth")
 LABELS = {"book": "the book's protocol", "half_offsets": "the authors' offsets",
           "full_depth": "only words reaching depth n"}
