@@ -328,3 +328,65 @@ def test_the_score_keys_are_what_score_training_records():
     from lengthgen.experiments.huang.sweep import protocol
     body = inspect.getsource(protocol.score_training)
     assert all(f'"{key}"' in body for key in SCORE_KEYS)
+
+
+# ---- the budget records in the committed-records check -------------------------------------
+def test_the_committed_budget_records_are_exactly_the_ones_their_marker_lists():
+    """The figure folders are checked against their registered runs (or their sweep marker);
+    the budget folder, whose jobs no figure registers, is checked against its marker: a
+    deleted, replaced or unlisted paper-budget record fails here. After unpacking a slice's
+    records, `refresh_marker(folder)` lists them (README, the GPU session)."""
+    from lengthgen.experiments.huang.sweep import budget
+    from lengthgen.runs.runner import IN_PROGRESS, in_progress, marker_problems
+    if not BUDGET.is_dir():
+        pytest.skip("no committed paper-budget records")
+    marker = in_progress(BUDGET)
+    assert marker is not None, f"{BUDGET / IN_PROGRESS} is missing"
+    records = list(budget.load_job_records(BUDGET).values())
+    problems = marker_problems(BUDGET, records)
+    assert not problems, (f"{len(problems)} problem(s): {'; '.join(problems[:3])}; after "
+                          f"committing new records on purpose, run lengthgen.runs.runner."
+                          f"refresh_marker({str(BUDGET.relative_to(ROOT))!r})")
+    assert len(marker["done"]) == len(records) > 0
+
+
+@pytest.mark.parametrize("damage", ["delete", "replace", "add"])
+def test_a_deleted_replaced_or_unlisted_budget_record_fails_the_check(damage, tmp_path):
+    import shutil
+
+    from lengthgen.experiments.huang.sweep import budget
+    from lengthgen.runs.runner import marker_problems
+    source = _first_budget_record()
+    copy = tmp_path / BUDGET.parent.name / BUDGET.name
+    shutil.copytree(BUDGET, copy)
+    victim = copy / source.name
+    if damage == "delete":
+        victim.unlink()
+    elif damage == "replace":   # another, well-formed record of the same job
+        _forge(source, tmp_path, lambda m: m.update({"steps": m["steps"] + 1}))
+    else:   # a record of a job the marker does not list
+        record = json.loads(victim.read_text())
+        victim.unlink()
+        marker = json.loads((copy / "SWEEP_IN_PROGRESS").read_text())
+        marker["done"].pop(record["run_name"])
+        (copy / "SWEEP_IN_PROGRESS").write_text(json.dumps(marker))
+        shutil.copy(source, victim)
+    problems = marker_problems(copy, list(budget.load_job_records(copy).values()))
+    assert len(problems) == 1, problems
+    assert {"delete": "has no record", "replace": "another digest",
+            "add": "does not list"}[damage] in problems[0]
+
+
+def test_refresh_marker_starts_the_list_of_a_folder_without_one(tmp_path):
+    import shutil
+
+    from lengthgen.runs.runner import in_progress, refresh_marker
+    source = _first_budget_record()
+    folder = tmp_path / BUDGET.parent.name / BUDGET.name
+    folder.mkdir(parents=True)
+    shutil.copy(source, folder)
+    with pytest.raises(LengthgenError, match="no SWEEP_IN_PROGRESS marker"):
+        refresh_marker(folder)
+    marker = refresh_marker(folder, create=True)
+    assert in_progress(folder) == marker
+    assert list(marker["done"]) == [source.stem]
