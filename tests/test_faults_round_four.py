@@ -390,3 +390,24 @@ def test_refresh_marker_starts_the_list_of_a_folder_without_one(tmp_path):
     marker = refresh_marker(folder, create=True)
     assert in_progress(folder) == marker
     assert list(marker["done"]) == [source.stem]
+
+
+def test_a_bin_that_holds_a_dict_of_numbers_is_read_by_their_names():
+    """`train` records hold {"1-50": {"accuracy", "n", "loss"}} under bins: n = 500 is a
+    count, not an accuracy; the accuracy inside is still range-checked."""
+    from lengthgen.results import _bins_problem, _metric_problem
+    good = {"bins": {"1-50": {"accuracy": 1.0, "n": 500, "loss": 3.5},
+                     "51-100": {"accuracy": 0.5, "n": 500, "loss": float("nan")}}}
+    assert _metric_problem(good) is None and _bins_problem(good) is None
+    bad = {"bins": {"1-50": {"accuracy": 42.0, "n": 500}}}
+    assert "metrics.bins.1-50.accuracy is 42.0" in _metric_problem(bad)
+    assert "metrics.scores[1].bins lacks the length bin(s) 51-100" in _bins_problem(
+        {"scores": [{"bins": {"1-50": 0.1, "51-100": 0.2}}, {"bins": {"1-50": 0.3}}]})
+
+
+def test_train_writes_a_record_the_loader_takes(tmp_path, capsys):
+    from lengthgen.results import load_record
+    assert main(["train", "--task", "tomita2", "--steps", "2", "--samples", "8",
+                 "--out", str(tmp_path)]) == 0
+    (path,) = tmp_path.rglob("*.json")
+    assert isinstance(load_record(path)["metrics"]["bins"]["1-50"], dict)

@@ -315,28 +315,26 @@ def validate_record(record, source: str) -> dict:
 
 
 LENGTH_BIN = re.compile(r"\d+-\d+")   # a bin of test lengths, "1-50": its accuracy
-BINS = "bins"                          # a dict of a training's accuracies per length bin
+BINS = "bins"                          # a dict of a training's results per length bin
 
 
 def _is_accuracy(key: str) -> bool:
-    """A metric that is a fraction of examples: 'accuracy', 'train_accuracy', 'acc' ..., the
-    accuracy of a length bin ('1-50') and every value of a 'bins' dict."""
+    """A metric that is a fraction of examples: 'accuracy', 'train_accuracy', 'acc' ..."""
     key = key.lower()
-    return key in ("acc", "accuracy", BINS) or key.endswith(("_acc", "_accuracy", " accuracy")) \
-        or LENGTH_BIN.fullmatch(key) is not None
+    return key in ("acc", "accuracy") or key.endswith(("_acc", "_accuracy", " accuracy"))
 
 
 def _metric_problem(metrics, path: str = "metrics", accuracy: bool = False) -> str | None:
     """What is wrong with a record's accuracies, or None: every accuracy (a value under a key
-    such as 'accuracy', 'train_accuracy' or a length bin '1-50', or in a 'bins' dict, nested or
-    listed) is a finite number in [0, 1]; a 'bins' dict names length bins and at least one.
-    Other metrics may be infinite or NaN on purpose (a gap over a zero, a ratio of nothing).
-    The digest is not a key (anyone can recompute it), so this check is what stops accuracies
-    no evaluation can produce."""
+    such as 'accuracy' or 'train_accuracy', nested or listed; a number under a length bin such
+    as '1-50', alone or in a 'bins' dict) is a finite number in [0, 1], and a 'bins' dict
+    names length bins, at least one. Other metrics may be infinite or NaN on purpose (a gap
+    over a zero, a ratio of nothing). The digest is not a key (anyone can recompute it), so
+    this check is what stops accuracies no evaluation can produce."""
     if isinstance(metrics, bool) or metrics is None or isinstance(metrics, str):
-        # a length bin's accuracy is a number; other accuracies may be None (not measured)
+        # a length bin's value is its accuracy (or a dict of its numbers): never text or None
         binned = LENGTH_BIN.fullmatch(path.rpartition(".")[2]) is not None
-        return f"{path} is {metrics!r}, not an accuracy" if accuracy and binned else None
+        return f"{path} is {metrics!r}, not an accuracy" if binned else None
     if isinstance(metrics, (int, float)):
         if accuracy and not (math.isfinite(metrics) and 0 <= metrics <= 1):
             return f"{path} is {metrics}, not an accuracy (a finite number in [0, 1])"
@@ -346,7 +344,12 @@ def _metric_problem(metrics, path: str = "metrics", accuracy: bool = False) -> s
         if BINS in metrics and not (isinstance(bins, dict) and bins
                                     and all(LENGTH_BIN.fullmatch(str(k)) for k in bins)):
             return f"{path}.{BINS} is not a dict of accuracies per length bin ('1-50': ...)"
-        items = ((f"{path}.{key}", value, accuracy or _is_accuracy(str(key)))
+        # a bin's number is an accuracy; a bin's dict ({"accuracy", "n", "loss"}) is read by
+        # its keys' names
+        items = ((f"{path}.{key}", value,
+                  accuracy or _is_accuracy(str(key)) or (LENGTH_BIN.fullmatch(str(key))
+                                                         is not None
+                                                         and not isinstance(value, dict)))
                  for key, value in metrics.items())
     elif isinstance(metrics, list):
         items = ((f"{path}[{k}]", value, accuracy) for k, value in enumerate(metrics))
