@@ -411,3 +411,69 @@ def test_train_writes_a_record_the_loader_takes(tmp_path, capsys):
                  "--out", str(tmp_path)]) == 0
     (path,) = tmp_path.rglob("*.json")
     assert isinstance(load_record(path)["metrics"]["bins"]["1-50"], dict)
+
+
+# ---- damaged `train --checkpoint` files ----------------------------------------------------
+TRAIN = ["train", "--task", "tomita2", "--steps", "2", "--samples", "8"]
+
+
+@pytest.fixture(scope="module")
+def checkpoint(tmp_path_factory):
+    """A real checkpoint of a 2-step training of TRAIN, and its state."""
+    import torch
+    folder = tmp_path_factory.mktemp("checkpoint")
+    path = folder / "ck.pt"
+    assert main(TRAIN + ["--checkpoint", str(path), "--out", str(folder / "out")]) == 0
+    return path, torch.load(path, weights_only=True)
+
+
+def _damaged(state):
+    import torch
+    zeros = {k: torch.zeros(1) for k in state["model"]}
+    return {
+        "a tensor": (torch.zeros(3), "it holds a Tensor, not the state of a training"),
+        "a list": ([1, 2], "it holds a list, not the state of a training"),
+        "no rng": ({k: v for k, v in state.items() if k != "rng"}, "it lacks rng"),
+        "no weights": ({k: v for k, v in state.items() if k != "model"}, "it lacks model"),
+        "wrong weights": ({**state, "model": zeros}, "size mismatch for"),
+        "missing weights": ({**state, "model": {}}, "Missing key(s) in state_dict"),
+        "foreign optimizer": ({**state, "optimizer": {"state": {}, "param_groups": []}},
+                              "different number of parameter groups"),
+        "bad rng": ({**state, "rng": {"numpy": 3, "torch": torch.zeros(2)}},
+                    "random-generator states are not numpy's and torch's"),
+        "bad numpy rng": ({**state, "rng": {**state["rng"], "numpy": {"state": 1}}},
+                          "a damaged checkpoint"),
+        "text step": ({**state, "step": "x"}, "its step is 'x', not a step of this run (0..2)"),
+        "step past the run": ({**state, "step": 10 ** 9}, "its step is 1000000000"),
+        "bad history": ({**state, "history": 5}, "its history is not a list of evaluations"),
+        "NaN elapsed": ({**state, "elapsed": float("nan")}, "its elapsed time is nan"),
+    }
+
+
+@pytest.mark.parametrize("case", ["a tensor", "a list", "no rng", "no weights", "wrong weights",
+                                  "missing weights", "foreign optimizer", "bad rng",
+                                  "bad numpy rng", "text step", "step past the run",
+                                  "bad history", "NaN elapsed"])
+def test_a_damaged_train_checkpoint_is_one_line_naming_it(checkpoint, case, tmp_path, capsys):
+    """Each gave its own traceback (AttributeError, KeyError, RuntimeError of many lines,
+    TypeError, ValueError); a step past the run's end was taken as done."""
+    import torch
+    path, state = checkpoint
+    bad, words = _damaged(state)[case]
+    target = tmp_path / "damaged.pt"
+    torch.save(bad, target)
+    before = target.read_bytes()
+    capsys.readouterr()
+    code = main(TRAIN + ["--checkpoint", str(target), "--out", str(tmp_path / "out")])
+    one_error_line(code, capsys.readouterr().err, f"{target}: ", words)
+    assert target.read_bytes() == before, "the damaged file is left as it was"
+    assert not list(tmp_path.rglob("*.json")), "no record"
+
+
+def test_a_good_checkpoint_still_resumes(checkpoint, tmp_path, capsys):
+    import shutil
+    path, _ = checkpoint
+    shutil.copy(path, tmp_path / "ck.pt")
+    assert main(TRAIN + ["--checkpoint", str(tmp_path / "ck.pt"), "--out",
+                         str(tmp_path / "out")]) == 0
+    assert len(list(tmp_path.rglob("*.json"))) == 1
