@@ -38,7 +38,6 @@ from lengthgen.tasks.metadata import info
 
 FIGURE_ID = "huang-ape-leads"
 TITLE = "APE cells that fit and then fail: the authors' offsets and full-depth D_n words"
-check_record = protocol.scores_problem   # each record is one training, scored on its bins
 VARIANTS = ("book", "half_offsets", "full_depth")
 LABELS = {"book": "the book's protocol", "half_offsets": "the authors' offsets",
           "full_depth": "only words reaching depth n"}
@@ -47,6 +46,8 @@ LABELS = {"book": "the book's protocol", "half_offsets": "the authors' offsets",
 def _sweep(scale: str) -> dict:
     return {k: v for k, v in protocol.configs([], [])[scale].items() if k != "tasks"}
 
+
+check_record = protocol.scores_problem   # each record is one training, scored on its bins
 
 # The settings the book sweep selected for these cells (checked against its records by test).
 _BOOK_CELLS = {"d3": [1, 4, 128, 1e-4], "d4": [1, 4, 128, 1e-4], "aa_star": [1, 4, 128, 1e-4]}
