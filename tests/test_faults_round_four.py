@@ -355,10 +355,13 @@ def test_a_deleted_replaced_or_unlisted_budget_record_fails_the_check(damage, tm
     import shutil
 
     from lengthgen.experiments.huang.sweep import budget
-    from lengthgen.runs.runner import marker_problems
+    from lengthgen.runs.runner import marker_problems, refresh_marker
     source = _first_budget_record()
     copy = tmp_path / BUDGET.parent.name / BUDGET.name
     shutil.copytree(BUDGET, copy)
+    refresh_marker(copy, create=True)   # the copy's list is complete (the committed one is
+    # checked above), whatever records were committed since
+    assert marker_problems(copy, list(budget.load_job_records(copy).values())) == []
     victim = copy / source.name
     if damage == "delete":
         victim.unlink()
