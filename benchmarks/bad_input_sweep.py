@@ -17,7 +17,8 @@ XDG_CACHE_HOME ...), a file-size limit, or read /dev/zero as its stdin.
 A case may also run with its stdout at /dev/full (a full disk) or closed.
 
 Usage: PYTHONPATH=$PWD/lib OMP_NUM_THREADS=1 .venv/bin/python benchmarks/bad_input_sweep.py
-       [--only SUBSTRING] [--round-two] [--round-three] [--memory-gib N] [--timeout SECONDS]
+       [--only SUBSTRING] [--round-two] [--round-three] [--round-four] [--memory-gib N]
+       [--timeout SECONDS]
        [--verbose]
 """
 import argparse
@@ -197,6 +198,7 @@ def cases(tmp: Path) -> list[tuple[list[str], bytes, str, dict]]:
     add(["figure", "list"], OK)
     round_two(tmp, add, tiny_train)
     round_three(tmp, add)
+    round_four(tmp, add, tiny_train)
     return c
 
 
@@ -357,6 +359,108 @@ def round_three(tmp: Path, add) -> None:
     add(["crasp", "compile", "dyck1", "--verify-up-to", "5000", "--samples", "1000"])
 
 
+# ---- issue 50 (faults, round four), outside `budget slice`: devices, forged records, damaged
+# checkpoints (the budget slice's own cases are in their block) ---------------------------------
+def _records_for_round_four(tmp: Path) -> dict:
+    """Results folders for the round-four cases: a committed paper-budget record and a Fig. 1
+    record, each forged (content edited, digest resealed as anyone can) in one way."""
+    import shutil
+
+    from lengthgen.results import _digest
+    committed = REPO / "results"
+    budget = sorted((committed / "huang-fig1-budget" / "gpu").glob("*.json"))
+    fig1 = committed / "huang-fig1-languages" / "book"
+    fig1_seeded = next(p for p in sorted(fig1.glob("*.json"))
+                       if json.loads(p.read_text())["metrics"].get("seeds"))
+    forgeries = {
+        "budget-no-fit": (budget[0], lambda m: m.pop("fit")),
+        "budget-no-bin": (budget[0], lambda m: m["bins"].pop("101-150")),
+        "budget-42": (budget[0], lambda m: m["bins"].update({"101-150": 42})),
+        "budget-nan": (budget[0], lambda m: m["bins"].update({"101-150": float("nan")})),
+        "fig1-4200": (fig1_seeded, lambda m: m["seeds"][0]["bins"].update({"101-150": 42.0})),
+        "fig1-no-fit": (fig1_seeded, lambda m: m["seeds"][0].pop("fit")),
+    }
+    folders = {}
+    for name, (source, edit) in forgeries.items():
+        root = folders[name] = tmp / f"results4-{name}"
+        target = root / source.parent.parent.name / source.parent.name
+        shutil.copytree(source.parent, target)
+        record = json.loads(source.read_text())
+        edit(record["metrics"])
+        record.pop("digest")
+        record["digest"] = _digest(record)
+        (target / source.name).write_text(json.dumps(record, indent=1, sort_keys=True) + "\n")
+    return folders
+
+
+def _checkpoints_for_round_four(tmp: Path, tiny_train) -> dict:
+    """A real checkpoint of tiny_train, and copies damaged in each way issue 50 names."""
+    import torch
+
+    from lengthgen.__main__ import main as lengthgen
+    good = tmp / "ck4-good.pt"
+    pid = os.fork()   # trained in a child, so that this process's torch state stays as it was
+    if pid == 0:
+        code = 1
+        try:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
+            code = lengthgen(["train", *tiny_train, "--checkpoint", str(good), "--out",
+                              str(tmp / "ck4")])
+        finally:
+            os._exit(code)
+    os.waitpid(pid, 0)
+    state = torch.load(good, weights_only=True)
+    damaged = {"tensor": torch.zeros(3), "list": [1, 2],
+               "no-rng": {k: v for k, v in state.items() if k != "rng"},
+               "wrong-weights": {**state, "model": {k: torch.zeros(1) for k in state["model"]}},
+               "no-weights": {**state, "model": {}},
+               "foreign-optimizer": {**state, "optimizer": {"state": {}, "param_groups": []}},
+               "bad-rng": {**state, "rng": {"numpy": 3, "torch": torch.zeros(2)}},
+               "text-step": {**state, "step": "x"},
+               "step-past-the-end": {**state, "step": 10 ** 9},
+               "bad-history": {**state, "history": 5}}
+    paths = {"good": good}
+    for name, value in damaged.items():
+        paths[name] = tmp / f"ck4-{name}.pt"
+        torch.save(value, paths[name])
+    return paths
+
+
+def round_four(tmp: Path, add, tiny_train) -> None:
+    """The cases of issue 50 (faults, round four) outside the budget slice loop: one device
+    check for every command, forged records of the budget folder and of Fig. 1 (a bin at 42 or
+    NaN, a missing `fit` or bin), damaged `train --checkpoint` files. (Planted figure modules,
+    the contract's cases, need a copy of the library: tests/test_faults_round_four.py.)"""
+    import torch
+    folders = _records_for_round_four(tmp)
+    checkpoints = _checkpoints_for_round_four(tmp, tiny_train)
+    plain = add
+
+    def add(argv, expect=ERROR, stdin=b"", **options):   # noqa: F811  (marks each case)
+        plain(argv, expect, stdin, **options, round_four=True)
+    has_cuda = torch.cuda.is_available()
+    commands = {
+        "budget": ["budget", "slice", "--scale", "test", "--root", str(tmp / "results4-slice"),
+                   "--minutes", "0.05"],
+        "figure": ["figure", "run", "crasp-long-unary", "--scale", "test"],
+        "train": ["train", *tiny_train, "--out", str(tmp / "runs4")],
+    }
+    for command in commands.values():
+        for device, expect in (("bogus", ERROR), ("cuda:x", ERROR), ("cuda:99", ERROR),
+                               ("CPU", OK), ("cuda", EITHER if has_cuda else ERROR)):
+            add(command + ["--device", device], expect,
+                env={"LENGTHGEN_RESULTS": str(tmp / "results4-devices")})
+    add(commands["budget"], ERROR, env={"LENGTHGEN_DEVICE": "bogus"})
+    for name in ("budget-no-fit", "budget-no-bin", "budget-42", "budget-nan"):
+        add(["budget", "plan", "--scale", "gpu", "--root", str(folders[name])])
+    for name in ("fig1-4200", "fig1-no-fit"):
+        add(["figure", "data", "huang-fig1-languages"],
+            env={"LENGTHGEN_RESULTS": str(folders[name])})
+    for name, path in checkpoints.items():
+        add(["train", *tiny_train, "--checkpoint", str(path), "--out", str(tmp / "runs4-ck")],
+            OK if name == "good" else ERROR)
+
+
 def _limits(fsize=OUTPUT_LIMIT):
     resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
     resource.setrlimit(resource.RLIMIT_CPU, (CPU_LIMIT, CPU_LIMIT + 5))
@@ -476,6 +580,9 @@ def main():
                         help="only the cases of issue 26 (faults, round two)")
     parser.add_argument("--round-three", action="store_true",
                         help="only the cases of issue 39 (faults, round three)")
+    parser.add_argument("--round-four", action="store_true",
+                        help="only the cases of issue 50 (faults, round four) outside the "
+                             "budget slice loop")
     parser.add_argument("--memory-gib", type=float, default=MEMORY_LIMIT / 2 ** 30,
                         help="address space per case, GiB (default 8)")
     parser.add_argument("--verbose", action="store_true")
@@ -501,6 +608,8 @@ def main():
             if args.round_two and not options.get("round_two"):
                 continue
             if args.round_three and not options.get("round_three"):
+                continue
+            if args.round_four and not options.get("round_four"):
                 continue
             case_env = {**env, **options.get("env", {})}
             hang, rc, err, seconds = run_case(argv, stdin, args.timeout, case_env,

@@ -8,6 +8,7 @@ import json
 import math
 import os
 import platform
+import re
 import stat
 import subprocess
 import sys
@@ -223,9 +224,16 @@ def _digest(record: dict) -> str:
     return hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()
 
 
-def record_path(figure_id: str, scale: str, run_name: str, root: Path | None = None) -> Path:
+def record_file_name(run_name: str) -> str:
+    """The file of a run's record: its name with every character but letters, digits, '-',
+    '_' and '.' made '_' (so names that differ only there share a file: the figure contract
+    refuses them), and a leading '.' made '_' too (the record would be hidden)."""
     safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in run_name)
-    return (root or results_dir()) / figure_id / scale / f"{safe}.json"
+    return ("_" + safe[1:] if safe.startswith(".") else safe) + ".json"
+
+
+def record_path(figure_id: str, scale: str, run_name: str, root: Path | None = None) -> Path:
+    return (root or results_dir()) / figure_id / scale / record_file_name(run_name)
 
 
 def write_record(record: dict, root: Path | None = None) -> Path:
@@ -239,11 +247,34 @@ def write_record(record: dict, root: Path | None = None) -> Path:
     return path
 
 
+def _umask() -> int:
+    """The process's umask: from /proc where there is one (reading it through os.umask means
+    setting it, for a moment, under every thread of the process)."""
+    try:
+        with open("/proc/self/status", encoding="ascii", errors="replace") as f:
+            for line in f:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def shared_mode(fd: int) -> None:
+    """Give a temp file (mkstemp makes it 0600, for the owner alone) the mode of any file the
+    user writes: 0644 under the usual umask, so records and states are readable by the group
+    and by the copy that packs them for a commit."""
+    os.fchmod(fd, 0o666 & ~_umask())
+
+
 def write_text_atomic(path: Path, text: str, suffix: str = "") -> None:
     """Write a file whole or not at all: a temp file in the same folder, renamed into place.
     A failure (a full disk, a folder turned read-only) raises OSError and leaves no temp file."""
     fd, tmp = tempfile.mkstemp(dir=Path(path).parent, prefix=".tmp-", suffix=suffix)
     try:
+        shared_mode(fd)
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)
         os.replace(tmp, path)
@@ -273,7 +304,7 @@ def validate_record(record, source: str) -> dict:
     if "torch_threads" in record and record["torch_threads"] < 1:
         raise LengthgenError(f"{source}: torch_threads must be >= 1, got "
                              f"{record['torch_threads']}")
-    problem = _metric_problem(record["metrics"])
+    problem = _metric_problem(record["metrics"]) or _bins_problem(record["metrics"])
     if problem:
         raise LengthgenError(f"{source}: not a results record the runner wrote ({problem}); "
                              f"re-run the experiment instead of editing results")
@@ -281,6 +312,10 @@ def validate_record(record, source: str) -> dict:
         raise LengthgenError(f"{source}: digest mismatch: the record was edited after the runner "
                              f"wrote it; re-run the experiment instead of editing results")
     return record
+
+
+LENGTH_BIN = re.compile(r"\d+-\d+")   # a bin of test lengths, "1-50": its accuracy
+BINS = "bins"                          # a dict of a training's results per length bin
 
 
 def _is_accuracy(key: str) -> bool:
@@ -291,18 +326,30 @@ def _is_accuracy(key: str) -> bool:
 
 def _metric_problem(metrics, path: str = "metrics", accuracy: bool = False) -> str | None:
     """What is wrong with a record's accuracies, or None: every accuracy (a value under a key
-    such as 'accuracy' or 'train_accuracy', nested or listed) is a finite number in [0, 1].
-    Other metrics may be infinite or NaN on purpose (a gap over a zero, a ratio of nothing).
-    The digest is not a key (anyone can recompute it), so this check is what stops accuracies
-    no evaluation can produce."""
+    such as 'accuracy' or 'train_accuracy', nested or listed; a number under a length bin such
+    as '1-50', alone or in a 'bins' dict) is a finite number in [0, 1], and a 'bins' dict
+    names length bins, at least one. Other metrics may be infinite or NaN on purpose (a gap
+    over a zero, a ratio of nothing). The digest is not a key (anyone can recompute it), so
+    this check is what stops accuracies no evaluation can produce."""
     if isinstance(metrics, bool) or metrics is None or isinstance(metrics, str):
-        return None
+        # a length bin's value is its accuracy (or a dict of its numbers): never text or None
+        binned = LENGTH_BIN.fullmatch(path.rpartition(".")[2]) is not None
+        return f"{path} is {metrics!r}, not an accuracy" if binned else None
     if isinstance(metrics, (int, float)):
         if accuracy and not (math.isfinite(metrics) and 0 <= metrics <= 1):
             return f"{path} is {metrics}, not an accuracy (a finite number in [0, 1])"
         return None
     if isinstance(metrics, dict):
-        items = ((f"{path}.{key}", value, accuracy or _is_accuracy(str(key)))
+        bins = metrics.get(BINS)
+        if BINS in metrics and not (isinstance(bins, dict) and bins
+                                    and all(LENGTH_BIN.fullmatch(str(k)) for k in bins)):
+            return f"{path}.{BINS} is not a dict of accuracies per length bin ('1-50': ...)"
+        # a bin's number is an accuracy; a bin's dict ({"accuracy", "n", "loss"}) is read by
+        # its keys' names
+        items = ((f"{path}.{key}", value,
+                  accuracy or _is_accuracy(str(key)) or (LENGTH_BIN.fullmatch(str(key))
+                                                         is not None
+                                                         and not isinstance(value, dict)))
                  for key, value in metrics.items())
     elif isinstance(metrics, list):
         items = ((f"{path}[{k}]", value, accuracy) for k, value in enumerate(metrics))
@@ -312,6 +359,30 @@ def _metric_problem(metrics, path: str = "metrics", accuracy: bool = False) -> s
         problem = _metric_problem(value, where, acc)
         if problem:
             return problem
+    return None
+
+
+def _bin_sets(metrics, path: str = "metrics"):
+    """(path, the length bins it names) of every dict of per-bin accuracies in the metrics."""
+    if isinstance(metrics, dict):
+        if metrics and all(LENGTH_BIN.fullmatch(str(k)) for k in metrics):
+            yield path, frozenset(metrics)
+            return
+        for key, value in metrics.items():
+            yield from _bin_sets(value, f"{path}.{key}")
+    elif isinstance(metrics, list):
+        for k, value in enumerate(metrics):
+            yield from _bin_sets(value, f"{path}[{k}]")
+
+
+def _bins_problem(metrics) -> str | None:
+    """One record evaluates every model it holds on the same length bins: a dict of per-bin
+    accuracies that lacks a bin the others name (a bin deleted by hand) is refused."""
+    sets = list(_bin_sets(metrics))
+    everyone = frozenset().union(*(bins for _, bins in sets)) if sets else frozenset()
+    for where, bins in sets:
+        if bins != everyone:
+            return f"{where} lacks the length bin(s) {', '.join(sorted(everyone - bins))}"
     return None
 
 
@@ -331,7 +402,10 @@ def _read_capped(path: Path) -> str:
     return data.decode("utf-8")
 
 
-def load_record(path: Path) -> dict:
+def load_record(path: Path, check=None) -> dict:
+    """A record file, validated (fields, types, digest, accuracies, its name and folder);
+    check(record) -> None or what is wrong: what the folder's readers need beyond that (the
+    keys they index). Any problem is one LengthgenError naming the file."""
     path = Path(path)
     try:
         record = json.loads(_read_capped(path))
@@ -360,6 +434,10 @@ def load_record(path: Path) -> dict:
         raise LengthgenError(f"{path}: this file holds the record of "
                              f"{record['figure_id']}/{record['scale']}/{record['run_name']}: a "
                              f"copied or renamed record; delete it")
+    problem = check(record) if check is not None else None
+    if problem:
+        raise LengthgenError(f"{path}: not a record its readers can use ({problem}); re-run "
+                             f"it instead of editing results")
     return record
 
 
@@ -380,8 +458,9 @@ def remove_stale_temp_files(folder: Path) -> int:
     return len(stale)
 
 
-def load_records(figure_id: str, scale: str, root: Path | None = None) -> list[dict]:
-    """All records of one figure at one scale, sorted by run name."""
+def load_records(figure_id: str, scale: str, root: Path | None = None,
+                 check=None) -> list[dict]:
+    """All records of one figure at one scale, sorted by run name (check: as in load_record)."""
     folder = (root or results_dir()) / figure_id / scale
     try:
         if not folder.is_dir():
@@ -389,4 +468,4 @@ def load_records(figure_id: str, scale: str, root: Path | None = None) -> list[d
     except OSError as e:
         raise LengthgenError(f"cannot read the records in {_short(folder)} "
                              f"({e.strerror or e.__class__.__name__})") from None
-    return [load_record(p) for p in record_files(folder)]
+    return [load_record(p, check) for p in record_files(folder)]

@@ -24,7 +24,8 @@ from pathlib import Path
 import torch
 
 from lengthgen.engine.checkpoints import (_resumable_fields, _restore_rng, _rng_state,  # noqa: F401
-                                          load_checkpoint, save_checkpoint)
+                                          checkpoint_problem, load_checkpoint, restoring,
+                                          save_checkpoint)
 from lengthgen.engine.settings import (EVAL_SEED_OFFSET, SCHEDULES, TrainConfig,  # noqa: F401
                                        TrainResult, history_metrics, learning_rate, should_stop)
 from lengthgen.engine.single import (adamw, decoder_for_task, length_chunks,  # noqa: F401
@@ -70,12 +71,17 @@ def train(model: Decoder, task: Task, cfg: TrainConfig, device="cpu",
     run = {"task": task.id, "model": model.cfg.to_dict(), "train": _resumable_fields(cfg)}
     if checkpoint is not None and checkpoint.exists():
         state = load_checkpoint(checkpoint)
-        if state.get("run") != run:
+        problem = checkpoint_problem(state, cfg.steps)
+        if problem:
+            raise LengthgenError(f"{checkpoint}: not a checkpoint of a training ({problem}); "
+                                 f"delete it or choose another checkpoint_path")
+        if state["run"] != run:
             raise LengthgenError(f"{checkpoint}: this checkpoint belongs to a different run "
                                  f"(task, model or training settings differ); delete it or "
                                  f"choose another checkpoint_path")
-        group.load_state(state)
-        _restore_rng(rng, state["rng"], device)
+        with restoring(checkpoint):
+            group.load_state(state)
+            _restore_rng(rng, state["rng"], device)
         step, member.history = state["step"], list(state["history"])
         elapsed, member.stopped = state["elapsed"], state["stopped"]
         member.abandoned = state.get("abandoned", False)

@@ -94,6 +94,19 @@ def workers(text: str) -> int:
     return value
 
 
+def device(text: str) -> str:
+    """A --device value every command checks the same way: its name here, at parse time (auto,
+    cuda, cuda:N, mps or cpu, any case); whether this machine has it, in
+    lengthgen.config.get_device when the command starts (`figure run`, `train` and `budget
+    slice` all call it: one check, one message)."""
+    from lengthgen.config import requested_device
+    try:
+        requested_device(text)
+    except LengthgenError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+    return text
+
+
 def gib(n_bytes: float) -> str:
     """A byte count for a message: '3.2 GiB'."""
     for unit, size in (("TiB", 2 ** 40), ("GiB", 2 ** 30), ("MiB", 2 ** 20)):

@@ -15,7 +15,7 @@ import sys
 import time
 from pathlib import Path
 
-from lengthgen.cli.args import positive
+from lengthgen.cli.args import device as device_name, positive
 from lengthgen.errors import LengthgenError
 
 MAX_WORKERS = 8
@@ -46,7 +46,7 @@ def add_parser(sub):
             q.add_argument("--workers", type=positive, default=1)
             q.add_argument("--worker", type=int, default=None, help=argparse_suppress())
             q.add_argument("--max-group", type=positive, default=256)
-            q.add_argument("--device", default=None)
+            q.add_argument("--device", type=device_name, default=None)
             q.add_argument("--graphs", action="store_true",
                            help="replay each training step as a CUDA graph (GPU only)")
             q.add_argument("--states-in", default=None,
@@ -99,7 +99,7 @@ def _slice(args):
     minutes = _minutes(args.minutes)
     if args.workers > MAX_WORKERS:
         raise LengthgenError(f"--workers must be at most {MAX_WORKERS}, got {args.workers}")
-    device = torch.device(args.device) if args.device else get_device()
+    device = get_device(args.device)   # the check every --device goes through
     root = _root(args)
     folder = root / budget.RECORDS_ID / args.scale
     deadline = time.time() + 60 * minutes

@@ -4,7 +4,7 @@ import csv
 import sys
 import textwrap
 
-from lengthgen.cli.args import threads, workers
+from lengthgen.cli.args import device, threads, workers
 from lengthgen.errors import LengthgenError
 
 
@@ -14,7 +14,7 @@ def add_parser(sub):
     run = fsub.add_parser("run", help="run every run of a figure id at a scale")
     run.add_argument("figure_id")
     run.add_argument("--scale", default=None, help="test, book or paper (default $LENGTHGEN_SCALE)")
-    run.add_argument("--device", default=None, help="cuda, mps or cpu (default: best available)")
+    run.add_argument("--device", type=device, default=None, help="cuda, mps or cpu (default: best available)")
     run.add_argument("--force", action="store_true", help="re-run runs that already have records")
     run.add_argument("--workers", type=workers, default=1,
                      help="worker processes running runs in parallel, at most 4 threads per "
@@ -68,15 +68,13 @@ def _run(args):
 def _data(args):
     from lengthgen.config import get_scale
     from lengthgen.runs.records import (check_records, committed_records, figure_data,
-                                        missing_runs)
-    from lengthgen.runs.registry import expected_runs, source_ids
-    from lengthgen.results import load_records
+                                        figure_records, missing_runs)
+    from lengthgen.runs.registry import expected_runs
     if args.scale is None:
         scale, records = committed_records(args.figure_id)   # none: says what is missing
     else:
         scale = get_scale(args.scale)
-        records = [r for source in source_ids(args.figure_id)
-                   for r in load_records(source, scale)]
+        records = figure_records(args.figure_id, scale)
         if not records:
             raise LengthgenError(f"{args.figure_id}: no records at scale {args.scale}")
     check_records(args.figure_id, records)   # read from disk: the registered runs, or one line

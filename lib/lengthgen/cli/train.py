@@ -3,7 +3,7 @@
 import time
 from pathlib import Path
 
-from lengthgen.cli.args import (DefaultsFormatter, check_length, count, positive,
+from lengthgen.cli.args import (DefaultsFormatter, check_length, count, device, positive,
                                 positive_finite, seed)
 from lengthgen.config import get_device, get_scale
 from lengthgen.errors import LengthgenError, unknown_name
@@ -62,7 +62,7 @@ def add_parser(sub):
                    help="also score free-running greedy generation (seq2seq tasks)")
     p.add_argument("--seed", type=seed, default=0,
                    help="seed of the initialization and the data stream")
-    p.add_argument("--device", default=None, help="cuda, mps or cpu (default: best available)")
+    p.add_argument("--device", type=device, default=None, help="cuda, mps or cpu (default: best available)")
     p.add_argument("--out", default="runs", help="folder for the record")
     p.add_argument("--checkpoint", default=None,
                    help="checkpoint file: saved as it trains, resumed from if it exists "

@@ -1,8 +1,10 @@
 """Checkpoints of one training run: written atomically, read with a clear error, and the
 random-generator states and settings a resume must match."""
 import errno
+import math
 import os
 import tempfile
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -10,13 +12,17 @@ import torch
 
 from lengthgen.engine.settings import TrainConfig
 from lengthgen.errors import LengthgenError
+from lengthgen.results import shared_mode
 
 def save_checkpoint(path, state: dict) -> None:
     """torch.save to a temp file in the same folder, then rename: never a half-written file."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".pt")
-    os.close(fd)
+    try:
+        shared_mode(fd)   # a state is a results file: readable by the group, not 0600
+    finally:
+        os.close(fd)
     try:
         torch.save(state, tmp)
         os.replace(tmp, path)
@@ -40,6 +46,67 @@ def load_checkpoint(path) -> dict:
         raise LengthgenError(f"{path}: cannot load checkpoint: not one this library wrote, or "
                              f"a damaged one ({e.__class__.__name__}: {text[:120]}); delete it "
                              f"or choose another file") from e
+
+
+# what a training's checkpoint holds: its run, its group's state (model, optimizer), the
+# random generators, and where it stood
+CHECKPOINT_KEYS = ("run", "model", "optimizer", "rng", "step", "history", "elapsed", "stopped")
+
+
+def _number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) \
+        and math.isfinite(value)
+
+
+def checkpoint_problem(state, steps: int) -> str | None:
+    """What makes a loaded checkpoint unusable for a run of `steps` steps, or None: checked
+    before anything is restored, so a damaged file is one line, not a traceback from deep in
+    torch (the weights themselves are checked as they load, by `restoring`)."""
+    if not isinstance(state, dict):
+        return f"it holds a {type(state).__name__}, not the state of a training"
+    missing = [k for k in CHECKPOINT_KEYS if k not in state]
+    if missing:
+        return f"it lacks {', '.join(missing)}"
+    rng = state["rng"]
+    if not (isinstance(rng, dict) and isinstance(rng.get("numpy"), dict)
+            and isinstance(rng.get("torch"), torch.Tensor)
+            and rng["torch"].dtype == torch.uint8):
+        return "its random-generator states are not numpy's and torch's"
+    step = state["step"]
+    if isinstance(step, bool) or not isinstance(step, int) or not 0 <= step <= steps:
+        return f"its step is {step!r}, not a step of this run (0..{steps})"
+    history = state["history"]
+    if not (isinstance(history, list) and all(isinstance(h, dict) and _number(h.get("step"))
+                                              for h in history)):
+        return "its history is not a list of evaluations"
+    if not _number(state["elapsed"]) or state["elapsed"] < 0:
+        return f"its elapsed time is {state['elapsed']!r}"
+    if not isinstance(state["stopped"], bool) \
+            or not isinstance(state.get("abandoned", False), bool):
+        return "its stopped or abandoned flag is not true or false"
+    if not (isinstance(state.get("recent_losses", []), list)
+            and all(_number(v) for v in state.get("recent_losses", []))):
+        return "its recent losses are not numbers"
+    if not isinstance(state["model"], dict) or not isinstance(state["optimizer"], dict):
+        return "its weights or optimizer state are not tensors by name"
+    return None
+
+
+@contextmanager
+def restoring(path):
+    """Restore a checked checkpoint: weights of other shapes, an optimizer of other parameters
+    or generator states torch refuses are one line naming the file."""
+    try:
+        yield
+    except (KeyError, TypeError, ValueError, RuntimeError, IndexError, AttributeError) as e:
+        if isinstance(e, LengthgenError):
+            raise
+        # torch's first line may only say "Error(s) in loading state_dict": add the first detail
+        text = " ".join(line.strip() for line in str(e).strip().splitlines()[:2])[:200]
+        raise LengthgenError(f"{path}: a damaged checkpoint: its weights, optimizer state or "
+                             f"random-generator states do not fit this run "
+                             f"({e.__class__.__name__}: {text}); delete it or choose another "
+                             f"file") from None
 
 
 def _rng_state(rng: np.random.Generator, device) -> dict:

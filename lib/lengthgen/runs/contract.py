@@ -9,6 +9,8 @@ A figure module assigns FIGURE_ID at its top level. It then offers
                                    value (`figure data ID` prints them; without it, every
                                    scalar metric of every record is one row)
     SPREAD_BY   optional: the params that make a setting, for `figure data --over-seeds`
+    check_record(record) -> str | None   optional: what a record lacks that the figure's
+                                   readers index (None: nothing), checked as its records load
     phone_figure(records) -> matplotlib Figure   optional: the figure drawn for a phone's
                                    column, where laying figure() out again is not enough
                                    (`viz.book.book_figure` shows it on narrow screens)
@@ -31,19 +33,26 @@ A chapter's numbers, its verdicts and its "Paper vs this book" rows are not part
 they usually read several figures, so each paper's package computes them in its analysis
 module, from the records, through the registry.
 
+FIGURE_ID is a plain name (it names a folder of results/), and the run names of one scale
+have one record file each (`a/b` and `a_b` would share `a_b.json`).
+
 The registry reads the names a module defines (functions, assignments, imports) from its
-source, without importing it, so a module that breaks the contract stops `figure list` with
-one line naming the module and what it lacks; `experiment()` checks the values once it is
-imported.
+source, without importing it, so a module that breaks the contract, or cannot be parsed,
+stops `figure list` with one line naming the module and what it lacks; commands that need no
+figure (`language sample`, `task`, `crasp`) go on working. `experiment()` checks the values
+once it is imported, and the runs when a scale's runs are listed.
 """
 import ast
+import re
 
 from lengthgen.errors import LengthgenError
 
 COMMON = ("FIGURE_ID", "TITLE", "figure")
 OWN_RUNS = ("CONFIGS", "runs", "run_one")
 SCALES = {"test", "book", "paper"}
-CALLABLE = ("figure", "phone_figure", "data", "runs", "run_one", "trainings")
+CALLABLE = ("figure", "phone_figure", "data", "runs", "run_one", "trainings", "check_record")
+# a figure id names a folder of results/: a plain name (no separator, no leading dot)
+PLAIN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 
 
 def broken(module: str, what: str) -> LengthgenError:
@@ -94,3 +103,49 @@ def check_module(module) -> None:
         configs = getattr(module, "CONFIGS", None)
         if not isinstance(configs, dict) or set(configs) != SCALES:
             raise broken(name, f"CONFIGS must have exactly the scales {sorted(SCALES)}")
+
+
+def parse_source(module: str, path) -> ast.Module:
+    """A figure module's source, parsed; one that cannot be read is one line naming it."""
+    try:
+        return ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    except SyntaxError as e:
+        raise LengthgenError(f"figure module {module} cannot be read: {e.msg} at line "
+                             f"{e.lineno} of {path.name}") from None
+    except (OSError, UnicodeDecodeError, ValueError) as e:
+        raise LengthgenError(f"figure module {module} cannot be read "
+                             f"({e.__class__.__name__}: {str(e)[:120]})") from None
+
+
+def check_figure_id(module: str, value: ast.expr) -> str:
+    """The FIGURE_ID a module assigns: a string literal that is a plain name, since it names
+    the module's folder of records (`../../escaped` would write outside results/)."""
+    try:
+        figure_id = ast.literal_eval(value)
+    except (ValueError, TypeError, SyntaxError, RecursionError):
+        raise broken(module, "FIGURE_ID is not a string literal") from None
+    if not isinstance(figure_id, str) or not PLAIN_ID.fullmatch(figure_id):
+        raise broken(module, f"FIGURE_ID {figure_id!r} is not a plain name (letters, digits, "
+                             f"'-', '_' and '.', not starting with '.' or '-')")
+    return figure_id
+
+
+def check_runs(module: str, scale: str, params: list) -> None:
+    """The runs a figure module registers at a scale: each a dict with a string name, and no
+    two names that share a record file (`a/b` and `a_b` are both `a_b.json`: one record would
+    silently replace the other)."""
+    from lengthgen.results import record_file_name
+    if not isinstance(params, list) or not all(isinstance(p, dict) for p in params):
+        raise broken(module, f"runs() at scale {scale} must return a list of dicts")
+    files: dict[str, str] = {}
+    for p in params:
+        name = p.get("name")
+        if not isinstance(name, str) or not name.strip():
+            raise broken(module, f"a run at scale {scale} has no name (got {name!r})")
+        file = record_file_name(name)
+        if file in files:
+            if files[file] == name:
+                raise broken(module, f"run {name!r} is registered twice at scale {scale}")
+            raise broken(module, f"runs {files[file]!r} and {name!r} at scale {scale} share "
+                                 f"one record file ({file}): one would replace the other")
+        files[file] = name

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from lengthgen.config import torch_threads
 from lengthgen.errors import LengthgenError
-from lengthgen.runs.registry import experiment
+from lengthgen.runs.registry import experiment, module_runs
 
 DEFAULT_THREADS = 1  # tiny models: one thread per run, parallelism across runs (README)
 
@@ -57,7 +57,7 @@ def plan(figure_id: str, scale: str, device: str = "cpu", threads: int = DEFAULT
     config = module.CONFIGS[scale]
     return [RunSpec(figure_id, scale, params, config, str(device), threads, workers,
                     None if root is None else str(root), fresh_after)
-            for params in module.runs(config)]
+            for params in module_runs(module, scale)]
 
 
 _fresh_after: float | None = None

@@ -14,13 +14,21 @@ def committed_records(figure_id: str, root=None,
     missing_ok=True, for a caller that has its own answer to "nothing yet")."""
     from lengthgen.results import results_dir
     for scale in SCALE_ORDER:
-        records = [r for source in source_ids(figure_id)
-                   for r in load_records(source, scale, root)]
+        records = figure_records(figure_id, scale, root)
         if records:
             return scale, records
     if missing_ok:
         return None
     raise LengthgenError(missing_message(figure_id, root if root is not None else results_dir()))
+
+
+def figure_records(figure_id: str, scale: str, root=None) -> list[dict]:
+    """The records a figure draws at a scale (its own or its SOURCE's), each validated on
+    load, and checked by its module's check_record where it has one (the keys its readers
+    index): a record that fails is one line naming its file."""
+    return [r for source in source_ids(figure_id)
+            for r in load_records(source, scale, root,
+                                  getattr(experiment(source), "check_record", None))]
 
 
 def missing_message(figure_id: str, root) -> str:

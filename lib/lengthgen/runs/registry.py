@@ -7,11 +7,13 @@ The registry reads the ids from the modules' source, so listing figures imports 
 a new figure module needs no line anywhere else.
 """
 import importlib
+from collections.abc import Mapping
 from types import ModuleType
 
 from lengthgen.errors import LengthgenError, unknown_name
 from lengthgen.runs.config_keys import check_config_keys
-from lengthgen.runs.contract import check_module, check_source
+from lengthgen.runs.contract import (check_figure_id, check_module, check_runs,
+                                     check_source, parse_source)
 
 FIGURES_PACKAGE = "lengthgen.experiments"   # where figure modules live (found, not listed)
 SCALE_ORDER = ("paper", "book", "test")     # which records a figure shows first
@@ -28,7 +30,8 @@ def _registry() -> dict[str, str]:
     themselves: every module of the figures package or of a package inside it (one per paper,
     e.g. izzo/ or huang/sweep/) that assigns FIGURE_ID = "..." at its top level is a figure;
     protocol, analysis, drawing and tables modules have none. Read from the source, so listing
-    figures imports no torch."""
+    figures imports no torch. A module that cannot be read, or breaks the contract, is one
+    LengthgenError naming it."""
     import ast
     folder = _folder()
     found: dict[str, str] = {}
@@ -36,11 +39,11 @@ def _registry() -> dict[str, str]:
         if path.name.startswith("_"):
             continue
         name = ".".join(path.relative_to(folder).with_suffix("").parts)
-        tree = ast.parse(path.read_text(encoding="utf-8"))
+        tree = parse_source(name, path)
         for node in tree.body:
             if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "FIGURE_ID"
                                                     for t in node.targets):
-                figure_id = ast.literal_eval(node.value)
+                figure_id = check_figure_id(name, node.value)
                 if figure_id in found:
                     raise LengthgenError(f"figure id {figure_id!r} is declared by both "
                                          f"{found[figure_id]} and {name}")
@@ -49,8 +52,42 @@ def _registry() -> dict[str, str]:
     return found
 
 
+class _Figures(Mapping):
+    """figure id -> module name inside FIGURES_PACKAGE, read from the modules' source on first
+    use, not at import: a figure module that cannot be read (a syntax error) or breaks the
+    contract stops the commands that use the registry (`figure ...`, the chapters) with one
+    line naming it, and every other command (`language sample`, `task`, `crasp`) works."""
+
+    def __init__(self):
+        self._found: dict[str, str] | None = None
+        self._error: str | None = None
+
+    def _figures(self) -> dict[str, str]:
+        if self._found is None:
+            if self._error is None:
+                try:
+                    self._found = _registry()
+                except LengthgenError as e:
+                    self._error = str(e)
+            if self._error is not None:   # said again at every use, never half a registry
+                raise LengthgenError(self._error)
+        return self._found
+
+    def __getitem__(self, figure_id):
+        return self._figures()[figure_id]
+
+    def __iter__(self):
+        return iter(self._figures())
+
+    def __len__(self):
+        return len(self._figures())
+
+    def __contains__(self, figure_id):
+        return figure_id in self._figures()
+
+
 # figure id -> module name inside FIGURES_PACKAGE (derived: add a module, not a line)
-EXPERIMENTS: dict[str, str] = _registry()
+EXPERIMENTS: Mapping = _Figures()
 
 
 def experiment(figure_id: str) -> ModuleType:
@@ -58,12 +95,25 @@ def experiment(figure_id: str) -> ModuleType:
     key that no code of the figure reads is refused (`lengthgen.runs.config_keys`)."""
     if figure_id not in EXPERIMENTS:
         raise unknown_name("figure id", figure_id, EXPERIMENTS)
-    module = importlib.import_module(f"{FIGURES_PACKAGE}.{EXPERIMENTS[figure_id]}")
+    module = import_figure(f"{FIGURES_PACKAGE}.{EXPERIMENTS[figure_id]}")
     if module.__name__ not in _checked:
         check_module(module)
         _checked.add(module.__name__)
     check_config_keys(figure_id, module)   # at every call: an edit of CONFIGS since is seen too
     return module
+
+
+def import_figure(dotted: str) -> ModuleType:
+    """Import a figure module; one that raises on import (a name error at its top level, a
+    missing package) is one line naming it, not a traceback."""
+    try:
+        return importlib.import_module(dotted)
+    except LengthgenError:
+        raise
+    except Exception as e:
+        text = str(e).splitlines()[0][:160] if str(e) else ""
+        raise LengthgenError(f"figure module {dotted.removeprefix(FIGURES_PACKAGE + '.')} "
+                             f"cannot be imported ({e.__class__.__name__}: {text})") from None
 
 
 _checked: set[str] = set()   # modules whose values met the contract (checked once each)
@@ -114,5 +164,12 @@ def expected_runs(figure_id: str, scale: str) -> list[str]:
     names = []
     for source in source_ids(figure_id):
         module = experiment(source)
-        names += [p["name"] for p in module.runs(module.CONFIGS[scale])]
+        names += [p["name"] for p in module_runs(module, scale)]
     return names
+
+
+def module_runs(module: ModuleType, scale: str) -> list[dict]:
+    """A figure module's runs at a scale, their names checked (one record file each)."""
+    params = module.runs(module.CONFIGS[scale])
+    check_runs(module.__name__.removeprefix(FIGURES_PACKAGE + "."), scale, params)
+    return params

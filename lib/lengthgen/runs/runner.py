@@ -260,16 +260,21 @@ def marker_problems(folder: Path, records: list[dict]) -> list[str]:
     return problems
 
 
-def refresh_marker(folder) -> dict:
+def refresh_marker(folder, create: bool = False) -> dict:
     """Rewrite the marker of an unfinished sweep so that it lists the records the folder holds
     now (name and digest of each, every record validated on the way), keeping what it says
     about the sweep (runs, commit, threads, start). For markers written before they listed
-    their runs; after a deliberate deletion, the marker must say so too. Returns the marker."""
+    their runs; after a deliberate deletion, the marker must say so too. create=True starts
+    a marker that lists the records where there is none: for a folder of records that no
+    registered figure plans (the paper-budget sweep's, `budget slice`), it is what the tests
+    compare the committed records with, so a deleted one fails them. Returns the marker."""
     import json
 
     from lengthgen.results import load_records, write_text_atomic
     folder = Path(folder)
     marker = in_progress(folder)
+    if marker is None and create:
+        marker = {"figure_id": folder.parent.name, "scale": folder.name}
     if marker is None:
         raise LengthgenError(f"{folder}: no {IN_PROGRESS} marker to refresh")
     records = load_records(folder.parent.name, folder.name, folder.parents[1])

@@ -33,7 +33,8 @@ from pathlib import Path
 
 from lengthgen.experiments.huang.sweep.protocol import (ENCODINGS, HELDOUT_BIN, LONGEST_BIN,
                                                         Setting, configs, job_for, ladder,
-                                                        paper_setting, score_training)
+                                                        paper_setting, score_training,
+                                                        scores_problem)
 from lengthgen.tasks import get_task
 from lengthgen.tasks.base import bin_name
 from lengthgen.tasks.metadata import algorithmic_ids, language_ids
@@ -249,7 +250,8 @@ def load_job_records(folder: Path) -> dict:
     folder = Path(folder)
     if not folder.is_dir():
         return {}
-    return {r["run_name"]: r for r in (load_record(p) for p in record_files(folder))}
+    return {r["run_name"]: r for r in (load_record(p, scores_problem)   # the keys read below
+                                       for p in record_files(folder))}
 
 
 def score(model, spec: JobSpec, result, config: dict, device, group_size: int) -> dict:

@@ -42,6 +42,8 @@ def _sweep(scale: str) -> dict:
     return {k: v for k, v in protocol.configs([], [])[scale].items() if k != "tasks"}
 
 
+check_record = protocol.scores_problem   # each record is one training, scored on its bins
+
 # The settings the book sweep selected for these cells (checked against its records by test).
 _BOOK_CELLS = {"d3": [1, 4, 128, 1e-4], "d4": [1, 4, 128, 1e-4], "aa_star": [1, 4, 128, 1e-4]}
 CONFIGS = {

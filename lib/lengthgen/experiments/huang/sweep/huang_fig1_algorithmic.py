@@ -19,6 +19,7 @@ TASKS = [row.id for row in ALGORITHMIC]
 
 CONFIGS = protocol.configs(TASKS, test_tasks=["binary_majority"])
 BOOK, PAPER = CONFIGS["book"], CONFIGS["paper"]
+check_record = protocol.scores_problem   # every training scored on the task's bins
 
 
 # the figure for the column, and the one for a phone (the tasks down the side)

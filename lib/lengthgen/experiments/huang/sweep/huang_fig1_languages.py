@@ -18,6 +18,7 @@ TASKS = [row.id for row in LANGUAGES if row.number is not None]  # the 17 of Tab
 
 CONFIGS = protocol.configs(TASKS, test_tasks=["tomita2", "aa_star"])
 BOOK, PAPER = CONFIGS["book"], CONFIGS["paper"]
+check_record = protocol.scores_problem   # every training scored on the task's bins
 
 
 # the figure for the column, and the one for a phone (the tasks down the side)

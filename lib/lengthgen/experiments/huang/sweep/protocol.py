@@ -286,6 +286,42 @@ def train_setting(task, encoding: str, setting, seed: int, config: dict, device,
     return score_training(model, task, setting, seed, result, config, device)
 
 
+# what score_training records of one training (and the readers of both sweeps index)
+SCORE_KEYS = ("setting", "seed", "fit", "train_accuracy", "steps", "stopped_early", "abandoned",
+              "train_wall_time_s", "n_params", "bins")
+
+
+def scores_problem(record: dict) -> str | None:
+    """What a record of these sweeps lacks that their readers index, or None (for
+    `results.load_record(check=...)`): every scored training in its metrics (a dict with
+    'bins', as score_training writes it) has all of SCORE_KEYS, a bool 'fit', and accuracies
+    on exactly the test bins of the record's task. Ranges are checked for every record by
+    `results.validate_record`."""
+    try:
+        task = get_task(record["task"])
+    except (LengthgenError, TypeError):
+        return f"task {record.get('task')!r} is not a task of this library"
+    bins = {bin_name(*b) for b in task.test_bins}
+    todo = [("metrics", record["metrics"])]
+    while todo:
+        where, value = todo.pop()
+        if isinstance(value, list):
+            todo += [(f"{where}[{k}]", v) for k, v in enumerate(value)]
+        if not isinstance(value, dict):
+            continue
+        if "bins" in value:
+            missing = [k for k in SCORE_KEYS if k not in value]
+            if missing:
+                return f"{where} lacks {', '.join(missing)}"
+            if not isinstance(value["fit"], bool):
+                return f"{where}.fit is {value['fit']!r}, not true or false"
+            if set(value["bins"]) != bins:
+                return (f"{where}.bins names {', '.join(sorted(value['bins']))}, not the test "
+                        f"bins of {task.id} ({', '.join(sorted(bins))})")
+        todo += [(f"{where}.{k}", v) for k, v in value.items() if k != "bins"]
+    return None
+
+
 def score_training(model, task, setting, seed: int, result, config: dict, device) -> dict:
     """A trained decoder's metrics, as both sweeps record them: the three test bins (seed +
     2 x EVAL_SEED_OFFSET), whether it fit (100% on the first bin) and its training."""
