@@ -98,3 +98,15 @@ def test_the_cli_refuses_a_planted_figure_with_a_misspelled_key_in_one_line(tmp_
     assert done.stderr.strip().splitlines() == [
         "error: figure izzo-planted: its 'test' config has the key 'stpes', which no code of "
         "the figure reads (it would be ignored); the closest known key is 'steps'"]
+
+
+def test_the_training_settings_read_from_source_are_trainconfigs_fields():
+    """config_keys reads TrainConfig's fields from the settings module's source (no torch at
+    `figure data`): they are the dataclass's own, aliases included."""
+    from dataclasses import fields
+
+    from lengthgen.engine.settings import CONFIG_ALIASES, TrainConfig
+    from lengthgen.runs.config_keys import _train_settings
+    names, aliases = _train_settings()
+    assert names == {f.name for f in fields(TrainConfig)}
+    assert aliases == CONFIG_ALIASES

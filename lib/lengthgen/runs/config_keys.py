@@ -75,14 +75,31 @@ def _strings(node, tuples: dict) -> list[str]:
     return []
 
 
+@lru_cache(maxsize=1)
+def _train_settings() -> tuple[frozenset, dict]:
+    """(TrainConfig's field names, CONFIG_ALIASES), read from engine/settings.py's source: the
+    registry checks keys where torch is not imported (`figure data`, `figure list`), and the
+    settings module imports it through the models."""
+    path = Path(__file__).resolve().parents[1] / "engine" / "settings.py"
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    names, aliases = set(), {}
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef) and node.name == "TrainConfig":
+            names = {n.target.id for n in node.body
+                     if isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name)}
+        elif isinstance(node, ast.Assign) and any(isinstance(t, ast.Name)
+                                                  and t.id == "CONFIG_ALIASES"
+                                                  for t in node.targets):
+            aliases = ast.literal_eval(node.value)
+    return frozenset(names), aliases
+
+
 def _train_keys(call: ast.Call) -> set[str]:
     """The training settings a `from_config(config, **fixed)` call reads from the dict."""
-    from dataclasses import fields
-
-    from lengthgen.engine.settings import CONFIG_ALIASES, TrainConfig
+    fields, aliases = _train_settings()
     fixed = {kw.arg for kw in call.keywords if kw.arg}
-    names = {f.name for f in fields(TrainConfig)} - fixed
-    return names | {alias for alias, name in CONFIG_ALIASES.items() if name in names}
+    names = set(fields) - fixed
+    return names | {alias for alias, name in aliases.items() if name in names}
 
 
 def keys_read(tree: ast.Module) -> set[str]:

@@ -136,7 +136,8 @@ def sampled(n: int, config, rng) -> dict:
 
 def memorization(d: int, config, seed: int) -> dict:
     """Theorem 3.1: exact regeneration probability from the one-token prefix, over seeds."""
-    from lengthgen.models.dyck import MemorizationHead, theorem31_bound, theorem31_min_dimension
+    from lengthgen.models.dyck import MemorizationHead
+    from lengthgen.theory.dyck_bound import theorem31_bound, theorem31_min_dimension
     cfg = config["thm31"]
     n, t = cfg["n"], cfg["t"]
     v_gamma = cfg["v_gamma_per_n"] * n
@@ -177,7 +178,7 @@ def _thm31_bound(m: dict) -> float:
     """Theorem 3.1's bound for a memorization run, computed now from the formula (with its
     eps^3/3 term) rather than read from the record: records written before that term was kept
     carry an optimistic `bound`."""
-    from lengthgen.models.dyck import theorem31_bound
+    from lengthgen.theory.dyck_bound import theorem31_bound
     return theorem31_bound(m["n"], m["t"], m["d"], m["v_gamma"])
 
 
