@@ -93,11 +93,17 @@ H200 = RateTable(
 def read_bench(path) -> RateTable:
     """The engine rows of a `benchmarks/bench_engine.py --out` file (JSON lines), as a table;
     one line naming the file when it holds none."""
+    import stat
     path = Path(path)
     try:
+        info = path.stat()
+        if not stat.S_ISREG(info.st_mode) or info.st_size > 16 * 2 ** 20:
+            raise LengthgenError(f"{path}: not a benchmark's rates file (a regular file of at "
+                                 f"most 16 MiB, JSON lines)")
         lines = path.read_text(encoding="utf-8").splitlines()
     except (OSError, UnicodeDecodeError) as e:
-        raise LengthgenError(f"{path}: cannot read the benchmark's rates ({e})") from None
+        raise LengthgenError(f"{path}: cannot read the benchmark's rates "
+                             f"({getattr(e, 'strerror', None) or e.__class__.__name__})") from None
     card, rates = "", []
     for line in lines:
         try:
