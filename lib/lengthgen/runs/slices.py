@@ -384,8 +384,14 @@ def run_slice(work: SliceWork, device, deadline: float, *, worker: int = 0,
     checked: dict = {}
     unfinished: dict = {}
     writes = _Writes()
-    planner = Planner(rates, graphs and torch.device(device).type == "cuda")
     cuda = torch.device(device).type == "cuda"
+    planner = Planner(rates, graphs and cuda)
+
+    def take(name: str) -> bool:   # a claim that cannot be written stops the slice
+        taken = []
+        writes.attempt(f"the claim of {name} into {folder / '.claims'}",
+                       lambda: taken.append(claim(folder, name)))
+        return bool(taken and taken[0])
     while not stop.requested and not writes.failed and time.time() < deadline:
         pending = [s for s in work.pending() if s.name not in unfinished]
         if not pending:
@@ -394,7 +400,7 @@ def run_slice(work: SliceWork, device, deadline: float, *, worker: int = 0,
         resumable = _usable_states(found, pending, jobs, checked, say)
         done = next((s for s in pending if s.name in resumable
                      and resumable[s.name]["step"] >= jobs[s.name].train.steps
-                     and claim(folder, s.name)), None)
+                     and take(s.name)), None)
         if done is not None:   # trained to its cap already: scored, not trained again
             model, result = _score_state(done, jobs[done.name], resumable[done.name])
             started = run_started(str(device), torch.get_num_threads())
@@ -423,11 +429,11 @@ def run_slice(work: SliceWork, device, deadline: float, *, worker: int = 0,
                 remaining = [min(r, until_step - key[-1]) for r in remaining]
             n = planner.largest(_shape(jobs[specs[0].name]), remaining, left, max_group)
             refused += len(specs) - n
-            for spec in specs[:n]:
-                if claim(folder, spec.name):
-                    chosen.append(spec)
-            if chosen:
+            chosen += [spec for spec in specs[:n] if not writes.failed and take(spec.name)]
+            if chosen or writes.failed:
                 break
+        if writes.failed:
+            break
         if not chosen:
             if refused:
                 counts["not_started"] = refused
@@ -474,8 +480,8 @@ def run_slice(work: SliceWork, device, deadline: float, *, worker: int = 0,
                     writes.attempt(f"the state of {spec.name} into {states}",
                                    lambda spec=spec: keep_state(states, spec.name,
                                                                 unfinished[spec.name]))
-            if until_step is None:   # a step-bounded slice must not pick it up again
-                (folder / ".claims" / spec.name).unlink(missing_ok=True)
+            # its claim stays: no other worker starts it again from nothing (the next slice,
+            # holding the lock, clears the claims and resumes it from its state)
         log(json.dumps({"worker": worker, "shape": _shape(jobs[chosen[0].name]),
                         "jobs": len(chosen), **counts, "seconds": round(seconds, 1)}),
             flush=True)
