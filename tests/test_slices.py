@@ -65,7 +65,7 @@ def _same_as(reference: dict, records: dict) -> None:
             [h.get("accuracy") for h in b["history"]], name
 
 
-# ---- 1. one slice per records folder ---------------------------------------------------------
+# ---- 1. one slice per records folder ------------------------------------------------------------
 def test_a_second_slice_on_a_folder_is_refused_in_one_line_and_keeps_the_first_ones_claims(
         tmp_path, capsys):
     from lengthgen.__main__ import main
@@ -84,7 +84,7 @@ def test_a_second_slice_on_a_folder_is_refused_in_one_line_and_keeps_the_first_o
     assert not list(folder.glob("*.json"))   # nothing trained
 
 
-# ---- 2. outputs checked first; write failures --------------------------------------------------
+# ---- 2. outputs checked first; write failures ---------------------------------------------------
 def test_a_slice_that_cannot_write_its_states_is_refused_before_training(tmp_path):
     a_file = tmp_path / "a_file"
     a_file.write_text("not a folder\n")
@@ -117,7 +117,7 @@ def test_a_write_failure_stops_the_slice_after_the_groups_other_records(tmp_path
     assert len(group) > 1 and set(_records(tmp_path)) == set(group) - {failing}
 
 
-# ---- 3. a state at its cap -----------------------------------------------------------------------
+# ---- 3. a state at its cap ----------------------------------------------------------------------
 def test_a_state_at_its_cap_is_scored_not_trained_again(tmp_path, stopped_states):
     states = budget.load_states(stopped_states)
     spec = next(j for j in budget.plan(CONFIG, {}) if j.name in states)
@@ -135,7 +135,7 @@ def test_a_state_at_its_cap_is_scored_not_trained_again(tmp_path, stopped_states
     assert records[name]["metrics"]["history"] == state["history"]
 
 
-# ---- 4. bad state files ----------------------------------------------------------------------------
+# ---- 4. bad state files -------------------------------------------------------------------------
 def test_bad_state_files_are_named_and_their_jobs_start_fresh(tmp_path, stopped_states,
                                                               reference):
     states = budget.load_states(stopped_states)
@@ -304,7 +304,7 @@ def test_rates_from_a_benchmark_file(tmp_path):
         rates.read_bench(bench)
 
 
-# ---- 8. chained states, bit for bit, and their packs ---------------------------------------------
+# ---- 8. chained states, bit for bit, and their packs --------------------------------------------
 def test_a_job_stopped_packed_and_resumed_ends_with_the_same_weights(tmp_path):
     from lengthgen.engine.jobs import train_jobs
     specs = budget.plan(CONFIG, {})[:3]
@@ -354,7 +354,7 @@ def test_budget_pack_counts_the_files_already_in_the_output(tmp_path, stopped_st
     assert report["packed"] == len(list(stopped_states.glob("*.pt")))
 
 
-# ---- 9. the estimate ------------------------------------------------------------------------------
+# ---- 9. the estimate ----------------------------------------------------------------------------
 def test_the_estimate_names_the_jobs_no_allotment_can_hold(capsys):
     from lengthgen.__main__ import main
     gpu = budget.budget_configs()["gpu"]

@@ -15,9 +15,10 @@ shape with at least s's layers and cost (cost: layers x (12 d^2 + 100 d), the mu
 token of one model). Between two measured group sizes the time of a step is interpolated
 linearly; below the smallest it is the smallest's (launch-bound: a smaller group is no slower);
 above the largest it grows in proportion to the group (compute-bound). Where no measured shape
-is as large, R is the largest (so the group counts as more than n of R's). Every choice errs on the slow side: the group of
-19 one-layer width-128 jobs of the run's first slice ended in 184 s (its last members at 30k
-steps, most others at 3,000, where they stopped); this model gives 267 s for 30k steps.
+is as large, R is the largest (so the group counts as more than n of R's). Every choice errs
+on the slow side: the group of 19 one-layer width-128 jobs of the run's first slice ended in
+184 s (its last members at 30k steps, most others at 3,000, where they stopped); this model
+gives 267 s for 30k steps.
 """
 from __future__ import annotations
 

@@ -169,9 +169,9 @@ def check_state(state, model) -> str | None:
 
 def read_states(folders, say=print) -> dict:
     """{job name: (state, file)} from folders of `<job>.pt` files and packs (`pack_states`),
-    a later folder's state winning where a job has several (the local folder is the newest). Temp files
-    (`.tmp-*`) and what is not a regular file (a FIFO, a folder) are skipped unopened; a file
-    that cannot be read is named in one line and skipped."""
+    a later folder's state winning where a job has several (the local folder is the newest).
+    Temp files (`.tmp-*`) and what is not a regular file (a FIFO, a folder) are skipped
+    unopened; a file that cannot be read is named in one line and skipped."""
     from lengthgen.engine.checkpoints import load_checkpoint
     found: dict = {}
     for folder in folders:
