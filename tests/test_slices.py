@@ -287,9 +287,23 @@ def test_the_planner_uses_the_table_then_what_the_slice_measured():
     assert 0 < n < 256 and planner.seconds((1, 1, 16), n, 30000) <= 300 \
         < planner.seconds((1, 1, 16), n + 1, 30000)
     assert planner.largest((6, 4, 256), [60000] * 8, slices.USABLE_S, 8) == 0
-    planner.measure((6, 4, 256), 8, 1000, 5.0)   # a slice that found the card faster
-    assert planner.largest((6, 4, 256), [60000] * 8, slices.USABLE_S, 8) == 8
+    planner.measure((6, 4, 256), 8, 1000, 5.0)   # faster than the table: the table holds
+    assert planner.largest((6, 4, 256), [60000] * 8, slices.USABLE_S, 8) == 0
+    assert planner.largest((2, 2, 64), [30000] * 64, 400, 64) == 64
+    planner.measure((2, 2, 64), 64, 1000, 20.0)   # slower (other workers on the card)
+    assert planner.seconds((2, 2, 64), 64, 30000) == pytest.approx(600)
+    assert planner.largest((2, 2, 64), [30000] * 64, 400, 64) == 0
+    assert planner.largest((2, 2, 64), [30000] * 64, 700, 64) == 64
     assert slices.Planner().seconds((1, 1, 16), 4, 100) is None   # nothing known: it starts
+    measured = slices.Planner()   # no table (a CPU): the slice's own rate
+    measured.measure((1, 1, 16), 8, 30, 3.0)
+    assert measured.largest((1, 1, 16), [30] * 16, 4.0, 16) == 10   # 3.75 s for 10
+    # a job that must finish in this allotment counts the other workers on the card
+    shared = slices.Planner(rates.H200, graphs=True, share=3, careful=lambda shape: True)
+    assert shared.seconds((4, 4, 256), 1, 30000) - slices.GROUP_OVERHEAD_S == pytest.approx(
+        3 * (planner.seconds((4, 4, 256), 1, 30000) - slices.GROUP_OVERHEAD_S))
+    assert rates.state_bytes((6, 4, 256)) > slices.HANDOFF_FILE_BYTES \
+        > rates.state_bytes((1, 2, 256))
 
 
 def test_rates_from_a_benchmark_file(tmp_path):

@@ -44,6 +44,12 @@ def shape_cost(shape: Shape) -> float:
     return layers * (12 * d * d + 100 * d)
 
 
+def state_bytes(shape: Shape) -> float:
+    """About the bytes of a job's state: weights and two AdamW moments, 4 bytes each (the
+    cost above is about the parameters of the decoder's blocks)."""
+    return 12 * shape_cost(shape)
+
+
 @dataclass(frozen=True)
 class RateTable:
     card: str              # the card the rates were measured on (torch's device name)

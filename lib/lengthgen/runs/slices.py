@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Callable
 
 from lengthgen.errors import LengthgenError
+from lengthgen.runs.rates import state_bytes as state_size
 
 STATE_BYTES = 15 * 2 ** 20       # the old hand-off of `--states-out`, in all
 HANDOFF_FILES = 8                # what comes back from a GPU machine: 8 files,
@@ -267,23 +268,31 @@ def pack_states(states: dict, out: Path, files: int = HANDOFF_FILES,
 
 # ---- planning with rates -------------------------------------------------------------------
 class Planner:
-    """How long a group of a shape takes, from a rate table (`runs.rates`) and what this slice
-    measured; None where neither knows the shape (the job then starts)."""
+    """How long a group of a shape takes: the slower of a rate table's estimate (`runs.rates`,
+    with a margin) and what this slice measured on the shape (which counts the other workers
+    on the card); None where neither knows the shape (the job then starts, as slices did
+    before rates). A table's rates are of one process on the card: for shapes in `careful`
+    (jobs that must finish in this allotment, their states too large to hand on) they are
+    divided among the `share` workers of the slice."""
 
-    def __init__(self, table=None, graphs: bool = False):
-        self.table, self.graphs = table, graphs
+    def __init__(self, table=None, graphs: bool = False, share: int = 1,
+                 careful=lambda shape: False):
+        self.table, self.graphs, self.share, self.careful = table, graphs, share, careful
         self.measured: dict = {}   # shape -> (group size, seconds a step)
 
     def seconds(self, shape, n: int, steps: int) -> float | None:
         if steps <= 0:
             return 0.0
+        estimates = []
         if shape in self.measured:
             size, per_step = self.measured[shape]
-            return steps * per_step * max(1.0, n / size)
-        if self.table is None:
-            return None
-        return steps * self.table.step_seconds(shape, n, self.graphs) * MARGIN \
-            + GROUP_OVERHEAD_S
+            estimates.append(steps * per_step * max(1.0, n / size))
+        if self.table is not None:
+            per_step = self.table.step_seconds(shape, n, self.graphs)
+            if self.careful(shape):
+                per_step *= self.share
+            estimates.append(steps * per_step * MARGIN + GROUP_OVERHEAD_S)
+        return max(estimates) if estimates else None
 
     def measure(self, shape, n: int, steps: int, seconds: float) -> None:
         if steps > 0 and seconds > 0:
@@ -362,13 +371,15 @@ def run_slice(work: SliceWork, device, deadline: float, *, worker: int = 0,
               max_group: int = 256, graphs: bool = False, states: Path | None = None,
               states_in: Path | None = None, states_out: Path | None = None,
               state_bytes: int = STATE_BYTES, chain_s: float = 0.0, rates=None,
-              until_step: int | None = None, stop: Stop | None = None, log=print) -> dict:
+              until_step: int | None = None, share: int = 1, stop: Stop | None = None,
+              log=print) -> dict:
     """Train the work's jobs until `deadline` (a time.time() value), a stop, or nothing is
     left; record each finished job at once. states: the local folder of every unfinished
     state (read, and written without a size limit); states_in: states handed on from an
     earlier allotment; states_out: the old hand-off, `state_bytes` in all. chain_s: seconds of
-    a chained call after this one (counted only with `states`). rates: a `runs.rates` table.
-    until_step ends every group at that step (tests). Returns counts."""
+    a chained call after this one (counted only with `states`). rates: a `runs.rates` table;
+    share: the slice's workers on the card (`Planner`). until_step ends every group at that
+    step (tests). Returns counts."""
     import torch
 
     from lengthgen.engine.jobs import group_key, train_jobs
@@ -385,7 +396,11 @@ def run_slice(work: SliceWork, device, deadline: float, *, worker: int = 0,
     unfinished: dict = {}
     writes = _Writes()
     cuda = torch.device(device).type == "cuda"
-    planner = Planner(rates, graphs and cuda)
+    last = states is None or chain_s <= 0   # no chained call after this one
+
+    def careful(shape) -> bool:   # a job whose state no hand-off file can hold
+        return last and state_size(shape) > HANDOFF_FILE_BYTES
+    planner = Planner(rates, graphs and cuda, share, careful)
 
     def take(name: str) -> bool:   # a claim that cannot be written stops the slice
         taken = []

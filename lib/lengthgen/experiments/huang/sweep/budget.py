@@ -310,7 +310,7 @@ def run_slice(root: Path, scale: str, device, deadline: float, *, worker: int = 
     from lengthgen.runs import slices
     work = slice_work(root, scale, device, graphs)
     run = functools.partial(slices.run_slice, work, device, deadline, worker=worker,
-                            graphs=graphs, states=states, states_in=states_in,
+                            share=workers, graphs=graphs, states=states, states_in=states_in,
                             states_out=states_out, **options)
     if lock_fd is not None:
         return run()
