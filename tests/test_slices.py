@@ -361,11 +361,16 @@ def test_budget_pack_counts_the_files_already_in_the_output(tmp_path, stopped_st
     out.mkdir()
     for k in range(7):
         (out / f"log{k}").write_text("x")
-    code = main(["budget", "pack", "--scale", "test", "--root", str(tmp_path), "--states",
-                 str(stopped_states), "--out", str(out)])
+    root = stopped_states.parent   # the records of the slice that left these states
+    recorded = sorted(_records(root))[0]
+    extra = tmp_path / "extra"
+    slices.keep_state(extra, recorded, next(iter(budget.load_states(stopped_states).values())))
+    code = main(["budget", "pack", "--scale", "test", "--root", str(root), "--states",
+                 str(stopped_states), "--states", str(extra), "--out", str(out)])
     report = json.loads(capsys.readouterr().out)
     assert code == 0 and len(report["packs"]) == 1 and len(list(out.iterdir())) == 8
-    assert report["packed"] == len(list(stopped_states.glob("*.pt")))
+    assert report["packed"] == len(list(stopped_states.glob("*.pt")))   # not the recorded job
+    assert recorded not in report["packs"]["slice-states-0.pt"]
 
 
 # ---- 9. the estimate ----------------------------------------------------------------------------

@@ -206,9 +206,11 @@ def _pack(args):
     out = Path(args.out)
     check_writable(out, "the packed states")
     records = budget.load_job_records(_root(args) / budget.RECORDS_ID / args.scale)
+    wanted = {j.name for j in budget.plan(budget.budget_configs()[args.scale], records,
+                                          slices=False)}
     states = {name: state for name, (state, _) in slices.read_states(
         [Path(f) for f in args.states], lambda text: print(text, file=sys.stderr)).items()
-        if name not in records}   # a recorded job's state is of no use
+        if name in wanted}   # a recorded or no longer planned job's state is of no use
     present = [p for p in out.iterdir() if p.is_file()] if out.is_dir() else []
     used = sum(p.stat().st_size for p in present)
     try:

@@ -486,7 +486,10 @@ def run_slice(work: SliceWork, device, deadline: float, *, worker: int = 0,
                 if writes.attempt(f"the record of {spec.name} into {folder}", write):
                     counts["recorded"] += 1
                     if states is not None and spec.name in found:
-                        (Path(states) / f"{spec.name}.pt").unlink(missing_ok=True)
+                        try:   # a finished job's state is handed on to nobody
+                            (Path(states) / f"{spec.name}.pt").unlink(missing_ok=True)
+                        except OSError:
+                            pass
                 continue
             counts["unfinished"] += 1
             if outcome.state is not None:
