@@ -590,6 +590,7 @@ def budget_cases(tmp: Path) -> list:
     add(base + ["--root", fresh + "-bad2", "--states", str(folders["bad"])], OK)
     for value in ("-1", "nan", "inf", "abc", "601"):
         add(base + ["--root", fresh, "--then-minutes", value])
+    add(base + ["--root", fresh, "--then-minutes", "5"])   # without --states: nowhere to chain
     for rates in (str(tmp / "bench-none.jsonl"), str(tmp / "missing.jsonl"), "/dev/zero",
                   str(a_file.parent)):
         add(base + ["--root", fresh, "--rates", rates])

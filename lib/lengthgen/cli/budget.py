@@ -152,6 +152,9 @@ def _slice(args):
     from lengthgen.runs import rates, slices
     minutes = _minutes(args.minutes)
     then = _minutes(args.then_minutes, "--then-minutes", zero=True)
+    if then > 0 and not args.states:
+        raise LengthgenError("--then-minutes needs --states: the chained call resumes the "
+                             "unfinished jobs from the states this slice keeps there")
     if args.workers > MAX_WORKERS:
         raise LengthgenError(f"--workers must be at most {MAX_WORKERS}, got {args.workers}")
     device = torch.device(args.device) if args.device else get_device()
