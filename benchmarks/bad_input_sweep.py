@@ -591,6 +591,9 @@ def budget_cases(tmp: Path) -> list:
     for value in ("-1", "nan", "inf", "abc", "601"):
         add(base + ["--root", fresh, "--then-minutes", value])
     add(base + ["--root", fresh, "--then-minutes", "5"])   # without --states: nowhere to chain
+    # files limited to 2,000 bytes (ulimit -f): the records cannot be written once trained
+    add(["budget", "slice", "--scale", "test", "--minutes", "0.5", "--root", fresh + "-fsize"],
+        fsize=2000)
     for rates in (str(tmp / "bench-none.jsonl"), str(tmp / "missing.jsonl"), "/dev/zero",
                   str(a_file.parent)):
         add(base + ["--root", fresh, "--rates", rates])
