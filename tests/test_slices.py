@@ -263,14 +263,17 @@ def test_a_slice_starts_no_job_it_cannot_finish(tmp_path):
 
 
 def test_a_chained_call_counts_when_the_states_stay_on_the_local_disk(tmp_path, reference):
-    """30 steps at 2 s need a minute: this call has seconds, the chained one the rest. The
-    first call trains until its deadline and keeps every state locally; the second resumes
-    them and records what an uninterrupted slice records."""
-    local = tmp_path / "local"
-    slow = rates.RateTable("test", "made up", (rates.Rate((1, 1, 16), 1, False, 4.0),))
-    first = budget.run_slice(tmp_path, "test", CPU, time.time() + 2, rates=slow, states=local,
+    """30 steps at 2 s a step need 93 s by the planner: this call has 60, the chained one the
+    rest. Without a local states folder nothing starts; with one, the jobs start and (stopped
+    at step 15 here, as a deadline would) keep every state there; the next call resumes them
+    and records what an uninterrupted slice records."""
+    local, slow = tmp_path / "local", SLOW
+    alone = budget.run_slice(tmp_path / "alone", "test", CPU, time.time() + 60, rates=slow,
                              chain_s=600, **QUIET)
-    assert first["not_started"] == 0 and first["groups"] == 1
+    assert alone["groups"] == 0 and alone["not_started"] > 0
+    first = budget.run_slice(tmp_path, "test", CPU, time.time() + 60, rates=slow, states=local,
+                             chain_s=600, until_step=15, **QUIET)
+    assert first["not_started"] == 0 and first["groups"] >= 1
     kept = {p.stem for p in local.glob("*.pt")}
     assert first["unfinished"] == len(kept) > 0
     second = budget.run_slice(tmp_path, "test", CPU, time.time() + 300, states=local, **QUIET)

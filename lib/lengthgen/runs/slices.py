@@ -367,6 +367,35 @@ def _score_state(spec, job, state):
                               wall_time_s=float(state["elapsed"]), history=history)
 
 
+def _choose(pending, jobs, resumable, worker, left, planner, max_group, until_step, take):
+    """The next group this worker trains: (its specs, the step it starts at, how many planned
+    jobs were refused as unable to finish in `left` seconds). Jobs group by the engine's key and
+    their start step; resumed groups come first (their work is half done), then fresh ones
+    cheapest first from this worker's own shape; of a group, the most jobs (fewest steps first)
+    that finish together, each taken by a claim (`take`)."""
+    from lengthgen.engine.jobs import group_key
+    groups: dict = {}
+    for spec in pending:
+        start = resumable[spec.name]["step"] if spec.name in resumable else 0
+        groups.setdefault(group_key(jobs[spec.name]) + (start,), []).append(spec)
+    resumed = [k for k in groups if k[-1] > 0]
+    fresh = [k for k in groups if k[-1] == 0]
+    at = worker % len(fresh) if fresh else 0
+    refused = 0
+    for key in resumed + fresh[at:] + fresh[:at]:
+        first = key[-1]   # the step the group starts at (its members share it)
+        specs = sorted(groups[key], key=lambda s: jobs[s.name].train.steps)
+        remaining = [jobs[s.name].train.steps - first for s in specs]
+        if until_step is not None:
+            remaining = [min(r, until_step - first) for r in remaining]
+        n = planner.largest(_shape(jobs[specs[0].name]), remaining, left, max_group)
+        refused += len(specs) - n
+        chosen = [spec for spec in specs[:n] if take(spec.name)]
+        if chosen:
+            return chosen, first, refused
+    return [], 0, refused
+
+
 def run_slice(work: SliceWork, device, deadline: float, *, worker: int = 0,
               max_group: int = 256, graphs: bool = False, states: Path | None = None,
               states_in: Path | None = None, states_out: Path | None = None,
@@ -382,7 +411,7 @@ def run_slice(work: SliceWork, device, deadline: float, *, worker: int = 0,
     step (tests). Returns counts."""
     import torch
 
-    from lengthgen.engine.jobs import group_key, train_jobs
+    from lengthgen.engine.jobs import train_jobs
     from lengthgen.results import run_started
     stop = stop or Stop()
     folder = Path(work.folder)
@@ -425,28 +454,10 @@ def run_slice(work: SliceWork, device, deadline: float, *, worker: int = 0,
                 counts["recorded"] += 1
                 counts["from_states"] += 1
             continue
-        groups: dict = {}
-        for spec in pending:
-            start = resumable[spec.name]["step"] if spec.name in resumable else 0
-            groups.setdefault(group_key(jobs[spec.name]) + (start,), []).append(spec)
-        keys = list(groups)   # cheapest first; resumed jobs before fresh ones
-        resumed_keys = [k for k in keys if k[-1] > 0]
-        fresh = [k for k in keys if k[-1] == 0]
-        start_at = worker % len(fresh) if fresh else 0
-        order = resumed_keys + fresh[start_at:] + fresh[:start_at]
         left = deadline - time.time() + (chain_s if states is not None else 0.0)
-        chosen, refused, first = [], 0, 0
-        for key in order:
-            first = key[-1]   # the step the group starts at (its members share it)
-            specs = sorted(groups[key], key=lambda s: jobs[s.name].train.steps)
-            remaining = [jobs[s.name].train.steps - key[-1] for s in specs]
-            if until_step is not None:
-                remaining = [min(r, until_step - key[-1]) for r in remaining]
-            n = planner.largest(_shape(jobs[specs[0].name]), remaining, left, max_group)
-            refused += len(specs) - n
-            chosen += [spec for spec in specs[:n] if not writes.failed and take(spec.name)]
-            if chosen or writes.failed:
-                break
+        chosen, first, refused = _choose(pending, jobs, resumable, worker, left, planner,
+                                         max_group, until_step,
+                                         lambda name: not writes.failed and take(name))
         if writes.failed:
             break
         if not chosen:
