@@ -176,7 +176,7 @@ def _start_slice(root: Path, *extra) -> subprocess.Popen:
     env = {**os.environ, "PYTHONPATH": str(ROOT / "lib"), "OMP_NUM_THREADS": "1"}
     return subprocess.Popen([sys.executable, "-m", "lengthgen", "budget", "slice", "--scale",
                              "test", "--root", str(root), "--minutes", "4", "--workers", "2",
-                             *extra], env=env, stdout=subprocess.DEVNULL,
+                             "--max-group", "1", *extra], env=env, stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE, text=True, start_new_session=True)
 
 
@@ -196,16 +196,18 @@ def _alive(pid: int) -> bool:
     return "\nState:\tZ" not in status
 
 
-def _drill(root: Path, sig: int, *extra) -> tuple:
-    """Start a slice of 2 workers, wait for its first record, send `sig` to the parent; return
-    (its workers' pids, the time of the signal, the parent's exit code, its stderr)."""
-    proc = _start_slice(root, *extra)
+def _drill(root: Path, sig: int, total: int, *extra) -> tuple:
+    """Start a slice of 2 workers, wait for its first of `total` records, send `sig` to the
+    parent; return (its workers' pids, the time of the signal, its exit code, its stderr)."""
+    proc = _start_slice(root, *extra)   # groups of one job: work is left after the first
     deadline = time.time() + 240
+    workers = []
     while time.time() < deadline and not list(_folder(root).glob("*.json")):
         assert proc.poll() is None, proc.stderr.read()
+        workers = workers if len(workers) == 2 else _children(proc.pid)
         time.sleep(0.05)
-    workers = _children(proc.pid)
     assert len(workers) == 2 and list(_folder(root).glob("*.json"))
+    assert proc.poll() is None and len(list(_folder(root).glob("*.json"))) < total
     sent = time.time()
     os.kill(proc.pid, sig)
     code = proc.wait(timeout=120)
@@ -226,7 +228,8 @@ def _finish_and_compare(root: Path, reference: dict, **options) -> None:
 
 
 def test_sigterm_stops_a_slice_of_workers_which_keep_their_work(tmp_path, reference):
-    _, sent, code, err = _drill(tmp_path, signal.SIGTERM, "--states", str(tmp_path / "s"))
+    _, _, code, err = _drill(tmp_path, signal.SIGTERM, len(reference), "--states",
+                             str(tmp_path / "s"))
     lines = err.strip().splitlines()
     assert code == 2 and lines[-1].startswith("error: the slice was stopped by SIGTERM")
     _finish_and_compare(tmp_path, reference, states=tmp_path / "s")
@@ -234,7 +237,7 @@ def test_sigterm_stops_a_slice_of_workers_which_keep_their_work(tmp_path, refere
 
 def test_kill_9_of_a_slices_parent_stops_its_workers_without_records_after(tmp_path,
                                                                           reference):
-    _, sent, code, _ = _drill(tmp_path, signal.SIGKILL)
+    _, sent, code, _ = _drill(tmp_path, signal.SIGKILL, len(reference))
     assert code == -signal.SIGKILL
     late = [p.name for p in _folder(tmp_path).glob("*.json") if p.stat().st_mtime > sent + 2]
     assert late == []
