@@ -164,6 +164,20 @@ def test_bad_state_files_are_named_and_their_jobs_start_fresh(tmp_path, stopped_
     _same_as(reference, _records(tmp_path))   # the bad ones' jobs trained from the start
 
 
+def test_a_state_at_step_0_trains_with_the_fresh_jobs_of_its_shape(tmp_path, reference):
+    """What a worker stopped before its first step keeps: today its group fails (a resumed
+    first member, fresh others)."""
+    from lengthgen.engine.jobs import train_jobs
+    spec = budget.plan(CONFIG, {})[0]
+    outcome, = train_jobs([budget.to_engine_job(spec, CONFIG)], CPU, sampler="device",
+                          until_step=0)
+    slices.keep_state(tmp_path / "s", spec.name, {**outcome.state, "job": spec.params()})
+    counts = budget.run_slice(tmp_path, "test", CPU, time.time() + 300, states=tmp_path / "s",
+                              **QUIET)
+    assert "failed_groups" not in counts
+    _same_as(reference, _records(tmp_path))
+
+
 def test_reading_states_never_opens_a_fifo_or_a_temp_file(tmp_path):
     os.mkfifo(tmp_path / "job.pt")
     (tmp_path / ".tmp-x.pt").write_bytes(b"junk")

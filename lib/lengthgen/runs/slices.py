@@ -351,7 +351,9 @@ def _usable_states(found: dict, specs: list, jobs: dict, checked: dict, say) -> 
             problem = check_state(state, jobs[spec.name].build()[1])
         if problem:
             say(f"states: {path} ({spec.name}) {problem}; ignored, the job starts fresh")
-        checked[spec.name] = None if problem else state
+        # a state at step 0 (a slice stopped before its first step) is a fresh job: it trains
+        # with the fresh jobs of its shape, whose group starts no member from a state
+        checked[spec.name] = None if problem or state["step"] == 0 else state
     return {s.name: checked[s.name] for s in specs if checked.get(s.name) is not None}
 
 
