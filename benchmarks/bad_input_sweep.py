@@ -631,5 +631,98 @@ def main():
           f"({time.perf_counter() - start:.0f} s)")
 
 
+# ==== budget: the GPU slices (issue 50, faults round four; `--only budget` runs just these) ====
+_BUDGET_LOCK = []   # the lock a "first slice" holds while the cases run (this process holds it)
+
+
+def _states_for_budget(tmp: Path) -> dict:
+    """Folders for the budget cases: states a slice stopped at step 15 left, one of them at its
+    step cap, damaged, foreign and typeless ones, a FIFO and a killed save's temp file; a
+    records folder whose lock this process holds; a bench file without engine rows."""
+    import fcntl
+    import time as clock
+
+    import torch
+
+    from lengthgen.experiments.huang.sweep import budget
+    from lengthgen.runs import slices
+    stopped = tmp / "budget-stopped"
+    budget.run_slice(stopped, "test", "cpu", clock.time() + 300, until_step=15,
+                     states_out=stopped / "states", log=lambda *a, **k: None)
+    states = budget.load_states(stopped / "states")
+    config = budget.budget_configs()["test"]
+    first = next(j for j in budget.plan(config, {}) if j.name in states)
+    names = [j.name for j in budget.plan(config, {})]
+    folders = {"good": stopped / "states"}
+    for name in ("cap", "bad", "locked"):
+        folders[name] = tmp / f"budget-{name}"
+        folders[name].mkdir()
+    cap = budget.to_engine_job(first, config).train.steps
+    slices.keep_state(folders["cap"], first.name, {**states[first.name], "step": cap})
+    (folders["bad"] / f"{names[0]}.pt").write_bytes(b"PK\x03\x04 damaged")
+    torch.save([1, 2], folders["bad"] / f"{names[1]}.pt")
+    torch.save({"model": {}}, folders["bad"] / f"{names[2]}.pt")
+    os.mkfifo(folders["bad"] / f"{names[3]}.pt")
+    (folders["bad"] / ".tmp-killed.pt").write_bytes(b"half a state")
+    (folders["bad"] / "a_folder.pt").mkdir()
+    lock = folders["locked"] / budget.RECORDS_ID / "test" / ".lock"
+    lock.parent.mkdir(parents=True)
+    handle = open(lock, "a+")
+    fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    _BUDGET_LOCK.append(handle)
+    (tmp / "budget-dir-lock" / budget.RECORDS_ID / "test" / ".lock").mkdir(parents=True)
+    folders["dir-lock"] = tmp / "budget-dir-lock"
+    (tmp / "bench-none.jsonl").write_text('{"header": {}}\n{"kind": "train()"}\n')
+    return folders
+
+
+def budget_cases(tmp: Path) -> list:
+    """Slices on a locked folder, outputs that cannot be written, states at their cap or bad,
+    rates that are no rates, absurd chained minutes, packs into a file."""
+    folders = _states_for_budget(tmp)
+    c: list = []
+
+    def add(argv, expect=ERROR, stdin=b"", **options):
+        c.append((list(argv), stdin, expect, {**options, "budget": True}))
+    a_file = tmp / "budget-a-file"
+    a_file.write_text("not a folder\n")
+    fresh = str(tmp / "budget-fresh")
+    base = ["budget", "slice", "--scale", "test", "--minutes", "0.05"]
+    add(base + ["--root", str(folders["locked"])])
+    add(base + ["--root", str(folders["locked"]), "--workers", "2"])
+    add(base + ["--root", str(folders["dir-lock"])])
+    add(base + ["--root", str(a_file)])
+    add(base + ["--root", fresh, "--states", str(a_file / "states")])
+    add(base + ["--root", fresh, "--states-out", str(a_file / "states")])
+    add(base + ["--root", fresh + "-cap", "--states-in", str(folders["cap"])], OK)
+    add(base + ["--root", fresh + "-bad", "--states-in", str(folders["bad"])], OK)
+    add(base + ["--root", fresh + "-bad2", "--states", str(folders["bad"])], OK)
+    for value in ("-1", "nan", "inf", "abc", "601"):
+        add(base + ["--root", fresh, "--then-minutes", value])
+    add(base + ["--root", fresh, "--then-minutes", "5"])   # without --states: nowhere to chain
+    # files limited to 2,000 bytes (ulimit -f): the records cannot be written once trained
+    add(["budget", "slice", "--scale", "test", "--minutes", "0.5", "--root", fresh + "-fsize"],
+        fsize=2000)
+    for rates in (str(tmp / "bench-none.jsonl"), str(tmp / "missing.jsonl"), "/dev/zero",
+                  str(a_file.parent)):
+        add(base + ["--root", fresh, "--rates", rates])
+        add(["budget", "plan", "--estimate", "--rates", rates])
+    add(["budget", "plan", "--estimate"], OK)
+    pack = ["budget", "pack", "--scale", "test", "--root", fresh]
+    add(pack + ["--states", str(folders["good"]), "--out", str(a_file)])
+    add(pack + ["--states", str(folders["good"]), "--out", "/dev/full"])
+    add(pack + ["--states", str(folders["bad"]), "--out", str(tmp / "budget-packs")], OK)
+    add(pack + ["--states", str(a_file), "--out", str(tmp / "budget-packs2")], OK)
+    return c
+
+
+_cases_before_budget = cases
+
+
+def cases(tmp: Path) -> list:   # noqa: F811  (every case above, then the budget cases)
+    return _cases_before_budget(tmp) + budget_cases(tmp)
+
+
+
 if __name__ == "__main__":
     main()

@@ -1,71 +1,110 @@
 #!/usr/bin/env bash
-# One GPU session of the engine, prepared to run unattended inside a 10-minute command:
-#   1. correctness on the card (tests/test_engine_cuda.py, the samplers' CUDA tests; CUDA
-#      graphs are used by the slice only where their own test passes);
-#   2. benchmarks/bench_engine.py (model-steps per second per shape and group size), then
-#      benchmarks/profile_engine.py (where the step's time goes for the shapes that missed);
-#   3. a slice of the APE vs NoPE sweep at the paper's budget (`budget slice`), which ends on
-#      its own and writes each finished job's record at once.
-# Everything it produces lands in $OUT (at most 8 files): check.log, bench.jsonl, bench.log,
-# profile.jsonl, slice.log, budget-records.tar (the records folder after the slice, committed ones
-# included, to unpack into results/) and slice-states.tar (unfinished small jobs' states).
+# One GPU allotment of the engine, as two chained commands on the same warm machine, each
+# inside its 10-minute limit, so that a job of the sweep can use the card in both:
 #
-# Usage (on the GPU machine, from the repository root of a clean checkout of COMMIT):
-#   LENGTHGEN_GIT_COMMIT=<commit> OUT=<folder> bash benchmarks/gpu_engine_session.sh \
-#       [BENCH_SECONDS] [TOTAL_SECONDS] [WORKERS]
-# The slice gets whatever is left of TOTAL_SECONDS (default 540, inside a 600-second command)
-# after the checks, the benchmark and the profile, less a minute for its last records.
+#   first call:   OUT=<folder> bash benchmarks/gpu_engine_session.sh \
+#                     [BENCH_SECONDS] [TOTAL_SECONDS] [WORKERS] [NEXT_SECONDS]
+#   chained call: OUT=<folder> bash benchmarks/gpu_engine_session.sh --continue \
+#                     [TOTAL_SECONDS] [WORKERS]
+#
+# The first call: 1. correctness on the card (tests/test_engine_cuda.py, the samplers' CUDA
+# tests; CUDA graphs are used only where their own test passes); 2. benchmarks/bench_engine.py
+# and profile_engine.py (skipped with BENCH_SECONDS=0: the slice then plans with the built-in
+# H200 rates, lengthgen.runs.rates); 3. a slice of the paper-budget sweep (`budget slice`)
+# that starts a job only if it can finish in this call's time left plus NEXT_SECONDS of the
+# chained call, at the rates just measured. The chained call (`--continue`, TOTAL_SECONDS
+# default 200) resumes every unfinished job from the local disk and starts only jobs that
+# finish before it ends. With NEXT_SECONDS=0 (no chained call) the first call alone plans.
+#
+# The machine's local disk keeps what the calls share ($LOCAL, default /tmp/lengthgen-session):
+# the records folder (seeded from results/ by the first call), every unfinished job's state
+# (no size limit), the benchmark's rates and whether graphs passed. Each call's $OUT holds at
+# most 8 files, 16 MiB each, 64 MiB in all: its logs, budget-records.tar (the records folder,
+# committed records included, to unpack into results/) and, in the files left, the unfinished
+# states packed smallest first (`budget pack`: slice-states-K.pt). Hand the packs to the next
+# allotment in .slice-states/ (name it in the run's `carry`); the slice reads them there.
+#
 # Provenance: the device tool's copy carries the repository's .git as it was when the session
 # began, so git there names that older commit "+dirty" with the changed lib/ files;
 # `budget.code_commit` recovers the commit from them, and records carry `lib_digest`.
 # LENGTHGEN_GIT_COMMIT is read only where no git repository is found at all.
 set -uo pipefail
-BENCH_SECONDS=${1:-100}
-TOTAL_SECONDS=${2:-540}
-WORKERS=${3:-3}
 export PYTHONPATH=lib PYTHONUNBUFFERED=1 OMP_NUM_THREADS=1 MPLBACKEND=Agg
 : "${OUT:?set OUT to the folder for the results}"
-start=$(date +%s)
+LOCAL=${LOCAL:-/tmp/lengthgen-session}
 PY=${PYTHON:-python3}
-{ nvidia-smi -L; $PY -c "import torch; print('torch', torch.__version__, torch.version.cuda)"; } \
-  2>&1 | tee "$OUT/check.log"
-
-echo "== 1. correctness on the card" | tee -a "$OUT/check.log"
-# --noconftest: the repository's conftest.py imports the notebook tools, absent on the card
-timeout 150 $PY -m pytest -q -x -p no:cacheprovider --noconftest tests/test_engine_cuda.py \
-  tests/test_engine_sampling.py -k "(cuda or card) and not graph" 2>&1 | tail -15 \
-  | tee -a "$OUT/check.log"
-if [ "${PIPESTATUS[0]}" != 0 ]; then
-  echo "correctness check failed: nothing measured" | tee -a "$OUT/check.log"; exit 1
+start=$(date +%s)
+CONTINUE=0
+if [ "${1:-}" = "--continue" ]; then CONTINUE=1; shift; fi
+if [ "$CONTINUE" = 1 ]; then
+  BENCH_SECONDS=0; TOTAL_SECONDS=${1:-200}; WORKERS=${2:-3}; NEXT_SECONDS=0
+  LOG="$OUT/check2.log"; SLICE_LOG="$OUT/slice2.log"
+  if [ ! -d "$LOCAL/results" ]; then
+    echo "no first call on this machine ($LOCAL/results is missing): nothing to continue" \
+      | tee "$LOG"; exit 1
+  fi
+else
+  BENCH_SECONDS=${1:-100}; TOTAL_SECONDS=${2:-540}; WORKERS=${3:-3}; NEXT_SECONDS=${4:-0}
+  LOG="$OUT/check.log"; SLICE_LOG="$OUT/slice.log"
+  mkdir -p "$LOCAL/results" "$LOCAL/states"
+  # the committed records, and any a call on this machine wrote before (never overwritten)
+  cp -rn results/huang-fig1-budget "$LOCAL/results/" 2>/dev/null || true
 fi
-# CUDA graphs: the slice replays its steps as graphs only where they give the eager steps
-GRAPHS=""
-timeout 120 $PY -m pytest -q -x -p no:cacheprovider --noconftest tests/test_engine_cuda.py \
-  -k graph 2>&1 | tail -15 | tee -a "$OUT/check.log"
-if [ "${PIPESTATUS[0]}" = 0 ]; then GRAPHS="--graphs"; fi
-echo "slices use CUDA graphs: ${GRAPHS:-no}" | tee -a "$OUT/check.log"
+{ nvidia-smi -L; $PY -c "import torch; print('torch', torch.__version__, torch.version.cuda)"; } \
+  2>&1 | tee -a "$LOG"
 
-echo "== 2. benchmark ($BENCH_SECONDS s)" | tee -a "$OUT/check.log"
-timeout $((BENCH_SECONDS + 60)) $PY benchmarks/bench_engine.py --device cuda --seconds 1.0 \
-  --rounds 1 --budget "$BENCH_SECONDS" --out "$OUT/bench.jsonl" > "$OUT/bench.log" 2>&1
-echo "bench rc $? after $(( $(date +%s) - start )) s" | tee -a "$OUT/check.log"
+if [ "$CONTINUE" = 0 ]; then
+  echo "== 1. correctness on the card" | tee -a "$LOG"
+  # --noconftest: the repository's conftest.py imports the notebook tools, absent on the card
+  timeout 150 $PY -m pytest -q -x -p no:cacheprovider --noconftest tests/test_engine_cuda.py \
+    tests/test_engine_sampling.py -k "(cuda or card) and not graph" 2>&1 | tail -15 \
+    | tee -a "$LOG"
+  if [ "${PIPESTATUS[0]}" != 0 ]; then
+    echo "correctness check failed: nothing measured" | tee -a "$LOG"; exit 1
+  fi
+  # CUDA graphs: the slice replays its steps as graphs only where they give the eager steps
+  rm -f "$LOCAL/graphs"
+  timeout 120 $PY -m pytest -q -x -p no:cacheprovider --noconftest tests/test_engine_cuda.py \
+    -k graph 2>&1 | tail -15 | tee -a "$LOG"
+  if [ "${PIPESTATUS[0]}" = 0 ]; then touch "$LOCAL/graphs"; fi
+  if [ "$BENCH_SECONDS" -gt 0 ]; then
+    echo "== 2. benchmark ($BENCH_SECONDS s)" | tee -a "$LOG"
+    timeout $((BENCH_SECONDS + 60)) $PY benchmarks/bench_engine.py --device cuda --seconds 1.0 \
+      --rounds 1 --budget "$BENCH_SECONDS" --out "$OUT/bench.jsonl" > "$OUT/bench.log" 2>&1
+    echo "bench rc $? after $(( $(date +%s) - start )) s" | tee -a "$LOG"
+    # the slices plan with these rates (this card, this code) where the benchmark gave any
+    if grep -q '"kind": "engine' "$OUT/bench.jsonl" 2>/dev/null; then
+      cp "$OUT/bench.jsonl" "$LOCAL/bench.jsonl"
+    fi
+    echo "== 2b. profile of the two shapes that missed their targets" | tee -a "$LOG"
+    timeout 150 $PY benchmarks/profile_engine.py --device cuda > "$OUT/profile.jsonl" \
+      2>> "$LOG"
+    echo "profile rc $? after $(( $(date +%s) - start )) s" | tee -a "$LOG"
+  fi
+fi
+GRAPHS=""; if [ -f "$LOCAL/graphs" ]; then GRAPHS="--graphs"; fi
+RATES=""; if [ -f "$LOCAL/bench.jsonl" ]; then RATES="--rates $LOCAL/bench.jsonl"; fi
+echo "slices use CUDA graphs: ${GRAPHS:-no}; rates: ${RATES:-built-in}" | tee -a "$LOG"
 
-echo "== 2b. profile of the two shapes that missed their targets" | tee -a "$OUT/check.log"
-timeout 150 $PY benchmarks/profile_engine.py --device cuda > "$OUT/profile.jsonl" \
-  2>> "$OUT/check.log"
-echo "profile rc $? after $(( $(date +%s) - start )) s" | tee -a "$OUT/check.log"
-
+# the slice ends a minute before the call, for its last records, the tar and the packs
 left=$(( TOTAL_SECONDS - ($(date +%s) - start) - 60 ))
-if [ "$left" -lt 60 ]; then left=60; fi
-SLICE_MINUTES=$(python3 -c "print(round($left / 60, 2))")
-echo "== 3. sweep slice ($SLICE_MINUTES min, $WORKERS workers)" | tee -a "$OUT/check.log"
-root=results   # resumes from the committed records: the slice trains what they leave
-timeout $(( left + 90 )) $PY -m lengthgen budget slice --scale gpu \
-  --minutes "$SLICE_MINUTES" --workers "$WORKERS" --root "$root" $GRAPHS \
-  --states-in .slice-states --states-out /tmp/slice-states > "$OUT/slice.log" 2>&1
-echo "slice rc $? after $(( $(date +%s) - start )) s" | tee -a "$OUT/check.log"
-tar -C "$root" --exclude .claims -cf "$OUT/budget-records.tar" huang-fig1-budget
-ls "$root"/huang-fig1-budget/gpu | wc -l | sed 's/^/records: /' | tee -a "$OUT/check.log"
-# the states of unfinished small jobs (at most 15 MiB), for the next slice: unpack into
-# .slice-states/ here and name it in the next call's `carry`
-if [ -d /tmp/slice-states ]; then tar -C /tmp -cf "$OUT/slice-states.tar" slice-states; fi
+if [ "$left" -lt 30 ]; then left=30; fi
+SLICE_MINUTES=$($PY -c "print(round($left / 60, 2))")
+THEN_MINUTES=$($PY -c "print(round(max($NEXT_SECONDS - 60, 0) / 60, 2))")
+echo "== 3. sweep slice ($SLICE_MINUTES min, then $THEN_MINUTES min chained, $WORKERS workers)" \
+  | tee -a "$LOG"
+# timeout sends SIGTERM: the slice stops its workers at their next step, records what they
+# finished and keeps the unfinished states; -k: SIGKILL a minute later if it has not ended
+timeout -k 60 $(( left + 60 )) $PY -m lengthgen budget slice --scale gpu \
+  --minutes "$SLICE_MINUTES" --then-minutes "$THEN_MINUTES" --workers "$WORKERS" \
+  --root "$LOCAL/results" $GRAPHS $RATES --states-in .slice-states --states "$LOCAL/states" \
+  > "$SLICE_LOG" 2>&1
+echo "slice rc $? after $(( $(date +%s) - start )) s" | tee -a "$LOG"
+tail -3 "$SLICE_LOG" | tee -a "$LOG"
+tar -C "$LOCAL/results" --exclude .claims --exclude .lock --exclude '.tmp-*' \
+  -cf "$OUT/budget-records.tar" huang-fig1-budget
+ls "$LOCAL/results/huang-fig1-budget/gpu" | wc -l | sed 's/^/records: /' | tee -a "$LOG"
+ls "$LOCAL/states" | wc -l | sed 's/^/unfinished states on this machine: /' | tee -a "$LOG"
+# last: the states, smallest first, into the files $OUT has left (counted by `budget pack`)
+$PY -m lengthgen budget pack --scale gpu --root "$LOCAL/results" --states .slice-states \
+  --states "$LOCAL/states" --out "$OUT" 2>&1 | tail -c 2000 >> "$LOG"

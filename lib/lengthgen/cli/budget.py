@@ -1,16 +1,23 @@
 """`python -m lengthgen budget ...`: the APE vs NoPE sweep at the paper's budget, in slices.
 
-    budget plan   [--scale gpu] [--root DIR]      what the records call for next
-    budget slice  [--scale gpu] [--root DIR] --minutes M [--workers N] [--max-group G]
+    budget plan   [--scale gpu] [--root DIR] [--estimate [--rates FILE] [--no-graphs]]
+    budget slice  [--scale gpu] [--root DIR] --minutes M [--then-minutes C] [--workers N]
+                  [--max-group G] [--states DIR] [--states-in DIR] [--states-out DIR]
+                  [--rates FILE] [--graphs]
+    budget pack   [--scale gpu] [--root DIR] --states DIR [--states DIR ...] --out DIR
 
-A slice trains planned jobs (lengthgen.experiments.huang.sweep.budget) with the engine until
-its time is up, writing each finished job's record at once; run it again (a later slice, a
-later session) and it plans what is left from the records. With --workers N it starts N
-processes that share the records folder and take different decoder shapes (a GPU runs several
-small groups side by side better than one).
+A slice trains planned jobs (lengthgen.experiments.huang.sweep.budget, with the loop of
+lengthgen.runs.slices) until its time is up, writing each finished job's record at once; run
+it again (a later slice, a later session) and it plans what is left from the records. With
+--workers N it starts N processes that share the records folder and take different decoder
+shapes. One slice per records folder at a time (a lock). It starts a job only if the job can
+finish in the time left at the measured rates (--rates: a benchmark's bench.jsonl; by default
+the built-in H200 table on that card), counting --then-minutes of a chained call that resumes
+from the local --states folder. `pack` puts the unfinished states into the few files a GPU
+machine hands back, smallest first.
 """
 import json
-import subprocess
+import signal
 import sys
 import time
 from pathlib import Path
@@ -22,13 +29,14 @@ MAX_WORKERS = 8
 MAX_MINUTES = 600.0
 
 
-def _minutes(text: str) -> float:
+def _minutes(text: str, name: str = "--minutes", zero: bool = False) -> float:
     try:
         value = float(text)
     except ValueError:
-        raise LengthgenError(f"--minutes must be a number, got {text!r}") from None
-    if not 0 < value <= MAX_MINUTES:
-        raise LengthgenError(f"--minutes must be in (0, {MAX_MINUTES:g}], got {text}")
+        raise LengthgenError(f"{name} must be a number, got {text!r}") from None
+    if not (0 <= value if zero else 0 < value) or not value <= MAX_MINUTES:
+        raise LengthgenError(f"{name} must be in {'[' if zero else '('}0, {MAX_MINUTES:g}], "
+                             f"got {text}")
     return value
 
 
@@ -36,29 +44,52 @@ def add_parser(sub):
     p = sub.add_parser("budget", help="the APE vs NoPE sweep at the paper's budget, in slices")
     bsub = p.add_subparsers(dest="budget_command", required=True)
     for name, helptext in (("plan", "list the jobs the records call for next"),
-                           ("slice", "train planned jobs until the time is up")):
+                           ("slice", "train planned jobs until the time is up"),
+                           ("pack", "pack unfinished states into the files a GPU hands back")):
         q = bsub.add_parser(name, help=helptext)
         q.add_argument("--scale", choices=("test", "gpu"), default="gpu")
         q.add_argument("--root", default=None,
                        help="results folder (default: the library's results folder)")
+        if name in ("plan", "slice"):
+            q.add_argument("--rates", default=None,
+                           help="a benchmark's bench.jsonl (benchmarks/bench_engine.py --out) "
+                                "to plan with; default: the built-in H200 rates")
+        if name == "plan":
+            q.add_argument("--estimate", action="store_true",
+                           help="GPU minutes the rest of the sweep needs, per decoder shape")
+            q.add_argument("--no-graphs", action="store_true",
+                           help="estimate without CUDA graphs")
         if name == "slice":
             q.add_argument("--minutes", required=True)
+            q.add_argument("--then-minutes", default="0",
+                           help="minutes of a chained call after this one on the same machine "
+                                "(it resumes from --states): jobs that finish by then start")
             q.add_argument("--workers", type=positive, default=1)
             q.add_argument("--worker", type=int, default=None, help=argparse_suppress())
+            q.add_argument("--lock-fd", type=int, default=None, help=argparse_suppress())
             q.add_argument("--max-group", type=positive, default=256)
             q.add_argument("--device", type=device_name, default=None)
             q.add_argument("--graphs", action="store_true",
                            help="replay each training step as a CUDA graph (GPU only)")
+            q.add_argument("--states", default=None,
+                           help="local folder of every unfinished state (read and written, "
+                                "no size limit): the chained call's hand-off")
             q.add_argument("--states-in", default=None,
-                           help="folder of the states an earlier slice left (jobs resume)")
+                           help="folder of the states an earlier allotment handed on")
             q.add_argument("--states-out", default=None,
                            help="folder for the states of jobs this slice cannot finish "
                                 f"({budget_state_mib()} MiB in all, shared by the workers)")
-        q.set_defaults(func=_plan if name == "plan" else _slice)
+        if name == "pack":
+            q.add_argument("--states", action="append", required=True,
+                           help="a folder of states (repeatable; later ones win)")
+            q.add_argument("--out", required=True,
+                           help="where the packs go; files already there count against the "
+                                "limits (8 files of at most 16 MiB, 64 MiB in all)")
+        q.set_defaults(func={"plan": _plan, "slice": _slice, "pack": _pack}[name])
 
 
 def budget_state_mib() -> int:
-    from lengthgen.experiments.huang.sweep.budget import STATE_BYTES
+    from lengthgen.runs.slices import STATE_BYTES
     return STATE_BYTES // 2 ** 20
 
 
@@ -72,12 +103,8 @@ def _root(args) -> Path:
     return Path(args.root) if args.root else results_dir()
 
 
-def _states(args) -> dict:
-    """The state hand-off of run_slice: each worker keeps its share of the budget."""
-    from lengthgen.experiments.huang.sweep.budget import STATE_BYTES
-    return {"states_in": Path(args.states_in) if args.states_in else None,
-            "states_out": Path(args.states_out) if args.states_out else None,
-            "state_bytes": STATE_BYTES // args.workers}
+def _path(text):
+    return Path(text) if text else None
 
 
 def _plan(args):
@@ -85,10 +112,35 @@ def _plan(args):
     config = budget.budget_configs()[args.scale]
     folder = _root(args) / budget.RECORDS_ID / args.scale
     records = budget.load_job_records(folder)
+    if args.estimate:
+        return _estimate(args, config, records)
     pending = [j for j in budget.plan(config, records) if j.name not in records]
     for job in pending:
         print(job.name)
     print(f"{len(records)} job(s) recorded, {len(pending)} planned next", file=sys.stderr)
+
+
+def _estimate(args, config, records):
+    from lengthgen.experiments.huang.sweep import budget
+    from lengthgen.runs import rates, slices
+    table = rates.read_bench(args.rates) if args.rates else rates.H200
+    rows = budget.estimate(config, records, table, graphs=not args.no_graphs)
+    print(f"rates: {table.source}{'' if args.no_graphs else ' (CUDA graphs)'}")
+    print(f"{'shape':>12}  {'jobs':>4}  {'steps':>13}  {'group':>5}  {'GPU min':>7}")
+    for row in rows:
+        layers, heads, d = row["shape"]
+        print(f"{f'{layers}L{heads}H d{d}':>12}  {row['jobs']:>4}  "
+              f"{'/'.join(f'{s // 1000}k' for s in row['steps']):>13}  "
+              f"{row['group'] or '-':>5}  {row['minutes']:>7.1f}")
+    total = sum(r["minutes"] for r in rows)
+    print(f"total: {total:.1f} GPU minutes for {sum(r['jobs'] for r in rows)} job(s) the "
+          f"records call for now (later phases follow from their results)")
+    too_long = [name for r in rows for name in r["too_long"]]
+    print(f"cannot finish inside one allotment ({slices.ALLOTMENT_S // 60} min of device "
+          f"time, {slices.COMMAND_S // 60} min a command, {slices.USABLE_S // 60} min for one "
+          f"job with a chained call): {len(too_long)} job(s)")
+    for name in too_long:
+        print(f"  {name}")
 
 
 def _slice(args):
@@ -96,37 +148,82 @@ def _slice(args):
 
     from lengthgen.config import get_device
     from lengthgen.experiments.huang.sweep import budget
+    from lengthgen.results import remove_stale_temp_files
+    from lengthgen.runs import rates, slices
     minutes = _minutes(args.minutes)
+    then = _minutes(args.then_minutes, "--then-minutes", zero=True)
+    if then > 0 and not args.states:
+        raise LengthgenError("--then-minutes needs --states: the chained call resumes the "
+                             "unfinished jobs from the states this slice keeps there")
     if args.workers > MAX_WORKERS:
         raise LengthgenError(f"--workers must be at most {MAX_WORKERS}, got {args.workers}")
     device = get_device(args.device)   # the check every --device goes through
     root = _root(args)
     folder = root / budget.RECORDS_ID / args.scale
     deadline = time.time() + 60 * minutes
+    options = dict(max_group=args.max_group, graphs=args.graphs, states=_path(args.states),
+                   states_in=_path(args.states_in), states_out=_path(args.states_out),
+                   state_bytes=slices.STATE_BYTES // args.workers, chain_s=60 * then,
+                   rates=rates.table_for(device, args.rates))
     if args.worker is not None:   # one worker process of a slice
         counts = budget.run_slice(root, args.scale, device, deadline, worker=args.worker,
-                                  workers=args.workers, max_group=args.max_group,
-                                  graphs=args.graphs, **_states(args))
+                                  workers=args.workers, lock_fd=args.lock_fd,
+                                  stop=slices.worker_stop(), **options)
         print(json.dumps({"worker": args.worker, "done": counts}), flush=True)
         return 0
-    folder.mkdir(parents=True, exist_ok=True)
-    claims = folder / ".claims"
-    if claims.is_dir():   # claims of an earlier slice: its workers are gone
-        for path in claims.iterdir():
-            path.unlink()
-    if args.workers == 1:
-        counts = budget.run_slice(root, args.scale, device, deadline,
-                                  max_group=args.max_group, graphs=args.graphs, **_states(args))
-        print(json.dumps({"done": counts}), flush=True)
-        return 0
-    base = [sys.executable, "-m", "lengthgen", "budget", "slice", "--scale", args.scale,
-            "--root", str(root), "--minutes", str(minutes), "--workers", str(args.workers),
-            "--max-group", str(args.max_group), "--device", str(device)] \
-        + (["--graphs"] if args.graphs else []) \
-        + (["--states-in", args.states_in] if args.states_in else []) \
-        + (["--states-out", args.states_out] if args.states_out else [])
-    procs = [subprocess.Popen(base + ["--worker", str(w)]) for w in range(args.workers)]
-    codes = [p.wait() for p in procs]
+    slices.check_outputs({"the slice's records": folder, "states": options["states"],
+                          "the states to hand on": options["states_out"]})
+    with slices.slice_lock(folder) as lock_fd:
+        slices.clear_claims(folder)
+        remove_stale_temp_files(folder)
+        if args.workers == 1:
+            stop = slices.Stop().install()
+            counts = budget.run_slice(root, args.scale, device, deadline, lock_fd=lock_fd,
+                                      stop=stop, **options)
+            print(json.dumps({"done": counts}), flush=True)
+            caught = stop.signal
+            codes = [0]
+        else:
+            base = [sys.executable, "-m", "lengthgen", "budget", "slice", "--scale",
+                    args.scale, "--root", str(root), "--minutes", str(minutes),
+                    "--then-minutes", str(then), "--workers", str(args.workers),
+                    "--max-group", str(args.max_group), "--device", str(device)] \
+                + (["--graphs"] if args.graphs else []) \
+                + [a for option in ("states", "states_in", "states_out", "rates")
+                   if getattr(args, option)
+                   for a in (f"--{option.replace('_', '-')}", getattr(args, option))]
+            codes, caught = slices.run_workers(base, args.workers, lock_fd)
+    if caught is not None:
+        raise LengthgenError(f"the slice was stopped by {signal.Signals(caught).name}: every "
+                             f"job it finished is recorded and the unfinished ones' states are "
+                             f"kept where --states or --states-out says; run it again to go on")
     if any(codes):
         raise LengthgenError(f"slice workers exited with {codes}")
+    return 0
+
+
+def _pack(args):
+    from lengthgen.experiments.huang.sweep import budget
+    from lengthgen.results import check_writable
+    from lengthgen.runs import slices
+    out = Path(args.out)
+    check_writable(out, "the packed states")
+    records = budget.load_job_records(_root(args) / budget.RECORDS_ID / args.scale)
+    wanted = {j.name for j in budget.plan(budget.budget_configs()[args.scale], records,
+                                          slices=False)}
+    states = {name: state for name, (state, _) in slices.read_states(
+        [Path(f) for f in args.states], lambda text: print(text, file=sys.stderr)).items()
+        if name in wanted}   # a recorded or no longer planned job's state is of no use
+    present = [p for p in out.iterdir() if p.is_file()] if out.is_dir() else []
+    used = sum(p.stat().st_size for p in present)
+    try:
+        packs = slices.pack_states(states, out, files=slices.HANDOFF_FILES - len(present),
+                                   total_bytes=slices.HANDOFF_BYTES - used)
+    except OSError as e:
+        raise LengthgenError(f"cannot write the packed states into {out} "
+                             f"({e.strerror or e})") from None
+    packed = sum(len(v) for v in packs.values())
+    print(json.dumps({"packs": packs, "states": len(states), "packed": packed,
+                      "left_out": sorted(set(states) - {n for v in packs.values()
+                                                          for n in v})}))
     return 0

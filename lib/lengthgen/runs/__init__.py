@@ -15,6 +15,9 @@ their records are read back.
     ray_backend.py  the Ray backend (optional dependency, imported only when asked for)
     records.py      the committed records of a figure, their checks, provenance caption and
                     tidy numbers
+    slices.py       slices of a sweep's jobs on a GPU (lock, claims, states and their packs,
+                    signals, the loop that starts only jobs that can finish)
+    rates.py        measured model-steps per second of the engine, what slices plan with
 
 This layer states the figure modules' contract (contract.py) but knows no figure module by
 name: it finds them in the package `lengthgen.experiments` and its paper packages by reading

@@ -58,7 +58,7 @@ def sweep_lock(folder: Path):
             raise LengthgenError(f"cannot write the sweep's lock file {folder / '.lock'} "
                                  f"({e.strerror or e.__class__.__name__}); free space in (or "
                                  f"fix) {folder} first") from None
-        yield
+        yield handle   # (a slice passes its descriptor to its workers: runs.slices)
     finally:
         fcntl.flock(handle, fcntl.LOCK_UN)
         try:

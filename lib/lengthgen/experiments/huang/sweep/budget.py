@@ -25,9 +25,6 @@ stacked group.
 from __future__ import annotations
 
 import functools
-import json
-import os
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -35,6 +32,9 @@ from lengthgen.experiments.huang.sweep.protocol import (ENCODINGS, HELDOUT_BIN, 
                                                         Setting, configs, job_for, ladder,
                                                         paper_setting, score_training,
                                                         scores_problem)
+from lengthgen.runs.rates import shape_cost
+from lengthgen.runs.slices import STATE_BYTES, save_states  # noqa: F401  (the slices' API here)
+from lengthgen.runs.slices import USABLE_S, Planner, SliceWork, read_states
 from lengthgen.tasks import get_task
 from lengthgen.tasks.base import bin_name
 from lengthgen.tasks.metadata import algorithmic_ids, language_ids
@@ -273,132 +273,81 @@ def write_job_record(folder_root: Path, scale: str, spec: JobSpec, config: dict,
     return write_record(record, folder_root)
 
 
-# ---- one slice -----------------------------------------------------------------------------
-def _claim(folder: Path, name: str) -> bool:
-    """Take a job for this process (several slice workers share one folder)."""
-    claims = folder / ".claims"
-    claims.mkdir(parents=True, exist_ok=True)
-    try:
-        os.close(os.open(claims / name, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
-        return True
-    except FileExistsError:
-        return False
-
-
-STATE_BYTES = 15 * 2 ** 20   # what one slice hands to the next, in all (a file of 16 MiB)
-
-
+# ---- slices (the generic loop: lengthgen.runs.slices) ------------------------------------
 def load_states(folder: Path | None) -> dict:
-    """{job name: state} from a folder of `<job name>.pt` files a slice left (see run_slice)."""
-    from lengthgen.engine.checkpoints import load_checkpoint
-    if folder is None or not Path(folder).is_dir():
-        return {}
-    return {p.stem: load_checkpoint(p) for p in sorted(Path(folder).glob("*.pt"))}
+    """{job name: state} of a folder of states a slice left (`<job name>.pt` and packs)."""
+    return {name: state for name, (state, _) in read_states([folder]).items()}
 
 
-def save_states(folder: Path, states: dict, budget_bytes: int) -> list[str]:
-    """Write unfinished jobs' states as `<job name>.pt`, smallest first, while the total stays
-    within `budget_bytes` (a slice hands at most a few files of small models to the next one;
-    a large model's state, tens of MB, does not fit and its job starts again). Returns the
-    names written."""
-    import io
-
+def slice_work(root: Path, scale: str, device, graphs: bool = False) -> SliceWork:
+    """The paper-budget sweep as the slice loop's work: jobs planned from the records, each
+    finished one scored and written as its own record."""
     import torch
+    config = budget_configs()[scale]
+    folder = Path(root) / RECORDS_ID / scale
 
-    from lengthgen.engine.checkpoints import save_checkpoint
-    sized = []
-    for name, state in states.items():
-        buffer = io.BytesIO()
-        torch.save(state, buffer)
-        sized.append((buffer.tell(), name))
-    written, used = [], 0
-    for size, name in sorted(sized):
-        if used + size > budget_bytes:
-            break
-        save_checkpoint(Path(folder) / f"{name}.pt", states[name])   # atomic
-        written.append(name)
-        used += size
-    return written
+    def pending():
+        records = load_job_records(folder)
+        return [j for j in plan(config, records) if j.name not in records]
+
+    def record(spec, model, result, group_size, started, seconds):
+        metrics = score(model, spec, result, config, device, group_size)
+        metrics["cuda_graphs"] = bool(graphs) and torch.device(device).type == "cuda"
+        write_job_record(root, scale, spec, config, metrics, started, seconds)
+    return SliceWork(folder, pending, lambda spec: to_engine_job(spec, config), record,
+                     sampler=config["sampler"])
 
 
 def run_slice(root: Path, scale: str, device, deadline: float, *, worker: int = 0,
-              workers: int = 1, max_group: int = 256, graphs: bool = False,
-              states_in: Path | None = None, states_out: Path | None = None,
-              state_bytes: int = STATE_BYTES, until_step: int | None = None,
-              log=print) -> dict:
-    """Train planned jobs until `deadline` (a time.time() value) or until nothing is left;
-    write each finished job's record as soon as its group ends. Worker w of `workers` starts at
-    the w-th cheapest shape and claims the free jobs of the first shape that has any, then
-    re-plans (later phases: the seeds of a selected setting). graphs: replay each step as a CUDA graph (the same training, fewer
-    launches; tests/test_engine_cuda.py checks it on the card). states_in: the states an earlier
-    slice left (jobs resume where they stopped); states_out: where this slice leaves the states
-    of the jobs it could not finish, `state_bytes` in all for this worker. until_step ends every
-    group at that step (tests). Returns counts."""
-    import torch
+              workers: int = 1, lock_fd: int | None = None, graphs: bool = False,
+              states: Path | None = None, states_in: Path | None = None,
+              states_out: Path | None = None, **options) -> dict:
+    """Train planned jobs until `deadline` (a time.time() value) or until nothing is left,
+    writing each finished job's record as soon as its group ends (`runs.slices.run_slice`,
+    whose options pass through: max_group, state_bytes, chain_s, rates, until_step, stop,
+    log). Worker w of `workers` starts at the w-th cheapest shape. A whole slice (no
+    `lock_fd`: the descriptor a worker's parent locked) checks its outputs, takes the records
+    folder's lock and clears an earlier slice's claims first. Returns counts."""
+    from lengthgen.results import remove_stale_temp_files
+    from lengthgen.runs import slices
+    work = slice_work(root, scale, device, graphs)
+    run = functools.partial(slices.run_slice, work, device, deadline, worker=worker,
+                            share=workers, graphs=graphs, states=states, states_in=states_in,
+                            states_out=states_out, **options)
+    if lock_fd is not None:
+        return run()
+    slices.check_outputs({"the slice's records": work.folder, "states": states,
+                          "the states to hand on": states_out})
+    with slices.slice_lock(work.folder):
+        slices.clear_claims(work.folder)
+        remove_stale_temp_files(work.folder)
+        return run()
 
-    from lengthgen.engine.jobs import group_key, train_jobs
-    from lengthgen.results import run_started
-    config = budget_configs()[scale]
-    folder = Path(root) / RECORDS_ID / scale
-    counts = {"recorded": 0, "unfinished": 0, "groups": 0, "resumed": 0}
-    states = load_states(states_in)
-    unfinished: dict = {}
-    while time.time() < deadline:
-        records = load_job_records(folder)
-        pending = [j for j in plan(config, records) if j.name not in records]
-        if not pending:
-            break
-        by_shape: dict = {}
-        for spec in pending:
-            job = to_engine_job(spec, config)
-            by_shape.setdefault(group_key(job), []).append((spec, job))
-        shapes = sorted(by_shape.values(), key=lambda g: g[0][0].cost(config))
-        start = worker % len(shapes)   # workers start on different shapes, cheapest first
-        for group in shapes[start:] + shapes[:start]:
-            claimed = [(s, j) for s, j in group if _claim(folder, s.name)]
-            if claimed:
-                break
-        else:
-            break   # every planned job is taken by another worker
-        specs, jobs = zip(*claimed)
-        resume = {i: states[s.name] for i, s in enumerate(specs)
-                  if s.name in states and states[s.name].get("job") == s.params()}
-        counts["resumed"] += len(resume)
-        started = run_started(str(device), torch.get_num_threads())
-        t0 = time.perf_counter()
-        try:
-            outcomes = train_jobs(list(jobs), device, sampler=config["sampler"],
-                                  deadline=time.perf_counter() + (deadline - time.time()),
-                                  until_step=until_step, resume=resume, max_group=max_group,
-                                  graphs=graphs)
-        except Exception as e:   # one failed group costs its jobs, not the slice's other work
-            counts["failed_groups"] = counts.get("failed_groups", 0) + 1
-            log(json.dumps({"worker": worker, "error": f"{type(e).__name__}: {e}"[:300],
-                            "jobs": [s.name for s in specs]}), flush=True)
-            if "out of memory" in str(e).lower():
-                torch.cuda.empty_cache()
-            continue
-        counts["groups"] += 1
-        for spec, outcome in zip(specs, outcomes):
-            if outcome.result is None:
-                counts["unfinished"] += 1
-                if outcome.state is not None:
-                    unfinished[spec.name] = {**outcome.state, "job": spec.params()}
-                if until_step is None:   # a step-bounded slice must not pick it up again
-                    (folder / ".claims" / spec.name).unlink(missing_ok=True)
-                continue
-            metrics = score(outcome.model, spec, outcome.result, config, device,
-                            outcome.group_size)
-            metrics["cuda_graphs"] = bool(graphs) and torch.device(device).type == "cuda"
-            write_job_record(root, scale, spec, config, metrics, started,
-                             time.perf_counter() - t0)
-            counts["recorded"] += 1
-        log(json.dumps({"worker": worker, "shape": list(specs[0].setting.as_list()),
-                        "jobs": len(specs), **counts,
-                        "seconds": round(time.perf_counter() - t0, 1)}), flush=True)
-    if states_out is not None and unfinished:
-        counts["states_kept"] = len(save_states(states_out, unfinished, state_bytes))
-    return counts
+
+def estimate(config: dict, records: dict, table, graphs: bool = True,
+             usable_s: float = USABLE_S) -> list[dict]:
+    """What the rest of the sweep needs on the card of `table` (a `runs.rates` table): per
+    decoder shape, the jobs the records call for now, the group size whose group finishes in
+    `usable_s` (one allotment's time for one job, chained), the GPU minutes at that size, and
+    the jobs that cannot finish in one allotment even alone."""
+    planner = Planner(table, graphs)
+    shapes: dict = {}
+    for job in plan(config, records, slices=False):
+        s = job.setting
+        shapes.setdefault((s.layers, s.heads, s.d_model), []).append(job)
+    rows = []
+    for shape, jobs in sorted(shapes.items(), key=lambda kv: shape_cost(kv[0])):
+        jobs.sort(key=lambda j: (j.setting.max_steps or config["steps"], j.name))
+        steps = [j.setting.max_steps or config["steps"] for j in jobs]
+        n = planner.largest(shape, steps, usable_s, len(jobs))
+        size = max(n, 1)
+        seconds = sum(planner.seconds(shape, len(steps[k:k + size]), max(steps[k:k + size]))
+                      for k in range(0, len(jobs), size))
+        too_long = [j.name for j, st in zip(jobs, steps)
+                    if planner.seconds(shape, 1, st) > usable_s]
+        rows.append({"shape": list(shape), "jobs": len(jobs), "steps": sorted(set(steps)),
+                     "group": n, "minutes": round(seconds / 60, 1), "too_long": too_long})
+    return rows
 
 
 # ---- which code ran ------------------------------------------------------------------------

@@ -1,0 +1,145 @@
+"""How long a stacked group of the engine takes a step, from measured rates: what a slice plans
+with, so that it starts only jobs that finish in the time it has.
+
+The built-in table (`H200`) is the benchmark of 2026-11-28 on one NVIDIA H200 (torch 2.11.0,
+CUDA 13.0, commit 6718b4949bcb, batch 64, Len <= 50): `benchmarks/bench_engine.py` rows
+"engine" and "engine+graph" (model-steps per second at two group sizes per shape), and for the
+12-layer width-768 decoder, which the benchmark's budget skipped, `benchmarks/profile_engine.py`
+(36.46 ms a step eager, 15.11 ms as a CUDA graph, one model). Source: the run's bench.jsonl and
+profile.jsonl, copied from the project's GPU-run folder gpu-runs/2026-11-28-h200 (its README
+describes the run). A newer benchmark's bench.jsonl is read by `read_bench` (`--rates FILE`).
+
+The model, stated: a step of a group of n decoders of shape s costs what a step of a group of
+n * cost(s) / cost(R) decoders of a measured shape R costs, where R is the cheapest measured
+shape with at least s's layers and cost (cost: layers x (12 d^2 + 100 d), the multiply-adds a
+token of one model). Between two measured group sizes the time of a step is interpolated
+linearly; below the smallest it is the smallest's (launch-bound: a smaller group is no slower);
+above the largest it grows in proportion to the group (compute-bound). Where no measured shape
+is as large, R is the largest (so the group counts as more than n of R's). Every choice errs
+on the slow side: the group of 19 one-layer width-128 jobs of the run's first slice ended in
+184 s (its last members at 30k steps, most others at 3,000, where they stopped); this model
+gives 267 s for 30k steps.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from lengthgen.errors import LengthgenError
+
+Shape = tuple   # (layers, heads, d_model)
+
+
+@dataclass(frozen=True)
+class Rate:
+    shape: Shape           # (layers, heads, d_model)
+    group: int             # decoders stepped together
+    graphs: bool           # steps replayed as CUDA graphs
+    model_steps_per_s: float
+
+
+def shape_cost(shape: Shape) -> float:
+    layers, _, d = shape
+    return layers * (12 * d * d + 100 * d)
+
+
+def state_bytes(shape: Shape) -> float:
+    """About the bytes of a job's state: weights and two AdamW moments, 4 bytes each (the
+    cost above is about the parameters of the decoder's blocks)."""
+    return 12 * shape_cost(shape)
+
+
+@dataclass(frozen=True)
+class RateTable:
+    card: str              # the card the rates were measured on (torch's device name)
+    source: str            # where they come from
+    rates: tuple
+
+    def step_seconds(self, shape: Shape, n: int, graphs: bool) -> float:
+        """Seconds one step of a group of `n` decoders of `shape` takes (module docstring)."""
+        rows = [r for r in self.rates if r.graphs == graphs] or list(self.rates)
+        shapes = sorted({r.shape for r in rows}, key=shape_cost)
+        cost = shape_cost(shape)
+        covering = [s for s in shapes if s[0] >= shape[0] and shape_cost(s) >= cost]
+        ref = covering[0] if covering else shapes[-1]
+        points = sorted((r.group, r.group / r.model_steps_per_s) for r in rows if r.shape == ref)
+        return _interpolate(points, n * cost / shape_cost(ref))
+
+
+def _interpolate(points: list, n: float) -> float:
+    (g0, t0), (g1, t1) = points[0], points[-1]
+    if n <= g0:
+        return t0
+    if n >= g1:
+        return t1 * n / g1
+    for (ga, ta), (gb, tb) in zip(points, points[1:]):
+        if ga <= n <= gb:
+            return ta + (tb - ta) * (n - ga) / (gb - ga)
+    return t1   # unreachable: the points are sorted
+
+
+H200 = RateTable(
+    card="NVIDIA H200",
+    source="benchmarks/bench_engine.py and profile_engine.py on one NVIDIA H200, 2026-11-28, "
+           "commit 6718b4949bcb (gpu-runs/2026-11-28-h200: bench.jsonl, profile.jsonl)",
+    rates=tuple(Rate(s, g, graphs, r) for s, g, graphs, r in (
+        ((1, 1, 16), 64, False, 10139.8), ((1, 1, 16), 1024, False, 26085.0),
+        ((1, 1, 16), 64, True, 18354.0), ((1, 1, 16), 1024, True, 26244.2),
+        ((2, 2, 64), 32, False, 3971.9), ((2, 2, 64), 512, False, 8072.4),
+        ((2, 2, 64), 32, True, 5472.8), ((2, 2, 64), 512, True, 8120.3),
+        ((4, 4, 256), 8, False, 596.7), ((4, 4, 256), 64, False, 1185.3),
+        ((4, 4, 256), 8, True, 897.8), ((4, 4, 256), 64, True, 1196.6),
+        ((6, 4, 256), 8, False, 494.5), ((6, 4, 256), 32, False, 765.9),
+        ((6, 4, 256), 8, True, 635.2), ((6, 4, 256), 32, True, 778.1),
+        ((12, 12, 768), 1, False, 1000 / 36.46), ((12, 12, 768), 1, True, 1000 / 15.11))))
+
+
+def read_bench(path) -> RateTable:
+    """The engine rows of a `benchmarks/bench_engine.py --out` file (JSON lines), as a table;
+    one line naming the file when it holds none."""
+    import stat
+    path = Path(path)
+    try:
+        info = path.stat()
+        if not stat.S_ISREG(info.st_mode) or info.st_size > 16 * 2 ** 20:
+            raise LengthgenError(f"{path}: not a benchmark's rates file (a regular file of at "
+                                 f"most 16 MiB, JSON lines)")
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as e:
+        raise LengthgenError(f"{path}: cannot read the benchmark's rates "
+                             f"({getattr(e, 'strerror', None) or e.__class__.__name__})") from None
+    card, rates = "", []
+    for line in lines:
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError:
+            continue   # a line cut by a killed benchmark
+        if not isinstance(row, dict):
+            continue
+        if isinstance(row.get("header"), dict):
+            card = str(row["header"].get("card", ""))
+        kind, shape = row.get("kind"), row.get("shape")
+        rate, group = row.get("model_steps_per_s"), row.get("group")
+        if kind in ("engine", "engine+graph") and isinstance(shape, list) and len(shape) == 3 \
+                and all(isinstance(v, int) and v > 0 for v in [*shape, group]) \
+                and isinstance(rate, (int, float)) and 0 < rate < float("inf"):
+            rates.append(Rate(tuple(shape), group, kind == "engine+graph", float(rate)))
+    if not rates:
+        raise LengthgenError(f"{path}: no engine rates in it (a bench_engine.py --out file "
+                             f"has lines with kind 'engine' and model_steps_per_s)")
+    return RateTable(card=card, source=str(path), rates=tuple(rates))
+
+
+def table_for(device, path=None) -> RateTable | None:
+    """The rates a slice on `device` plans with: those of `path` (a benchmark's file), else
+    the built-in table where the device is the card it was measured on, else None (the slice
+    then measures its own)."""
+    if path is not None:
+        return read_bench(path)
+    import torch
+    device = torch.device(device)
+    if device.type == "cuda" and torch.cuda.is_available() \
+            and H200.card in torch.cuda.get_device_name(device):
+        return H200
+    return None

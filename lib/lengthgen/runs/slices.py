@@ -1,0 +1,568 @@
+"""Slices: a sweep's jobs trained by the engine in stacked groups until a deadline, by one
+process or by several sharing a records folder, so that no job is lost, trained twice or
+recorded from nothing.
+
+- One slice per records folder: the lock of `figure run` (`runner.sweep_lock`), held by the
+  slice's parent and inherited by its workers (an orphaned worker keeps the folder locked
+  until it is gone). Workers share the jobs by claims (`.claims/<job>`), cleared only by the
+  lock's holder at the start.
+- Before anything is trained, every folder the slice writes is checked; a write that fails
+  later stops the slice in one line, after the group's other finished members are recorded.
+- States (`<job>.pt`: weights, AdamW moments, step, history) are read from a hand-off folder and
+  a local one; temp files, non-files and states that do not fit their job's decoder are named
+  in one line and ignored (the job starts fresh). A state at or past its job's step cap is
+  scored, not trained again.
+- A job starts only if it can finish in the time left (this call and a chained one whose
+  states stay on the local disk), at the measured rates of `runs.rates`, or at the rate this
+  slice measured on the shape; with neither, it starts (the old behaviour).
+- SIGTERM or SIGINT stops a slice at the next step: finished jobs are recorded and unfinished
+  states kept. A parent forwards them to its workers, which die with it (PR_SET_PDEATHSIG) and
+  write nothing once it is gone.
+"""
+from __future__ import annotations
+
+import io
+import json
+import os
+import signal
+import stat
+import subprocess
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from lengthgen.errors import LengthgenError
+from lengthgen.runs.rates import state_bytes as state_size
+
+STATE_BYTES = 15 * 2 ** 20       # the old hand-off of `--states-out`, in all
+HANDOFF_FILES = 8                # what comes back from a GPU machine: 8 files,
+HANDOFF_FILE_BYTES = 16 * 2 ** 20   # of at most 16 MiB each,
+HANDOFF_BYTES = 64 * 2 ** 20        # 64 MiB in all
+PACK_KEY = "lengthgen_slice_states"  # a file holding several states (`pack_states`)
+MAX_STATE_FILE = 8 * 2 ** 30
+PARENT_ENV = "LENGTHGEN_SLICE_PARENT"
+# a GPU is lent for 15 minutes of device time, at most 10 minutes a command; two commands
+# chained on the warm machine give one job about 13 minutes of card time
+ALLOTMENT_S, COMMAND_S, USABLE_S = 15 * 60, 10 * 60, 13 * 60
+MARGIN, GROUP_OVERHEAD_S = 1.05, 30.0   # on estimates from a rate table (evaluations, capture)
+
+
+# ---- lock and claims ---------------------------------------------------------------------
+@contextmanager
+def slice_lock(folder: Path, inherited: int | None = None):
+    """Hold the records folder's lock (a worker passes the descriptor its parent locked)."""
+    if inherited is not None:
+        yield inherited
+        return
+    from lengthgen.runs.runner import sweep_lock
+    with sweep_lock(Path(folder)) as handle:
+        yield handle.fileno()
+
+
+def clear_claims(folder: Path) -> None:
+    """Remove the claims of an earlier slice (only the lock's holder may)."""
+    claims = Path(folder) / ".claims"
+    if claims.is_dir():
+        for path in claims.iterdir():
+            if path.is_file() or path.is_symlink():
+                path.unlink(missing_ok=True)
+
+
+def claim(folder: Path, name: str) -> bool:
+    """Take a job for this process (several workers share one folder)."""
+    claims = Path(folder) / ".claims"
+    claims.mkdir(parents=True, exist_ok=True)
+    try:
+        os.close(os.open(claims / name, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+        return True
+    except FileExistsError:
+        return False
+
+
+def check_outputs(folders: dict) -> None:
+    """{what: folder or None}: one line naming the first folder the slice cannot write."""
+    from lengthgen.results import check_writable
+    for what, folder in folders.items():
+        if folder is not None:
+            check_writable(Path(folder), what)
+
+
+# ---- stopping ------------------------------------------------------------------------------
+class Stop:
+    """Why a slice stops now: a signal it caught, or its parent gone (a worker)."""
+
+    def __init__(self, parent: int | None = None):
+        self.signal: int | None = None
+        self.parent = parent
+
+    def install(self) -> "Stop":
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            signal.signal(sig, self._caught)
+        return self
+
+    def _caught(self, signum, frame) -> None:
+        self.signal = signum
+
+    @property
+    def orphaned(self) -> bool:
+        return self.parent is not None and os.getppid() != self.parent
+
+    @property
+    def requested(self) -> bool:
+        return self.signal is not None or self.orphaned
+
+
+class Deadline:
+    """The engine's deadline, which the training loop compares with time.perf_counter() at
+    every step (`now < deadline` asks `deadline.__gt__(now)`): it also passes at once when a
+    stop is requested, so a signal ends a group at its next step with its state kept."""
+
+    def __init__(self, at: float, stop: Stop):
+        self.at, self.stop = at, stop
+
+    def __gt__(self, now) -> bool:
+        return not self.stop.requested and now < self.at
+
+    def __lt__(self, now) -> bool:
+        return not self.__gt__(now)
+
+
+# ---- states ----------------------------------------------------------------------------------
+def check_state(state, model) -> str | None:
+    """What is wrong with a job's state for its freshly built decoder `model` (None: nothing)."""
+    import math
+
+    import torch
+    if not isinstance(state, dict):
+        return f"holds a {type(state).__name__}, not a job's state"
+    missing = sorted({"model", "adam", "step", "history", "elapsed", "recent"} - set(state))
+    if missing:
+        return f"lacks {', '.join(missing)}"
+    step, elapsed = state["step"], state["elapsed"]
+    if not isinstance(step, int) or isinstance(step, bool) or step < 0:
+        return f"its step is {step!r}, not a count"
+    if not isinstance(elapsed, (int, float)) or not math.isfinite(elapsed) or elapsed < 0:
+        return f"its elapsed time is {elapsed!r}"
+    if not isinstance(state["history"], list) \
+            or not all(isinstance(h, dict) for h in state["history"]):
+        return "its history is not a list of evaluations"
+    if not isinstance(state["recent"], list) \
+            or not all(isinstance(r, (int, float)) for r in state["recent"]):
+        return "its recent losses are not numbers"
+    want = {n: t.shape for n, t in model.state_dict().items()}
+    params = {n: p.shape for n, p in model.named_parameters()}
+    tables = [("weights", state["model"], want)]
+    adam = state["adam"]
+    if not isinstance(adam, dict) or not isinstance(adam.get("step"), (int, float)):
+        return "its optimizer state is not AdamW's"
+    tables += [(f"AdamW {key}", adam.get(key), params) for key in ("exp_avg", "exp_avg_sq")]
+    for what, table, shapes in tables:
+        if not isinstance(table, dict) or set(table) != set(shapes):
+            return f"its {what} are not those of the job's decoder"
+        for name, shape in shapes.items():
+            t = table[name]
+            if not isinstance(t, torch.Tensor) or t.shape != shape or not t.is_floating_point():
+                return f"its {what} {name} is not a tensor of shape {tuple(shape)}"
+    return None
+
+
+def read_states(folders, say=print) -> dict:
+    """{job name: (state, file)} from folders of `<job>.pt` files and packs (`pack_states`),
+    a later folder's state winning where a job has several (the local folder is the newest).
+    Temp files (`.tmp-*`) and what is not a regular file (a FIFO, a folder) are skipped
+    unopened; a file that cannot be read is named in one line and skipped."""
+    from lengthgen.engine.checkpoints import load_checkpoint
+    found: dict = {}
+    for folder in folders:
+        if folder is None or not Path(folder).is_dir():
+            continue
+        try:
+            paths = sorted(Path(folder).iterdir())
+        except OSError as e:
+            say(f"states: cannot list {folder} ({e.strerror}); its states are not used")
+            continue
+        for path in paths:
+            if path.name.startswith(".") or path.suffix != ".pt":
+                continue
+            try:
+                info = os.stat(path)
+            except OSError:
+                continue
+            if not stat.S_ISREG(info.st_mode):
+                continue   # a FIFO would block the reader: never opened
+            if info.st_size > MAX_STATE_FILE:
+                say(f"states: {path} is {info.st_size:,} bytes, not a state; ignored")
+                continue
+            try:
+                loaded = load_checkpoint(path)
+            except LengthgenError as e:
+                say(f"states: {str(e).splitlines()[0][:300]}; ignored, the job starts fresh")
+                continue
+            if isinstance(loaded, dict) and PACK_KEY in loaded:
+                items = loaded.get("states")
+                if not isinstance(items, dict):
+                    say(f"states: {path} is a pack without states; ignored")
+                    continue
+            else:
+                items = {path.stem: loaded}
+            for name, state in items.items():
+                found[str(name)] = (state, path)
+    return found
+
+
+def keep_state(folder: Path, name: str, state: dict) -> None:
+    from lengthgen.engine.checkpoints import save_checkpoint
+    save_checkpoint(Path(folder) / f"{name}.pt", state)   # atomic
+
+
+def serialized_size(state) -> int:
+    import torch
+    buffer = io.BytesIO()
+    torch.save(state, buffer)
+    return buffer.tell()
+
+
+def save_states(folder: Path, states: dict, budget_bytes: int) -> list[str]:
+    """Write unfinished jobs' states as `<job name>.pt`, smallest first, while the total stays
+    within `budget_bytes`. Returns the names written."""
+    written, used = [], 0
+    for size, name in sorted((serialized_size(s), n) for n, s in states.items()):
+        if used + size > budget_bytes:
+            break
+        keep_state(folder, name, states[name])
+        written.append(name)
+        used += size
+    return written
+
+
+def pack_states(states: dict, out: Path, files: int = HANDOFF_FILES,
+                file_bytes: int = HANDOFF_FILE_BYTES, total_bytes: int = HANDOFF_BYTES) -> dict:
+    """Pack states into at most `files` files `slice-states-K.pt` of at most `file_bytes` each,
+    `total_bytes` in all, smallest first (what a GPU machine can hand to the next allotment).
+    Returns {file name: [job names]}; states too large for a file are left out."""
+    from lengthgen.engine.checkpoints import save_checkpoint
+    room = 64 * 1024   # the pack's own bytes beside its states'
+    sized = sorted((serialized_size(s), n) for n, s in states.items())
+    packs: list[list] = []
+    used = 0
+    for size, name in sized:
+        if size + room > file_bytes or used + size + room > total_bytes:
+            break   # smallest first: no later state fits either
+        if packs and sum(s for s, _ in packs[-1]) + size + room <= file_bytes:
+            packs[-1].append((size, name))
+        elif len(packs) < files and used + size + 2 * room <= total_bytes:
+            packs.append([(size, name)])
+            used += room
+        else:
+            break
+        used += size
+    written = {}
+    for k, pack in enumerate(packs):
+        path = Path(out) / f"slice-states-{k}.pt"
+        save_checkpoint(path, {PACK_KEY: 1, "states": {n: states[n] for _, n in pack}})
+        written[path.name] = [n for _, n in pack]
+    return written
+
+
+# ---- planning with rates -------------------------------------------------------------------
+class Planner:
+    """How long a group of a shape takes: the slower of a rate table's estimate (`runs.rates`,
+    with a margin) and what this slice measured on the shape (which counts the other workers
+    on the card); None where neither knows the shape (the job then starts, as slices did
+    before rates). A table's rates are of one process on the card: for shapes in `careful`
+    (jobs that must finish in this allotment, their states too large to hand on) they are
+    divided among the `share` workers of the slice."""
+
+    def __init__(self, table=None, graphs: bool = False, share: int = 1,
+                 careful=lambda shape: False):
+        self.table, self.graphs, self.share, self.careful = table, graphs, share, careful
+        self.measured: dict = {}   # shape -> (group size, seconds a step)
+
+    def seconds(self, shape, n: int, steps: int) -> float | None:
+        if steps <= 0:
+            return 0.0
+        estimates = []
+        if shape in self.measured:
+            size, per_step = self.measured[shape]
+            estimates.append(steps * per_step * max(1.0, n / size))
+        if self.table is not None:
+            per_step = self.table.step_seconds(shape, n, self.graphs)
+            if self.careful(shape):
+                per_step *= self.share
+            estimates.append(steps * per_step * MARGIN + GROUP_OVERHEAD_S)
+        return max(estimates) if estimates else None
+
+    def measure(self, shape, n: int, steps: int, seconds: float) -> None:
+        if steps > 0 and seconds > 0:
+            self.measured[shape] = (n, seconds / steps)
+
+    def largest(self, shape, remaining: list[int], left: float, cap: int) -> int:
+        """The most jobs (in order, `remaining` steps each) that finish together in `left`."""
+        best = 0
+        for n in range(1, min(len(remaining), cap) + 1):
+            need = self.seconds(shape, n, max(remaining[:n]))
+            if need is None or need <= left:
+                best = n
+        return best
+
+
+# ---- the slice loop --------------------------------------------------------------------------
+@dataclass
+class SliceWork:
+    """What a sweep gives the slice loop. Its specs have `.name` and `.params()`."""
+    folder: Path                     # the records folder (lock, claims)
+    pending: Callable                # () -> the specs to train now, none recorded, cheapest first
+    engine_job: Callable             # spec -> lengthgen.engine.jobs.Job
+    record: Callable                 # (spec, model, result, group_size, started, seconds) -> None
+    sampler: str = "auto"
+
+
+def _shape(job) -> tuple:
+    return (job.model["n_layers"], job.model["n_heads"], job.model["d_model"])
+
+
+class _Writes:
+    """Writes that may fail: the first failure is kept, the others of a group still tried."""
+
+    def __init__(self):
+        self.failed: str | None = None
+
+    def attempt(self, what: str, write) -> bool:
+        try:
+            write()
+            return True
+        except OSError as e:
+            self.failed = self.failed or f"cannot write {what} ({e.strerror or e})"
+            return False
+
+
+def _usable_states(found: dict, specs: list, jobs: dict, checked: dict, say) -> dict:
+    """{job name: state} for the specs whose state belongs to them and fits their decoder."""
+    for spec in specs:
+        if spec.name in checked or spec.name not in found:
+            continue
+        state, path = found[spec.name]
+        problem = None
+        if isinstance(state, dict) and "job" in state and state["job"] != spec.params():
+            problem = "belongs to another job"
+        else:
+            problem = check_state(state, jobs[spec.name].build()[1])
+        if problem:
+            say(f"states: {path} ({spec.name}) {problem}; ignored, the job starts fresh")
+        # a state at step 0 (a slice stopped before its first step) is a fresh job: it trains
+        # with the fresh jobs of its shape, whose group starts no member from a state
+        checked[spec.name] = None if problem or state["step"] == 0 else state
+    return {s.name: checked[s.name] for s in specs if checked.get(s.name) is not None}
+
+
+def _score_state(spec, job, state):
+    """A state at or past its job's cap: the decoder it holds and its training's result."""
+    from lengthgen.engine.settings import TrainResult
+    _, model = job.build()
+    model.load_state_dict(state["model"])
+    history = list(state["history"])
+    last = history[-1] if history else {}
+    return model, TrainResult(steps=state["step"], stopped_early=False,
+                              final_accuracy=last.get("accuracy"),
+                              wall_time_s=float(state["elapsed"]), history=history)
+
+
+def _choose(pending, jobs, resumable, worker, left, planner, max_group, until_step, take):
+    """The next group this worker trains: (its specs, the step it starts at, how many planned
+    jobs were refused as unable to finish in `left` seconds). Jobs group by the engine's key and
+    their start step; resumed groups come first (their work is half done), then fresh ones
+    cheapest first from this worker's own shape; of a group, the most jobs (fewest steps first)
+    that finish together, each taken by a claim (`take`)."""
+    from lengthgen.engine.jobs import group_key
+    groups: dict = {}
+    for spec in pending:
+        start = resumable[spec.name]["step"] if spec.name in resumable else 0
+        groups.setdefault(group_key(jobs[spec.name]) + (start,), []).append(spec)
+    resumed = [k for k in groups if k[-1] > 0]
+    fresh = [k for k in groups if k[-1] == 0]
+    at = worker % len(fresh) if fresh else 0
+    refused = 0
+    for key in resumed + fresh[at:] + fresh[:at]:
+        first = key[-1]   # the step the group starts at (its members share it)
+        specs = sorted(groups[key], key=lambda s: jobs[s.name].train.steps)
+        remaining = [jobs[s.name].train.steps - first for s in specs]
+        if until_step is not None:
+            remaining = [min(r, until_step - first) for r in remaining]
+        n = planner.largest(_shape(jobs[specs[0].name]), remaining, left, max_group)
+        refused += len(specs) - n
+        chosen = [spec for spec in specs[:n] if take(spec.name)]
+        if chosen:
+            return chosen, first, refused
+    return [], 0, refused
+
+
+def run_slice(work: SliceWork, device, deadline: float, *, worker: int = 0,
+              max_group: int = 256, graphs: bool = False, states: Path | None = None,
+              states_in: Path | None = None, states_out: Path | None = None,
+              state_bytes: int = STATE_BYTES, chain_s: float = 0.0, rates=None,
+              until_step: int | None = None, share: int = 1, stop: Stop | None = None,
+              log=print) -> dict:
+    """Train the work's jobs until `deadline` (a time.time() value), a stop, or nothing is
+    left; record each finished job at once. states: the local folder of every unfinished
+    state (read, and written without a size limit); states_in: states handed on from an
+    earlier allotment; states_out: the old hand-off, `state_bytes` in all. chain_s: seconds of
+    a chained call after this one (counted only with `states`). rates: a `runs.rates` table;
+    share: the slice's workers on the card (`Planner`). until_step ends every group at that
+    step (tests). Returns counts."""
+    import torch
+
+    from lengthgen.engine.jobs import train_jobs
+    from lengthgen.results import run_started
+    stop = stop or Stop()
+    folder = Path(work.folder)
+
+    def say(text):
+        log(json.dumps({"worker": worker, "note": text}), flush=True)
+    counts = {"recorded": 0, "unfinished": 0, "groups": 0, "resumed": 0, "from_states": 0,
+              "not_started": 0}
+    found = read_states([states_in, states], say)
+    checked: dict = {}
+    unfinished: dict = {}
+    writes = _Writes()
+    cuda = torch.device(device).type == "cuda"
+    last = states is None or chain_s <= 0   # no chained call after this one
+
+    def careful(shape) -> bool:   # a job whose state no hand-off file can hold
+        return last and state_size(shape) > HANDOFF_FILE_BYTES
+    planner = Planner(rates, graphs and cuda, share, careful)
+
+    def take(name: str) -> bool:   # a claim that cannot be written stops the slice
+        taken = []
+        writes.attempt(f"the claim of {name} into {folder / '.claims'}",
+                       lambda: taken.append(claim(folder, name)))
+        return bool(taken and taken[0])
+    while not stop.requested and not writes.failed and time.time() < deadline:
+        pending = [s for s in work.pending() if s.name not in unfinished]
+        if not pending:
+            break
+        jobs = {s.name: work.engine_job(s) for s in pending}
+        resumable = _usable_states(found, pending, jobs, checked, say)
+        done = next((s for s in pending if s.name in resumable
+                     and resumable[s.name]["step"] >= jobs[s.name].train.steps
+                     and take(s.name)), None)
+        if done is not None:   # trained to its cap already: scored, not trained again
+            model, result = _score_state(done, jobs[done.name], resumable[done.name])
+            started = run_started(str(device), torch.get_num_threads())
+            if not stop.orphaned and writes.attempt(
+                    f"the record of {done.name} into {folder}",
+                    lambda: work.record(done, model, result, 1, started, 0.0)):
+                counts["recorded"] += 1
+                counts["from_states"] += 1
+            continue
+        left = deadline - time.time() + (chain_s if states is not None else 0.0)
+        chosen, first, refused = _choose(pending, jobs, resumable, worker, left, planner,
+                                         max_group, until_step,
+                                         lambda name: not writes.failed and take(name))
+        if writes.failed:
+            break
+        if not chosen:
+            if refused:
+                counts["not_started"] = refused
+                say(f"{refused} planned job(s) not started: they cannot finish in the "
+                    f"{max(left, 0):.0f} s left at the measured rates")
+            break   # every planned job is taken by another worker, or cannot finish
+        resume = {i: resumable[s.name] for i, s in enumerate(chosen) if s.name in resumable}
+        counts["resumed"] += len(resume)
+        started = run_started(str(device), torch.get_num_threads())
+        t0 = time.perf_counter()
+        try:
+            outcomes = train_jobs([jobs[s.name] for s in chosen], device,
+                                  sampler=work.sampler, until_step=until_step, resume=resume,
+                                  deadline=Deadline(t0 + (deadline - time.time()), stop),
+                                  max_group=max_group, graphs=graphs)
+        except Exception as e:   # one failed group costs its jobs, not the slice's other work
+            counts["failed_groups"] = counts.get("failed_groups", 0) + 1
+            say(f"{type(e).__name__}: {e}"[:300] + f" (jobs {[s.name for s in chosen]})")
+            if cuda and "out of memory" in str(e).lower():
+                torch.cuda.empty_cache()
+            continue
+        seconds = time.perf_counter() - t0
+        counts["groups"] += 1
+        reached = max([o.result.steps if o.result is not None else o.state["step"]
+                       for o in outcomes if o.result is not None or o.state is not None],
+                      default=first)
+        planner.measure(_shape(jobs[chosen[0].name]), len(chosen), reached - first, seconds)
+        if stop.orphaned:   # the parent is gone: whoever ran it has packed what it had
+            break
+        for spec, outcome in zip(chosen, outcomes):
+            if outcome.result is not None:
+                def write(spec=spec, outcome=outcome):
+                    work.record(spec, outcome.model, outcome.result, outcome.group_size,
+                                started, time.perf_counter() - t0)
+                if writes.attempt(f"the record of {spec.name} into {folder}", write):
+                    counts["recorded"] += 1
+                    if states is not None and spec.name in found:
+                        try:   # a finished job's state is handed on to nobody
+                            (Path(states) / f"{spec.name}.pt").unlink(missing_ok=True)
+                        except OSError:
+                            pass
+                continue
+            counts["unfinished"] += 1
+            if outcome.state is not None:
+                unfinished[spec.name] = {**outcome.state, "job": spec.params()}
+                if states is not None:
+                    writes.attempt(f"the state of {spec.name} into {states}",
+                                   lambda spec=spec: keep_state(states, spec.name,
+                                                                unfinished[spec.name]))
+            # its claim stays: no other worker starts it again from nothing (the next slice,
+            # holding the lock, clears the claims and resumes it from its state)
+        log(json.dumps({"worker": worker, "shape": _shape(jobs[chosen[0].name]),
+                        "jobs": len(chosen), **counts, "seconds": round(seconds, 1)}),
+            flush=True)
+    if states_out is not None and unfinished and not stop.orphaned:
+        kept: list = []
+        writes.attempt(f"states into {states_out}", lambda: kept.extend(
+            save_states(states_out, unfinished, state_bytes)))
+        counts["states_kept"] = len(kept)
+    if writes.failed:
+        raise LengthgenError(f"{writes.failed}; the slice stopped there: {counts['recorded']} "
+                             f"job(s) recorded by it are kept; free space (or make the folder "
+                             f"writable) and run the slice again")
+    if stop.signal is not None:
+        counts["stopped_by"] = signal.Signals(stop.signal).name
+    return counts
+
+
+# ---- worker processes -------------------------------------------------------------------------
+def _die_with_parent() -> None:   # runs in the child between fork and exec
+    import ctypes
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)   # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):   # not Linux: the workers' own check of the parent
+        pass
+
+
+def run_workers(argv: list, workers: int, lock_fd: int) -> tuple[list, int | None]:
+    """Start `workers` processes `argv + ["--worker", w, "--lock-fd", fd]` that inherit the
+    locked descriptor, forward SIGTERM and SIGINT to them, and wait for all. Returns (exit
+    codes, the signal that stopped the slice or None)."""
+    stop = Stop().install()
+    env = {**os.environ, PARENT_ENV: str(os.getpid())}
+    procs = [subprocess.Popen(argv + ["--worker", str(w), "--lock-fd", str(lock_fd)],
+                              pass_fds=(lock_fd,), env=env, preexec_fn=_die_with_parent)
+             for w in range(workers)]
+    forwarded = None
+    while any(p.poll() is None for p in procs):
+        if stop.signal is not None and forwarded != stop.signal:
+            forwarded = stop.signal
+            for p in procs:
+                if p.poll() is None:
+                    p.send_signal(stop.signal)
+        time.sleep(0.1)
+    return [p.returncode for p in procs], stop.signal
+
+
+def worker_stop() -> Stop:
+    """The Stop of a worker process: its signals, and its parent's pid (PARENT_ENV)."""
+    parent = os.environ.get(PARENT_ENV)
+    stop = Stop(int(parent) if parent and parent.isdigit() else None).install()
+    if stop.orphaned:   # the parent died before this worker started
+        stop.signal = signal.SIGTERM
+    return stop
