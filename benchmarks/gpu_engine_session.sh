@@ -67,10 +67,20 @@ if [ "$CONTINUE" = 0 ]; then
   timeout 120 $PY -m pytest -q -x -p no:cacheprovider --noconftest tests/test_engine_cuda.py \
     -k graph 2>&1 | tail -15 | tee -a "$LOG"
   if [ "${PIPESTATUS[0]}" = 0 ]; then touch "$LOCAL/graphs"; fi
+  # torch.compile of the step (COMPILE=1, opt-in until a card has measured it: each group's
+  # first step compiles, 30-90 s on a CPU): used only where the card's compile tests pass
+  rm -f "$LOCAL/compile"
+  if [ "${COMPILE:-0}" = 1 ]; then
+    timeout 300 $PY -m pytest -q -x -p no:cacheprovider --noconftest tests/test_engine_compile.py \
+      -k gpu 2>&1 | tail -15 | tee -a "$LOG"
+    if [ "${PIPESTATUS[0]}" = 0 ]; then touch "$LOCAL/compile"; fi
+  fi
+  BENCH_COMPILE=""; if [ -f "$LOCAL/compile" ]; then BENCH_COMPILE="--compile"; fi
   if [ "$BENCH_SECONDS" -gt 0 ]; then
     echo "== 2. benchmark ($BENCH_SECONDS s)" | tee -a "$LOG"
     timeout $((BENCH_SECONDS + 60)) $PY benchmarks/bench_engine.py --device cuda --seconds 1.0 \
-      --rounds 1 --budget "$BENCH_SECONDS" --out "$OUT/bench.jsonl" > "$OUT/bench.log" 2>&1
+      --rounds 1 --budget "$BENCH_SECONDS" --records results $BENCH_COMPILE \
+      --out "$OUT/bench.jsonl" > "$OUT/bench.log" 2>&1
     echo "bench rc $? after $(( $(date +%s) - start )) s" | tee -a "$LOG"
     # the slices plan with these rates (this card, this code) where the benchmark gave any
     if grep -q '"kind": "engine' "$OUT/bench.jsonl" 2>/dev/null; then
@@ -83,8 +93,9 @@ if [ "$CONTINUE" = 0 ]; then
   fi
 fi
 GRAPHS=""; if [ -f "$LOCAL/graphs" ]; then GRAPHS="--graphs"; fi
+COMPILE_FLAG=""; if [ -f "$LOCAL/compile" ]; then COMPILE_FLAG="--compile"; fi
 RATES=""; if [ -f "$LOCAL/bench.jsonl" ]; then RATES="--rates $LOCAL/bench.jsonl"; fi
-echo "slices use CUDA graphs: ${GRAPHS:-no}; rates: ${RATES:-built-in}" | tee -a "$LOG"
+echo "slices use CUDA graphs: ${GRAPHS:-no}; torch.compile: ${COMPILE_FLAG:-no}; rates: ${RATES:-built-in}" | tee -a "$LOG"
 
 # the slice ends a minute before the call, for its last records, the tar and the packs
 left=$(( TOTAL_SECONDS - ($(date +%s) - start) - 60 ))
@@ -97,7 +108,8 @@ echo "== 3. sweep slice ($SLICE_MINUTES min, then $THEN_MINUTES min chained, $WO
 # finished and keeps the unfinished states; -k: SIGKILL a minute later if it has not ended
 timeout -k 60 $(( left + 60 )) $PY -m lengthgen budget slice --scale gpu \
   --minutes "$SLICE_MINUTES" --then-minutes "$THEN_MINUTES" --workers "$WORKERS" \
-  --root "$LOCAL/results" $GRAPHS $RATES --states-in .slice-states --states "$LOCAL/states" \
+  --root "$LOCAL/results" $GRAPHS $COMPILE_FLAG $RATES --states-in .slice-states \
+  --states "$LOCAL/states" \
   > "$SLICE_LOG" 2>&1
 echo "slice rc $? after $(( $(date +%s) - start )) s" | tee -a "$LOG"
 tail -3 "$SLICE_LOG" | tee -a "$LOG"

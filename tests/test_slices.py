@@ -405,3 +405,24 @@ def test_the_estimate_names_the_jobs_no_allotment_can_hold(capsys):
     code = main(["budget", "plan", "--estimate", "--root", str(ROOT / "results")])
     out = capsys.readouterr().out
     assert code == 0 and "GPU minutes" in out and "cannot finish inside one allotment" in out
+
+
+def test_compile_reaches_the_engine_and_the_records_say_so(tmp_path, monkeypatch):
+    """`budget slice --compile` hands compile to train_jobs (engine.compiled), and each record
+    it writes says the step was compiled; a slice without it says nothing of the kind."""
+    import lengthgen.engine.jobs as jobs_module
+    seen = []
+    real = jobs_module.train_jobs
+
+    def spy(*args, **kwargs):
+        seen.append(kwargs.get("compile"))
+        return real(*args, **{**kwargs, "compile": False})   # eager here: the test is the wiring
+    monkeypatch.setattr(jobs_module, "train_jobs", spy)
+    budget.run_slice(tmp_path, "test", CPU, time.time() + 120, compile=True, **QUIET)
+    assert seen and all(c is True for c in seen)
+    records = _records(tmp_path)
+    assert records and all(r["metrics"].get("compiled") is True for r in records.values())
+    seen.clear()
+    budget.run_slice(tmp_path / "plain", "test", CPU, time.time() + 120, **QUIET)
+    assert seen and not any(seen)
+    assert all("compiled" not in r["metrics"] for r in _records(tmp_path / "plain").values())

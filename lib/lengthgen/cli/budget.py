@@ -71,6 +71,9 @@ def add_parser(sub):
             q.add_argument("--device", type=device_name, default=None)
             q.add_argument("--graphs", action="store_true",
                            help="replay each training step as a CUDA graph (GPU only)")
+            q.add_argument("--compile", action="store_true",
+                           help="each training step through torch.compile (eager where "
+                                "compiling fails)")
             q.add_argument("--states", default=None,
                            help="local folder of every unfinished state (read and written, "
                                 "no size limit): the chained call's hand-off")
@@ -161,7 +164,8 @@ def _slice(args):
     root = _root(args)
     folder = root / budget.RECORDS_ID / args.scale
     deadline = time.time() + 60 * minutes
-    options = dict(max_group=args.max_group, graphs=args.graphs, states=_path(args.states),
+    options = dict(max_group=args.max_group, graphs=args.graphs, compile=args.compile,
+                   states=_path(args.states),
                    states_in=_path(args.states_in), states_out=_path(args.states_out),
                    state_bytes=slices.STATE_BYTES // args.workers, chain_s=60 * then,
                    rates=rates.table_for(device, args.rates))
@@ -189,6 +193,7 @@ def _slice(args):
                     "--then-minutes", str(then), "--workers", str(args.workers),
                     "--max-group", str(args.max_group), "--device", str(device)] \
                 + (["--graphs"] if args.graphs else []) \
+                + (["--compile"] if args.compile else []) \
                 + [a for option in ("states", "states_in", "states_out", "rates")
                    if getattr(args, option)
                    for a in (f"--{option.replace('_', '-')}", getattr(args, option))]

@@ -399,7 +399,8 @@ def _choose(pending, jobs, resumable, worker, left, planner, max_group, until_st
 
 
 def run_slice(work: SliceWork, device, deadline: float, *, worker: int = 0,
-              max_group: int = 256, graphs: bool = False, states: Path | None = None,
+              max_group: int = 256, graphs: bool = False, compile: bool | str = False,
+              states: Path | None = None,
               states_in: Path | None = None, states_out: Path | None = None,
               state_bytes: int = STATE_BYTES, chain_s: float = 0.0, rates=None,
               until_step: int | None = None, share: int = 1, stop: Stop | None = None,
@@ -410,7 +411,8 @@ def run_slice(work: SliceWork, device, deadline: float, *, worker: int = 0,
     earlier allotment; states_out: the old hand-off, `state_bytes` in all. chain_s: seconds of
     a chained call after this one (counted only with `states`). rates: a `runs.rates` table;
     share: the slice's workers on the card (`Planner`). until_step ends every group at that
-    step (tests). Returns counts."""
+    step (tests). compile: each step through torch.compile (`engine.compiled`; the prepared
+    GPU script passes it only where the card's compile tests pass). Returns counts."""
     import torch
 
     from lengthgen.engine.jobs import train_jobs
@@ -476,7 +478,7 @@ def run_slice(work: SliceWork, device, deadline: float, *, worker: int = 0,
             outcomes = train_jobs([jobs[s.name] for s in chosen], device,
                                   sampler=work.sampler, until_step=until_step, resume=resume,
                                   deadline=Deadline(t0 + (deadline - time.time()), stop),
-                                  max_group=max_group, graphs=graphs)
+                                  max_group=max_group, graphs=graphs, compile=compile)
         except Exception as e:   # one failed group costs its jobs, not the slice's other work
             counts["failed_groups"] = counts.get("failed_groups", 0) + 1
             say(f"{type(e).__name__}: {e}"[:300] + f" (jobs {[s.name for s in chosen]})")

@@ -279,7 +279,8 @@ def load_states(folder: Path | None) -> dict:
     return {name: state for name, (state, _) in read_states([folder]).items()}
 
 
-def slice_work(root: Path, scale: str, device, graphs: bool = False) -> SliceWork:
+def slice_work(root: Path, scale: str, device, graphs: bool = False,
+               compile: bool | str = False) -> SliceWork:
     """The paper-budget sweep as the slice loop's work: jobs planned from the records, each
     finished one scored and written as its own record."""
     import torch
@@ -293,6 +294,8 @@ def slice_work(root: Path, scale: str, device, graphs: bool = False) -> SliceWor
     def record(spec, model, result, group_size, started, seconds):
         metrics = score(model, spec, result, config, device, group_size)
         metrics["cuda_graphs"] = bool(graphs) and torch.device(device).type == "cuda"
+        if compile:   # which step ran: torch.compile rounds a little differently (1e-7)
+            metrics["compiled"] = True
         write_job_record(root, scale, spec, config, metrics, started, seconds)
     return SliceWork(folder, pending, lambda spec: to_engine_job(spec, config), record,
                      sampler=config["sampler"])
@@ -300,6 +303,7 @@ def slice_work(root: Path, scale: str, device, graphs: bool = False) -> SliceWor
 
 def run_slice(root: Path, scale: str, device, deadline: float, *, worker: int = 0,
               workers: int = 1, lock_fd: int | None = None, graphs: bool = False,
+              compile: bool | str = False,
               states: Path | None = None, states_in: Path | None = None,
               states_out: Path | None = None, **options) -> dict:
     """Train planned jobs until `deadline` (a time.time() value) or until nothing is left,
@@ -310,9 +314,10 @@ def run_slice(root: Path, scale: str, device, deadline: float, *, worker: int = 
     folder's lock and clears an earlier slice's claims first. Returns counts."""
     from lengthgen.results import remove_stale_temp_files
     from lengthgen.runs import slices
-    work = slice_work(root, scale, device, graphs)
+    work = slice_work(root, scale, device, graphs, compile)
     run = functools.partial(slices.run_slice, work, device, deadline, worker=worker,
-                            share=workers, graphs=graphs, states=states, states_in=states_in,
+                            share=workers, graphs=graphs, compile=compile, states=states,
+                            states_in=states_in,
                             states_out=states_out, **options)
     if lock_fd is not None:
         return run()
