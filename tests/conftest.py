@@ -26,6 +26,7 @@ def site_source(folder: Path, executed: dict) -> tuple[Path, list[str]]:
     shutil.copytree(ROOT / "book", folder / "book",
                     ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__"))
     shutil.copy(ROOT / "_toc.yml", folder / "_toc.yml")
+    (folder / "lib").symlink_to(ROOT / "lib")   # book/code.md includes the library's source
     reused = []
     for notebook in sorted((ROOT / "book").glob("*.ipynb")):
         ran = executed.get(notebook.resolve())

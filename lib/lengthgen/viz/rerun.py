@@ -43,12 +43,16 @@ def repository_url(config: Path = CONFIG) -> str:
 def colab_cell(config: Path = CONFIG) -> str:
     """The first cell of every chapter: on Colab, clone the repository and install the library."""
     return (
+        "import os\n"
         "import sys\n"
         'if "google.colab" in sys.modules:  # on Colab: fetch the book\'s code and results once\n'
-        f"    !git clone -q --depth 1 {repository_url(config)} {COLAB_DIR} && "
+        f'    if not os.path.isdir("{COLAB_DIR}/.git"):  # run again, the cell keeps the first '
+        "clone\n"
+        f"        !git clone -q --depth 1 {repository_url(config)} {COLAB_DIR} && "
         f"pip install -q -e {COLAB_DIR}\n"
-        f'    sys.path.insert(0, "{COLAB_DIR}/lib")  # a running kernel misses a new editable '
+        f'    if "{COLAB_DIR}/lib" not in sys.path:  # a running kernel misses a new editable '
         "install\n"
+        f'        sys.path.insert(0, "{COLAB_DIR}/lib")\n'
         f"    %cd {COLAB_DIR}/book")
 
 
