@@ -98,9 +98,25 @@ def test_summary_and_verdicts_count_fitting_seeds_and_separate_only_by_spread():
     assert verdicts[("d3", "half_offsets")] == "higher"       # 98 > 97: the spreads separate
     assert verdicts[("d3", "full_depth")] == "not separated"  # 60-70 inside 50-97
     assert leads.lead_summary(records) == (
-        "Of the 2 changes tried (3 seeds each at most), 1 raises a cell's Len 101-150 accuracy "
-        "beyond the spread of its seeds, 0 lower it, and 1 is not separated from the book's "
-        "protocol.")
+        "Of the 2 changes tried with at least 3 seeds (3 seeds each at most), 1 raises a cell's "
+        "Len 101-150 accuracy beyond the spread of its seeds, 0 lower it, and 1 is not "
+        "separated from the book's protocol.")
+
+
+def test_a_change_with_fewer_than_three_seeds_is_not_judged():
+    """A sweep in progress: one seed each side separates trivially (two single values), so a
+    change is judged only once both sides have three seeds."""
+    records = [_record("d3", "book", 0, True, 0.9), _record("d3", "fixed_data", 0, True, 0.1)]
+    records += [_record("d4", "book", s, True, 0.9) for s in range(3)]
+    records += [_record("d4", "fixed_data", s, True, 0.2) for s in range(3)]
+    verdicts = leads.verdicts(records)
+    assert verdicts[("d3", "fixed_data")] == "too few seeds"
+    assert verdicts[("d4", "fixed_data")] == "lower"
+    assert leads.lead_summary(records).endswith(
+        "1 change has fewer than 3 seeds on a side so far and is not judged yet.")
+    assert leads.lead_summary(records[:2]) == (
+        "None of the 1 changes tried has 3 seeds beside the book's protocol yet, so none is "
+        "judged.")
 
 
 def test_the_chapter_table_says_not_run_where_a_variant_does_not_apply():
@@ -108,5 +124,5 @@ def test_the_chapter_table_says_not_run_where_a_variant_does_not_apply():
                                                                   True, 1.0)]
     table = leads.lead_table(records).splitlines()
     assert table[0].startswith("| cell | the book's protocol")
-    assert table[2].startswith("| (aa)* (APE) | 66%, 1 of 1 fit | 100%, 1 of 1 fit: higher |")
+    assert table[2].startswith("| (aa)* (APE) | 66%, 1 of 1 fit | 100%, 1 of 1 fit: too few seeds |")
     assert table[2].endswith("| not run |")

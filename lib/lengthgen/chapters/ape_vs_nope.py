@@ -13,7 +13,8 @@ listed in one place and a module can move without touching the book.
 import functools
 
 from lengthgen.config import get_device, get_scale
-from lengthgen.experiments.huang.sweep import (analysis, budget, huang_ape_leads,
+from lengthgen.experiments.huang.sweep import (analysis, budget, huang_ape_data_lead,
+                                               huang_ape_leads,
                                                huang_fig1_algorithmic, huang_fig1_languages,
                                                huang_fig4_starfree, huang_table6_7_hparams,
                                                protocol, tables)
@@ -24,7 +25,8 @@ from lengthgen.viz.rerun import rerun_figure
 from lengthgen.viz.tables import HTMLTable
 
 __all__ = ["analysis", "book_figure", "draw_ahead", "cell_table", "get_device", "get_scale", "glue_budget",
-           "glue_differences", "glue_headline", "glue_language_cells", "glue_leads",
+           "glue_data_lead", "glue_differences", "glue_headline", "glue_language_cells",
+           "glue_leads",
            "glue_progress", "glue_protocol", "hparams_table", "rerun_figure", "sweep_records"]
 
 PANELS = {"algorithmic": "huang-fig1-algorithmic", "languages": "huang-fig1-languages"}
@@ -132,6 +134,23 @@ def glue_leads() -> None:
     records = records_for("huang-ape-leads")[1]
     book_table("huang-leads", huang_ape_leads.lead_table(records), caption(records))
     book_text("huang-leads-summary", huang_ape_leads.lead_summary(records))
+
+
+def glue_data_lead() -> None:
+    """The third lead (huang-ape-data-lead): its figure, table, summary sentence and how far
+    its sweep is (trainings recorded of those registered)."""
+    book_figure("huang-ape-data-lead")
+    scale, records = records_for("huang-ape-data-lead")
+    config = huang_ape_data_lead.CONFIGS[scale]
+    book_table("huang-data-lead", huang_ape_data_lead.table(records, config), caption(records))
+    book_text("huang-data-lead-summary", huang_ape_leads.lead_summary(records))
+    registered = len(huang_ape_data_lead.runs(config))
+    seeds = sorted({r["metrics"]["seed"] for r in records})
+    book_text("huang-data-lead-progress",
+              f"{len(records)} of the {registered} trainings registered "
+              f"({len(config['seeds'])} seeds) are recorded so far, from seed"
+              f"{'' if len(seeds) == 1 else 's'} {', '.join(map(str, seeds))}")
+    book_text("huang-data-lead-size", f"{config['fixed_size']:,}")
 
 
 def glue_language_cells() -> None:

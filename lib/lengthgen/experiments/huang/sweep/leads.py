@@ -144,14 +144,21 @@ def figure(records):
     return fig
 
 
+MIN_SEEDS = 3   # seeds each side needs before a change is judged (fewer: "too few seeds")
+
+
 def verdicts(records) -> dict:
-    """{(task, variant): "higher" | "lower" | "not separated"} for each changed variant against
-    the book's protocol on Len 101-150: a variant moves a cell only where the seeds' ranges do
-    not overlap (prose.separate; with 3 seeds, a mean alone is not a fact)."""
+    """{(task, variant): "higher" | "lower" | "not separated" | "too few seeds"} for each
+    changed variant against the book's protocol on Len 101-150: a variant moves a cell only
+    where the seeds' ranges do not overlap (prose.separate; with 3 seeds, a mean alone is not
+    a fact), and is judged only once both sides have MIN_SEEDS seeds (a sweep in progress)."""
     cells, out = _cells(records), {}
     for (task, variant), rows in cells.items():
         book = cells.get((task, "book"))
         if variant == "book" or book is None:
+            continue
+        if min(len(rows), len(book)) < MIN_SEEDS:
+            out[(task, variant)] = "too few seeds"
             continue
         mine, theirs = _counted(rows), _counted(book)
         out[(task, variant)] = ("higher" if separate(mine, theirs) else
@@ -198,9 +205,16 @@ def lead_summary(records) -> str:
     count = lambda word: sum(v == word for v in judged.values())
     seeds = sorted({row["seed"] for row in data(records)})
     verb = lambda n, one, many: f"{n} {one if n == 1 else many}"  # noqa: E731
-    return (f"Of the {len(judged)} changes tried ({len(seeds)} seed"
+    early = count("too few seeds")
+    judged_n = len(judged) - early
+    wait = (f" {verb(early, 'change has', 'changes have')} fewer than {MIN_SEEDS} seeds on a "
+            f"side so far and {'is' if early == 1 else 'are'} not judged yet.") if early else ""
+    if not judged_n:
+        return (f"None of the {len(judged)} changes tried has {MIN_SEEDS} seeds beside the "
+                f"book's protocol yet, so none is judged.")
+    return (f"Of the {judged_n} changes tried with at least {MIN_SEEDS} seeds ({len(seeds)} seed"
             f"{'' if len(seeds) == 1 else 's'} each at most), "
             f"{verb(count('higher'), 'raises', 'raise')} a cell's Len 101-150 accuracy beyond "
             f"the spread of its seeds, {verb(count('lower'), 'lowers', 'lower')} it, and "
             f"{verb(count('not separated'), 'is', 'are')} not separated from the book's "
-            f"protocol.")
+            f"protocol.{wait}")
