@@ -31,7 +31,9 @@ and one of two ways to get its records:
 
 A chapter's numbers, its verdicts and its "Paper vs this book" rows are not part of a figure:
 they usually read several figures, so each paper's package computes them in its analysis
-module, from the records, through the registry.
+module, from the records, read through the registry; what it needs from a figure's code (its
+rows) lives below both, in a module the figure imports (tests/test_architecture.py counts a
+look-up by id as an import).
 
 FIGURE_ID is a plain name (it names a folder of results/), and the run names of one scale
 have one record file each (`a/b` and `a_b` would share `a_b.json`).

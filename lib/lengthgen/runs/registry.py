@@ -2,7 +2,7 @@
 
 A figure module assigns FIGURE_ID = "..." at its top level and offers what
 `lengthgen.runs.contract` states, checked here; the modules beside it in its paper's package
-(protocol, analysis, drawing, tables) have no FIGURE_ID.
+(protocol, analysis, rows, drawing, tables) have no FIGURE_ID.
 The registry reads the ids from the modules' source, so listing figures imports no torch, and
 a new figure module needs no line anywhere else.
 """
@@ -29,7 +29,7 @@ def _registry() -> dict[str, str]:
     """figure id -> module name (dotted, inside FIGURES_PACKAGE), derived from the modules
     themselves: every module of the figures package or of a package inside it (one per paper,
     e.g. izzo/ or huang/sweep/) that assigns FIGURE_ID = "..." at its top level is a figure;
-    protocol, analysis, drawing and tables modules have none. Read from the source, so listing
+    protocol, analysis, rows, drawing and tables modules have none. Read from the source, so listing
     figures imports no torch. A module that cannot be read, or breaks the contract, is one
     LengthgenError naming it."""
     import ast

@@ -3,14 +3,17 @@ the sentences around Figs. 1 and 2 (`headline`), and the chapter's verdicts and 
 book" rows (`izzo_paper_vs_book_rows`; `kgram_verdict` is the rule for the k-gram task, written
 next to it).
 
-The figure modules are reached through the registry (a module that is not a figure imports no
-figure module). Numbers are written with `prose`, records grouped with `spread.group_by`.
+What the rows need from a figure (its data, Fig. 2's scalings, Fig. 3's groups, the bound's
+pairs) is imported from `izzo.rows`, below the figure modules and this one: a module that is
+not a figure neither imports a figure module nor looks one up by id. Numbers are written with
+`prose`, records grouped with `spread.group_by`.
 """
 from statistics import mean
 
+from lengthgen.experiments.izzo.rows import (bound_data, group_rows, kgram_data, pair_summary,
+                                             scaling_rows)
 from lengthgen.experiments.prose import sig
 from lengthgen.experiments.spread import group_by, spread
-from lengthgen.runs.registry import experiment
 
 
 # ---- Figures 1 and 2: plateaus and the train length that reaches eps ------------------------
@@ -341,7 +344,7 @@ def _kgram_facts(kgram) -> dict:
     """What the k-gram row reads from the records: the loss at the longest test length per
     (S, k), its trend with S (at k = 2) and with k (at S = 2), its growth over the last doubling
     of the test length, and the stop counts."""
-    kd = experiment("izzo-kgram").data(kgram)
+    kd = kgram_data(kgram)
     longest = max(r["test_length"] for r in kd)
     at = {(r["S"], r["k"]): r for r in kd if r["test_length"] == longest}
     by_s = [at[s] for s in sorted(at) if s[1] == 2]
@@ -403,7 +406,7 @@ def izzo_paper_vs_book_rows(records: dict) -> list[dict]:
                           f"by the rule (cap {config['max_steps']})"),
             "verdict": _curves_verdict(recs, key, symbol)})
     if fig2:
-        comparison = experiment("izzo-fig2-modp").scaling_rows(fig2)
+        comparison = scaling_rows(fig2)
         if comparison:
             growth = {}
             for r in comparison:
@@ -421,7 +424,7 @@ def izzo_paper_vs_book_rows(records: dict) -> list[dict]:
                                         for s, g in growth.items()))})
     fig3 = records.get("izzo-fig3-hardmax")
     if fig3:
-        hd = experiment("izzo-fig3-hardmax").group_rows(fig3)
+        hd = group_rows(fig3)
         lengths = sorted({r["train_length"] for r in hd})
         on = {n: max(r["std_weight"] for r in hd if r["train_length"] == n
                      and r["positions"] == "k mod p") for n in lengths}
@@ -455,8 +458,7 @@ def izzo_paper_vs_book_rows(records: dict) -> list[dict]:
                         f"{longest}: not a plateau")})
     bound = records.get("izzo-thm41-bound")
     if bound:
-        thm41 = experiment("izzo-thm41-bound")
-        bd = [r for r in thm41.data(bound) if not r["pair"]]
+        bd = [r for r in bound_data(bound) if not r["pair"]]
         ratio = [r["output_error_max"] / r["L_eps"] for r in bd]
         by_model = {}
         for r in bd:
@@ -464,7 +466,7 @@ def izzo_paper_vs_book_rows(records: dict) -> list[dict]:
         z_prev = max(g[-2]["z_length_max"] for g in by_model.values() if len(g) > 1)
         z_last = max(g[-1]["z_length_max"] for g in by_model.values())
         lengths = sorted({r["x_length"] for r in bd})
-        pairs = thm41.pair_summary(bound)
+        pairs = pair_summary(bound)
         if pairs:
             scaled = [p["z eps^2 / (tau Delta)"] for p in pairs]
             worst = max(p["worst output error"] / p["L eps"] for p in pairs)

@@ -14,13 +14,12 @@ does not say which encoding it trained). Book scale: 3 seeds instead of 8, batch
 1024 (at p = 4, N = 16 a probe run stopped at the same test loss with either), test lengths up
 to 512.
 """
-from statistics import mean
-
-from lengthgen.errors import LengthgenError
 from lengthgen.experiments.izzo.analysis import curve_rows
 from lengthgen.experiments.izzo.drawing import curves_figure
 from lengthgen.experiments.izzo.protocol import (PAPER_PROTOCOL, PAPER_SCALE,  # noqa: F401
                                                  build_model, train_and_test)
+from lengthgen.experiments.izzo.rows import modp_train_length as _length  # N = N/p * p
+from lengthgen.experiments.izzo.rows import scaling_rows
 from lengthgen.experiments.prose import sig
 from lengthgen.tasks.izzo import ModPTask
 
@@ -42,14 +41,6 @@ CONFIGS = {
               "seeds": list(range(8)), "test_lengths": _TESTS + [1024], "eps": 1e-2,
               "compare_all": {"period": 4, "n_over_p": _GRID}},
 }
-
-
-def _length(p, ratio):
-    n = ratio * p
-    if n != int(n):
-        raise LengthgenError(f"izzo-fig2-modp: N / p = {ratio:g} at p = {p} is not a whole "
-                             f"train length")
-    return int(n)
 
 
 def runs(config):
@@ -78,37 +69,6 @@ def run_one(params, config, device):
     task, model = model_for(params, config)
     return train_and_test(task, model, config, params["seed"], params["train_length"],
                           config["test_lengths"], device)
-
-
-def scaling_rows(records) -> list[dict]:
-    """The logit-scaling comparison: one row per (scaling, train length, test length) at the
-    compared period, the test loss (mean, min, max over seeds) and the growth from test length
-    64 (past every train length of the book) to the longest, the creep of the plateau."""
-    config = records[0]["config"]
-    extra = config.get("compare_all")
-    if not extra:
-        return []
-    p = extra["period"]
-    lengths = {_length(p, r) for r in extra["n_over_p"]}
-    rows = []
-    for scaling in (config["logit_scaling"], "all"):
-        for n in sorted(lengths):
-            group = [r for r in records if r["params"]["period"] == p
-                     and r["params"]["train_length"] == n
-                     and r["params"].get("logit_scaling", config["logit_scaling"]) == scaling]
-            if not group:
-                continue
-            tests = config["test_lengths"]
-            first, last = str(64 if 64 in tests else min(tests)), str(max(tests))
-            growth = mean(r["metrics"]["test_loss"][last] / r["metrics"]["test_loss"][first]
-                          for r in group)
-            for t in config["test_lengths"]:
-                losses = [r["metrics"]["test_loss"][str(t)] for r in group]
-                rows.append({"logit_scaling": scaling, "period": p, "train_length": n,
-                             "test_length": t, "test_loss": mean(losses),
-                             "test_loss_min": min(losses), "test_loss_max": max(losses),
-                             "seeds": len(group), "growth_longest_over_64": growth})
-    return rows
 
 
 def scaling_growth(records) -> dict:

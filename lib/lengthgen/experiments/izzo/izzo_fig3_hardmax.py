@@ -11,6 +11,7 @@ import numpy as np
 
 from lengthgen.experiments.izzo.protocol import (PAPER_PROTOCOL, PAPER_SCALE,  # noqa: F401
                                                  build_model, train_and_test)
+from lengthgen.experiments.izzo.rows import group_rows
 from lengthgen.experiments.prose import sig
 from lengthgen.tasks.izzo import ModPTask
 
@@ -104,25 +105,6 @@ def data(records):
                          "positions": "k mod p" if t % config["period"] == config["k"]
                          else "other",
                          "mean_weight": mean, "std_weight": std, "test_loss": loss})
-    return rows
-
-
-def group_rows(records):
-    """One row per (train length, seed, group): mean and std of the attention weight over the
-    positions of the group and the batch; the group = k mod p positions or all others (the
-    chapter's table)."""
-    rows = []
-    for r in sorted(records, key=lambda r: (r["params"]["train_length"], r["params"]["seed"])):
-        config = r["config"]
-        mean = np.array(r["metrics"]["attention_mean"])
-        std = np.array(r["metrics"]["attention_std"])
-        on = np.arange(len(mean)) % config["period"] == config["k"]
-        for group, where in (("k mod p", on), ("other", ~on)):
-            rows.append({"train_length": r["params"]["train_length"], "seed": r["params"]["seed"],
-                         "positions": group, "count": int(where.sum()),
-                         "mean_weight": float(mean[where].mean()),
-                         "std_weight": float(np.sqrt((std[where] ** 2).mean())),
-                         "test_loss": r["metrics"]["test_loss"][str(config["test_lengths"][-1])]})
     return rows
 
 

@@ -19,13 +19,12 @@ of proportions cannot fit it, and what a model learns about n at short lengths i
 ones.
 Book scale: 3 seeds, batch 256, one train length (see CONFIGS).
 """
-from statistics import mean
-
 import matplotlib.pyplot as plt
 import numpy as np
 
 from lengthgen.experiments.izzo.drawing import loss_band
 from lengthgen.experiments.izzo.protocol import PAPER_PROTOCOL, build_model, train_and_test
+from lengthgen.experiments.izzo.rows import kgram_data
 from lengthgen.tasks.izzo import KGramTask
 
 FIGURE_ID = "izzo-kgram"
@@ -203,25 +202,9 @@ def attention_rows(records) -> list[dict]:
 
 
 def data(records):
-    """One row per (S, k, train length, test length): the test MSE (mean, min and max over
-    seeds), the final train loss (mean and max) and how many seeds stopped by the loss rule."""
-    rows = []
-    keys = sorted({(r["params"]["S"], r["params"]["k"], r["params"]["train_length"])
-                   for r in records})
-    for S, k, n in keys:
-        group = [r for r in records if (r["params"]["S"], r["params"]["k"],
-                                        r["params"]["train_length"]) == (S, k, n)]
-        for t in group[0]["config"]["test_lengths"]:
-            losses = [r["metrics"]["test_loss"][str(t)] for r in group]
-            rows.append({"S": S, "k": k, "train_length": n, "test_length": t,
-                         "test_loss": mean(losses), "test_loss_min": min(losses),
-                         "test_loss_max": max(losses),
-                         "train_loss": mean(r["metrics"]["train_loss"] for r in group),
-                         "train_loss_max": max(r["metrics"]["train_loss"] for r in group),
-                         "stopped_by_loss": sum(r["metrics"]["reached_stop_loss"]
-                                                for r in group),
-                         "seeds": len(group)})
-    return rows
+    """One row per (S, k, train length, test length): the test MSE over the seeds, the train
+    loss and the stop counts (`izzo.rows.kgram_data`, which the chapter's analysis reads too)."""
+    return kgram_data(records)
 
 
 def figure(records):

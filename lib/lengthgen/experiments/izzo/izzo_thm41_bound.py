@@ -17,6 +17,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.ticker import NullFormatter
 
+from lengthgen.experiments.izzo.rows import bound_data, pair_summary  # noqa: F401 (the chapter's)
 from lengthgen.experiments.prose import sig
 from lengthgen.tasks.izzo import ModPTask, SimpleTask
 
@@ -134,34 +135,10 @@ def run_one(params, config, device):
             "N": bound["N"], "regime": bound["regime"], "by_length": per_length}
 
 
-def _label(r):
-    p = r["params"]
-    if p["kind"] == "pair":
-        (kind, value, a), (_, _, b) = p["pair"]
-        if kind == "modp":
-            return f"pair: ModPTask Delta={int(value)}, k={a} and k={b}"
-        return (f"pair: SimpleTask omega={value:g}, symbols {''.join(map(str, a))} and "
-                f"{''.join(map(str, b))}")
-    return (f"SimpleTask omega={p['value']:g}" if p["kind"] == "simple"
-            else f"ModPTask Delta={int(p['value'])}")
-
-
 def data(records):
-    """One row per (model, eps, |x|): the worst |z|, statistic and output errors over the
-    inputs, beside the theorem's N, gamma, L and the O(L eps) scale."""
-    rows = []
-    for r in sorted(records, key=lambda r: (r["params"]["kind"], _label(r),
-                                            -r["params"]["eps"])):
-        m = r["metrics"]
-        for n, v in sorted(m["by_length"].items(), key=lambda kv: int(kv[0])):
-            rows.append({"model": _label(r), "pair": r["params"]["kind"] == "pair",
-                         "eps": r["params"]["eps"], "x_length": int(n),
-                         "z_length_max": v["z_length_max"],
-                         "statistic_error_max": v["statistic_error_max"],
-                         "output_error_max": v["output_error_max"],
-                         "L_eps": m["L"] * r["params"]["eps"], "N": m["N"], "gamma": m["gamma"],
-                         "L": m["L"], "delta": m["delta"], "tau": m["tau"]})
-    return rows
+    """One row per (model, eps, |x|): the worst |z|, statistic and output errors, beside the
+    theorem's N (`izzo.rows.bound_data`, which the chapter's analysis reads too)."""
+    return bound_data(records)
 
 
 def simulation_table(records) -> list[dict]:
@@ -320,18 +297,3 @@ def figure(records):
     return fig
 
 
-def pair_summary(records) -> list[dict]:
-    """Per pair and eps: the longest z over all |x|, the worst output error of either model
-    against L eps, and |z| eps^2 / (tau Delta), which the second half keeps about constant."""
-    rows = [r for r in data(records) if r["pair"]]
-    out = []
-    for model in dict.fromkeys(r["model"] for r in rows):
-        for eps in sorted({r["eps"] for r in rows if r["model"] == model}, reverse=True):
-            group = [r for r in rows if r["model"] == model and r["eps"] == eps]
-            z = max(r["z_length_max"] for r in group)
-            out.append({"pair": model.replace("pair: ", ""), "eps": eps, "longest z": z,
-                        "z eps^2 / (tau Delta)": z * eps ** 2 / (group[0]["tau"]
-                                                                 * group[0]["delta"]),
-                        "worst output error": max(r["output_error_max"] for r in group),
-                        "L eps": group[0]["L_eps"]})
-    return out

@@ -7,6 +7,7 @@ settings differ only where their ranges over seeds are apart (`prose.separate`).
 collections and its other figures are in `richard.analysis`.
 """
 from lengthgen.experiments.prose import listing, mean_span, pct, seeds_note, separate, span
+from lengthgen.experiments.richard.rows import boolean_data
 from lengthgen.experiments.spread import group_by, metrics
 
 
@@ -36,11 +37,9 @@ def boolean_numbers(records: list[dict]) -> dict:
     trivial predictor per training depth, each as its mean with the min-max range over seeds.
     A model 'beats' the trivial predictor only where its range of right answers over seeds lies
     above the predictor's."""
-    from lengthgen.runs.registry import experiment
-    module = experiment("richard-fig1-boolean")
     cells = {}  # (training depth, test depth, split, predictor): [the row of each seed]
     for r in sorted(records, key=lambda r: r["params"].get("seed", 0)):
-        for row in module.data([r]):
+        for row in boolean_data([r]):
             if row["predictor"] in ("model", "baseline"):
                 cells.setdefault((row["train_depth"], row["test_depth"], row["split"],
                                   row["predictor"]), []).append(row)

@@ -38,6 +38,7 @@ from collections import Counter
 import numpy as np
 
 from lengthgen.experiments import spread
+from lengthgen.experiments.richard.rows import PAPER, SPLITS, boolean_data
 from lengthgen.tasks.boolean import (END, EQUALS, START, TOKEN_ID, VOCAB, BooleanWindowTask,
                                      equivalent, make_pool, paper_answer)
 
@@ -67,7 +68,6 @@ CONFIGS = {
 }
 
 CONSTANTS = (("true",), ("false",))
-SPLITS = ("in_sample", "in_sample_nonconstant", "out_of_sample")
 
 
 def runs(config):
@@ -197,9 +197,6 @@ def run_one(params, config, device):
     return metrics
 
 
-PAPER = {"in_sample_depth3": 0.68, "out_of_sample_depth3": 0.09}  # q = 3 model, Sec. 2.2
-
-
 LABELS = {"in_sample": "in-sample", "out_of_sample": "out-of-sample",
           "in_sample_nonconstant": "in-sample, answers other than true/false"}
 
@@ -245,19 +242,6 @@ def figure(records):
 
 
 def data(records) -> list[dict]:
-    """One row per plotted value: the model's and the baselines' accuracy per split."""
-    rows = []
-    for r in sorted(records, key=lambda r: r["params"]["train_depth"]):
-        m = r["metrics"]
-        for q in r["config"]["test_depths"]:
-            for split in SPLITS:
-                for predictor, key in (("model", f"{split}_depth{q}"),
-                                       ("baseline", f"baseline_{split}_depth{q}")):
-                    rows.append({"train_depth": m["train_depth"], "test_depth": q,
-                                 "split": split, "predictor": predictor, "accuracy": m[key],
-                                 "n": m[f"{split}_depth{q}_n"]})
-    for split in ("in_sample", "out_of_sample"):  # the paper's q = 3 model (stars)
-        rows.append({"train_depth": 3, "test_depth": 3, "split": split,
-                     "predictor": "paper (1e8 parameters)",
-                     "accuracy": PAPER[f"{split}_depth3"], "n": ""})
-    return rows
+    """One row per plotted value: the model's and the baselines' accuracy per split, and the
+    paper's q = 3 model (`richard.rows.boolean_data`, which the chapter's numbers read too)."""
+    return boolean_data(records)

@@ -2,6 +2,8 @@
 Lemmas 37 and 38, Theorem 9), from the committed records: the paper's claims are proofs, so
 the book's outcome is whether every program it runs agrees with them.
 """
+from lengthgen.experiments.huang.crasp.expressiveness import cell_rows
+from lengthgen.experiments.huang.crasp.rows import compile_data, unary_data
 from lengthgen.experiments.prose import (PAPER_VS_BOOK_COLUMNS, chapter_records, markdown_table,
                                          num, span)
 
@@ -9,8 +11,8 @@ from lengthgen.experiments.prose import (PAPER_VS_BOOK_COLUMNS, chapter_records,
 def crasp_paper_vs_book(root=None) -> str:
     """The C-RASP chapter's 'Paper vs this book' table: the paper's claims are proofs, so the
     book's outcome is whether every program it runs agrees with them; settings and counts from
-    the configs and the records."""
-    from lengthgen.runs.registry import experiment
+    the records (and the configs they were run with). What it needs from a figure is imported
+    from below the figure modules (`expressiveness.cell_rows`, `rows`), never looked up by id."""
     rows = []
     for figure_id, label, paper, what, compared in (
             ("huang-table2-languages", "tab-crasp-languages",
@@ -20,35 +22,34 @@ def crasp_paper_vs_book(root=None) -> str:
             ("huang-table3-algorithmic", "tab-crasp-algorithmic",
              "Table 3 (App. E.2): the same for 8 algorithmic tasks, by proof sketches",
              "instances", "distinct instances")):
-        module = experiment(figure_id)
-        data = module.data(chapter_records(figure_id, root))
+        records = chapter_records(figure_id, root)
+        data = cell_rows(records)   # both tables' data(); Table 3's drops two unused columns
         yes = [r for r in data if r["entry"] == "yes"]
         agree = sum(bool(r["agrees"]) for r in data)
         clean = all(r["verified"] and not r["disagreements"] for r in yes)
         checked = sorted({int(r["checked"]) for r in yes})
         verdict = "matches" if agree == len(data) and clean else "differs"
 
-        def setting(scale):
-            c = module.CONFIGS[scale]
+        def setting(c):
             exhaustive = (f"all strings up to length {c['max_length']}, " if "max_length" in c
                           and figure_id.endswith("languages") else "")
             lengths = f"{c['n_lengths']} lengths, " if "n_lengths" in c else ""
             return (f"every \"yes\" a library program checked on {exhaustive}{lengths}"
                     f"{c['n_random']:,} random {what} up to length {c['max_random_length']:,}; "
                     f"every \"no\" cites its proof")
-        rows.append([f"`{figure_id}` ({{numref}}`{label}`)", paper, setting("book"),
+        rows.append([f"`{figure_id}` ({{numref}}`{label}`)", paper, setting(records[0]["config"]),
                      f"**{verdict}**",
                      f"{agree} of {len(data)} cells agree with the paper; "
                      f"{sum(not r['disagreements'] for r in yes)} of {len(yes)} \"yes\" cells' "
                      f"programs agree on all of them ({span(checked, lambda c: f'{c:,}')} {compared} "
                      f"compared per program)"])
-    unary = experiment("crasp-long-unary")
-    data = unary.data(chapter_records("crasp-long-unary", root))
+    records = chapter_records("crasp-long-unary", root)
+    data = unary_data(records)
     last = {}
     for r in data:
         last[(r["program"], r["fragment"])] = max(last.get((r["program"], r["fragment"]), 0),
                                                   int(r["last_change_any"]))
-    n = unary.CONFIGS["book"]["n"]
+    n = records[0]["config"]["n"]
     plain = [v for (p, f), v in last.items() if "periodic" not in f]
     periodic = [v for (p, f), v in last.items() if "periodic" in f]
     unary_ok = max(plain) < n and all(v > max(plain) for v in periodic)
@@ -59,9 +60,9 @@ def crasp_paper_vs_book(root=None) -> str:
                  f"the {len(plain)} programs without "
                  f"periodic relations stop changing by $n = {max(plain)}$; the "
                  f"{len(periodic)} periodic ones still change at $n = {min(periodic):,}$ or later"])
-    check = experiment("crasp-compile-check")
-    data = check.data(chapter_records("crasp-compile-check", root))
-    book = check.CONFIGS["book"]
+    records = chapter_records("crasp-compile-check", root)
+    data = compile_data(records)
+    book = records[0]["config"]
     heavi = [r for r in data if r["mode"] == "heaviside"]
     relu = [r for r in data if r["mode"] == "relu"]
     broken = [r for r in data if r["mode"] == "relu_break"]

@@ -17,6 +17,8 @@ from matplotlib.ticker import NullFormatter, ScalarFormatter
 from lengthgen.config import one_thread
 from lengthgen.crasp import library
 from lengthgen.crasp.library import SMALL_VOCAB
+from lengthgen.experiments.huang.crasp.rows import EXACT, MODES, compile_data  # noqa: F401
+from lengthgen.experiments.huang.crasp.rows import mode_series as _series
 from lengthgen.tasks import languages
 
 FIGURE_ID = "crasp-compile-check"
@@ -36,9 +38,6 @@ CONFIGS = {
               "break_lengths": [150, 151, 175, 225, 300, 450, 750, 1500, 3000],
               "vocab": SMALL_VOCAB, "seed": 0},
 }
-EXACT = 1e-9  # a stored value this close to its exact representation counts as exact
-
-
 def runs(config: dict) -> list[dict]:
     names = library.program_names() if config["programs"] == "all" else config["programs"]
     return [{"name": name, "program": name, "seed": config["seed"]} for name in names]
@@ -96,35 +95,11 @@ def run_one(params: dict, config: dict, device) -> dict:
     return metrics
 
 
-def _series(record, mode):
-    rows = record["metrics"][mode]["by_length"]
-    ns = sorted(int(n) for n in rows)
-    return ns, [rows[str(n)] for n in ns]
-
-
-MODES = ("heaviside", "relu", "relu_break")
-
-
 def data(records: list[dict]) -> list[dict]:
-    """One row per program, compilation and input length: how many positions were checked,
-    how many values and accept bits agree with the interpreter, and the largest deviation of a
-    stored value from its exact representation (mode relu_break: compiled for the short
-    max_length and run beyond it)."""
-    rows = []
-    for record in sorted(records, key=lambda r: r["params"]["program"]):
-        m = record["metrics"]
-        for mode in MODES:
-            ns, entries = _series(record, mode)
-            rows += [{"program": record["params"]["program"], "fragment": m["fragment"],
-                      "seed": record["params"]["seed"], "mode": mode,
-                      "max_length": m[mode]["max_length"], "length": n,
-                      "strings": e["strings"], "positions": e["positions"],
-                      "value_agree": e["value_agree"], "accept_agree": e["accept_agree"],
-                      "accept_fraction": e["accept_agree"] / e["positions"],
-                      "max_error": e["max_error"],
-                      "exact": e["value_agree"] == e["positions"] and e["max_error"] <= EXACT}
-                     for n, e in zip(ns, entries)]
-    return rows
+    """One row per program, compilation and input length: the positions checked, the values
+    and accept bits that agree with the interpreter, the largest deviation
+    (`huang.crasp.rows.compile_data`, which the chapter's table reads too)."""
+    return compile_data(records)
 
 
 def figure(records: list[dict]):

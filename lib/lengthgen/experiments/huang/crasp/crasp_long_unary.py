@@ -14,6 +14,7 @@ import numpy as np
 from lengthgen.crasp import ir
 from lengthgen.crasp.interpret import run_program
 from lengthgen.crasp.library import get_program, program_names
+from lengthgen.experiments.huang.crasp.rows import unary_data
 
 FIGURE_ID = "crasp-long-unary"
 TITLE = "Lemma 37: every C-RASP[] program is eventually constant on a^n (library programs)"
@@ -51,20 +52,9 @@ def run_one(params, config, device):
 
 
 def data(records):
-    """One row per program and n: the verdict of the program's output on a^n (0 or 1; for a
-    next-token program its first token output, the one drawn), with the program's last change
-    (of its outputs, and of any Boolean operation: the bars)."""
-    rows = []
-    for r in sorted(records, key=lambda r: (r["metrics"]["fragment"], r["run_name"])):
-        m = r["metrics"]
-        for output, values in list(m["outputs"].items())[:1]:
-            rows += [{"program": r["run_name"], "fragment": m["fragment"], "symbol": m["symbol"],
-                      "output": output, "n": n, "value": value,
-                      "last_change_output": m["last_change_output"],
-                      "last_change_any": m["last_change_any"],
-                      "boolean_operations": m["boolean_operations"]}
-                     for n, value in enumerate(values)]
-    return rows
+    """One row per program and n: the verdict of its output on a^n and the program's last
+    change (`huang.crasp.rows.unary_data`, which the chapter's table reads too)."""
+    return unary_data(records)
 
 
 def figure(records):

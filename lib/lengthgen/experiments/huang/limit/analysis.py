@@ -9,21 +9,20 @@ one rule for a run that fits its training lengths.
 """
 import math
 
+from lengthgen.experiments.huang.limit.rows import summary
 from lengthgen.experiments.prose import (PAPER_VS_BOOK_HEADER, chapter_records, listing,
                                          markdown_table, num, pct, seeds_note, separate, span)
 
 
 def positional_numbers(records: list[dict]) -> dict:
     """The numbers of the positional-fit section (huang-fig5-6-positional)."""
-    from lengthgen.runs.registry import experiment
     from lengthgen.theory.positional_targets import TARGETS
-    module = experiment("huang-fig5-6-positional")
     config = records[0]["config"]
     train, longest = config["train_length"], max(config["test_lengths"])
     middle = 2 * train if 2 * train in config["test_lengths"] else sorted(
         config["test_lengths"])[len(config["test_lengths"]) // 2]
     first, last = config["checkpoints"][0], config["steps"]
-    at = {n: module.summary(records, n) for n in (train, middle, longest)}
+    at = {n: summary(records, n) for n in (train, middle, longest)}
 
     def rows(n, kind, widths=None):
         return [r for r in at[n] if r["kind"] == kind and (widths is None or r["width"] in widths)]
@@ -98,9 +97,8 @@ def positional_verdict(records: list[dict]) -> tuple[str, str]:
     that are neither do not, local ones do at large width. 'reproduced' if all three hold at
     the longest test length (ratio to the best constant below 1, resp. above), 'partly' if the
     periodic and neither parts hold but local targets fail at the largest width, else 'not'."""
-    from lengthgen.runs.registry import experiment
     config = records[0]["config"]
-    rows = experiment("huang-fig5-6-positional").summary(records, max(config["test_lengths"]))
+    rows = summary(records, max(config["test_lengths"]))
     ratio = lambda kind, widths=None: [r["ratio_to_constant"] for r in rows  # noqa: E731
                                        if r["kind"] == kind and (widths is None
                                                                  or r["width"] in widths)]
