@@ -54,8 +54,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from lengthgen.errors import LengthgenError
+from lengthgen.runs.rates import RATES_FILE   # the one copy of the H200 benchmark's rates
 
-RATES_FILE = Path(__file__).resolve().parents[1] / "data" / "h200_rates.json"
 ALLOTMENT_MIN = 13.0        # usable minutes of one 15-minute allotment (two 10-minute commands)
 ENGINE_KINDS = ("engine", "engine+graph")
 MAX_GROUP = 1024            # the largest group the benchmark measured
