@@ -4,9 +4,12 @@ Every registered figure the book shows is drawn from its committed records as `b
 draws it (`show`, then `fit_to_column` for the column; `_phone_figure`, then `fit_to_column` at
 NARROW_PX for a phone), and every two texts it draws (titles, labels, tick labels inside the
 axes' limits, legends, notes, annotations, a table's cells) must not overlap by more than
-SLACK_PX in both directions. This caught Dyck Fig. 6.6 on a phone, whose table of completions
-wrote each column over the next (issue 51), and the language names of Fig. 3.2 printed into
-each other ("D_2D_3D_4D_12").
+SLACK_PX in both directions; neighbouring tick labels of one axis keep TICK_GAP_PX apart.
+When it was written (issue 51) it caught Dyck Fig. 6.6 on a phone, whose table of completions
+wrote each column over the next; the language names of Fig. 3.2, slanted 1 px apart, which
+read "D_2D_3D_4D_12"; the legend of Izzo's Thm. 4.1 over its panel's y label; the minor tick
+labels of Izzo's Fig. 1 (c) ("0.5" ... "1") and of the k-gram figure on a phone; and the
+names of comm-protocol-bits, 1.3 px apart.
 """
 import matplotlib
 import matplotlib.pyplot as plt
@@ -46,7 +49,7 @@ def _shown_figures() -> list[str]:
 FIGURES = _shown_figures()
 
 
-def _hidden_tick_texts(fig) -> set[int]:
+def _hidden_texts(fig) -> set[int]:
     """The ids of the texts a figure lays out but does not draw: tick labels of ticks outside
     an axes' view limits, everything of an axis that is off, and the texts of an axes or a
     legend that is not visible."""
@@ -80,7 +83,7 @@ def drawn_texts(fig) -> list[tuple[str, object]]:
         for table in ax.tables:
             texts += [cell.get_text() for cell in table.get_celld().values()
                       if cell.get_visible()]
-    hidden = _hidden_tick_texts(fig)
+    hidden = _hidden_texts(fig)
     drawn, seen = [], set()
     for text in texts:
         if id(text) in seen or id(text) in hidden:
@@ -153,7 +156,7 @@ def overlapping_texts(fig, figure_id: str = "", slack: float = SLACK_PX) -> list
 def crowded_tick_labels(fig) -> list[str]:
     """Neighbouring tick labels of one axis closer than TICK_GAP_PX (laid out already)."""
     renderer = fig._get_renderer()
-    hidden = _hidden_tick_texts(fig)
+    hidden = _hidden_texts(fig)
     problems = []
     for ax in fig.axes:
         for axis in ax._axis_map.values():
