@@ -22,8 +22,7 @@ DYCK = ["richard-fig1-boolean", "richard-fig4-completions", "richard-fig5-sign-s
 # figures of the book whose phone rendition panned (was wider than 1.05 NARROW_PX) before the
 # phone's layout broke long program names into lines (crasp-long-unary), kept a legend wider
 # than its panel from squeezing the panel (izzo-thm41-bound, limit-inference-procedure), and
-# put panels with colorbars one per row (richard-fig5-spectrum). richard-fig4-completions still
-# pans: its completions, strings of up to 24 brackets, leave no room for the panel.
+# put panels with colorbars one per row (richard-fig5-spectrum).
 PHONE = ["crasp-long-unary", "izzo-thm41-bound", "limit-inference-procedure",
          "richard-fig5-spectrum"]
 # figures whose named x ticks ran into each other on a phone (turn_crowded_tick_labels)
@@ -31,6 +30,13 @@ PHONE += ["richard-fig7-order-study", "richard-fig5-sign-study", "huang-ape-lead
 # figures whose module draws a phone's version (phone_figure): Huang's Fig. 1, 17 (or 8) tasks
 # in a row, whose slanted names ran into each other at any phone layout of the column's figure
 DRAWN_FOR_PHONES = ["huang-fig1-languages", "huang-fig1-algorithmic"]
+# and the Dyck chapter's completions (issue 51): Fig. 6.5 panned and was three phone screens
+# tall (its completions, strings of up to 24 brackets, beside bars), Fig. 6.6's table wrote
+# its columns over each other
+DYCK_FOR_PHONES = ["richard-fig4-completions", "richard-table1-deepest"]
+DRAWN_FOR_PHONES += DYCK_FOR_PHONES
+# a phone's screen is about 800 CSS px tall: a figure drawn for phones takes at most two
+PHONE_SCREENS_PX = 2 * 800
 
 
 def _boxes(texts, renderer):
@@ -213,6 +219,26 @@ def test_figures_read_on_a_phone_without_panning(figure_id):
     assert shown.narrow_layout_px <= 1.05 * NARROW_PX, figure_id
     assert shown.narrow_text_px >= MIN_FONT_PT * NARROW_DPI / 72 - 0.01
     assert problems == [], f"{figure_id} on a phone: {problems[:5]}"
+    if figure_id in DYCK_FOR_PHONES:
+        import io
+
+        from PIL import Image
+        height = Image.open(io.BytesIO(shown.narrow)).height * DPI / NARROW_DPI
+        assert height <= PHONE_SCREENS_PX, f"{figure_id}: {height:.0f} CSS px tall on a phone"
+
+
+def test_each_lower_panel_of_the_positional_figure_names_its_group():
+    """Issue 51: on a phone the panels of Fig. 1.3 stack in one column, and its lower panels
+    (error at unseen distances), untitled, no longer sat under their group's panel."""
+    from lengthgen.viz.book import _phone_figure
+    if committed_records("huang-fig5-6-positional", missing_ok=True) is None:
+        pytest.skip("huang-fig5-6-positional: no committed records")
+    phone = _phone_figure("huang-fig5-6-positional")
+    titles = [ax.get_title() for ax in phone.axes]
+    plt.close(phone)
+    groups = [t for t in titles if t and ":" not in t]
+    assert groups and [t for t in titles if t.endswith(": unseen distances")] == \
+        [f"{group}: unseen distances" for group in groups]
 
 
 def test_the_small_multiples_on_a_phone_read_each_setting_then_the_next():

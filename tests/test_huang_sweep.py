@@ -502,3 +502,50 @@ def test_a_cell_carries_the_wilson_interval_of_its_test_strings_and_flags_an_ope
     row = analysis.table(records)[0]
     assert row["interval"] is None and not row["uncertain"]
     assert tables.cell_rows([row])[0][column] == ""
+
+
+def test_fig2_draws_the_papers_number_in_every_row_of_both_panels():
+    """Issue 51: the chapter reads the paper's D_12 with NoPE off the dot-depth figure, which
+    drew the paper's number only where this book had a record of the cell. Now every
+    star-free language of the config has the paper's square in both panels, and a cell
+    without a record says so in its row."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    dotdepth = experiment("huang-fig2-dotdepth")
+    record = cell_record("tomita1", "ape", [bins(1.0, 1.0, 1.0)])
+    record["config"]["tasks"] = ["tomita1", "d12", "012_02"]
+    paper = [p for p in dotdepth.points([record]) if p["source"] == "paper"]
+    assert {(p["task"], p["encoding"]) for p in paper} == {
+        (t, e) for t in ("tomita1", "d12", "012_02") for e in protocol.ENCODINGS}
+    reference = protocol.reference()
+    d12_nope = next(p for p in paper if (p["task"], p["encoding"]) == ("d12", "nope"))
+    assert d12_nope["accuracy_percent"] == analysis.percent(
+        reference[("d12", "nope")]["bins"][-1])
+    fig = dotdepth.figure([record])
+    for ax in fig.axes:   # three rows, each with the paper's square
+        squares = [c for c in ax.collections if c.get_label() == "paper"]
+        assert len(squares[0].get_offsets()) == 3
+    nope = fig.axes[1]
+    assert [t.get_text() for t in nope.texts].count("no record") == 3
+    plt.close(fig)
+
+
+def test_fig1_of_the_languages_has_a_reading_guide_and_typeset_names():
+    """Issue 51: Fig. 3.2 says what to look at, in the figure, and its names read as the
+    prose's ($D_{12}$, not D_12), slanted steeply enough to keep apart."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    languages = experiment(FIGURE)
+    records = [cell_record(t, "ape", [bins(1.0, 1.0, 1.0)]) for t in ("d2", "d12")]
+    for record in records:
+        record["config"]["tasks"] = ["d2", "d12"]
+    for draw in (languages.figure, languages.phone_figure):
+        fig = draw(records)
+        notes = " ".join(t.get_text() for t in fig.texts)
+        assert languages.GUIDE in notes and "✓" in languages.GUIDE
+        names = [t.get_text() for ax in fig.axes
+                 for t in ax.get_xticklabels() + ax.get_yticklabels() if "D" in t.get_text()]
+        assert "$D_{2}$" in names and "$D_{12}$" in names and "D_12" not in names
+        plt.close(fig)

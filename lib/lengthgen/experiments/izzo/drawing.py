@@ -12,6 +12,23 @@ def loss_band(ax, pts, color: str, label: str) -> None:
                     color=color, alpha=0.2, lw=0)
 
 
+def name_two_and_five(ax) -> None:
+    """On each log axis of `ax`, of the minor ticks matplotlib names (on an axis spanning
+    about a decade: 2, 3, 4 and 6 times a power of ten), name only 2 and 5 times one: "3 x
+    10^1", "4 x 10^1" and "6 x 10^1" ran into each other on a phone's narrow panel."""
+    from matplotlib.ticker import LogFormatterSciNotation
+
+    class TwoAndFive(LogFormatterSciNotation):
+        def __call__(self, x, pos=None):
+            if x <= 0 or f"{x:.0e}"[0] not in "25":
+                return ""
+            return super().__call__(x, pos)
+
+    for axis in (ax.xaxis, ax.yaxis):
+        if axis.get_scale() == "log":
+            axis.set_minor_formatter(TwoAndFive(labelOnlyBase=False))
+
+
 def curves_figure(records, key: str, symbol: str, task_name: str):
     """(a) test loss vs test length per train length (largest `key` value), band: min to max
     over seeds. (b) plateau vs train length per `key` value, bars: min to max over seeds.
@@ -52,7 +69,10 @@ def curves_figure(records, key: str, symbol: str, task_name: str):
     axes[1].xaxis.set_minor_formatter(NullFormatter())
     plain = FuncFormatter(lambda x, _: f"{x:g}")
     axes[2].xaxis.set_major_formatter(plain)
-    axes[2].xaxis.set_minor_formatter(plain)
+    # between the powers of ten only 2 and 5 (0.2, 0.5, 2, 5, ...) are named: every minor tick
+    # named ran "0.5", "0.6", ... "0.9", "1" into each other
+    axes[2].xaxis.set_minor_formatter(FuncFormatter(
+        lambda x, _: f"{x:g}" if x > 0 and f"{x:.0e}"[0] in "25" else ""))
     axes[2].tick_params(axis="x", which="both", labelsize=7)
     axes[1].set_xticks(every_length, [str(n) for n in every_length], fontsize=7)
     for column, eps, color in (("required_N", config["eps"], "C3"),

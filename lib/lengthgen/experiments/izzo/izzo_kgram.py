@@ -22,7 +22,7 @@ Book scale: 3 seeds, batch 256, one train length (see CONFIGS).
 import matplotlib.pyplot as plt
 import numpy as np
 
-from lengthgen.experiments.izzo.drawing import loss_band
+from lengthgen.experiments.izzo.drawing import loss_band, name_two_and_five
 from lengthgen.experiments.izzo.protocol import PAPER_PROTOCOL, build_model, train_and_test
 from lengthgen.experiments.izzo.rows import kgram_data
 from lengthgen.tasks.izzo import KGramTask
@@ -237,6 +237,8 @@ def figure(records):
     fig.suptitle(f"In-context k-gram, 2 layers (our setup), train length {n}, "
                  f"{len(config['seeds'])} seeds, stop at loss < {config['stop_loss']:g} "
                  f"(cap {config['max_steps']})", fontsize=9)
+    for ax in axes:
+        name_two_and_five(ax)
     fig.tight_layout()
     return fig
 

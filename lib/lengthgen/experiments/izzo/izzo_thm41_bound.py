@@ -258,7 +258,7 @@ def figure(records):
     eps_values = sorted({r["eps"] for r in rows})
     eps = eps_values[len(eps_values) // 2]
     models = list(dict.fromkeys(r["model"] for r in rows))
-    fig, axes = plt.subplots(2, 2, figsize=(8.6, 6.8))
+    fig, axes = plt.subplots(2, 2, figsize=(8.6, 8.8))   # (the legend under the panels)
     axes = axes.ravel()
     pairs = [m for m in models if m.startswith("pair")]
     for i, model in enumerate(models):
@@ -276,7 +276,6 @@ def figure(records):
     axes[0].plot(xs, xs, "k--", lw=0.8, label="|z| = |x|")
     axes[0].set(xscale="log", yscale="log", xlabel="|x|", ylabel="|z| (worst input)",
                 title=f"(a) length of z (ε = {eps:g})")
-    axes[0].legend(fontsize=6)
     axes[1].set(xscale="log", yscale="log", xlabel="|x|", ylabel="|f(x) - f(z)| (worst input)",
                 title="(b) output error; dotted: L·ε")
     inv = [1 / e for e in eps_values]
@@ -293,7 +292,11 @@ def figure(records):
         for axis in (ax.xaxis, ax.yaxis):
             axis.set_minor_formatter(NullFormatter())
         ax.set_xticks(inv, [f"{x:g}" for x in inv])
-    fig.tight_layout()
+    # the models' legend under the panels: inside panel (a), its nine entries covered the
+    # curves and the panel's y label
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncols=2, fontsize=7, frameon=False)
+    fig.tight_layout(rect=(0, 0.2, 1, 1))
     return fig
 
 

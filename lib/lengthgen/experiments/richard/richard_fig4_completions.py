@@ -97,6 +97,36 @@ def _model_label(metrics: dict) -> str:
     return f"{words} word{'' if words == 1 else 's'}, depth <= {metrics['max_depth']}"
 
 
+def _summary(summary, models: dict, names: list[str], legend_beside: bool = True) -> None:
+    """Each context's share of balanced completions per seed (dots), their mean (black tick)
+    and min-max range, for both models. `legend_beside`: the legend left of the panel, in the
+    room the labels of the bars above it need (else where the layout puts it)."""
+    for k, group in enumerate(models.values()):
+        offset = (k - (len(models) - 1) / 2) * 0.22
+        xs = [j + offset for j in range(len(names))]
+        rates = [[r["metrics"]["contexts"][name]["accuracy"] for r in group] for name in names]
+        for x, values in zip(xs, rates):
+            summary.scatter([x] * len(values), values, color=f"C{k}", s=18, zorder=4,
+                            label=_model_label(group[0]["metrics"]) if x == xs[0] else None)
+        spread.points(summary, xs, rates, "black", marker="_", s=300, zorder=5)
+    summary.set_xticks(range(len(names)))
+    summary.set_xticklabels([name.replace(" ", "\n", 1) for name in names], fontsize=10.5)
+    summary.set(xlim=(-0.5, len(names) - 0.5), ylim=(-0.05, 1.05), xlabel="context",
+                ylabel="share balanced", title="per seed (dots), mean and min-max")
+    if legend_beside:
+        summary.legend(loc="center right", bbox_to_anchor=(-0.3, 0.5), fontsize=10.5,
+                       title="model", title_fontsize=10.5)
+    else:
+        summary.legend(fontsize=10.5, title="model", title_fontsize=10.5)
+
+
+def _title(records) -> str:
+    return (f"Most frequent {SHOWN_PER_SEED} completions per seed (s<seed>: context|"
+            "completion); "
+            + spread.seeds_label(records, lambda r: r["params"]["model"]).replace(
+                "per setting", "per model") + "; green: balanced, red: not")
+
+
 def figure(records):
     """One panel per model and context, stacked for the book's column: the most frequent
     completions of each seed (green: balanced, red: not), with their counts; the last panel:
@@ -138,26 +168,65 @@ def figure(records):
         ax.set_title(f"{_model_label(group[0]['metrics'])}: {name}\n{rate[0]:.0%} balanced"
                      + (f" ({rate[1]:.0%} to {rate[2]:.0%})" if rate[3] > 1 else ""),
                      fontsize=10.5)
-    summary = axes[-1]
-    for k, group in enumerate(models.values()):
-        offset = (k - (len(models) - 1) / 2) * 0.22
-        xs = [j + offset for j in range(len(names))]
-        rates = [[r["metrics"]["contexts"][name]["accuracy"] for r in group] for name in names]
-        for x, values in zip(xs, rates):
-            summary.scatter([x] * len(values), values, color=f"C{k}", s=18, zorder=4,
-                            label=_model_label(group[0]["metrics"]) if x == xs[0] else None)
-        spread.points(summary, xs, rates, "black", marker="_", s=300, zorder=5)
-    summary.set_xticks(range(len(names)))
-    summary.set_xticklabels([name.replace(" ", "\n", 1) for name in names], fontsize=10.5)
-    summary.set(xlim=(-0.5, len(names) - 0.5), ylim=(-0.05, 1.05), xlabel="context",
-                ylabel="share balanced", title="per seed (dots), mean and min-max")
-    # the legend in the room left of the panel that the labels of the bars above need
-    summary.legend(loc="center right", bbox_to_anchor=(-0.3, 0.5), fontsize=10.5,
-                   title="model", title_fontsize=10.5)
-    fig.suptitle(f"Most frequent {SHOWN_PER_SEED} completions per seed (s<seed>: context|"
-                 "completion); "
-                 + spread.seeds_label(records, lambda r: r["params"]["model"]).replace(
-                     "per setting", "per model") + "; green: balanced, red: not", fontsize=10.5)
+    _summary(axes[-1], models, names)
+    fig.suptitle(_title(records), fontsize=10.5)
+    fig.tight_layout()
+    return fig
+
+
+# the phone's list of completions: a line's height, and where a line's count ends and its
+# completion starts, in points from the left (text at 10.5 pt)
+PHONE_LINE_IN, COUNT_PT, LABEL_PT = 0.19, 20, 26
+BALANCED, UNBALANCED = "#1a9850", "#d73027"
+
+
+def phone_figure(records):
+    """The same completions for a phone's column, where a bar chart with the completions
+    beside the bars was three screens tall (each label broken over two lines): a list, one
+    completion a line, its count in green (balanced) or red (not) before it, under a heading
+    per model and one per context with its share balanced; then the summary panel."""
+    import matplotlib.pyplot as plt
+
+    records = sorted(records, key=lambda r: (r["metrics"]["train_size"], r["params"]["seed"]))
+    models = spread.group_by(records, lambda r: r["params"]["model"])
+    names = records[0]["metrics"]["order"]
+    lines = []   # (kind, text, count, balanced): kind is "model", "context", "row" or "gap"
+    for group in models.values():
+        if lines:
+            lines.append(("gap", "", None, None))
+        lines.append(("model", _model_label(group[0]["metrics"]).replace("<=", "≤"), None,
+                      None))
+        for name in names:
+            rate = spread.spread([r["metrics"]["contexts"][name]["accuracy"] for r in group])
+            lines.append(("context", f"{name}: {rate[0]:.0%} balanced"
+                          + (f" ({rate[1]:.0%} to {rate[2]:.0%})" if rate[3] > 1 else ""),
+                          None, None))
+            for r in group:
+                dist = r["metrics"]["contexts"][name]
+                lines += [("row", f"s{r['params']['seed']} {dist['context']}|{t['completion']}",
+                           t["count"], t["balanced"]) for t in dist["top"][:SHOWN_PER_SEED]]
+    # the list across the figure, the summary in a column of its own right of a sliver of
+    # one: the layout puts the summary's y label between the two columns, not in a margin
+    # left of the list too (whose longest lines need the whole column)
+    listing = PHONE_LINE_IN * len(lines)
+    fig = plt.figure(figsize=(3.8, listing + 2.6 + 1.6))
+    grid = fig.add_gridspec(2, 2, width_ratios=[0.01, 1], height_ratios=[listing, 2.6])
+    ax, summary = fig.add_subplot(grid[0, :]), fig.add_subplot(grid[1, 1])
+    ax.axis("off")
+    ax.set_ylim(len(lines), 0)
+    for y, (kind, text, count, balanced) in enumerate(lines):
+        at = {"xy": (0, y + 0.5), "xycoords": ("axes fraction", "data"),
+              "textcoords": "offset points", "va": "center", "fontsize": 10.5}
+        if kind == "row":
+            ax.annotate(str(count), xytext=(COUNT_PT, 0), ha="right", weight="bold",
+                        color=BALANCED if balanced else UNBALANCED, **at)
+            ax.annotate(text, xytext=(LABEL_PT, 0), ha="left", family="monospace", **at)
+        elif kind != "gap":
+            ax.annotate(text, xytext=(0, 0), ha="left",
+                        weight="bold" if kind == "model" else "normal",
+                        style="italic" if kind == "context" else "normal", **at)
+    _summary(summary, models, names, legend_beside=False)
+    fig.suptitle(_title(records), fontsize=10.5)
     fig.tight_layout()
     return fig
 

@@ -72,28 +72,15 @@ def data(records):
 SHOWN_PER_SEED = 3   # completions per seed in the table (data() has the config's top)
 
 
-def figure(records):
-    """Top: balanced completions of the deepest context per model, per seed (dots), their mean
-    and min-max range, and the paper's count (star). Below, a table: each seed's most frequent
-    completions with their counts. Stacked, with text at 10.5 pt, for the book's column."""
-    import matplotlib.pyplot as plt
-
+def _sorted(records):
+    """The records by model (fewer training words first), then seed, and grouped by model."""
     records = sorted(records, key=lambda r: (r["metrics"]["train_size"], r["params"]["seed"]))
-    models = spread.group_by(records, lambda r: r["params"]["model"])
-    rows = []
-    for group in models.values():
-        for r in group:
-            m = r["metrics"]
-            who = f"{m['train_size']} (q <= {m['max_depth']}), seed {r['params']['seed']}"
-            for t in m["top"][:SHOWN_PER_SEED]:
-                rows.append([who, t["completion"], str(t["count"]),
-                             "yes" if t["balanced"] else "no"])
-            rows.append([who, "total balanced", f"{m['balanced']} / {m['trials']}", ""])
-    # a table row is 0.25 in at 10.5 pt (the header too); the chart is 2.8 in high, and the
-    # titles and the chart's axis take about 1.8 in more
-    table_height = 0.25 * (len(rows) + 1)
-    fig, (chart, ax) = plt.subplots(2, 1, figsize=(7.4, 2.8 + table_height + 1.8),
-                                    gridspec_kw={"height_ratios": [2.8, table_height]})
+    return records, spread.group_by(records, lambda r: r["params"]["model"])
+
+
+def _chart(chart, records, models) -> None:
+    """Balanced completions per model: each seed (dots), their mean and min-max range, and the
+    paper's count (star)."""
     labels, counts = [], []
     for group in models.values():
         m = group[0]["metrics"]
@@ -114,6 +101,37 @@ def figure(records):
               ylabel=f"balanced completions of {trials}",
               title="per seed (dots), mean and min-max")
     chart.legend(fontsize=10.5, loc="upper left")
+
+
+def _title(records) -> str:
+    return ("Completions of the deepest context of $D_{32}$ (16 open brackets); "
+            + spread.seeds_label(records, lambda r: r["params"]["model"]).replace(
+                "per setting", "per model") + f"; table: the {SHOWN_PER_SEED} most "
+            "frequent completions of each seed")
+
+
+def figure(records):
+    """Top: balanced completions of the deepest context per model, per seed (dots), their mean
+    and min-max range, and the paper's count (star). Below, a table: each seed's most frequent
+    completions with their counts. Stacked, with text at 10.5 pt, for the book's column."""
+    import matplotlib.pyplot as plt
+
+    records, models = _sorted(records)
+    rows = []
+    for group in models.values():
+        for r in group:
+            m = r["metrics"]
+            who = f"{m['train_size']} (q <= {m['max_depth']}), seed {r['params']['seed']}"
+            for t in m["top"][:SHOWN_PER_SEED]:
+                rows.append([who, t["completion"], str(t["count"]),
+                             "yes" if t["balanced"] else "no"])
+            rows.append([who, "total balanced", f"{m['balanced']} / {m['trials']}", ""])
+    # a table row is 0.25 in at 10.5 pt (the header too); the chart is 2.8 in high, and the
+    # titles and the chart's axis take about 1.8 in more
+    table_height = 0.25 * (len(rows) + 1)
+    fig, (chart, ax) = plt.subplots(2, 1, figsize=(7.4, 2.8 + table_height + 1.8),
+                                    gridspec_kw={"height_ratios": [2.8, table_height]})
+    _chart(chart, records, models)
     ax.axis("off")
     table = ax.table(cellText=rows, colLabels=["training words, seed", "completion of " + "(" * 16,
                                                "count", "balanced?"], bbox=[0, 0, 1, 1])
@@ -123,10 +141,58 @@ def figure(records):
     for (row, col), cell in table.get_celld().items():
         if col == 1 and row > 0:
             cell.get_text().set_family("monospace")
-    fig.suptitle("Completions of the deepest context of $D_{32}$ (16 open brackets); "
-                 + spread.seeds_label(records, lambda r: r["params"]["model"]).replace(
-                     "per setting", "per model") + f"; table: the {SHOWN_PER_SEED} most "
-                 "frequent completions of each seed", fontsize=10.5)
+    fig.suptitle(_title(records), fontsize=10.5)
+    fig.tight_layout()
+    return fig
+
+
+# the phone's table: its columns' shares of the panel's width (completion, count, balanced?)
+PHONE_COLUMNS = (0.52, 0.2, 0.28)
+
+
+def phone_figure(records):
+    """The same chart and table for a phone's column, where the table's four columns wrote
+    over each other: three columns (completion, count, balanced?), and each seed's model,
+    seed and total of balanced completions in a row of its own above its completions."""
+    import matplotlib.pyplot as plt
+
+    records, models = _sorted(records)
+    rows = []   # (texts of the row's cells, whether it names a model and seed)
+    for group in models.values():
+        for r in group:
+            m = r["metrics"]
+            words = "word" if m["train_size"] == 1 else "words"
+            rows.append(([f"{m['train_size']} {words}, q ≤ {m['max_depth']}, seed "
+                          f"{r['params']['seed']}: {m['balanced']}/{m['trials']} balanced",
+                          "", ""], True))
+            rows += [([t["completion"], str(t["count"]), "yes" if t["balanced"] else "no"],
+                      False) for t in m["top"][:SHOWN_PER_SEED]]
+    # the table across the figure, the chart in a column of its own right of a sliver of
+    # one: the layout then puts the chart's y label in the space between the two columns,
+    # not in a margin left of the table too (the table's first column has no room to spare)
+    table_height = 0.25 * (len(rows) + 1)
+    fig = plt.figure(figsize=(3.8, 2.8 + table_height + 2.4))
+    grid = fig.add_gridspec(2, 2, width_ratios=[0.01, 1], height_ratios=[2.8, table_height])
+    chart, ax = fig.add_subplot(grid[0, 1]), fig.add_subplot(grid[1, :])
+    _chart(chart, records, models)
+    ax.axis("off")
+    table = ax.table(cellText=[cells for cells, _ in rows],
+                     colLabels=["completion", "count", "balanced?"],
+                     colWidths=list(PHONE_COLUMNS), bbox=[0, 0, 1, 1])
+    table.auto_set_font_size(False)
+    table.set_fontsize(10.5)
+    for (row, col), cell in table.get_celld().items():
+        heading = row > 0 and rows[row - 1][1]
+        if heading:   # one cell across the row: no lines between its three cells, and no
+            # fill that would cover the text of the first
+            cell.visible_edges = {0: "BTL", 1: "BT", 2: "BTR"}[col]
+            cell.set_facecolor("none")
+            if col == 0:
+                cell.set_text_props(ha="left")
+                cell.PAD = 0.02
+        elif col == 0 and row > 0:
+            cell.get_text().set_family("monospace")
+    fig.suptitle(_title(records), fontsize=10.5)
     fig.tight_layout()
     return fig
 

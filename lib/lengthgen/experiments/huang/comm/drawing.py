@@ -11,9 +11,10 @@ def bits_figure(records: list[dict]):
     rows = bit_rows(records)
     programs = sorted({r["program"] for r in rows})
     ns = sorted({r["n"] for r in rows})
-    # Stacked: the book's column is narrow, and the right panel names every program.
-    fig, (ax, bx) = plt.subplots(2, 1, figsize=(7.4, 6.5 + 0.22 * len(programs)),
-                                 gridspec_kw={"height_ratios": [1, 0.05 * len(programs) + 0.2]})
+    # Stacked: the book's column is narrow, and the right panel names every program, a row
+    # each, far enough apart that the names (at the book's 10.5 pt) do not touch.
+    fig, (ax, bx) = plt.subplots(2, 1, figsize=(7.4, 6.5 + 0.3 * len(programs)),
+                                 gridspec_kw={"height_ratios": [1, 0.07 * len(programs) + 0.2]})
     cmap = plt.get_cmap("tab20", max(len(programs), 2))
     grid = np.geomspace(min(ns), max(ns) * 4, 200)
     for k, program in enumerate(programs):

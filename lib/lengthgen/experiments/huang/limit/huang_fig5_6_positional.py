@@ -177,6 +177,9 @@ def figure(records: list[dict]):
         top.axhline(1, color="black", lw=0.8)
         top.axvline(config["train_length"], color="grey", lw=0.8)
         top.set_title(kind)
+        # each lower panel names its group too: on a phone the panels stack in one column,
+        # and the lower ones come far below the upper one of their group
+        bottom.set_title(f"{kind}: unseen distances")
         top.legend(fontsize=6)
         bottom.set_xlabel("test length n")
         for ax in (top, bottom):

@@ -2,6 +2,7 @@
 and C-RASP's prediction."""
 from lengthgen.experiments.huang.sweep.analysis import table
 from lengthgen.experiments.huang.sweep.protocol import ENCODINGS, LONGEST_BIN, predicted
+from lengthgen.experiments.prose import math_names
 from lengthgen.models.positions import PositionalEncoding
 from lengthgen.tasks.metadata import info
 
@@ -11,12 +12,13 @@ MARK = {"yes": ("✓", "#1a9850"), "no": ("✗", "#d73027"), "none found": ("?",
 
 
 def draw_fig1(rows: list[dict], title: str, tasks: list[str] | None = None,
-              phone: bool = False):
+              phone: bool = False, guide: str = ""):
     """Bars: our accuracy per test bin (mean over the seeds that fit), with a line from the
     lowest to the highest seed; black ticks: the paper's; grey dashes: the random baseline;
     beside each task the C-RASP prediction (✓ program, ✗ proven impossible, ? none found).
     Hatched bars: no seed fit the training range. One panel per encoding. `tasks`: every task
-    of the panel, in order; a cell without a record says "not run" in its slot.
+    of the panel, in order; a cell without a record says "not run" in its slot. `guide`: a
+    sentence saying what to look at, first in the note under the panels.
 
     With `phone`, the same picture for a phone's column: the tasks down the side (their names
     read across, not slanted into each other), the bars across, the panels one above the
@@ -25,7 +27,7 @@ def draw_fig1(rows: list[dict], title: str, tasks: list[str] | None = None,
     ran = list(dict.fromkeys(r["task"] for r in rows))
     tasks = list(tasks) + [t for t in ran if t not in tasks] if tasks else ran
     size = (3.8, 0.34 * len(tasks) * 2 + 2.6) if phone else \
-        (max(7.0, 0.55 * len(tasks) + 2), 6.4)
+        (max(7.0, 0.55 * len(tasks) + 2), 7.2)   # (room for names at 60 degrees)
     fig, axes = plt.subplots(2, 1, figsize=size, sharex=not phone, sharey=phone)
     width = 0.26
 
@@ -75,18 +77,21 @@ def draw_fig1(rows: list[dict], title: str, tasks: list[str] | None = None,
         (ax.set_xlabel if phone else ax.set_ylabel)(
             f"{PositionalEncoding(encoding).label}: accuracy %")
         ax.grid(axis="x" if phone else "y", alpha=0.3)
-    names = [info(t).name for t in tasks]
+    names = [math_names(info(t).name) for t in tasks]   # D_12 as the prose's $D_{12}$
     if phone:
         axes[0].set_yticks(range(len(tasks)), names)
         axes[0].set_ylim(len(tasks) - 0.5, -0.5)   # the first task on top, as in the table
         axes[0].legend(loc="upper center", bbox_to_anchor=(0.5, -0.12), fontsize=8,
                        frameon=False)
     else:
+        # steep enough that each name keeps clear of the next: at 40 degrees the names of 17
+        # tasks touched, and D_2 D_3 D_4 D_12 read as one word
         axes[-1].set_xticks(range(len(tasks)))
-        axes[-1].set_xticklabels(names, rotation=40, ha="right")
+        axes[-1].set_xticklabels(names, rotation=60, ha="right", rotation_mode="anchor")
         axes[0].legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8, frameon=False)
     axes[0].set_title(title, fontsize=10)
-    fig.text(0.01, 0.005, f"{'Beside' if phone else 'Above'} each task, C-RASP's prediction: "
+    fig.text(0.01, 0.005, (guide + "\n" if guide else "")
+             + f"{'Beside' if phone else 'Above'} each task, C-RASP's prediction: "
              "✓ a program exists, ✗ proven impossible, ? none found. Hatched bars: no seed fit "
              "the training range. \"not run\": no record yet.",
              fontsize=7.5, color="#444444")
@@ -94,19 +99,21 @@ def draw_fig1(rows: list[dict], title: str, tasks: list[str] | None = None,
     return fig
 
 
-def fig1_panels(records: list[dict], title: str, phone: bool = False):
+def fig1_panels(records: list[dict], title: str, phone: bool = False, guide: str = ""):
     """Fig. 1 of one sweep (languages or algorithmic tasks) from its records, in the order of
-    its config's tasks (`phone`: drawn for a phone's column, see draw_fig1)."""
+    its config's tasks (`phone`: drawn for a phone's column; `guide`: see draw_fig1)."""
     return draw_fig1(table(records), title,
-                     tasks=records[0]["config"]["tasks"] if records else None, phone=phone)
+                     tasks=records[0]["config"]["tasks"] if records else None, phone=phone,
+                     guide=guide)
 
 
-def fig1_figures(title: str):
-    """The figure contract's figure(records) and phone_figure(records) of one half of Fig. 1."""
+def fig1_figures(title: str, guide: str = ""):
+    """The figure contract's figure(records) and phone_figure(records) of one half of Fig. 1,
+    with `guide` (what to look at) under the panels."""
     def figure(records):
-        return fig1_panels(records, title)
+        return fig1_panels(records, title, guide=guide)
 
     def phone_figure(records):
-        return fig1_panels(records, title, phone=True)
+        return fig1_panels(records, title, phone=True, guide=guide)
 
     return figure, phone_figure

@@ -21,8 +21,12 @@ BOOK, PAPER = CONFIGS["book"], CONFIGS["paper"]
 check_record = protocol.scores_problem   # every training scored on the task's bins
 
 
+# what to look at (the algorithmic tasks' figure has its guide in the chapter's prose)
+GUIDE = ("To read: where a language's mark is ✓, its darkest bar (Len 101-150) should reach "
+         "100%; where it is ✗, that bar should fall short.")
 # the figure for the column, and the one for a phone (the tasks down the side)
-figure, phone_figure = drawing.fig1_figures("Regular languages (Huang et al. 2025, Fig. 1)")
+figure, phone_figure = drawing.fig1_figures("Regular languages (Huang et al. 2025, Fig. 1)",
+                                            guide=GUIDE)
 
 
 def data(records):

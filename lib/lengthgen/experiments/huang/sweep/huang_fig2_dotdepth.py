@@ -19,13 +19,26 @@ SOURCE = "huang-fig1-languages"
 def points(records) -> list[dict]:
     """One row per (star-free language, encoding, source): its dot-depth and its accuracy on the
     longest bin in percent (ours: the mean over the seeds that fit, with the lowest and highest
-    seed; the paper's: its number), and whether the cell fit."""
+    seed; the paper's: its number), and whether the cell fit. The paper's number is there for
+    every star-free language of the sweep's config and each encoding, whether or not this book
+    has a record of the cell (the chapter reads the paper's D_12 with NoPE off this figure)."""
+    drawn = analysis.longest_bin_points(analysis.table(records))
+    have = {(p["task"], p["encoding"], p["source"]) for p in drawn}
+    tasks = list(records[0]["config"]["tasks"]) if records else []
+    reference = protocol.reference()
+    for task in tasks:
+        for encoding in protocol.ENCODINGS:
+            paper = reference.get((task, encoding))
+            if paper is not None and (task, encoding, "paper") not in have:
+                drawn.append({"task": task, "encoding": encoding, "source": "paper",
+                              "accuracy": paper["bins"][-1], "seed_min": "", "seed_max": "",
+                              "fit": paper["bins"][0] >= 1.0})
     return [{"task": p["task"], "language": info(p["task"]).name,
              "dot_depth": info(p["task"]).dot_depth, "encoding": p["encoding"],
              "source": p["source"], "accuracy_percent": analysis.percent(p["accuracy"]),
              "seed_min_percent": analysis.percent(p["seed_min"]),
              "seed_max_percent": analysis.percent(p["seed_max"]), "fit": p["fit"]}
-            for p in analysis.longest_bin_points(analysis.table(records)) if info(p["task"]).star_free]
+            for p in drawn if info(p["task"]).star_free]
 
 
 def data(records):
@@ -43,10 +56,11 @@ def figure(records):
     row_of = {name: i for i, (_, name) in enumerate(languages)}
     fig, axes = plt.subplots(1, 2, figsize=(8.4, 0.3 * len(languages) + 1.4))
     for ax, encoding in zip(axes, protocol.ENCODINGS):
-        drawn = set()
+        ours = set()
         for source, marker, offset in (("ours", "o", -0.15), ("paper", "s", 0.15)):
             chosen = [p for p in rows if p["encoding"] == encoding and p["source"] == source]
-            drawn |= {p["language"] for p in chosen}
+            if source == "ours":
+                ours = {p["language"] for p in chosen}
             ys = [row_of[p["language"]] + offset for p in chosen]
             if source == "ours":
                 low = [p["accuracy_percent"] - (p["seed_min_percent"] or p["accuracy_percent"])
@@ -59,9 +73,14 @@ def figure(records):
                        facecolors="#08306b" if source == "ours" else "none",
                        edgecolors="#08306b",
                        label="this book (seed range)" if source == "ours" else "paper")
+        paper = {p["language"]: p["accuracy_percent"] for p in rows
+                 if p["encoding"] == encoding and p["source"] == "paper"}
         for depth, name in languages:
-            if name not in drawn:
-                ax.text(50, row_of[name], "no record", ha="center", va="center", color="0.45")
+            if name not in ours:   # in our slot of the row, on the side away from the paper's
+                high = paper.get(name, 0) >= 50
+                ax.text(paper[name] - 6 if high else paper.get(name, 0) + 6,
+                        row_of[name] - 0.15, "no record", ha="right" if high else "left",
+                        va="center", color="0.45")
         for upper, lower in zip(languages, languages[1:]):
             if upper[0] != lower[0]:   # a line between dot-depth groups
                 ax.axhline(row_of[lower[1]] - 0.5, color="0.6", lw=0.8)
