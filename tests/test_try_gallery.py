@@ -1,0 +1,124 @@
+"""The try gallery (lengthgen.experiments.try_gallery): every program parses and has the fragment
+the gallery claims, the runs are what the configs say, and a run at the test scale returns what
+figure(), data(), summary() and the Fig. 1 comparison read."""
+import functools
+import re
+
+import pytest
+
+from lengthgen.crasp import parse_program
+from lengthgen.runs.registry import EXPERIMENTS, experiment, module_runs
+from lengthgen.tasks.metadata import NONE_FOUND, YES
+
+FIGURE = "try-gallery"
+# the fragment each gallery program is written to have (the page's prose relies on these)
+CLAIMED = {"balanced_ab": "C-RASP[]", "b_lead_small": "C-RASP[]",
+           "more_a_than_b_some_c": "C-RASP[]", "at_least_40_a": "C-RASP[]",
+           "even_len_majority": "C-RASP[periodic]", "no_bb_majority": "C-RASP[local]",
+           "two_back_a": "C-RASP[local]"}
+FIG1_TASKS = {"tomita1", "tomita2", "tomita3", "tomita4", "tomita5", "tomita6", "tomita7",
+              "aa_star", "aaaa_star", "abab_star", "d2", "d3", "d4", "d12", "ab_d_bc",
+              "abcde_plus", "012_02"}
+
+
+@functools.cache
+def module():
+    return experiment(FIGURE)
+
+
+def test_the_gallery_is_registered_and_has_at_least_six_programs_that_are_not_fig1_tasks():
+    assert FIGURE in EXPERIMENTS
+    gallery = module().GALLERY
+    assert len(gallery) >= 6 and not set(gallery) & FIG1_TASKS
+    assert set(gallery) == set(CLAIMED) and set(module().DESCRIPTIONS) >= set(gallery)
+
+
+@pytest.mark.parametrize("name", sorted(CLAIMED))
+def test_every_program_parses_with_the_fragment_the_gallery_claims(name):
+    program = parse_program(module().GALLERY[name], filename=name, name=name)
+    assert program.fragment() == CLAIMED[name]
+    assert program.output not in program.token_outputs.values()   # an accepting program
+
+
+def test_at_least_two_programs_use_periodic_or_local_relations_and_get_no_nope_prediction():
+    from lengthgen.experiments.try_program import predictions
+    positional = [n for n, text in module().GALLERY.items()
+                  if predictions(parse_program(text))["nope"] == NONE_FOUND]
+    assert len(positional) >= 2
+    assert {CLAIMED[n] for n in positional} == {"C-RASP[periodic]", "C-RASP[local]"}
+
+
+def test_the_library_runs_are_two_plain_and_two_positional_fig1_languages():
+    from lengthgen.crasp.library import get_program
+    fragments = [get_program(n).fragment() for n in module().LIBRARY]
+    assert set(module().LIBRARY) <= FIG1_TASKS
+    assert fragments.count("C-RASP[]") == 2 and len(fragments) == 4
+
+
+@pytest.mark.parametrize("scale", ["test", "book", "paper"])
+def test_the_runs_are_what_the_config_says(scale):
+    config = module().CONFIGS[scale]
+    params = module_runs(module(), scale)
+    assert [p["name"] for p in params] == \
+        [*config["programs"], *(f"library-{n}" for n in config["library"])]
+    for p in params:
+        if p["kind"] == "gallery":
+            assert p["text"] == config["programs"][p["program"]]   # the text, not a file
+        else:
+            assert "text" not in p and p["name"] == f"library-{p['program']}"
+    assert config["try_scale"] == ("test" if scale == "test" else "book")
+
+
+@functools.cache
+def records_at_test_scale():
+    """Two runs at the test scale, as the runner records them: a gallery program with a local
+    relation and a C-RASP[] library language."""
+    m = module()
+    config = m.CONFIGS["test"]
+    chosen = {p["name"]: p for p in module_runs(m, "test")}
+    return [{"run_name": name, "params": chosen[name], "scale": "test",
+             "metrics": m.run_one(chosen[name], config, "cpu")}
+            for name in ("two_back_a", "library-tomita1")]
+
+
+def test_run_one_at_test_scale_returns_what_the_readers_read():
+    m = module()
+    records = records_at_test_scale()
+    for r in records:
+        assert m.check_record(r) is None
+        metrics = r["metrics"]
+        assert set(metrics["encodings"]) == {"ape", "nope"}
+        assert [s["seed"] for s in metrics["encodings"]["ape"]["seeds"]] == [0, 1, 2]
+    two_back = records[0]["metrics"]
+    assert two_back["fragment"] == "C-RASP[local]"
+    assert two_back["prediction"] == {"ape": YES, "nope": NONE_FOUND}
+    assert {c["agrees"] for c in two_back["encodings"]["nope"]["bins"].values()} == {"n/a"}
+    rows = m.data(records)
+    assert len(rows) == 2 * 2 * 3
+    assert {r["program"] for r in rows} == {"two_back_a", "tomita1"}
+    assert all(0.0 <= r["accuracy"] <= 1.0 and r["min"] <= r["accuracy"] + 1e-12 for r in rows)
+    summary = m.summary(records)
+    assert summary["two_back_a"]["nope_agrees"] == "n/a"
+    assert summary["tomita1"]["fragment"] == "C-RASP[]"
+    fig = m.figure(records)
+    titles = [ax.get_title() for ax in fig.axes if ax.get_title()]
+    assert any("two_back_a" in t for t in titles) and any("tomita1" in t for t in titles)
+
+
+def test_the_fig1_comparison_reads_the_same_cell_and_says_none_without_one():
+    m = module()
+    records = records_at_test_scale()
+    planted = [{"task": "tomita1", "encoding": "ape", "accuracy": {"101-150": 1.0},
+                "ours_success": True}]
+    rows = m.fig1_comparison(records, planted)
+    assert [(r["program"], r["encoding"]) for r in rows] == [("tomita1", "ape"),
+                                                             ("tomita1", "nope")]
+    ape, nope = rows
+    assert ape["fig1_accuracy"] == 1.0 and ape["same"] == bool(ape["try_generalizes"])
+    assert nope["fig1_accuracy"] is None and nope["same"] is None
+
+
+def test_the_paper_config_says_it_is_the_books():
+    m = module()
+    assert m.CONFIGS["paper"]["try_scale"] == "book"
+    assert re.search(r"paper config is the book's", m.PAPER_SCALE)
