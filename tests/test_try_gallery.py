@@ -71,24 +71,32 @@ def test_the_runs_are_what_the_config_says(scale):
 
 @functools.cache
 def records_at_test_scale():
-    """Two runs at the test scale, as the runner records them: a gallery program with a local
-    relation and a C-RASP[] library language."""
-    m = module()
-    config = m.CONFIGS["test"]
-    chosen = {p["name"]: p for p in module_runs(m, "test")}
-    return [{"run_name": name, "params": chosen[name], "scale": "test",
-             "metrics": m.run_one(chosen[name], config, "cpu")}
-            for name in ("two_back_a", "library-tomita1")]
+    """Every run of the test config, through the runner into a folder of its own (so each record
+    passes the runner's checks of a results record, as the book's do)."""
+    import tempfile
+
+    from lengthgen.runs.runner import run_experiment
+    root = tempfile.mkdtemp(prefix="try-gallery-")
+    return run_experiment(FIGURE, "test", root=root)
+
+
+def chosen(records, *names):
+    by_name = {r["run_name"]: r for r in records}
+    return [by_name[n] for n in names]
 
 
 def test_run_one_at_test_scale_returns_what_the_readers_read():
     m = module()
-    records = records_at_test_scale()
+    everything = records_at_test_scale()
+    assert [r["run_name"] for r in m.ordered(everything)] == \
+        [p["name"] for p in module_runs(m, "test")]
+    records = chosen(everything, "two_back_a", "library-tomita1")
     for r in records:
         assert m.check_record(r) is None
         metrics = r["metrics"]
         assert set(metrics["encodings"]) == {"ape", "nope"}
         assert [s["seed"] for s in metrics["encodings"]["ape"]["seeds"]] == [0, 1, 2]
+        assert [c["bin"] for c in metrics["constant_verdicts"]] == m.BINS
     two_back = records[0]["metrics"]
     assert two_back["fragment"] == "C-RASP[local]"
     assert two_back["prediction"] == {"ape": YES, "nope": NONE_FOUND}
@@ -107,7 +115,7 @@ def test_run_one_at_test_scale_returns_what_the_readers_read():
 
 def test_the_fig1_comparison_reads_the_same_cell_and_says_none_without_one():
     m = module()
-    records = records_at_test_scale()
+    records = chosen(records_at_test_scale(), "two_back_a", "library-tomita1")
     planted = [{"task": "tomita1", "encoding": "ape", "accuracy": {"101-150": 1.0},
                 "ours_success": True}]
     rows = m.fig1_comparison(records, planted)
