@@ -177,6 +177,7 @@ def figure(records):
     """Fig. 1's bars per program: for each, APE's three bins then NoPE's, the seeds' range, the
     constant baseline (dotted) and C-RASP's prediction above each encoding."""
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import PercentFormatter
 
     from lengthgen.experiments.huang.sweep.drawing import BIN_COLORS, MARK
     records = ordered(records)
@@ -191,26 +192,27 @@ def figure(records):
             for k, b in enumerate(BINS):
                 cell = enc["bins"][b]
                 x = g + (k - 1) * width
-                ax.bar(x, 100 * cell["mean_accuracy"], width, color=BIN_COLORS[k],
+                ax.bar(x, cell["mean_accuracy"], width, color=BIN_COLORS[k],
                        hatch=None if enc["fit"] else "//", edgecolor="white",
                        label=f"Len {b}" if g == 0 else None)
-                ax.plot([x, x], [100 * cell["min"], 100 * cell["max"]], color="#d95f02",
+                ax.plot([x, x], [cell["min"], cell["max"]], color="#d95f02",
                         lw=1.2, label="seeds: min to max" if g == k == 0 else None)
-                ax.plot([x - width / 2, x + width / 2], [100 * m["baseline"][b]] * 2,
+                ax.plot([x - width / 2, x + width / 2], [m["baseline"][b]] * 2,
                         color="black", ls=":", lw=1.3,
                         label="constant baseline" if g == k == 0 else None)
             symbol, color = MARK[enc["predicted"]]
-            ax.text(g, 104, symbol, ha="center", va="bottom", color=color, fontsize=11)
+            ax.text(g, 1.04, symbol, ha="center", va="bottom", color=color, fontsize=11)
         ax.set_xticks([0, 1], [trying.label(pe) for pe in trying.ENCODINGS], fontsize=8)
-        ax.set_ylim(0, 118)
-        ax.set_yticks([0, 50, 100])
+        ax.set_ylim(0, 1.18)   # fractions, as data() gives them, read as percentages
+        ax.set_yticks([0, 0.5, 1])
+        ax.yaxis.set_major_formatter(PercentFormatter(1.0))
         ax.grid(axis="y", alpha=0.3)
         where = "" if m["kind"] == "gallery" else "Fig. 1 language: "
         ax.set_title(f"{where}{m['program']}\n{m['fragment']}", fontsize=8.5)
     for ax in list(axes.flat)[len(records):]:
         ax.axis("off")
     for row in axes:
-        row[0].set_ylabel("accuracy %", fontsize=8)
+        row[0].set_ylabel("accuracy", fontsize=8)
     handles, labels = axes.flat[0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="lower center", ncol=len(labels), fontsize=8, frameon=False)
     fig.suptitle("Your own language: per-prefix verdicts, APE vs NoPE (✓ predicted to "
