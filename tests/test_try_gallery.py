@@ -130,3 +130,51 @@ def test_the_paper_config_says_it_is_the_books():
     m = module()
     assert m.CONFIGS["paper"]["try_scale"] == "book"
     assert re.search(r"paper config is the book's", m.PAPER_SCALE)
+
+
+# ------------------------------------------------------------ the page's live cell, without a kernel
+
+def widget_parts(box):
+    area = box.children[0]
+    button, progress = box.children[1].children
+    return area, button, progress, box.children[2]
+
+
+def test_the_widget_callback_trains_the_text_at_test_scale_and_fills_the_bar():
+    """The page's skip-execution cell: the button's callback trains what the text area holds
+    (run_try at the test scale), moves the bar to its end and shows the prediction and the
+    table per bin."""
+    from lengthgen.chapters.try_your_own import try_widget
+    from lengthgen.experiments.try_program import total_steps
+    box = try_widget(scale="test", device="cpu")
+    area, button, progress, answer = widget_parts(box)
+    area.value = module().GALLERY["no_bb_majority"]
+    button.click()
+    text = answer.value
+    assert "fragment: C-RASP[local]" in text and "NoPE: no prediction" in text
+    assert text.count("101-150") >= 1 and "baseline" in text and "refused" not in text
+    assert progress.max == total_steps("test") and progress.value == progress.max
+    assert not button.disabled
+
+
+def test_the_widget_says_a_syntax_error_in_one_line_and_trains_nothing():
+    from lengthgen.chapters.try_your_own import try_widget
+    box = try_widget(scale="test", device="cpu")
+    area, button, progress, answer = widget_parts(box)
+    area.value = "alphabet a b\nCa := #Q(a\naccept Ca > 0\n"
+    button.click()
+    assert answer.value.startswith("<pre>refused: &lt;text area&gt;:2:")
+    assert progress.value == 0 and not button.disabled
+
+
+def test_the_page_glues_every_table_it_pastes():
+    """Every program table and verdict the page pastes is glued by the facade from records."""
+    import json
+    from pathlib import Path
+    from lengthgen.chapters import try_your_own as page
+    nb = Path(__file__).resolve().parents[1] / "book" / "try_your_own.ipynb"
+    text = "".join("".join(c["source"]) for c in json.loads(nb.read_text())["cells"])
+    pasted = set(re.findall(r"\{glue:md\} (try-table-[\w-]+)", text))
+    assert pasted == {f"try-table-{page.key(n)}" for n in module().GALLERY}
+    verdicts = set(re.findall(r"\{glue:md\}`try-verdict-([\w-]+)`", text))
+    assert verdicts == {page.key(n) for n in module().GALLERY}
