@@ -103,10 +103,11 @@ def run_one(params, config, device):
     task = program_task(program)
     measured = trying.check_program(program, task, scale)
     metrics = trying.run_try(program, task, scale, device)
-    # a record holds numbers under a length bin (lengthgen.results): the constant's verdict,
-    # a word, goes into a list of its own
-    constants = metrics.pop("baseline_constant")
-    metrics["constant_verdicts"] = [{"bin": b, "verdict": v} for b, v in constants.items()]
+    # which constant is best, per bin, named in words in a list of its own (as the committed
+    # records have it; `run_try` gives it as a number under each bin's name)
+    accepts = metrics.pop("baseline_accepts")
+    metrics["constant_verdicts"] = [{"bin": b, "verdict": "accepted" if v else "rejected"}
+                                    for b, v in accepts.items()]
     return {"program": params["program"], "kind": params["kind"],
             "fragment": program.fragment(), "operations": len(program.ops),
             "prediction": trying.predictions(program), "sampler": task.sampler,
