@@ -55,10 +55,10 @@ def print_programs() -> None:
 def _cells(records, kind: str):
     """(program, encoding, the Len 101-150 cell) of every predicted cell of one kind of run."""
     longest = try_gallery.LONGEST
-    return [(r["metrics"]["program"], pe, r["metrics"]["encodings"][pe]["bins"][longest])
+    return [(r["metrics"]["program"], encoding, r["metrics"]["encodings"][encoding]["bins"][longest])
             for r in records if r["metrics"]["kind"] == kind
-            for pe in try_program.ENCODINGS
-            if r["metrics"]["encodings"][pe]["predicted"] == YES]
+            for encoding in try_program.ENCODINGS
+            if r["metrics"]["encodings"][encoding]["predicted"] == YES]
 
 
 def glue_gallery() -> str:
@@ -76,11 +76,11 @@ def glue_gallery() -> str:
     cells = _cells(records, "gallery")
     agree = [c for c in cells if c[2]["agrees"] == "yes"]
     book_text("try-agree", f"{len(agree)} of {len(cells)}")
-    misses = [f"{p} ({try_program.label(pe)}, {pct(c['mean_accuracy'])})"
-              for p, pe, c in cells if c["agrees"] != "yes"]
+    misses = [f"{p} ({try_program.label(encoding)}, {pct(c['mean_accuracy'])})"
+              for p, encoding, c in cells if c["agrees"] != "yes"]
     book_text("try-misses", listing(misses) if misses else "none")
-    unfit = [f"{p} ({try_program.label(pe)})" for p, s in summary.items()
-             for pe in try_program.ENCODINGS if s["fit"][pe] == 0]
+    unfit = [f"{p} ({try_program.label(encoding)})" for p, s in summary.items()
+             for encoding in try_program.ENCODINGS if s["fit"][encoding] == 0]
     book_text("try-unfit", listing(unfit) if unfit else "none")
     nope = [(p, s["nope_long"]) for p, s in summary.items()
             if s["kind"] == "gallery" and s["nope_agrees"] == "n/a"]
@@ -98,9 +98,9 @@ def program_verdicts() -> dict:
     for r in records:
         m = r["metrics"]
         parts = []
-        for pe in try_program.ENCODINGS:
-            cell = m["encodings"][pe]["bins"][try_gallery.LONGEST]
-            parts.append(f"{try_program.label(pe)} {pct(cell['mean_accuracy'])} "
+        for encoding in try_program.ENCODINGS:
+            cell = m["encodings"][encoding]["bins"][try_gallery.LONGEST]
+            parts.append(f"{try_program.label(encoding)} {pct(cell['mean_accuracy'])} "
                          f"({SAID[cell['agrees']]})")
         base = pct(m["baseline"][try_gallery.LONGEST])
         out[key(m["program"])] = (f"on Len {try_gallery.LONGEST}, " + ", ".join(parts)
@@ -112,15 +112,15 @@ def _table(metrics: dict) -> str:
     rows = []
     for b in try_gallery.BINS:
         row = [f"Len {b}", pct(metrics["accepted_share"][b]), pct(metrics["baseline"][b])]
-        for pe in try_program.ENCODINGS:
-            cell = metrics["encodings"][pe]["bins"][b]
-            rows_read = "" if metrics["encodings"][pe]["fit"] else " (no seed fit)"
+        for encoding in try_program.ENCODINGS:
+            cell = metrics["encodings"][encoding]["bins"][b]
+            rows_read = "" if metrics["encodings"][encoding]["fit"] else " (no seed fit)"
             row += [f"{pct(cell['mean_accuracy'])}{rows_read}",
                     f"{pct(cell['min'])} to {pct(cell['max'])}", SAID[cell["agrees"]]]
         rows.append(row)
     header = ["bin", "accepted", "constant baseline"]
-    for pe in try_program.ENCODINGS:
-        name = try_program.label(pe)
+    for encoding in try_program.ENCODINGS:
+        name = try_program.label(encoding)
         header += [f"{name} mean", f"{name} seeds", f"{name} agrees"]
     return HTMLTable(header, rows).markdown
 

@@ -153,12 +153,12 @@ def data(records):
     rows = []
     for r in ordered(records):
         m = r["metrics"]
-        for pe in trying.ENCODINGS:
-            enc = m["encodings"][pe]
+        for encoding in trying.ENCODINGS:
+            enc = m["encodings"][encoding]
             for b in BINS:
                 cell = enc["bins"][b]
                 rows.append({"program": m["program"], "kind": m["kind"],
-                             "fragment": m["fragment"], "encoding": pe, "bin": b,
+                             "fragment": m["fragment"], "encoding": encoding, "bin": b,
                              "accuracy": cell["mean_accuracy"], "min": cell["min"],
                              "max": cell["max"], "baseline": m["baseline"][b],
                              "accepted_share": m["accepted_share"][b],
@@ -188,8 +188,8 @@ def figure(records):
     width = 0.27
     for ax, r in zip(axes.flat, records):
         m = r["metrics"]
-        for g, pe in enumerate(trying.ENCODINGS):
-            enc = m["encodings"][pe]
+        for g, encoding in enumerate(trying.ENCODINGS):
+            enc = m["encodings"][encoding]
             for k, b in enumerate(BINS):
                 cell = enc["bins"][b]
                 x = g + (k - 1) * width
@@ -203,7 +203,7 @@ def figure(records):
                         label="constant baseline" if g == k == 0 else None)
             symbol, color = MARK[enc["predicted"]]
             ax.text(g, 1.04, symbol, ha="center", va="bottom", color=color, fontsize=11)
-        ax.set_xticks([0, 1], [trying.label(pe) for pe in trying.ENCODINGS], fontsize=8)
+        ax.set_xticks([0, 1], [trying.label(encoding) for encoding in trying.ENCODINGS], fontsize=8)
         ax.set_ylim(0, 1.18)   # fractions, as data() gives them, read as percentages
         ax.set_yticks([0, 0.5, 1])
         ax.yaxis.set_major_formatter(PercentFormatter(1.0))
@@ -232,11 +232,11 @@ def fig1_comparison(records, fig1_rows):
         m = r["metrics"]
         if m["kind"] != "library":
             continue
-        for pe in trying.ENCODINGS:
-            cell = m["encodings"][pe]["bins"][LONGEST]
-            fig1 = cells.get((m["program"], pe))
-            out.append({"program": m["program"], "fragment": m["fragment"], "encoding": pe,
-                        "predicted": m["encodings"][pe]["predicted"],
+        for encoding in trying.ENCODINGS:
+            cell = m["encodings"][encoding]["bins"][LONGEST]
+            fig1 = cells.get((m["program"], encoding))
+            out.append({"program": m["program"], "fragment": m["fragment"], "encoding": encoding,
+                        "predicted": m["encodings"][encoding]["predicted"],
                         "try_accuracy": cell["mean_accuracy"],
                         "try_baseline": m["baseline"][LONGEST],
                         "try_generalizes": cell["generalizes"],
@@ -256,10 +256,10 @@ def summary(records) -> dict:
         out[m["program"]] = {
             "kind": m["kind"], "fragment": m["fragment"],
             "baseline_train": m["baseline"][BINS[0]], "baseline_long": m["baseline"][LONGEST],
-            **{f"{pe}_long": m["encodings"][pe]["bins"][LONGEST]["mean_accuracy"]
-               for pe in trying.ENCODINGS},
-            **{f"{pe}_agrees": m["encodings"][pe]["bins"][LONGEST]["agrees"]
-               for pe in trying.ENCODINGS},
-            "fit": {pe: m["encodings"][pe]["fit"] for pe in trying.ENCODINGS}}
+            **{f"{encoding}_long": m["encodings"][encoding]["bins"][LONGEST]["mean_accuracy"]
+               for encoding in trying.ENCODINGS},
+            **{f"{encoding}_agrees": m["encodings"][encoding]["bins"][LONGEST]["agrees"]
+               for encoding in trying.ENCODINGS},
+            "fit": {encoding: m["encodings"][encoding]["fit"] for encoding in trying.ENCODINGS}}
     return out
 
