@@ -26,6 +26,14 @@ def once(step, label: str = "first step", sub_label: str = "", description: str 
     return timer(step, label, sub_label, description).timeit(1).median
 
 
+def fastest(step, rounds: int, label: str = "", sub_label: str = "",
+            description: str = "") -> float:
+    """Seconds of the fastest of `rounds` single calls (for calls long enough that one call is
+    a measurement: a batch of programs, a batch drawn, a whole short training)."""
+    t = timer(step, label, sub_label, description)
+    return min(t.timeit(1).median for _ in range(max(1, rounds)))
+
+
 def steady(step, seconds: float, rounds: int = 1, warmup: int = 0, label: str = "",
            sub_label: str = "", description: str = "") -> benchmark.Measurement:
     """`warmup` untimed calls, then `rounds` blocked_autorange runs of at least `seconds`
