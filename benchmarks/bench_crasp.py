@@ -3,23 +3,23 @@ the big generated programs (sort, copy) on a full-length instance.
 
 Run: .venv/bin/python benchmarks/bench_crasp.py   (prints milliseconds, best of 5)
 """
-import time
+import os
+import sys
 
 import numpy as np
 
 from lengthgen.crasp import run_batch, run_program
 from lengthgen.crasp.library import get_program
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))   # timing.py, beside this file
+from timing import fastest  # noqa: E402
+
 REPEATS = 5
 
 
 def best_ms(fn):
-    times = []
-    for _ in range(REPEATS):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return 1000 * min(times)
+    """Milliseconds of the fastest of REPEATS calls (torch.utils.benchmark's Timer)."""
+    return 1000 * fastest(fn, REPEATS)
 
 
 def main():

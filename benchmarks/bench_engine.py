@@ -34,9 +34,12 @@ second measured so far) is skipped with the prediction instead (a 12-layer width
 takes minutes a step there).
 
 A model-step is one optimizer step of one model: a group of S doing n steps does S x n. Each
-rate is the best of `--rounds` timed windows of at most `--seconds` after warm-up steps (load
-from other jobs only slows a run down). The card's name, torch version and thread count are
-printed; on a GPU, the peak memory of each measurement too.
+row is timed by torch.utils.benchmark's Timer (benchmarks/timing.py: it synchronises the card):
+after 3 warm-up steps, `--rounds` blocked_autorange runs of at least `--seconds` (or less, as
+the budget allows), and the rate is one over the median block of the best round (load from
+other jobs only slows a run down). The card's name, torch version and thread count are
+printed; on a GPU, the peak memory of each measurement too. At the end, the rows as a markdown
+table and as torch.utils.benchmark's Compare table (time a step, shapes by kinds).
 """
 import argparse
 import json
@@ -71,25 +74,16 @@ def _models(shape, n, task, pe="ape"):
             for i in range(n)]
 
 
-def _timed(step, seconds: float, rounds: int, sync) -> tuple[float, float]:
-    """(steps per second: the best of `rounds` windows of `seconds` after 3 warm-up steps,
-    the first warm-up step's seconds: capture and compiling)."""
-    start = time.perf_counter()
-    step()
-    sync()
-    first = time.perf_counter() - start
-    for _ in range(2):
-        step()
-    sync()
-    best = 0.0
-    for _ in range(rounds):
-        n, start = 0, time.perf_counter()
-        while time.perf_counter() - start < seconds or n < 3:
-            step()
-            n += 1
-        sync()
-        best = max(best, n / (time.perf_counter() - start))
-    return best, first
+def _timed(step, seconds: float, rounds: int, what: tuple) -> tuple:
+    """(the Measurement: torch.utils.benchmark's Timer, `rounds` blocked_autorange runs of at
+    least `seconds` after 3 warm-up steps, the one with the lowest median; the first warm-up
+    step's seconds: capture and compiling). `what` is the Compare table's (sub_label,
+    description)."""
+    from timing import once, steady
+    first = once(step)
+    measurement = steady(step, seconds, rounds, warmup=2, label="bench_engine: a step",
+                         sub_label=what[0], description=what[1])
+    return measurement, first
 
 
 def _stepper(group, feed):
@@ -102,19 +96,24 @@ def _stepper(group, feed):
     return step
 
 
-def _sync(device: str):
+def _fresh_memory(device: str) -> None:
+    """On a card, start the measurement's peak memory afresh (Timer does the synchronising)."""
     import torch
     if device == "cuda":
         torch.cuda.empty_cache()
         torch.cuda.reset_peak_memory_stats()
-        return torch.cuda.synchronize
-    return lambda: None
 
 
-def _finish(row: dict, rate: float, first: float, size: int, device: str) -> dict:
+def _finish(row: dict, measurement, first: float, size: int, device: str) -> dict:
+    """The row's numbers from its Measurement (kept under "measurement" for the Compare table,
+    taken out before the row is written)."""
     import torch
+
+    from timing import per_second
+    rate = per_second(measurement)
     row.update(steps_per_s=round(rate, 2), model_steps_per_s=round(rate * size, 1),
-               ms_per_step=round(1e3 / rate, 2), first_step_s=round(first, 2))
+               ms_per_step=round(1e3 / rate, 2), ms_iqr=round(measurement.iqr * 1e3, 3),
+               first_step_s=round(first, 2), measurement=measurement)
     if device == "cuda":
         row["peak_gib"] = round(torch.cuda.max_memory_allocated() / 2 ** 30, 2)
     return row
@@ -127,7 +126,7 @@ def measure(kind: str, shape, size: int, device: str, seconds: float, rounds: in
     from lengthgen.engine.groups import ModuleGroup, StackedGroup
     from lengthgen.tasks import get_task
     task = get_task(TASK)
-    sync = _sync(device)
+    _fresh_memory(device)
     # length chunks as the CPU sweep uses them (from width 64, huang.sweep.protocol.chunks_for)
     # on a CPU, whatever makes the batches; one on a GPU (a chunk's cut reads the lengths)
     from lengthgen.experiments.huang.sweep.protocol import chunks_for
@@ -148,9 +147,11 @@ def measure(kind: str, shape, size: int, device: str, seconds: float, rounds: in
         feed = DeviceFeed(tasks, configs, npos, ape, device, width)
     else:
         feed = HostFeed(tasks, configs, npos, ape, torch.long, device)
-    rate, first = _timed(_stepper(group, feed), seconds, rounds, sync)
-    return _finish({"kind": kind, "shape": list(shape), "group": size}, rate, first, size,
-                   device)
+    label = "{}L{}H d{}".format(*shape)
+    measurement, first = _timed(_stepper(group, feed), seconds, rounds,
+                                (label, f"{kind} S={size}"))
+    return _finish({"kind": kind, "shape": list(shape), "group": size}, measurement, first,
+                   size, device)
 
 
 # ---- the sweep's groups ------------------------------------------------------------------
@@ -189,14 +190,18 @@ def measure_sweep(entry: dict, device: str, seconds: float, rounds: int, compile
     from lengthgen.engine.jobs import make_group
     jobs = entry["jobs"]
     built = [job.build() for job in jobs]
-    sync = _sync(device)
+    _fresh_memory(device)
     group, feed = make_group([t for t, _ in built], [m for _, m in built],
                              [j.train for j in jobs], device, "device",
                              graphs=device == "cuda", compile=compile)
-    rate, first = _timed(_stepper(group, feed), seconds, rounds, sync)
-    row = {"kind": sweep_kind(device, compile), "shape": entry["shape"], "group": len(jobs),
+    kind = sweep_kind(device, compile)
+    label = "{}L{}H d{}".format(*entry["shape"])
+    measurement, first = _timed(_stepper(group, feed), seconds, rounds,
+                                (label, f"{kind} S={len(jobs)}"))
+    row = {"kind": kind, "shape": entry["shape"], "group": len(jobs),
            "tasks": len({j.task for j in jobs})}
-    row = _finish(row, rate, first, len(jobs), device)
+    row = _finish(row, measurement, first, len(jobs), device)
+    rate = row["steps_per_s"]
     row["minutes_60k"] = round(SWEEP_STEPS / rate / 60, 2)
     row["minutes_own"] = round(entry["steps"] / rate / 60, 2)
     row["own_steps"] = entry["steps"]
@@ -227,7 +232,8 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
     parser.add_argument("--seconds", type=float, default=None,
-                        help="the longest timed window of a row")
+                        help="a round's min_run_time for Timer.blocked_autorange (less where "
+                             "the budget is short)")
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--budget", type=float, default=420.0,
                         help="seconds for the whole benchmark, shared by the groups and shapes")
@@ -251,7 +257,9 @@ def main(argv=None) -> int:
     seconds = args.seconds or (2.0 if args.device == "cuda" else 1.5)
     info = header(args.device)
     print("bench_engine", json.dumps(info), flush=True)
+    from timing import compare
     rows: list = []
+    measurements: list = []   # torch.utils.benchmark Measurements, for the Compare table
     out = open(args.out, "w") if args.out else None
     if out:
         out.write(json.dumps({"header": info}) + "\n")
@@ -282,9 +290,11 @@ def main(argv=None) -> int:
                 row = failure({"what": what}, e)
             if "steps_per_s" in row:
                 budget.learn(flops, row["steps_per_s"])
+            measurements.append(row.pop("measurement", None))
             emit(row, rows, out)
     print(f"total {time.perf_counter() - budget.start:.0f} s")
     print(table(rows))
+    print(compare(measurements))
     return 0
 
 
@@ -307,11 +317,12 @@ class Budget:
         self.flops_per_s = max(self.flops_per_s or 0.0, flops * steps_per_s)
 
     def predict(self, flops: float, rounds: int) -> float | None:
-        """Seconds of a row's fewest steps (3 warm-up, 3 a round), on a CPU only (a card's
-        rate grows with the shape: small shapes would predict the large ones too slow)."""
+        """Seconds of a row's fewest steps (3 warm-up; a round: one to size Timer's blocks,
+        one block of one), on a CPU only (a card's rate grows with the shape: small shapes
+        would predict the large ones too slow)."""
         if self.device != "cpu" or self.flops_per_s is None:
             return None
-        return flops * (3 + 3 * rounds) / self.flops_per_s
+        return flops * (3 + 2 * rounds) / self.flops_per_s
 
 
 def sweep_items(args) -> list:

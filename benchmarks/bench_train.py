@@ -7,10 +7,14 @@ clipping, AdamW) at batch 64 and length 100 on random tokens: ours through the t
 training_step, GPT-2 (transformers.GPT2LMHeadModel, SDPA attention, MLP 4d, no dropout) with
 torch's AdamW as the Hugging Face Trainer uses it. A third column times our whole trainer loop
 (sampling binary-majority batches of Len 90..100 online, APE offsets) to show the data cost.
-Each measurement runs in a fresh process, so peak memory (max RSS growth over the process's
-state just before training) is its own; ours and GPT-2 alternate for a few rounds and the best
-rate of each is shown, since load from other jobs only ever slows a run down. The load average
-is printed: absolute numbers mean little on a busy machine.
+Steps are timed by torch.utils.benchmark's Timer (benchmarks/timing.py: blocked_autorange with
+min_run_time --seconds after 3 warm-up steps, the rate one over the median block; on a GPU the
+Timer synchronises the card); the trainer loop is one timed call of `train`. Each measurement
+runs in a fresh process, so peak memory (max RSS growth over the process's state just before
+training) is its own; ours and GPT-2 alternate for a few rounds and the best rate of each is
+shown, since load from other jobs only ever slows a run down. The load average is printed:
+absolute numbers mean little on a busy machine. At the end, torch.utils.benchmark's Compare
+table of the best rounds (time a step, shapes by model).
 """
 import argparse
 import json
@@ -18,7 +22,8 @@ import os
 import resource
 import subprocess
 import sys
-import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))   # timing.py, beside this file
 
 SHAPES = ((1, 1, 16), (2, 4, 64), (4, 4, 256))
 BATCH, LENGTH, VOCAB = 64, 100, 16
@@ -28,26 +33,15 @@ def peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # Linux reports KiB
 
 
-def timed(step, seconds: float, sync) -> float:
-    """Steps per second over at least `seconds`, after 3 warmup steps."""
-    for _ in range(3):
-        step()
-    sync()
-    n, start = 0, time.perf_counter()
-    while time.perf_counter() - start < seconds or n < 5:
-        step()
-        n += 1
-    sync()
-    return n / (time.perf_counter() - start)
-
-
 def measure(kind: str, layers: int, heads: int, width: int, seconds: float, device: str,
             threads: int, loop_steps: int = 0) -> dict:
     import torch
 
+    from timing import as_json, once, steady
     torch.set_num_threads(threads)
     torch.manual_seed(0)
-    sync = torch.cuda.synchronize if device == "cuda" else (lambda: None)
+    where = ("{}L{}H d{}".format(layers, heads, width), {"ours": "ours", "hf": "GPT-2",
+                                                        "loop": "trainer loop"}[kind])
     inputs = torch.randint(1, VOCAB, (BATCH, LENGTH), device=device)
     targets = torch.randint(1, VOCAB, (BATCH, LENGTH), device=device)
     mask = torch.ones(BATCH, LENGTH, dtype=torch.bool, device=device)
@@ -92,17 +86,17 @@ def measure(kind: str, layers: int, heads: int, width: int, seconds: float, devi
             tcfg = TrainConfig(steps=steps, min_len=90, max_len=100, eval_every=10 ** 6,
                                eval_samples=1, stop_accuracy=None)
             before = peak_rss_mb()
-            start = time.perf_counter()
-            train(model, task, tcfg, device)
-            elapsed = time.perf_counter() - start
+            elapsed = once(lambda: train(model, task, tcfg, device), "bench_train", *where)
             return {"steps_per_s": steps / elapsed, "peak_mb": peak_rss_mb() - before,
                     "params": model.num_parameters()}
     before = peak_rss_mb()
-    steps_per_s = timed(step, seconds, sync)
+    measurement = steady(step, seconds, warmup=3, label="bench_train: a training step",
+                         sub_label=where[0], description=where[1])
     peak = (torch.cuda.max_memory_allocated() / 2 ** 20 if device == "cuda"
             else peak_rss_mb() - before)
-    return {"steps_per_s": steps_per_s, "peak_mb": peak,
-            "params": sum(p.numel() for p in model.parameters())}
+    return {"steps_per_s": 1.0 / measurement.median, "peak_mb": peak,
+            "params": sum(p.numel() for p in model.parameters()),
+            "measurement": as_json(measurement)}
 
 
 def rate(measurement: dict) -> float:
@@ -141,11 +135,14 @@ def main():
               f"{'ratio':>6s} | {'ours MB':>8s} {'GPT-2 MB':>8s} | {'trainer step/s':>14s}")
     print(header)
     print("-" * len(header))
+    from timing import compare, from_json
+    measurements = []   # the best round of ours and of GPT-2 per shape, for the Compare table
     for shape in SHAPES:
         ours, hf = {"steps_per_s": 0.0}, {"steps_per_s": 0.0}
         for _ in range(args.rounds):  # alternate, keep each one's best: load spikes only slow
             ours = max(ours, run_isolated("ours", shape, args), key=rate)
             hf = max(hf, run_isolated("hf", shape, args), key=rate)
+        measurements += [from_json(ours["measurement"]), from_json(hf["measurement"])]
         # the whole loop once, for about as long as one timing window of ours
         loop = run_isolated("loop", shape, args, steps=max(5, round(rate(ours) * args.seconds)))
         print(f"{','.join(map(str, shape)):>9s} {ours['params']:>8d} | "
@@ -153,6 +150,7 @@ def main():
               f"{ours['steps_per_s'] / hf['steps_per_s']:>6.2f} | {ours['peak_mb']:>8.0f} "
               f"{hf['peak_mb']:>8.0f} | {loop['steps_per_s']:>14.2f}", flush=True)
     print(f"load average after: {os.getloadavg()[0]:.2f}")
+    print(compare(measurements))
 
 
 if __name__ == "__main__":

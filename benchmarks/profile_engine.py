@@ -7,15 +7,15 @@ For the two shapes that missed their targets on an H200 (README, "The training e
 group of 64 one-layer width-16 decoders (host-bound: about 6 ms a step whatever the group's
 size) and one 12-layer width-768 decoder (41 ms a step against a floor near 4 ms). For each it
 times eager steps, and with CUDA graphs where the device has them (with --compile: also the
-step through torch.compile, and the first step's seconds, its compiling), then profiles a few eager
-steps with torch.profiler and prints the step's wall time, the host time, the device time, the
-number of kernels launched and the ten operators that take the most time. One line of JSON per
-measurement goes to --out as well.
+step through torch.compile, and the first step's seconds, its compiling), each by
+torch.utils.benchmark's Timer (benchmarks/timing.py; Compare's table of them at the end), then
+profiles a few eager steps with torch.profiler and prints the step's wall time, the host time,
+the device time, the number of kernels launched and the ten operators that take the most time.
+One line of JSON per measurement goes to --out as well.
 """
 import argparse
 import os
 import sys
-import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from bench_engine import emit, failure  # noqa: E402 (this folder: the benchmarks' row output)
@@ -51,15 +51,14 @@ def _group(shape, size, device, graphs=False, compile=False):
     return step, sync
 
 
-def timed(step, sync, n: int) -> float:
+def timed(step, n: int, what: tuple):
+    """The Measurement of `n` steps after 3 warm-up steps (torch.utils.benchmark's Timer, one
+    block of n: it synchronises the card); `what` is the Compare table's (sub_label,
+    description)."""
+    from timing import timer
     for _ in range(3):
         step()
-    sync()
-    start = time.perf_counter()
-    for _ in range(n):
-        step()
-    sync()
-    return (time.perf_counter() - start) / n
+    return timer(step, "profile_engine: a step", *what).timeit(n)
 
 
 def profile(step, sync, device: str, n: int = 5) -> dict:
@@ -108,6 +107,8 @@ def main(argv=None) -> int:
     cases = CASES if args.device == "cuda" else (((1, 1, 16), 8), ((2, 2, 64), 1))
     n = args.steps or (20 if args.device == "cuda" else 3)
     out = open(args.out, "w") if args.out else None
+    from timing import compare, once
+    measurements = []   # torch.utils.benchmark Measurements, for the Compare table
     for shape, size in cases:
         rows = []
         for compile in ((False, True) if args.compile else (False,)):
@@ -116,16 +117,19 @@ def main(argv=None) -> int:
                         "compile": compile}
                 try:
                     step, sync = _group(shape, size, args.device, graphs, compile)
-                    start = time.perf_counter()
-                    step()   # capture, compiling: timed apart
-                    sync()
-                    row = {**what, "first_step_s": round(time.perf_counter() - start, 2),
-                           "ms_per_step": round(timed(step, sync, n) * 1e3, 2)}
+                    first = once(step)   # capture, compiling: timed apart
+                    measurement = timed(step, n, ("{}L{}H d{} S={}".format(*shape, size),
+                                                  ("graph" if graphs else "eager")
+                                                  + (" compiled" if compile else "")))
+                    measurements.append(measurement)
+                    row = {**what, "first_step_s": round(first, 2),
+                           "ms_per_step": round(measurement.median * 1e3, 2)}
                     if not graphs:
                         row.update(profile(step, sync, args.device))
                 except Exception as e:   # a failing case says why; the others go on
                     row = failure(what, e)
                 emit(row, rows, out)
+    print(compare(measurements))
     return 0
 
 
