@@ -143,3 +143,26 @@ def test_a_device_that_is_not_there_is_refused(tmp_path, capsys):
                            "--out", str(tmp_path / "out"))
     assert code == 2 and "warp-drive" in err and "Traceback" not in err
     assert not (tmp_path / "out").exists()
+
+
+def test_the_paper_scale_prints_its_gpu_estimate_first_and_refuses_a_cpu(tmp_path, capsys,
+                                                                        untouched_results):
+    """`--scale paper` says what it would cost before anything trains, by the book's estimate
+    (runs.cost on the jobs it would train), and on a CPU refuses in one line."""
+    from lengthgen.crasp.syntax import parse_program
+    from lengthgen.crasp.task import program_task
+    from lengthgen.experiments import try_program
+    from lengthgen.runs.cost import estimate, job_training
+    code = main(["try", write(tmp_path, PROGRAM), "--scale", "paper", "--device", "cpu",
+                 "--quiet", "--out", str(tmp_path / "out")])
+    out, err = capsys.readouterr()
+    assert code == 2 and len(err.strip().splitlines()) == 1
+    assert "6 decoders (4L4H d256) for 30,000 steps each" in err and "--device cuda" in err
+    assert not (tmp_path / "out" / "try").exists()
+    task = program_task(parse_program(PROGRAM, name="mine"))
+    cost = try_program.gpu_estimate(task, "paper")
+    jobs = try_program.jobs(task, "paper")
+    assert len(jobs) == 6 and {j.train.steps for j in jobs} == {30000}
+    assert cost.minutes() == estimate("x", [job_training(j) for j in jobs]).minutes()
+    assert f"about {cost.minutes():.0f} minutes on an H200" in err
+    assert cost.minutes("t4") > cost.minutes() > 0

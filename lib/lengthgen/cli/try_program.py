@@ -14,7 +14,7 @@ from pathlib import Path
 from lengthgen.cli.args import DefaultsFormatter
 from lengthgen.errors import LengthgenError
 
-SCALES = ("book", "test")
+SCALES = ("book", "test", "paper")
 MAX_STDIN_BYTES = 1_000_000   # a program read from stdin (the library's largest is ~60 KB)
 
 
@@ -32,8 +32,9 @@ def add_parser(sub):
     p.add_argument("program", help="a .crasp file, a library program name (`crasp list`), or - "
                                    "for standard input")
     p.add_argument("--scale", choices=SCALES, default=None,
-                   help="book (minutes on a CPU) or test (seconds); default: $LENGTHGEN_SCALE "
-                        "when it is one of these, else book")
+                   help="book (minutes on a CPU), test (seconds) or paper (the paper's "
+                        "30,000-step budget, on a GPU: its estimated minutes are printed "
+                        "first); default: $LENGTHGEN_SCALE when it is one of these, else book")
     p.add_argument("--out", default="runs", help="folder for the record and the PNG (never "
                                                  "results/)")
     p.add_argument("--device", default="cpu", help="cpu, cuda or mps")
@@ -109,6 +110,16 @@ def _try(args):
     for line in experiment.prediction_lines(program):
         print(line)
     task = program_task(program)
+    if scale == "paper":   # the engine's estimate before anything starts
+        cost = experiment.gpu_estimate(task, scale)
+        said = (f"the paper scale trains {cost.runs} decoders ({', '.join(cost.shapes)}) for "
+                f"{cost.trainings[0].steps:,} steps each: about {cost.minutes():.0f} minutes "
+                f"on an H200, {cost.minutes('t4') / 60:.1f} hours on a Colab T4 (the book's "
+                f"estimate, lengthgen.runs.cost; early stops make it shorter)")
+        if device.type == "cpu":
+            raise LengthgenError(f"{said}; on a CPU that is days: use --device cuda, or "
+                                 f"--scale book for minutes on a CPU")
+        print(said)
     measured = experiment.check_program(program, task, scale)
     _check_memory(task, scale)
     png = out / experiment.RECORD_ID / scale / f"{_safe(program.name or 'program')}.png"

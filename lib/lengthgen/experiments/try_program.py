@@ -49,6 +49,14 @@ SCALES = {
              "train": {"steps": 1000, "batch_size": 32, "lr": 3e-3, "eval_every": 100,
                        "eval_samples": 256, "schedule": "linear", "warmup_steps": 50},
              "seeds": 3, "samples_per_bin": 500},
+    # "paper": the paper's budget on a GPU (App. E.3: 30,000 steps at batch 64, evaluation every
+    # 3,000 steps on 2,000 inputs, stop at 100%, linear decay; 2,000 test strings a bin). The
+    # paper searches a grid per task and has no row for a reader's program, so this takes one
+    # setting: the top of the grid the paper states (4 layers, 4 heads, width 256) at lr 1e-4.
+    "paper": {"model": {"n_layers": 4, "n_heads": 4, "d_model": 256},
+              "train": {"steps": 30000, "batch_size": 64, "lr": 1e-4, "eval_every": 3000,
+                        "eval_samples": 2000, "schedule": "linear", "warmup_steps": 0},
+              "seeds": 3, "samples_per_bin": 2000},
     "test": {"model": {"n_layers": 1, "n_heads": 1, "d_model": 16},
              "train": {"steps": 6, "batch_size": 16, "lr": 3e-3, "eval_every": 3,
                        "eval_samples": 16, "schedule": "constant", "warmup_steps": 0},
@@ -116,6 +124,15 @@ def jobs(task, scale: str) -> list:
                             min_len=TRAIN_RANGE[0], max_len=TRAIN_RANGE[1]),
                 name=f"{encoding}-s{seed}")
             for encoding in ENCODINGS for seed in range(config["seeds"])]
+
+
+def gpu_estimate(task, scale: str):
+    """What training every job of a scale would take on a GPU, by the book's estimate
+    (`lengthgen.runs.cost`: FLOPs per step against the H200 engine benchmark of 2026-11-28, and
+    a Colab T4 in fp32), as a `Cost`: `.minutes()` on the H200, `.minutes("t4")` on a T4.
+    Steps are the cap: early stops make a run shorter."""
+    from lengthgen.runs.cost import estimate, job_training
+    return estimate("try", [job_training(job) for job in jobs(task, scale)])
 
 
 def baselines(task, samples: int) -> dict:

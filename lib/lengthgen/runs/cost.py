@@ -106,9 +106,8 @@ def decoder_training(build, *, shape: str, layers: int, d_model: int, batch: int
 def job_training(job, count: int = 1, key: str = "") -> Training:
     """A Training of one of the engine's typed jobs (lengthgen.engine.jobs.Job)."""
     from lengthgen.models.decoder import Decoder
-    from lengthgen.tasks import get_task
     cfg = job.decoder_config()
-    task = get_task(job.task)
+    task = job.get_task()   # a task id, or a Task object (a reader's program: `try`)
     tokens = task.max_tokens(job.train.length_range(task)[1])
     return Training(shape_label(cfg.n_layers, cfg.n_heads, cfg.d_model),
                     _decoder_parameters(repr(cfg), lambda: Decoder(cfg)), cfg.n_layers,
