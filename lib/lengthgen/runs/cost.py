@@ -238,8 +238,9 @@ class Cost:
 
     @property
     def shapes(self) -> list[str]:
+        # by size, ties by name (a set's order changes from one process to the next)
         return sorted({t.shape for t in self.trainings},
-                      key=lambda s: max(t.n_params for t in self.trainings if t.shape == s))
+                      key=lambda s: (max(t.n_params for t in self.trainings if t.shape == s), s))
 
     @property
     def model_steps(self) -> int:
