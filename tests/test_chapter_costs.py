@@ -140,3 +140,23 @@ def test_a_figure_drawing_another_figures_records_is_labelled_and_costs_the_same
     assert fig4.model_steps == languages.model_steps
     with pytest.raises(LengthgenError, match="trains no model"):
         figure_cost("comm-protocol-bits")
+
+
+def test_counting_skips_initialization_yet_counts_every_parameter():
+    """count_parameters builds without initializing (fast) and counts what a model built on the
+    CPU has; torch's initializers are themselves again afterwards."""
+    import torch
+    from lengthgen.engine.single import decoder_for_task
+    from lengthgen.runs.cost import count_parameters
+    from lengthgen.tasks import get_task
+    normal = torch.nn.init.normal_
+    build = lambda: decoder_for_task(get_task("binary_majority"), n_layers=2,  # noqa: E731
+                                     n_heads=2, d_model=16, pe="ape")
+    assert count_parameters(build) == sum(p.numel() for p in build().parameters())
+    assert torch.nn.init.normal_ is normal
+
+
+def test_shapes_of_equal_size_are_listed_in_one_order():
+    from lengthgen.runs.cost import Cost, Training
+    trainings = [Training(s, 100, 1, 16, 8, 10, 1) for s in ("1L4H d16", "1L1H d16", "1L2H d16")]
+    assert Cost("x", trainings).shapes == ["1L1H d16", "1L2H d16", "1L4H d16"]
