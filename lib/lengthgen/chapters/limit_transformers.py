@@ -13,10 +13,11 @@ from lengthgen.experiments.huang.limit.analysis import limit_numbers, limit_pape
 from lengthgen.models.limit import LimitTransformer
 from lengthgen.runs.records import caption, committed_records
 from lengthgen.runs.registry import experiment
-from lengthgen.viz.book import book_figure, draw_ahead, book_table, glue_numbers
+from lengthgen.viz.book import book_figure, draw_ahead, book_table, book_text, glue_numbers
 from lengthgen.viz.limit_widgets import (attention, draw_small_multiples, example_model,
                                          limit_frame_slider, limit_widget, logit_margin,
                                          positional_logits)
+from lengthgen.viz.costs import chapter_cost_table, reader_method
 from lengthgen.viz.rerun import rerun_figure
 from lengthgen.viz.tables import HTMLTable
 
@@ -25,3 +26,13 @@ __all__ = ["attention", "book_figure", "draw_ahead", "book_table", "caption", "c
            "glue_numbers", "HTMLTable", "LengthgenError", "limit_frame_slider", "limit_numbers",
            "limit_paper_vs_book", "limit_widget", "LimitTransformer", "logit_margin",
            "positional_logits", "rerun_figure"]
+
+
+def glue_paper_scale() -> None:
+    """The section "At the paper's scale, on a GPU": the paper-scale cost of every trained
+    figure the chapter's pages show (`lengthgen.viz.costs`)."""
+    book_table("limit-paper-scale", chapter_cost_table("limit_transformers"))
+    book_text("limit-paper-scale-method", reader_method())
+
+
+__all__ += ["glue_paper_scale"]

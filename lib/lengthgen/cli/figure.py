@@ -107,24 +107,18 @@ def _data(args):
 def _cost(args):
     from lengthgen.config import get_scale
     from lengthgen.runs import cost
-    from lengthgen.runs.registry import EXPERIMENTS, experiment, source_ids
+    from lengthgen.runs.registry import EXPERIMENTS, experiment
+    from lengthgen.viz.costs import figure_cost, trained_sources
     scale = get_scale(args.scale)
-    trains = lambda fid: hasattr(experiment(fid), "trainings")   # noqa: E731
-    ids = args.figure_ids or [f for f in sorted(EXPERIMENTS)
-                              if any(trains(s) for s in source_ids(f))]
+    ids = args.figure_ids or [f for f in sorted(EXPERIMENTS) if trained_sources(f)]
     costs, notes, pairs = [], [], []
     for figure_id in ids:
-        sources = [s for s in source_ids(figure_id) if trains(s)]   # unknown ids: one line
-        if not sources:
-            raise LengthgenError(f"{figure_id}: trains no model (nothing to estimate); figures "
-                                 f"that train define trainings(config)")
-        label = figure_id if sources == [figure_id] else f"{figure_id} (= {', '.join(sources)})"
-        at = lambda sc: cost.estimate(label, [   # noqa: E731
-            t for s in sources for t in experiment(s).trainings(experiment(s).CONFIGS[sc])])
-        costs.append(at(scale))
+        costs.append(figure_cost(figure_id, scale))   # unknown ids, untrained ones: one line
         if args.compare:
-            pairs.append((at("book"), costs[-1] if scale == "paper" else at("paper")))
-        notes += [f"{s}: {' '.join(experiment(s).PAPER_SCALE.split())}" for s in sources
+            pairs.append((figure_cost(figure_id, "book"),
+                          costs[-1] if scale == "paper" else figure_cost(figure_id, "paper")))
+        notes += [f"{s}: {' '.join(experiment(s).PAPER_SCALE.split())}"
+                  for s in trained_sources(figure_id)
                   if args.notes and s not in [n.split(":")[0] for n in notes]]
     if args.compare:
         print("Book scale against paper scale\n")

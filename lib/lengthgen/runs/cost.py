@@ -47,6 +47,7 @@ estimate leaves out.
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import math
@@ -88,11 +89,30 @@ class Training:
 
 
 def count_parameters(build) -> int:
-    """Parameters of the module `build()` returns, built on the meta device (no memory)."""
+    """Parameters of the module `build()` returns, built on the meta device (no memory) and
+    without initializing its weights (`_no_init`)."""
     import torch
-    with torch.device("meta"):
+    with torch.device("meta"), _no_init():
         model = build()
     return sum(p.numel() for p in model.parameters())
+
+
+@contextlib.contextmanager
+def _no_init():
+    """torch.nn.init's in-place initializers as no-ops while a model is built to be counted.
+    On the meta device they draw nothing, yet each call costs about a millisecond through the
+    meta kernels: the APE vs NoPE sweep's 600-odd shapes took 15 s, most of the chapter's cost
+    table (benchmarks/bench_chapter_costs.py). A count never reads a weight's value."""
+    import torch.nn.init as init
+    saved = {name: value for name, value in vars(init).items()
+             if name.endswith("_") and not name.startswith("_") and callable(value)}
+    try:
+        for name in saved:
+            setattr(init, name, lambda tensor, *args, **kwargs: tensor)
+        yield
+    finally:
+        for name, value in saved.items():
+            setattr(init, name, value)
 
 
 def decoder_training(build, *, shape: str, layers: int, d_model: int, batch: int, tokens: int,
@@ -237,8 +257,9 @@ class Cost:
 
     @property
     def shapes(self) -> list[str]:
+        # by size, ties by name (a set's order changes from one process to the next)
         return sorted({t.shape for t in self.trainings},
-                      key=lambda s: max(t.n_params for t in self.trainings if t.shape == s))
+                      key=lambda s: (max(t.n_params for t in self.trainings if t.shape == s), s))
 
     @property
     def model_steps(self) -> int:
