@@ -130,7 +130,8 @@ return Array.from(document.querySelectorAll('article mjx-container[display="true
   let least = Infinity;
   for (const c of eq.querySelectorAll('mjx-c')) {
     const r = c.getBoundingClientRect();
-    if (r.width > 0 && r.height > 0) least = Math.min(least, parseFloat(getComputedStyle(c).fontSize));
+    if (r.width > 0 && r.height > 0)
+      least = Math.min(least, parseFloat(getComputedStyle(c).fontSize));
   }
   const item = window.MathJax && MathJax.startup.document.getMathItemsWithin(eq)[0];
   return {px: least, tex: item ? item.math.trim().slice(0, 70) : ''};
