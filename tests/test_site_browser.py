@@ -402,9 +402,9 @@ def table_problems(page: str, tables: list, width: int) -> list[str]:
     return problems
 
 
-# Widths at which every display equation must fit without scrolling (all of WIDTHS: at 360 px
-# the site sets display math at 90%); below them an equation may scroll sideways in its own
-# box, but never be cut off.
+# Widths at which every display equation must fit without scrolling (all of WIDTHS, at full
+# size: tests/test_site_phone.py checks that none is shrunk on a phone); below them an equation
+# may scroll sideways in its own box, but never be cut off.
 EQUATIONS_FIT_FROM = 360
 
 
@@ -443,8 +443,7 @@ def test_tables_keep_their_tokens_and_scroll_in_their_own_box(measured, width):
 @pytest.mark.parametrize("width", WIDTHS)
 def test_no_display_equation_is_clipped(measured, width):
     """No display equation is cut off or reaches past the main column, and at every width of
-    WIDTHS each one fits its box (long ones are broken into aligned lines; on a screen under
-    400 px display math is set at 90%)."""
+    WIDTHS each one fits its box (long ones are broken into aligned lines)."""
     problems = []
     for page, found in measured[width].items():
         problems += equation_problems(page, found["equations"], width)
