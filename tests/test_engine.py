@@ -201,6 +201,22 @@ def test_a_members_device_batches_depend_only_on_its_seed_and_step():
     assert (offsets >= 0).all() and (offsets + real <= 64).all()
 
 
+def test_a_state_at_step_0_trains_beside_fresh_jobs_of_its_shape():
+    """A slice stopped before its first step leaves states at step 0; resumed beside fresh jobs
+    of the same shape (one group key) it trains in a group of its own, as a fresh job would."""
+    import time
+    jobs = _device_jobs()
+    stopped = train_jobs(jobs[:1], sampler="device", deadline=time.perf_counter())
+    assert stopped[0].result is None and stopped[0].state["step"] == 0
+    whole = train_jobs(jobs, sampler="device")
+    mixed = train_jobs(jobs, sampler="device", resume={0: stopped[0].state})
+    for a, b in zip(whole, mixed):
+        assert [h["accuracy"] for h in a.result.history] == \
+            [h["accuracy"] for h in b.result.history]
+        for p, q in zip(a.model.parameters(), b.model.parameters()):
+            torch.testing.assert_close(p, q, atol=1e-5, rtol=1e-4)
+
+
 def test_a_job_trained_in_slices_follows_the_job_trained_at_once():
     """Stop at a deadline, keep the state, resume in a new group: the same evaluations and
     weights as one uninterrupted training (device batches are keyed by seed and step)."""

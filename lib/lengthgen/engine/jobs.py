@@ -117,7 +117,9 @@ def train_jobs(jobs: list[Job], device="cpu", *, sampler: str = "auto", deadline
     groups: dict = {}
     for index, (job, (task, model)) in enumerate(zip(jobs, built)):
         start = resume[index]["step"] if index in resume else 0
-        groups.setdefault(group_key(job, model.cfg) + (start,), []).append(index)
+        # resumed and fresh jobs never share a group, not even at step 0: a group is loaded
+        # from its members' states or from none of them
+        groups.setdefault(group_key(job, model.cfg) + (start, index in resume), []).append(index)
     outcomes: list[JobOutcome | None] = [None] * len(jobs)
     for key, members in groups.items():
         size = max_group or len(members)
