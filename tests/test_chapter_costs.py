@@ -43,9 +43,8 @@ def _glued(chapter: str, monkeypatch) -> dict[str, str]:
     import importlib
     facade = importlib.import_module(f"lengthgen.chapters.{chapter}")
     glued = {}
-    from lengthgen.viz import book   # viz.costs.glue_paper_scale glues through viz.book
-    monkeypatch.setattr(book, "book_table", lambda key, md, *a: glued.__setitem__(key, md))
-    monkeypatch.setattr(book, "book_text", lambda key, text: glued.__setitem__(key, text))
+    monkeypatch.setattr(facade, "book_table", lambda key, md, *a: glued.__setitem__(key, md))
+    monkeypatch.setattr(facade, "book_text", lambda key, text: glued.__setitem__(key, text))
     facade.glue_paper_scale()
     return glued
 

@@ -21,8 +21,7 @@ from lengthgen.experiments.huang.sweep import (analysis, budget, huang_ape_data_
 from lengthgen.results import results_dir
 from lengthgen.runs.records import caption, records_for
 from lengthgen.viz.book import book_figure, draw_ahead, book_table, book_text, glue_numbers
-from lengthgen.viz import costs
-from lengthgen.viz.costs import cause_numbers
+from lengthgen.viz.costs import cause_numbers, chapter_cost_table, compare_table, reader_method
 from lengthgen.viz.rerun import rerun_figure
 from lengthgen.viz.tables import HTMLTable
 
@@ -206,8 +205,12 @@ NOT_REPRODUCED = ("huang-fig1-algorithmic", "huang-fig4-starfree")
 
 
 def glue_paper_scale() -> None:
-    """The section "At the paper's scale, on a GPU" (`lengthgen.viz.costs.glue_paper_scale`)."""
-    costs.glue_paper_scale("ape_vs_nope", "huang", NOT_REPRODUCED)
+    """The section "At the paper's scale, on a GPU": the paper-scale cost of every trained
+    figure the chapter's pages show (`lengthgen.viz.costs`) and, for those not reproduced, the
+    book's scale against the paper's."""
+    book_table("huang-paper-scale", chapter_cost_table("ape_vs_nope"))
+    book_text("huang-paper-scale-method", reader_method())
+    book_table("huang-paper-scale-causes", compare_table(list(NOT_REPRODUCED)))
 
 
 __all__ += ["cause_numbers", "glue_numbers", "glue_paper_scale"]

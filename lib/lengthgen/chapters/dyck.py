@@ -13,8 +13,7 @@ from lengthgen.models.dyck import ClosedFormHead, NoPositionHead
 from lengthgen.tasks.boolean import random_expression, render, simplify
 from lengthgen.tasks.dyck import catalan, count_words, depth, enumerate_words, is_balanced
 from lengthgen.viz.book import book_figure, draw_ahead, book_table, book_text, glue_numbers
-from lengthgen.viz import costs
-from lengthgen.viz.costs import cause_numbers
+from lengthgen.viz.costs import cause_numbers, chapter_cost_table, compare_table, reader_method
 from lengthgen.viz.rerun import rerun_figure
 
 __all__ = ["book_figure", "draw_ahead", "book_table", "catalan", "ClosedFormHead", "count_words", "depth",
@@ -30,8 +29,12 @@ NOT_REPRODUCED = ("richard-fig1-boolean", "richard-fig7-learned-pe",
 
 
 def glue_paper_scale() -> None:
-    """The section "At the paper's scale, on a GPU" (`lengthgen.viz.costs.glue_paper_scale`)."""
-    costs.glue_paper_scale("dyck", "dyck", NOT_REPRODUCED)
+    """The section "At the paper's scale, on a GPU": the paper-scale cost of every trained
+    figure the chapter's pages show (`lengthgen.viz.costs`) and, for those not reproduced, the
+    book's scale against the paper's."""
+    book_table("dyck-paper-scale", chapter_cost_table("dyck"))
+    book_text("dyck-paper-scale-method", reader_method())
+    book_table("dyck-paper-scale-causes", compare_table(list(NOT_REPRODUCED)))
 
 
 __all__ += ["cause_numbers", "glue_paper_scale"]

@@ -17,7 +17,7 @@ from lengthgen.viz.book import book_figure, draw_ahead, book_table, book_text, g
 from lengthgen.viz.limit_widgets import (attention, draw_small_multiples, example_model,
                                          limit_frame_slider, limit_widget, logit_margin,
                                          positional_logits)
-from lengthgen.viz import costs
+from lengthgen.viz.costs import chapter_cost_table, reader_method
 from lengthgen.viz.rerun import rerun_figure
 from lengthgen.viz.tables import HTMLTable
 
@@ -29,8 +29,10 @@ __all__ = ["attention", "book_figure", "draw_ahead", "book_table", "caption", "c
 
 
 def glue_paper_scale() -> None:
-    """The section "At the paper's scale, on a GPU" (`lengthgen.viz.costs.glue_paper_scale`)."""
-    costs.glue_paper_scale("limit_transformers", "limit")
+    """The section "At the paper's scale, on a GPU": the paper-scale cost of every trained
+    figure the chapter's pages show (`lengthgen.viz.costs`)."""
+    book_table("limit-paper-scale", chapter_cost_table("limit_transformers"))
+    book_text("limit-paper-scale-method", reader_method())
 
 
 __all__ += ["glue_paper_scale"]

@@ -23,8 +23,7 @@ from lengthgen.theory.izzo_bound import (logit_margin, modp_task_model, simple_t
                                          simulate, theorem41_length, theorem_norm)
 from lengthgen.viz.book import book_figure, draw_ahead, book_table, book_text, glue_numbers, show
 from lengthgen.viz.frames import FrameSlider
-from lengthgen.viz import costs
-from lengthgen.viz.costs import cause_numbers
+from lengthgen.viz.costs import cause_numbers, chapter_cost_table, compare_table, reader_method
 from lengthgen.viz.rerun import rerun_figure
 from lengthgen.viz.tables import HTMLTable
 
@@ -43,8 +42,12 @@ NOT_REPRODUCED = ("izzo-kgram",)
 
 
 def glue_paper_scale() -> None:
-    """The section "At the paper's scale, on a GPU" (`lengthgen.viz.costs.glue_paper_scale`)."""
-    costs.glue_paper_scale("quantitative_bounds", "izzo", NOT_REPRODUCED)
+    """The section "At the paper's scale, on a GPU": the paper-scale cost of every trained
+    figure the chapter's pages show (`lengthgen.viz.costs`) and, for those not reproduced, the
+    book's scale against the paper's."""
+    book_table("izzo-paper-scale", chapter_cost_table("quantitative_bounds"))
+    book_text("izzo-paper-scale-method", reader_method())
+    book_table("izzo-paper-scale-causes", compare_table(list(NOT_REPRODUCED)))
 
 
 __all__ += ["cause_numbers", "glue_paper_scale"]

@@ -194,15 +194,3 @@ def reader_method() -> str:
 
 def _percent(share: float) -> str:
     return f"{share:.0%}" if share >= 0.1 else f"{share:.1%}"
-
-
-def glue_paper_scale(chapter: str, prefix: str, not_reproduced=()) -> None:
-    """A chapter's section "At the paper's scale, on a GPU": the paper-scale cost of every
-    trained figure its pages show (`{prefix}-paper-scale`), the method
-    (`{prefix}-paper-scale-method`) and, for the figures it does not reproduce, the book's
-    scale against the paper's (`{prefix}-paper-scale-causes`). Each chapter's facade calls it."""
-    from lengthgen.viz.book import book_table, book_text
-    book_table(f"{prefix}-paper-scale", chapter_cost_table(chapter))
-    book_text(f"{prefix}-paper-scale-method", reader_method())
-    if not_reproduced:
-        book_table(f"{prefix}-paper-scale-causes", compare_table(list(not_reproduced)))
