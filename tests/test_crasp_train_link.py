@@ -102,7 +102,8 @@ PAGE = """<!DOCTYPE html><html><head><meta charset="utf-8">
 CLICK_JS = """
 const a = document.querySelector(arguments[0]), done = arguments[arguments.length - 1];
 window.__copied = null;
-navigator.clipboard.writeText = (t) => { window.__copied = t; return Promise.resolve(); };
+navigator.clipboard.writeText = (t) => { window.__copied = t;
+  return arguments[1] ? Promise.resolve() : Promise.reject(new Error('denied')); };
 document.addEventListener('click', (ev) => ev.preventDefault(), { once: true });
 a.click();
 setTimeout(() => done({copied: window.__copied, hash: location.hash,
@@ -144,10 +145,15 @@ def test_train_this_program_opens_the_notebook_and_carries_the_program(browser, 
     editor = browser.find_element(By.ID, "crasp-pg-program")
     browser.execute_script("arguments[0].value = arguments[1]", editor, TRICKY)
     for selector in (".crasp-pg-train-colab", ".crasp-pg-train-binder"):
-        got = browser.execute_async_script(CLICK_JS, selector)
+        got = browser.execute_async_script(CLICK_JS, selector, True)
         assert got["copied"] == TRICKY, got
         assert got["status"].startswith("Program copied"), got
         assert program_from_link(browser.current_url) == TRICKY, browser.current_url
+    # a clipboard that refuses: the reader is told to copy it, and the share link is shown
+    got = browser.execute_async_script(CLICK_JS, ".crasp-pg-train-colab", False)
+    assert got["status"].startswith("Not copied: copy the program from the editor"), got
+    shown = browser.find_element(By.CSS_SELECTOR, ".crasp-pg-link")
+    assert shown.is_displayed() and program_from_link(shown.get_property("value")) == TRICKY
     # the link the reader may paste instead restores the playground too
     browser.get("about:blank")
     browser.get(page(playground_html("dyck1", "aabbab")) + "#crasp=" + js_encode(TRICKY))

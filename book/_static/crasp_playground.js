@@ -208,7 +208,7 @@
         shareNow();
         const done = (ok) => {
           status.textContent = ok ? "Program copied: paste it into the notebook's text area."
-            : "Copy the program from the editor, or the link below, into the notebook's text area.";
+            : "Not copied: copy the program from the editor (or the link above) into the notebook's text area.";
         };
         if (navigator.clipboard && window.isSecureContext) navigator.clipboard.writeText(editor.value).then(() => done(true), () => done(false));
         else done(false);
