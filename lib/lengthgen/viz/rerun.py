@@ -33,11 +33,10 @@ def repository_url(config: Path = CONFIG) -> str:
         text = config.read_text()
     except OSError as error:
         raise LengthgenError(f"cannot read {config}: {error.strerror}") from None
-    block = re.search(r"^repository:\s*\n((?:[ \t]+.*\n?)*)", text, re.MULTILINE)
-    url = block and re.search(r"^[ \t]+url:\s*(\S+)", block.group(1), re.MULTILINE)
+    url = _setting(text, "repository", "url")
     if not url:
         raise LengthgenError(f"{config}: no repository.url setting")
-    return url.group(1).strip("'\"")
+    return url
 
 
 def _setting(text: str, block: str, key: str):
