@@ -4,9 +4,9 @@ and on Binder, carry the program (copied to the clipboard, and in the share link
 notebook's text area decodes: lengthgen.crasp.web.program_from_link), and say the expected
 minutes, computed from the committed try-gallery records.
 
-The browser test runs the playground's scripts on a small static page of its own (the box as
-the C-RASP chapter writes it), so it needs no site build; without Chromium it skips, as
-test_site_browser.py does.
+The browser tests run the playground's scripts on a small static page of their own (the box as
+the C-RASP chapter writes it), so they need no site build; one more checks the box of the built
+C-RASP chapter. Without Chromium they skip, as test_site_browser.py does.
 """
 import json
 import shutil
@@ -19,7 +19,7 @@ from lengthgen.crasp.web import program_from_link
 from lengthgen.errors import LengthgenError
 from lengthgen.viz.playground import TRY_NOTEBOOK, playground_html, train_minutes
 from lengthgen.viz.rerun import launch_links
-from test_site_browser import browser  # noqa: F401  (fixture: headless Chromium)
+from test_site_browser import browser, site  # noqa: F401  (fixtures: Chromium, the built site)
 
 ROOT = Path(__file__).resolve().parents[1]
 STATIC = ROOT / "book" / "_static"
@@ -167,3 +167,24 @@ def test_without_the_data_the_playground_has_no_train_links(browser, page):  # n
     result = browser.execute_script("return document.querySelector('.crasp-pg-result').innerText")
     assert result.startswith("Accepted"), result
     assert json.loads(browser.execute_script("return JSON.stringify(typeof CRASP)")) == "object"
+
+
+def test_the_c_rasp_chapter_has_the_train_links(browser, site):  # noqa: F811
+    """On the built site the chapter's box (a cell's output, written at build time) has the
+    links and the minutes, and the playground still runs."""
+    from selenium.webdriver.common.by import By
+    url, html = site
+    browser.get(f"{url}/{next(html.rglob('crasp.html')).relative_to(html)}")
+    links = launch_links(TRY_NOTEBOOK)
+    boxes = browser.find_elements(By.CSS_SELECTOR, ".crasp-playground")
+    assert len(boxes) == 1
+    colab = boxes[0].find_element(By.CSS_SELECTOR, ".crasp-pg-train-colab")
+    assert colab.get_attribute("href") == links["colab"]
+    assert boxes[0].find_element(By.CSS_SELECTOR, ".crasp-pg-train-binder").get_attribute(
+        "href") == links["binder"]
+    assert "minutes on a CPU" in boxes[0].find_element(By.CSS_SELECTOR, ".crasp-pg-train-help").text
+    from lengthgen.crasp.library import program_text
+    assert browser.find_element(By.ID, "crasp-pg-program").get_property("value") == \
+        program_text("dyck1")
+    assert browser.execute_script(
+        "return document.querySelector('.crasp-pg-result').innerText").startswith("Accepted")
