@@ -71,7 +71,8 @@ def test_the_links_open_the_try_notebook_as_the_launch_buttons_do(tmp_path):
                       "launch_buttons:\n  notebook_interface: jupyterlab\n"
                       "  binderhub_url: https://hub.example/\n")
     links = launch_links("book/x.ipynb", config)
-    assert links["colab"] == "https://colab.research.google.com/github/me/fork/blob/dev/book/x.ipynb"
+    assert links["colab"] == \
+        "https://colab.research.google.com/github/me/fork/blob/dev/book/x.ipynb"
     assert links["binder"] == "https://hub.example/v2/gh/me/fork/dev?urlpath=lab/tree/book/x.ipynb"
     config.write_text("repository:\n  url: https://gitlab.com/me/fork\n")
     with pytest.raises(LengthgenError, match="not a GitHub repository"):
@@ -88,11 +89,11 @@ def test_the_minutes_come_from_the_records_wall_times():
     from lengthgen.runs.records import committed_records
     _, records = committed_records(try_gallery.FIGURE_ID)
     box = playground_html("dyck1", "aabbab")
-    assert f'data-train-minutes="{train_minutes(records)}"' in box
+    assert f'data-train-minutes="{train_minutes(records)}"' in box, box
     assert 'data-program="dyck1"' in box and 'data-input="aabbab"' in box
 
 
-# ----- the page: a small static page with the box --------------------------------------------------
+# ----- the page: a small static page with the box -----------------------------------------------
 PAGE = """<!DOCTYPE html><html><head><meta charset="utf-8">
 <link rel="stylesheet" href="crasp_playground.css">{scripts}</head>
 <body><h1>playground</h1>{box}</body></html>
