@@ -2,6 +2,11 @@
  * trace, computed in the page by crasp_engine.js (no kernel, no network). The programs offered
  * come from crasp_library.js (generated from lengthgen.crasp.library). A program and its input
  * can be shared as a link: they travel in the URL fragment (#crasp=...&input=...).
+ * "Train this program" (where the box has data-train-colab, data-train-binder and
+ * data-train-minutes, written at build time by lengthgen.viz.playground) opens the notebook "Try
+ * your own language" on Colab or Binder in a new tab. Neither passes text into a notebook, so
+ * the click copies the program to the clipboard and puts it into the share link; the notebook's
+ * text area takes the program or the whole link.
  * Keyboard: Ctrl+Enter (or Cmd+Enter) in the editor runs, Enter in the input box runs.
  */
 (function () {
@@ -75,7 +80,8 @@
         el("label", { for: "crasp-pg-input", text: "Input string" }), input,
         el("p", { id: "crasp-pg-input-help", class: "crasp-pg-help",
           text: "Symbols of one character may be written together (aabb); longer symbols are separated by spaces. Enter runs." })),
-      el("div", { class: "crasp-pg-buttons" }, run, share, shareStatus), shareLink);
+      el("div", { class: "crasp-pg-buttons" }, run, share, shareStatus), shareLink,
+      trainLinks(root.dataset));
     const result = el("div", { class: "crasp-pg-result", role: "region", "aria-label": "Result of the run" });
     const announce = el("p", { class: "crasp-pg-sr", role: "status" });   // read out: the verdict or the error
     root.append(form, announce, result);
@@ -183,12 +189,38 @@
     editor.addEventListener("keydown", (ev) => {
       if (ev.key === "Enter" && (ev.ctrlKey || ev.metaKey)) { ev.preventDefault(); runNow(); }
     });
-    share.addEventListener("click", () => {
+    function shareNow() {   // the program and the input into the address; returns the link
       const hash = "#crasp=" + encodeURIComponent(editor.value) + "&input=" + encodeURIComponent(input.value);
       history.replaceState(null, "", hash);
-      const link = location.href;
-      shareLink.value = link;
+      shareLink.value = location.href;
       shareLink.hidden = false;
+      return location.href;
+    }
+
+    function trainLinks(data) {   // "Train this program": null where the page gives no links
+      if (!data.trainColab || !data.trainBinder || !data.trainMinutes) return null;
+      const link = (href, cls, text) => el("a", { href, class: cls, target: "_blank", rel: "noopener", text });
+      const status = el("span", { class: "crasp-pg-train-status", role: "status" });
+      const links = [link(data.trainColab, "crasp-pg-train-colab", "Train this program on Colab"),
+        link(data.trainBinder, "crasp-pg-train-binder", "or on Binder")];
+      // the link opens the notebook (default action, new tab); the click also copies the program
+      for (const a of links) a.addEventListener("click", () => {
+        shareNow();
+        const done = (ok) => {
+          status.textContent = ok ? "Program copied: paste it into the notebook's text area."
+            : "Not copied: copy the program from the editor (or the link above) into the notebook's text area.";
+        };
+        if (navigator.clipboard && window.isSecureContext) navigator.clipboard.writeText(editor.value).then(() => done(true), () => done(false));
+        else done(false);
+      });
+      return el("div", { class: "crasp-pg-train" },
+        el("p", { class: "crasp-pg-train-links" }, links[0], " ", links[1], " ", status),
+        el("p", { class: "crasp-pg-help crasp-pg-train-help",
+          text: `Opens the notebook "Try your own language" in a new tab and copies this program: paste it into the notebook's text area (a link to this program works too) and press its button. Training takes about ${data.trainMinutes} minutes on a CPU, as the book's gallery programs did.` }));
+    }
+
+    share.addEventListener("click", () => {
+      const link = shareNow();
       const done = (ok) => {
         shareStatus.textContent = ok ? "Link copied; the address bar holds it too." : "Copy the link below (the address bar holds it too).";
         if (!ok) { shareLink.focus(); shareLink.select(); }

@@ -18,11 +18,13 @@ from lengthgen.experiments.huang.crasp import huang_table2_languages, huang_tabl
 from lengthgen.experiments.huang.crasp.analysis import crasp_paper_vs_book
 from lengthgen.runs.records import caption, committed_records
 from lengthgen.viz.book import book_figure, draw_ahead, book_table
+from lengthgen.viz.playground import playground_html
 from lengthgen.viz.rerun import rerun_figure
 
 __all__ = ["accepts", "book_figure", "draw_ahead", "book_table", "check_language", "check_task",
            "compile_and_verify", "expressiveness_table", "get_device", "get_program", "get_scale",
-           "LengthgenError", "paper_vs_book_table", "parse_program", "program_text",
+           "LengthgenError", "paper_vs_book_table", "parse_program", "playground_html",
+           "program_text",
            "rerun_figure", "run_program", "trace_figure", "trace_html", "verify_up_to"]
 
 # The expressiveness tables of Huang et al. (Tables 2 and 3), by the figure id of their records

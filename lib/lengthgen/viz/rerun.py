@@ -33,11 +33,37 @@ def repository_url(config: Path = CONFIG) -> str:
         text = config.read_text()
     except OSError as error:
         raise LengthgenError(f"cannot read {config}: {error.strerror}") from None
-    block = re.search(r"^repository:\s*\n((?:[ \t]+.*\n?)*)", text, re.MULTILINE)
-    url = block and re.search(r"^[ \t]+url:\s*(\S+)", block.group(1), re.MULTILINE)
+    url = _setting(text, "repository", "url")
     if not url:
         raise LengthgenError(f"{config}: no repository.url setting")
-    return url.group(1).strip("'\"")
+    return url
+
+
+def _setting(text: str, block: str, key: str):
+    """`key` inside the top-level `block:` of _config.yml's text (None when absent)."""
+    found = re.search(rf"^{block}:\s*\n((?:[ \t]+.*\n?)*)", text, re.MULTILINE)
+    value = found and re.search(rf"^[ \t]+{key}:\s*(\S+)", found.group(1), re.MULTILINE)
+    return value.group(1).strip("'\"") if value else None
+
+
+def launch_links(notebook: str, config: Path = CONFIG) -> dict:
+    """{"colab": URL, "binder": URL} opening `notebook` (a path in the repository, e.g.
+    book/try_your_own.ipynb) from the repository's branch, built as the theme's launch buttons
+    build theirs from `repository` and `launch_buttons` in _config.yml."""
+    url = repository_url(config)
+    text = config.read_text()
+    branch = _setting(text, "repository", "branch") or "main"
+    owner_repo = re.fullmatch(r"https://github\.com/([^/\s]+/[^/\s]+?)(?:\.git)?/?", url)
+    if not owner_repo:
+        raise LengthgenError(f"{config}: repository.url {url} is not a GitHub repository, which "
+                             "Colab and Binder links need")
+    colab = _setting(text, "launch_buttons", "colab_url") or "https://colab.research.google.com"
+    binder = _setting(text, "launch_buttons", "binderhub_url") or "https://mybinder.org"
+    ui = {"classic": "tree", "jupyterlab": "lab/tree"}.get(
+        _setting(text, "launch_buttons", "notebook_interface") or "classic", "tree")
+    return {"colab": f"{colab.rstrip('/')}/github/{owner_repo.group(1)}/blob/{branch}/{notebook}",
+            "binder": f"{binder.rstrip('/')}/v2/gh/{owner_repo.group(1)}/{branch}"
+                      f"?urlpath={ui}/{notebook}"}
 
 
 def colab_cell(config: Path = CONFIG) -> str:

@@ -2,6 +2,10 @@
 trains APE and NoPE on its per-prefix verdicts (lengthgen.experiments.try_program, the same calls
 as `python -m lengthgen try`), a progress bar, and the table per bin.
 
+The text area takes a program as text, or a whole share link of the site's C-RASP playground
+(its "Train this program" link copies the program; a reader who copies the page's address
+instead pastes a link): the program is read out of the link (lengthgen.crasp.web) and shown.
+
 `train_program` is the whole callback without widgets (tested at the test scale); `try_widget`
 wires it to ipywidgets and needs a running kernel (the book's build never runs that cell).
 """
@@ -32,10 +36,13 @@ class WidgetBar:
 
 def train_program(text: str, scale: str = "book", device="cpu", bar=None) -> dict:
     """Parse, check and train a program given as C-RASP text, as `try` does; returns {"lines":
-    the prediction and the table per bin, "result": run_try's metrics}. Bad input (a syntax
+    the prediction and the table per bin, "result": run_try's metrics, "program": the text
+    trained (read out of a share link if one was given)}. Bad input (a syntax
     error, a constant verdict, an alphabet over the limit) is a LengthgenError with its reason."""
     from lengthgen.crasp import parse_program
     from lengthgen.crasp.task import program_task
+    from lengthgen.crasp.web import program_from_link
+    text = program_from_link(text)
     if not text.strip():
         raise LengthgenError("write a C-RASP program first (an alphabet line, operations, and "
                              "an accept line)")
@@ -44,7 +51,7 @@ def train_program(text: str, scale: str = "book", device="cpu", bar=None) -> dic
     trying.check_program(program, task, scale)
     result = trying.run_try(program, task, scale, device, bar=bar)
     return {"lines": trying.prediction_lines(program) + [""] + trying.table_lines(result),
-            "result": result}
+            "result": result, "program": text}
 
 
 def try_widget(scale: str = "book", device="cpu", program: str = PLACEHOLDER):
@@ -53,6 +60,8 @@ def try_widget(scale: str = "book", device="cpu", program: str = PLACEHOLDER):
     import html
 
     import ipywidgets as widgets
+
+    from lengthgen.crasp.web import program_from_link
 
     area = widgets.Textarea(value=program, layout=widgets.Layout(width="100%", height="9em"))
     button = widgets.Button(description="Train APE and NoPE", button_style="primary")
@@ -63,6 +72,7 @@ def try_widget(scale: str = "book", device="cpu", program: str = PLACEHOLDER):
         button.disabled = True
         answer.value = "<pre>training...</pre>"
         try:
+            area.value = program_from_link(area.value)   # a pasted link: show its program
             out = train_program(area.value, scale, device,
                                 WidgetBar(trying.total_steps(scale), progress))
             answer.value = "<pre>" + html.escape("\n".join(out["lines"])) + "</pre>"
