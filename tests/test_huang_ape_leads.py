@@ -115,8 +115,12 @@ def test_a_change_with_fewer_than_three_seeds_is_not_judged():
     assert leads.lead_summary(records).endswith(
         "1 change has fewer than 3 seeds on a side so far and is not judged yet.")
     assert leads.lead_summary(records[:2]) == (
-        "None of the 1 changes tried has 3 seeds beside the book's protocol yet, so none is "
+        "No change tried (1 so far) has 3 seeds beside the book's protocol yet, so none is "
         "judged.")
+    one = records + [_record("d3", "book", s, True, 0.9) for s in (1, 2)] \
+        + [_record("d3", "fixed_data", s, True, 0.1) for s in (1, 2)]
+    assert leads.lead_summary(one).startswith("Of the 2 changes tried")
+    assert leads.lead_summary(records).startswith("Of the 1 change tried with at least 3 seeds")
 
 
 def test_the_chapter_table_says_not_run_where_a_variant_does_not_apply():

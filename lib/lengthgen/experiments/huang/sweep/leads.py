@@ -210,9 +210,10 @@ def lead_summary(records) -> str:
     wait = (f" {verb(early, 'change has', 'changes have')} fewer than {MIN_SEEDS} seeds on a "
             f"side so far and {'is' if early == 1 else 'are'} not judged yet.") if early else ""
     if not judged_n:
-        return (f"None of the {len(judged)} changes tried has {MIN_SEEDS} seeds beside the "
+        return (f"No change tried ({len(judged)} so far) has {MIN_SEEDS} seeds beside the "
                 f"book's protocol yet, so none is judged.")
-    return (f"Of the {judged_n} changes tried with at least {MIN_SEEDS} seeds ({len(seeds)} seed"
+    return (f"Of the {verb(judged_n, 'change', 'changes')} tried with at least {MIN_SEEDS} "
+            f"seeds ({len(seeds)} seed"
             f"{'' if len(seeds) == 1 else 's'} each at most), "
             f"{verb(count('higher'), 'raises', 'raise')} a cell's Len 101-150 accuracy beyond "
             f"the spread of its seeds, {verb(count('lower'), 'lowers', 'lower')} it, and "
