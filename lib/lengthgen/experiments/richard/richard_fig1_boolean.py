@@ -7,9 +7,9 @@ simplify_logic) are concatenated into a stream cut into windows that each begin 
 and need not end at an <end>, with the loss on every next token (`BooleanWindowTask`).
 Decoding follows it too (`boolean_protocol.generate_answers`): greedy until <end>, and an
 answer counts only if it has fewer tokens than the expression, so an expression of n tokens
-gets n tokens of room and an answer with no <end> in them is wrong. A fixed set of simplified forms is held out of
-all training data: test expressions whose answer is held out are out-of-sample, the others
-in-sample. An answer is right when sympy proves it equivalent.
+gets n tokens of room and an answer with no <end> in them is wrong. A fixed set of simplified
+forms is held out of all training data: test expressions whose answer is held out are
+out-of-sample, the others in-sample. An answer is right when sympy proves it equivalent.
 
 Beside the model, every record scores the trivial predictor that always gives the most
 frequent training answer (a constant, true or false), and for the in-sample answers other than
