@@ -169,6 +169,15 @@ def test_caption_refuses_an_empty_list():
         caption([])
 
 
+# Figures registered before their first book-scale run, and why: each is skipped by the check
+# below while it has no records, and fails it once records exist (then its entry goes). Its
+# chapter cell shows a "not yet run" note meanwhile, never a figure.
+AWAITING_FIRST_RUN = {
+    "richard-fig1-ladder": "issue 53: its book sweep (about 35 CPU-minutes) is the lead's to "
+                           "run: python -m lengthgen figure run richard-fig1-ladder --scale book",
+}
+
+
 @pytest.mark.parametrize("figure_id", FIGURE_IDS)
 def test_every_figure_has_its_committed_record_folder(figure_id):
     """A deleted record folder fails here (the book cell would otherwise have nothing to draw
@@ -176,8 +185,16 @@ def test_every_figure_has_its_committed_record_folder(figure_id):
     from lengthgen.results import REPO_ROOT
     for source in source_ids(figure_id):
         folders = [REPO_ROOT / "results" / source / scale for scale in ("paper", "book")]
-        assert any(f.is_dir() and record_files(f) for f in folders), \
-            f"{source}: no committed records under results/{source}/book or paper"
+        recorded = any(f.is_dir() and record_files(f) for f in folders)
+        if source in AWAITING_FIRST_RUN:
+            assert not recorded, f"{source} has records now: remove it from AWAITING_FIRST_RUN"
+            pytest.skip(f"{source}: {AWAITING_FIRST_RUN[source]}")
+        assert recorded, f"{source}: no committed records under results/{source}/book or paper"
+
+
+def test_figures_awaiting_their_first_run_are_registered_and_run_their_own():
+    assert set(AWAITING_FIRST_RUN) <= set(FIGURE_IDS)
+    assert all(source_ids(f) == (f,) for f in AWAITING_FIRST_RUN)
 
 
 def test_a_figure_without_records_says_what_is_missing_and_computes_nothing(tmp_path):

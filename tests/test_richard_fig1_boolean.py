@@ -1,24 +1,25 @@
-"""Fig. 1 (Boolean simplification): scoring by the paper's rule and the trivial baseline."""
+"""Fig. 1 (Boolean simplification): scoring by the paper's rule and the trivial baseline
+(`richard.boolean_protocol`, shared by richard-fig1-boolean and richard-fig1-ladder)."""
 import numpy as np
 import torch
 
-from lengthgen.experiments.richard import richard_fig1_boolean as fig1
-from lengthgen.tasks.boolean import END, TOKEN_ID, VOCAB, tokenize
+from lengthgen.experiments.richard import boolean_protocol as protocol
+from lengthgen.tasks.boolean import END, TOKEN_ID, VOCAB, paper_answer, tokenize
 
 
 def test_baseline_predictor_is_the_most_frequent_training_answer():
     pool = [(tokenize(e), tokenize(a)) for e, a in [
         ("p0 | ¬p0", "true"), ("p1 | ¬p1", "true"), ("p2 & ¬p2", "false"),
         ("(p0 & p1) | p0", "p0"), ("(p0 | p1) & p0", "p0"), ("p1 & p1", "p1")]]
-    answers = fig1.baseline_answers(pool)
+    answers = protocol.baseline_answers(pool)
     assert answers["in_sample"] == ["true"] and answers["in_sample_nonconstant"] == ["p0"]
     tests = [tokenize(e) for e in ("p3 | ¬p3", "p0 & (p0 | p2)", "p2 & p1", "p2 | ¬p2")]
-    right = fig1.score([fig1.paper_answer(["true", END], len(e)) for e in tests], tests)
+    right = protocol.score([paper_answer(["true", END], len(e)) for e in tests], tests)
     assert right == [True, False, False, True]
-    right = fig1.score([fig1.paper_answer(["p0", END], len(e)) for e in tests], tests)
+    right = protocol.score([paper_answer(["p0", END], len(e)) for e in tests], tests)
     assert right == [False, True, False, False]
     # the rule applies to the baseline too: a one-token expression leaves no room for "p0"
-    assert fig1.score([fig1.paper_answer(["p0", END], 1)], [["p0"]]) == [False]
+    assert protocol.score([paper_answer(["p0", END], 1)], [["p0"]]) == [False]
 
 
 class Scripted(torch.nn.Module):
@@ -47,17 +48,17 @@ def test_generation_gives_each_expression_its_own_room():
     scripts = [["p0", END], ["p1", "&", "p1", END], ["(", "p0", ")"] * 4]
     exprs = [long_e, short_e, long_e]
     model = Scripted(scripts, [len(e) + 2 for e in exprs])
-    answers = fig1.generate_answers(model, exprs, "cpu")
+    answers = protocol.generate_answers(model, exprs, "cpu")
     # row 1: "p1 & p1" is not shorter than its 3-token LHS; row 2 never ends within 11 tokens
     assert answers == [["p0"], None, None]
-    assert fig1.score(answers, exprs) == [True, False, False]
+    assert protocol.score(answers, exprs) == [True, False, False]
     assert model.calls == len(long_e)  # stops once every row has ended or used its room
 
 
 def test_splits_partition_the_test_answers():
     held = {("p0",)}
-    assert fig1.in_split("out_of_sample", ("p0",), held)
-    assert not fig1.in_split("in_sample", ("p0",), held)
-    assert fig1.in_split("in_sample", ("true",), held)
-    assert not fig1.in_split("in_sample_nonconstant", ("true",), held)
-    assert fig1.in_split("in_sample_nonconstant", ("p1",), held)
+    assert protocol.in_split("out_of_sample", ("p0",), held)
+    assert not protocol.in_split("in_sample", ("p0",), held)
+    assert protocol.in_split("in_sample", ("true",), held)
+    assert not protocol.in_split("in_sample_nonconstant", ("true",), held)
+    assert protocol.in_split("in_sample_nonconstant", ("p1",), held)

@@ -37,4 +37,44 @@ def glue_paper_scale() -> None:
     book_table("dyck-paper-scale-causes", compare_table(list(NOT_REPRODUCED)))
 
 
-__all__ += ["cause_numbers", "glue_paper_scale"]
+# The compute ladder toward the paper's Fig. 1 (issue 53): shown from its paper- or book-scale
+# records only, never from a test run's
+LADDER = "richard-fig1-ladder"
+LADDER_SCALES = ("paper", "book")
+LADDER_COMMAND = f"python -m lengthgen figure run {LADDER} --scale book"
+
+
+def show_ladder() -> dict[str, str]:
+    """The compute ladder toward the paper's Fig. 1, in the section "Why three findings are not
+    reproduced": shows (and glues) its figure where it has paper- or book-scale records, and
+    otherwise a one-line note with the command that makes them in the figure's place. Returns
+    the numbers the page glues as ladder-KEY: its plan, from its book config whatever has run
+    (plan-rungs, plan-seeds, plan-span: the top rung's training operations over rung 0's, gap:
+    the paper's model's over the top rung's, by `lengthgen.runs.cost`), then `ladder_numbers`
+    of its records (the sentence `result` among them), or `result` as the note."""
+    from IPython.display import Markdown
+
+    from lengthgen.experiments.prose import num
+    from lengthgen.experiments.richard.analysis_sweeps import ladder_numbers
+    from lengthgen.runs.records import figure_records
+    from lengthgen.viz.costs import figure_cost
+
+    def operations(training):
+        return training.flops_per_step() * training.steps
+    plan = figure_cost(LADDER, "book").trainings
+    paper = max(operations(t) for t in figure_cost("richard-fig1-boolean", "paper").trainings)
+    numbers = {"plan-rungs": str(len(plan)), "plan-seeds": str(plan[0].count),
+               "plan-span": num(operations(plan[-1]) / operations(plan[0])),
+               "gap": num(paper / operations(plan[-1]))}
+    records = next((found for scale in LADDER_SCALES
+                    if (found := figure_records(LADDER, scale))), None)
+    if records:
+        book_figure("richard-fig1-ladder")
+        return {**numbers, **ladder_numbers(records)}
+    note = f"Not yet run at book scale: `{LADDER_COMMAND}`."
+    book_figure("richard-fig1-ladder", Markdown(note),
+                provenance="no records yet, at book or paper scale")   # the note names the command
+    return {**numbers, "result": note}
+
+
+__all__ += ["cause_numbers", "glue_paper_scale", "show_ladder"]

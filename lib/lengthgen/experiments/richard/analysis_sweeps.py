@@ -1,12 +1,13 @@
 """The Dyck chapter's numbers and verdicts of its training sweeps (Richard 2024, Figs. 1, 3
-and 6), from the committed records.
+and 6, and the compute ladder toward Fig. 1), from the committed records.
 
 Each `*_numbers` function returns {key: text} for the chapter to glue; each `*_verdict` says
 whether the paper's observation holds, by the rule written next to it. Over seeds, two
 settings differ only where their ranges over seeds are apart (`prose.separate`). The chapter's
 collections and its other figures are in `richard.analysis`.
 """
-from lengthgen.experiments.prose import listing, mean_span, pct, seeds_note, separate, span
+from lengthgen.experiments.prose import (listing, mean_span, num, pct, seeds_note, separate,
+                                         span)
 from lengthgen.experiments.richard.rows import boolean_data
 from lengthgen.experiments.spread import group_by, metrics
 
@@ -100,6 +101,52 @@ def boolean_numbers(records: list[dict]) -> dict:
     out["oos-hits"] = hits("out_of_sample")
     out["nonconstant-hits"] = hits("in_sample_nonconstant")
     return {f"dyck-boolean-{k}": v for k, v in out.items()}
+
+
+STEP_WORDS = {"rises": "rises", "falls": "falls",
+              "same": "does not move beyond the spread of its seeds"}
+
+
+def ladder_numbers(records: list[dict]) -> dict:
+    """The compute ladder toward Fig. 1 (richard-fig1-ladder), at its one training and test
+    depth, per rung over seeds: the training operations of one model, the model's in-sample
+    and out-of-sample accuracy and the trivial predictor's, the rungs whose model beats that
+    predictor (its range of right answers over seeds above the predictor's, the rule of Fig. 1),
+    how in-sample accuracy and the training loss move from rung to rung (`_step`: only where the
+    ranges over seeds are apart), the wall minutes of its runs, and all that in one sentence
+    (`result`)."""
+    rungs = _seeds_of(records, "rung")
+    order = [key[0] for key in sorted(rungs)]
+    q = records[0]["config"]["train_depth"]
+    acc = lambda i, key: [m[key] for m in rungs[(i,)]]  # noqa: E731
+    right = lambda i, key: [round(m[key] * m[f"in_sample_depth{q}_n"])  # noqa: E731
+                            for m in rungs[(i,)]]
+    flops = [rungs[(i,)][0]["train_flops"] for i in order]
+    def moves(key):   # e.g. "rises from rung 0 to 1 and falls from rung 1 to 2"
+        return listing(f"{STEP_WORDS[_step(acc(a, key), acc(b, key))]} from rung {a} to {b}"
+                       for a, b in zip(order, order[1:]))
+    beat = [i for i in order if separate(right(i, f"in_sample_depth{q}"),
+                                         right(i, f"baseline_in_sample_depth{q}"))]
+    out = {"rungs": str(len(order)), "seeds": seeds_note(records), "depth": str(q),
+           "flops": listing(num(f) for f in flops), "flops-span": num(flops[-1] / flops[0]),
+           "minutes": f"{wall_times(records) / 60:.0f}",
+           "in": listing(mean_span(acc(i, f"in_sample_depth{q}")) for i in order),
+           "base": listing(mean_span(acc(i, f"baseline_in_sample_depth{q}")) for i in order),
+           "oos": listing(mean_span(acc(i, f"out_of_sample_depth{q}")) for i in order),
+           "nonconstant": listing(mean_span(acc(i, f"in_sample_nonconstant_depth{q}"))
+                                  for i in order),
+           "beat": "none" if not beat else "rung " + listing(str(i) for i in beat),
+           "in-steps": moves(f"in_sample_depth{q}"),
+           "loss": listing(mean_span(acc(i, "train_loss"), num) for i in order),
+           "loss-steps": moves("train_loss")}
+    out["result"] = (f"Over {out['seeds']}, the models' in-sample accuracy at depth {q} is "
+                     f"{out['in']} on rungs {order[0]} to {order[-1]}, against {out['base']} for "
+                     f"the trivial predictor, and out-of-sample {out['oos']}; the rungs whose "
+                     f"model beats the predictor: {out['beat']}. In-sample accuracy "
+                     f"{out['in-steps']}; the training loss ({out['loss']}) "
+                     f"{out['loss-steps']}. Its runs took "
+                     f"{out['minutes']} minutes of wall time, one CPU thread each.")
+    return out
 
 
 def boolean_verdict(records) -> str:

@@ -5,11 +5,11 @@ model trained at depth 1 is tested in distribution). Training follows the paper
 (Sec. 2.2): equalities <start> expression = simplified <end> (the oracle is sympy's
 simplify_logic) are concatenated into a stream cut into windows that each begin at a <start>
 and need not end at an <end>, with the loss on every next token (`BooleanWindowTask`).
-Decoding follows it too (`generate_answers`): greedy until <end>, and an answer counts only if
-it has fewer tokens than the expression, so an expression of n tokens gets n tokens of room
-and an answer with no <end> in them is wrong. A fixed set of simplified forms is held out of
-all training data: test expressions whose answer is held out are out-of-sample, the others
-in-sample. An answer is right when sympy proves it equivalent.
+Decoding follows it too (`boolean_protocol.generate_answers`): greedy until <end>, and an
+answer counts only if it has fewer tokens than the expression, so an expression of n tokens
+gets n tokens of room and an answer with no <end> in them is wrong. A fixed set of simplified
+forms is held out of all training data: test expressions whose answer is held out are
+out-of-sample, the others in-sample. An answer is right when sympy proves it equivalent.
 
 Beside the model, every record scores the trivial predictor that always gives the most
 frequent training answer (a constant, true or false), and for the in-sample answers other than
@@ -33,14 +33,9 @@ The `paper` config has the paper's model, clauses, windows, steps and decoding r
 an APE model random position offsets (as for every APE run in this library), so positions
 past the window, which long test prompts need, are trained too.
 """
-from collections import Counter
-
-import numpy as np
-
 from lengthgen.experiments import spread
-from lengthgen.experiments.richard.rows import PAPER, SPLITS, boolean_data
-from lengthgen.tasks.boolean import (END, EQUALS, START, TOKEN_ID, VOCAB, BooleanWindowTask,
-                                     equivalent, make_pool, paper_answer)
+from lengthgen.experiments.richard.boolean_protocol import training, train_and_score
+from lengthgen.experiments.richard.rows import PAPER, boolean_data
 
 FIGURE_ID = "richard-fig1-boolean"
 TITLE = "Boolean simplification: in-sample vs out-of-sample accuracy by training depth"
@@ -67,8 +62,6 @@ CONFIGS = {
               "batch_size": 16, "lr": 3e-4, "seed": 0},
 }
 
-CONSTANTS = (("true",), ("false",))
-
 
 def runs(config):
     # one seed per training depth unless the config lists "seeds" (then run names end in -s<seed>)
@@ -79,122 +72,12 @@ def runs(config):
 
 def trainings(config):
     """For `figure cost`: one decoder per training depth and seed, on windows of
-    config["window"] tokens (its position table taken as the window: the longest test prompt
-    adds a few rows, nothing to the cost)."""
-    from lengthgen.models.decoder import Decoder, DecoderConfig
-    from lengthgen.runs.cost import decoder_training, shape_label
-    cfg = DecoderConfig(vocab_size=len(VOCAB), n_classes=len(VOCAB), n_layers=config["layers"],
-                        n_heads=config["heads"], d_model=config["d"],
-                        n_positions=config["window"])
-    return [decoder_training(lambda: Decoder(cfg),
-                             shape=shape_label(config["layers"], config["heads"], config["d"]),
-                             layers=config["layers"], d_model=config["d"],
-                             batch=config["batch_size"], tokens=config["window"],
-                             steps=config["steps"], count=len(runs(config)))]
-
-
-def test_pools(config) -> tuple[dict, set]:
-    """Test examples per depth and the held-out answers (the same for every training depth)."""
-    rng = np.random.default_rng([config["seed"], 1])
-    pools = {q: make_pool(rng, config["test_pool"], config["clauses"], q)
-             for q in config["test_depths"]}
-    answers = sorted({tuple(a) for pool in pools.values() for _, a in pool} - set(CONSTANTS))
-    picks = rng.choice(len(answers), min(config["held_out"], len(answers)), replace=False)
-    return pools, {answers[i] for i in picks}
-
-
-def in_split(split: str, answer: tuple, held_out: set) -> bool:
-    if split == "out_of_sample":
-        return answer in held_out
-    return answer not in held_out and (split == "in_sample" or answer not in CONSTANTS)
-
-
-def generate_answers(model, expressions: list[list[str]], device) -> list[list[str] | None]:
-    """Greedy decoding by the paper's rule (`paper_answer`): each expression gets as many
-    generated tokens as it has, and its answer is what precedes <end> among them, or None
-    (wrong) when no <end> comes. All expressions in one batch; decoding stops early once
-    every row has produced its <end> or used its room."""
-    import torch
-    with torch.no_grad():
-        prompts = [[START] + e + [EQUALS] for e in expressions]
-        rooms = torch.tensor([len(e) for e in expressions], device=device)
-        lengths = torch.tensor([len(p) for p in prompts], device=device)
-        width = int((lengths + rooms).max())
-        tokens = torch.zeros((len(prompts), width), dtype=torch.long, device=device)
-        for i, p in enumerate(prompts):
-            tokens[i, : len(p)] = torch.tensor([TOKEN_ID[t] for t in p])
-        generated = torch.zeros_like(tokens)  # generated[i, j]: the j-th token after '='
-        finished = torch.zeros(len(prompts), dtype=torch.bool, device=device)
-        model.eval()
-        for j in range(int(rooms.max())):
-            # row i reads its prompt and its first j generated tokens: positions < lengths + j
-            logits = model(tokens[:, : int(lengths.max()) + j])
-            next_tokens = logits[torch.arange(len(prompts)), lengths - 1 + j].argmax(-1)
-            generated[:, j] = next_tokens
-            rows = torch.arange(len(prompts), device=device)
-            write = lengths + j < width
-            tokens[rows[write], (lengths + j)[write]] = next_tokens[write]
-            finished |= (next_tokens == TOKEN_ID[END]) | (j + 1 >= rooms)
-            if bool(finished.all()):
-                break
-        return [paper_answer([VOCAB[t] for t in row.tolist()], len(e))
-                for row, e in zip(generated.cpu(), expressions)]
-
-
-def score(answers, expressions) -> list[bool]:
-    """Right iff the paper's rule kept an answer and sympy proves it equivalent."""
-    return [a is not None and equivalent(a, e) for a, e in zip(answers, expressions)]
-
-
-def baseline_answers(train_pool) -> dict:
-    """The trivial predictors: per split, always give the most frequent training answer that the
-    split can contain (a constant for in-sample; the most frequent other answer for the
-    non-constant split; out-of-sample answers are never in training, so its baseline is the most
-    frequent answer too, and scores 0 unless that answer happens to be equivalent)."""
-    counts = Counter(tuple(a) for _, a in train_pool)
-    top = counts.most_common(1)[0][0]
-    others = [a for a, _ in counts.most_common() if a not in CONSTANTS]
-    return {"in_sample": list(top), "out_of_sample": list(top),
-            "in_sample_nonconstant": list(others[0]) if others else list(top)}
+    config["window"] tokens (`boolean_protocol.training`)."""
+    return [training(config, count=len(runs(config)))]
 
 
 def run_one(params, config, device):
-    import torch
-
-    from lengthgen.models.decoder import Decoder, DecoderConfig
-    from lengthgen.train import TrainConfig, train
-    pools, held_out = test_pools(config)
-    rng = np.random.default_rng([params["seed"], params["train_depth"]])
-    train_pool = [ex for ex in make_pool(rng, config["pool"], config["clauses"],
-                                         params["train_depth"]) if tuple(ex[1]) not in held_out]
-    # room for the longest test prompt plus as many generated tokens as its expression has
-    longest = max(2 * len(e) + 2 for pool in pools.values() for e, _ in pool)
-    cfg = DecoderConfig(vocab_size=len(VOCAB), n_classes=len(VOCAB), n_layers=config["layers"],
-                        n_heads=config["heads"], d_model=config["d"],
-                        n_positions=max(longest, config["window"]))
-    torch.manual_seed(params["seed"])
-    model = Decoder(cfg)
-    # a fixed budget with a cosine decay, evaluated once at the end (no early stop)
-    result = train(model, BooleanWindowTask(train_pool, config["window"]), TrainConfig.from_config(
-        config, warmup_steps=config["steps"] // 10, schedule="cosine",
-        eval_every=config["steps"], eval_samples=16, stop_accuracy=None,
-        seed=params["seed"]), device)
-    baselines = baseline_answers(train_pool)
-    metrics = {"train_depth": params["train_depth"], "train_examples": len(train_pool),
-               "n_params": model.num_parameters(), "held_out_answers": len(held_out),
-               "train_loss": result.history[-1]["train_loss"],
-               "train_wall_time_s": round(result.wall_time_s, 1),
-               "baseline_answers": {k: " ".join(v) for k, v in baselines.items()}}
-    for q, pool in pools.items():
-        for split in SPLITS:
-            chosen = [e for e, a in pool if in_split(split, tuple(a), held_out)]
-            chosen = chosen[: config["test_examples"]]
-            right = score(generate_answers(model, chosen, device), chosen) if chosen else []
-            base = score([paper_answer(baselines[split] + [END], len(e)) for e in chosen], chosen)
-            metrics[f"{split}_depth{q}"] = float(np.mean(right)) if right else None
-            metrics[f"{split}_depth{q}_n"] = len(right)
-            metrics[f"baseline_{split}_depth{q}"] = float(np.mean(base)) if base else None
-    return metrics
+    return train_and_score(params, config, device)
 
 
 LABELS = {"in_sample": "in-sample", "out_of_sample": "out-of-sample",
