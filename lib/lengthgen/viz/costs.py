@@ -138,6 +138,12 @@ def cause_numbers(figure_id: str) -> dict[str, str]:
         return max(t.batch * t.tokens * t.steps for t in c.trainings)
 
     minutes = paper.minutes()
+    # The pages glue these with glue_numbers(..., prefix="cost-<figure>"), <figure> a short name
+    # of the figure (cost-alg, cost-fig1, cost-kgram, ...):
+    # glue keys: cost-<figure>-{book-params,paper-params,params-ratio,book-tokens,paper-tokens}
+    # glue keys: cost-<figure>-{tokens-ratio,book-runs,paper-runs,book-batch,paper-batch}
+    # glue keys: cost-<figure>-{book-steps,paper-steps,book-flops,paper-flops,flops-ratio}
+    # glue keys: cost-<figure>-{h200,h200-train,t4,run-h200,run-fits,book-h200,allotments,fits}
     return {
         "book-params": f"{biggest(book):.2g}", "paper-params": f"{biggest(paper):.2g}",
         "params-ratio": _ratio(biggest(paper), biggest(book)),

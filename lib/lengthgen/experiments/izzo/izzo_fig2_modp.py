@@ -79,6 +79,8 @@ def scaling_growth(records) -> dict:
     for r in scaling_rows(records):
         growth.setdefault((r["logit_scaling"], r["train_length"]), r["growth_longest_over_64"])
     ordered = sorted(growth.items())
+    # glue keys: izzo-scaling-{suffix,all,lengths}
+    # glue keys: izzo-scaling-{suffix,all}-{stopped,runs,stopped-growth}
     out = {"suffix": ", ".join(sig(v) for (s, _), v in ordered if s == "suffix"),
            "all": ", ".join(sig(v) for (s, _), v in ordered if s == "all"),
            "lengths": ", ".join(str(n) for (s, n), _ in ordered if s == "all")}

@@ -77,6 +77,7 @@ def headline(records) -> dict:
     lengths = sorted({r["train_length"] for r in rows})
     first, last = lengths[0], lengths[-1]
     off = [r for r in rows if r["positions"] == "other"]
+    # glue keys: izzo-fig3-{off,std,lengths,first-loss,first-off,last-loss,first-n,last-n}
     return {
         "off": sig(max(r["mean_weight"] for r in off
                        if r["train_length"] > first or len(lengths) == 1)),

@@ -156,6 +156,10 @@ def attention_summary(records) -> dict:
     sure = [g for a, g in pairs if a >= SATURATED]
     unsure = [g for a, g in pairs if a < SATURATED]
     longer = [r["metrics"]["train_loss"] for r in records if r["params"]["k"] > 2]
+    # the chapter glues these with glue_numbers(..., prefix="izzo-kgram"):
+    # glue keys: izzo-kgram-{first,last,phi1,regime,saturated,k2-runs,k2-train}
+    # glue keys: izzo-kgram-{sure-runs,sure-growth,unsure-runs,unsure-growth}
+    # glue keys: izzo-kgram-{longer-context-train,l1-first,l1-last,l1-sharper,l2-first,l2-last}
     return {"first": first, "last": last, "phi1": span(phi1), "regime": regime,
             "saturated": f"{SATURATED:g}", "sure-runs": str(len(sure)),
             "sure-growth": span(sure), "unsure-runs": str(len(unsure)),

@@ -166,7 +166,7 @@ def z_shares(records) -> dict[str, str]:
     and eps: for the ModPTask pairs, where L = 1 and the second half needs tau Delta / eps^2
     positions, the theorem's second term itself, and for every other model or pair. Ranges as
     text, for the chapter's sentence on how short z is."""
-    groups = {"modp-pairs": [], "others": []}
+    groups = {"modp-pairs": [], "others": []}   # glue keys: izzo-z-share-{modp-pairs,others}
     for row in simulation_table(records):
         modp_pair = row["model"].startswith("pair: ModPTask")
         groups["modp-pairs" if modp_pair else "others"].append(row["longest z"]

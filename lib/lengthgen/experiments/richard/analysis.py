@@ -384,8 +384,10 @@ def observations_not_held(fig4, ablation) -> str:
 def dyck_verdicts(root=None) -> dict:
     rec = lambda fid: chapter_records(fid, root)  # noqa: E731
     ablation, held = ablation_verdict(rec("richard-fig6-ablation"))
+    # glue keys: dyck-fig4-{replays,fails-elsewhere,diverse,deep-lower} (fig4_checks)
     return {"dyck-observations-not-held": observations_not_held(
-                rec("richard-fig4-completions"), rec("richard-fig6-ablation")),"dyck-boolean-verdict": boolean_verdict(rec("richard-fig1-boolean")),
+                rec("richard-fig4-completions"), rec("richard-fig6-ablation")),
+            "dyck-boolean-verdict": boolean_verdict(rec("richard-fig1-boolean")),
             "dyck-capacity-verdict": capacity_verdict(rec("richard-fig3-left-capacity")),
             "dyck-samples-verdict": samples_verdict(rec("richard-fig3-right-samples")),
             "dyck-ablation-verdict": ablation, "dyck-ablation-held": str(held),
