@@ -13,6 +13,8 @@ The model's positional table has period p (the Delta = p of the paper's construc
 does not say which encoding it trained). Book scale: 3 seeds instead of 8, batch 256 instead of
 1024 (at p = 4, N = 16 a probe run stopped at the same test loss with either), test lengths up
 to 512.
+
+Feeds: book/quantitative_bounds.ipynb, {numref}`fig-izzo-fig2-modp`
 """
 from lengthgen.experiments.izzo.analysis import curve_rows
 from lengthgen.experiments.izzo.drawing import curves_figure

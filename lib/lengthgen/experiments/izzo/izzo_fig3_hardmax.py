@@ -5,6 +5,8 @@ weights on test strings of length 80: the 16 positions t = k mod p should each g
 every other position about 0. Mean and standard deviation over a batch of test strings.
 Every run trains to the paper's stop rule (loss < 1e-5; the step cap is a safety). Book scale:
 3 seeds instead of 8, batch 256 instead of 1024, train lengths up to 40.
+
+Feeds: book/quantitative_bounds.ipynb, {numref}`fig-izzo-fig3-hardmax`
 """
 import matplotlib.pyplot as plt
 import numpy as np

@@ -18,6 +18,8 @@ the length: averaged over train lengths 1..32 the gap is about 4e-2 at S = k = 2
 of proportions cannot fit it, and what a model learns about n at short lengths is wrong at long
 ones.
 Book scale: 3 seeds, batch 256, one train length (see CONFIGS).
+
+Feeds: book/quantitative_bounds.ipynb, {numref}`fig-izzo-kgram`
 """
 import matplotlib.pyplot as plt
 import numpy as np

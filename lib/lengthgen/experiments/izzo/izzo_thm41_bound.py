@@ -10,6 +10,8 @@ The theorem's quantities are computed from the weights: the logit margin gamma, 
 period Delta, tau and the bits p, hence both terms of N. The claim checked: |z| stays bounded
 (and below N) however long x gets, while the statistics and outputs on z stay within O(eps)
 and O(L eps) of those on x. No training; the numbers are exact up to float64 rounding.
+
+Feeds: book/quantitative_bounds.ipynb, {numref}`fig-izzo-thm41-bound`
 """
 import math
 
