@@ -127,7 +127,12 @@ def cause_numbers(figure_id: str) -> dict[str, str]:
     their ratio, tokens per run (batch x tokens per sequence x steps, the largest) and their
     ratio, runs, steps per run, the training FLOPs of all runs and their ratio, and the paper
     scale's H200 time (engine, `train()`, and a training's on average), T4 time and
-    allotments."""
+    allotments.
+
+    Feeds: book/ape_vs_nope_appendix.ipynb, {numref}`tab-huang-paper-scale-causes`;
+    book/dyck_appendix.ipynb, {numref}`tab-dyck-paper-scale-causes`;
+    book/quantitative_bounds.ipynb, {numref}`tab-izzo-paper-scale-causes` (the prose under
+    each)"""
     from lengthgen.runs import cost
     book, paper = cached_cost(figure_id, "book"), cached_cost(figure_id, "paper")
 

@@ -76,7 +76,9 @@ def run_one(params, config, device):
 def scaling_growth(records) -> dict:
     """The prose's numbers of the logit-scaling comparison (glued as izzo-scaling-KEY): per
     scaling, the growth of the test loss from 64 to the longest test length at each compared
-    train length, and those train lengths."""
+    train length, and those train lengths.
+
+    Feeds: book/quantitative_bounds.ipynb, {numref}`fig-izzo-scalings`"""
     growth = {}
     for r in scaling_rows(records):
         growth.setdefault((r["logit_scaling"], r["train_length"]), r["growth_longest_over_64"])

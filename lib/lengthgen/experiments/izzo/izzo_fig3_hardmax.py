@@ -74,7 +74,10 @@ def headline(records) -> dict:
     """The numbers the chapter's prose quotes, formatted (keys glued as izzo-fig3-KEY): the
     largest mean weight off the k mod p positions (past the shortest train length when there
     are several), the largest std on them per train length, and the shortest and longest train
-    lengths with their test loss and weight off the positions."""
+    lengths with their test loss and weight off the positions.
+
+    Feeds: book/quantitative_bounds.ipynb, {numref}`fig-izzo-fig3-hardmax`,
+    {numref}`tab-izzo-hardmax-table`"""
     rows = group_rows(records)
     lengths = sorted({r["train_length"] for r in rows})
     first, last = lengths[0], lengths[-1]

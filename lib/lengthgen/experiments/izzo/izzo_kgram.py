@@ -139,7 +139,10 @@ def attention_summary(records) -> dict:
     other positions: phi > 1 sharpens with length, phi < 1 fades), and, for k = 2, the growth
     of the loss from the shortest to the longest test length for the runs whose layer-1 read is
     already settled at the shortest length (weight >= SATURATED) and for the others; the final
-    training losses of k = 2 and of longer contexts."""
+    training losses of k = 2 and of longer contexts.
+
+    Feeds: book/quantitative_bounds.ipynb, {numref}`fig-izzo-kgram`,
+    {numref}`tab-izzo-kgram-attention`"""
     def span(values):
         values = [v for v in values if v is not None]
         return f"{min(values):.2g} to {max(values):.2g}" if values else "-"

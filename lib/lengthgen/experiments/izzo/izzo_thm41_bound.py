@@ -167,7 +167,10 @@ def z_shares(records) -> dict[str, str]:
     """The longest z as a share of the theorem's N (constants set to 1), worst case per model
     and eps: for the ModPTask pairs, where L = 1 and the second half needs tau Delta / eps^2
     positions, the theorem's second term itself, and for every other model or pair. Ranges as
-    text, for the chapter's sentence on how short z is."""
+    text, for the chapter's sentence on how short z is.
+
+    Feeds: book/quantitative_bounds.ipynb, {numref}`tab-izzo-simulation-table`,
+    {numref}`tab-izzo-pair-table`"""
     groups = {"modp-pairs": [], "others": []}   # glue keys: izzo-z-share-{modp-pairs,others}
     for row in simulation_table(records):
         modp_pair = row["model"].startswith("pair: ModPTask")

@@ -35,7 +35,10 @@ def _dominant(m) -> tuple[float, float]:
 
 def completions_numbers(fig4, table1, spectrum) -> dict:
     """Fig. 4, Table 1 and Fig. 5: each quoted as its range over the seeds (each seed studies
-    its own single-word and many-word model)."""
+    its own single-word and many-word model).
+
+    Feeds: book/dyck.ipynb, {numref}`fig-dyck-completions`, {numref}`fig-dyck-deepest`,
+    {numref}`fig-dyck-spectrum`; book/dyck_appendix.ipynb (the prose that recalls them)"""
     ctx = {m: [x["contexts"] for x in rows] for m, rows in _per_model(fig4).items()}
     single, many = ctx["single"], ctx["many"]
     order = fig4[0]["metrics"]["order"]
@@ -147,6 +150,12 @@ def spectrum_verdict(spectrum) -> str:
 
 
 def sign_study_numbers(records) -> dict:
+    """The sign study (after Fig. 5): per setting the range over seeds of W_O W_V's real part
+    (`wo_wv_real`) and of the out-of-sample accuracy, how many models have it negative, complex
+    or positive, and the study's extremes (moduli, gaps, LayerNorm gains).
+
+    Feeds: book/dyck_appendix.ipynb, {numref}`fig-dyck-sign-study`; book/dyck.ipynb,
+    {numref}`fig-dyck-spectrum` (the prose that sums it up)"""
     m = group_by(records, lambda r: r["params"]["setting"], metrics)
     real = lambda rows: [x["wo_wv_real"] for x in rows]  # noqa: E731
     negative = lambda rows: [x for x in rows if x["wo_wv_imag"] == 0  # noqa: E731
@@ -201,6 +210,12 @@ def sign_study_numbers(records) -> dict:
 
 
 def order_study_numbers(records) -> dict:
+    """The order study (after Fig. 7): per variant the range over settings of the learned
+    positional embeddings' end values (absolute and relative), how they change with more steps
+    and a wider model, and the readout's end values.
+
+    Feeds: book/dyck_appendix.ipynb, {numref}`fig-dyck-order-study`; book/dyck.ipynb,
+    {numref}`fig-dyck-learned-pe` (the prose that sums it up)"""
     cell = group_by(records, lambda r: (r["params"]["setting"], r["params"]["variant"]), metrics)
     settings = list(dict.fromkeys(r["params"]["setting"] for r in records))
     stat = lambda s, v, k: mean(x[k] for x in cell[(s, v)])  # noqa: E731
@@ -241,7 +256,10 @@ def order_study_numbers(records) -> dict:
 
 def learned_pe_numbers(records) -> dict:
     """Fig. 7: each variant's mean absolute end value, its range over the seeds; the variant
-    closest to zero is named only where its range lies below every other variant's."""
+    closest to zero is named only where its range lies below every other variant's.
+
+    Feeds: book/dyck.ipynb, {numref}`fig-dyck-learned-pe`; book/dyck_appendix.ipynb (the prose
+    that recalls it)"""
     ends = {v: [x["end_abs_mean"] for x in rows]
             for v, rows in _per_model(records, "variant").items()}
     closest = [v for v in ends if all(separate(ends[o], ends[v]) for o in ends if o != v)]
@@ -294,7 +312,9 @@ def order_verdict(learned, study) -> str:
 
 
 def order_numbers(learned, study) -> dict:
-    """The counts behind `order_verdict`, for the table."""
+    """The counts behind `order_verdict`, for the table.
+
+    Feeds: book/dyck.ipynb, {numref}`fig-dyck-learned-pe`"""
     checks = order_checks(learned, study)
     settings = checks["settings"].values()
     yes = lambda b: "yes" if b else "no"  # noqa: E731
@@ -306,6 +326,10 @@ def order_numbers(learned, study) -> dict:
 
 
 def closed_form_numbers(paths, thm) -> dict:
+    """The closed form's numbers: the exhaustive check's largest N, its prefixes and training
+    words, the completion rates against the bound, and whether the drawn path is balanced.
+
+    Feeds: book/dyck.ipynb, {numref}`fig-dyck-paths`, {numref}`fig-dyck-thm41`"""
     ex = [r["metrics"] for r in thm if r["run_name"].startswith("exhaustive")]
     sampled = [r["metrics"] for r in thm if r["run_name"].startswith("sampled")]
     rates = [m["generalization_rate"] for m in ex + sampled if "generalization_rate" in m]
@@ -334,7 +358,9 @@ DYCK_SEEDED = ("richard-fig1-boolean", "richard-fig3-left-capacity", "richard-fi
 
 
 def dyck_numbers(root=None) -> dict:
-    """Every record-derived number the Dyck chapter quotes."""
+    """Every record-derived number the Dyck chapter quotes.
+
+    Feeds: book/dyck.ipynb; book/dyck_appendix.ipynb (the numbers of every section)"""
     rec = lambda fid: chapter_records(fid, root)  # noqa: E731
     out = {}
     out.update(boolean_numbers(rec("richard-fig1-boolean")))
@@ -382,6 +408,11 @@ def observations_not_held(fig4, ablation) -> str:
 
 
 def dyck_verdicts(root=None) -> dict:
+    """Every verdict of the Dyck chapter (reproduced, partly, not reproduced) and the checks
+    behind them, keyed for the prose and the paper-vs-book table.
+
+    Feeds: book/dyck.ipynb, {numref}`tab-dyck-paper-vs-book` (and the verdict after each
+    figure); book/dyck_appendix.ipynb"""
     rec = lambda fid: chapter_records(fid, root)  # noqa: E731
     ablation, held = ablation_verdict(rec("richard-fig6-ablation"))
     # glue keys: dyck-fig4-{replays,fails-elsewhere,diverse,deep-lower} (fig4_checks)
@@ -403,7 +434,9 @@ def dyck_verdicts(root=None) -> dict:
 
 
 def dyck_paper_vs_book(root=None) -> str:
-    """The Dyck chapter's 'Paper vs this book' table; verdicts from the records."""
+    """The Dyck chapter's 'Paper vs this book' table; verdicts from the records.
+
+    Feeds: book/dyck.ipynb, {numref}`tab-dyck-paper-vs-book`"""
     n = {**dyck_numbers(root), **dyck_verdicts(root)}
     d = lambda key: n["dyck-" + key]  # noqa: E731
     fig = lambda *labels: ", ".join("{numref}`" + x + "`" for x in labels)  # noqa: E731

@@ -36,7 +36,10 @@ def boolean_numbers(records: list[dict]) -> dict:
     """Fig. 1 (Boolean simplification) over every seed: accuracies of the model and of the
     trivial predictor per training depth, each as its mean with the min-max range over seeds.
     A model 'beats' the trivial predictor only where its range of right answers over seeds lies
-    above the predictor's."""
+    above the predictor's.
+
+    Feeds: book/dyck_appendix.ipynb, {numref}`fig-dyck-boolean`; book/dyck.ipynb (the prose
+    that sums it up)"""
     cells = {}  # (training depth, test depth, split, predictor): [the row of each seed]
     for r in sorted(records, key=lambda r: r["params"].get("seed", 0)):
         for row in boolean_data([r]):
@@ -127,6 +130,10 @@ def boolean_verdict(records) -> str:
 
 
 def capacity_numbers(records) -> dict:
+    """Fig. 3 (left): each width's range over seeds of the deep prefixes completed, whether it
+    grows with the width, the best and the smallest model, and the closed form's share.
+
+    Feeds: book/dyck.ipynb, {numref}`fig-dyck-capacity`"""
     trained = [r for r in records if r["run_name"] != "closed-form"]
     by_d = {}
     for r in trained:
@@ -177,7 +184,9 @@ def samples_numbers(records) -> dict:
     """Fig. 3 right over every seed: each point as its mean with the min-max range over seeds.
     A curve rises or falls between two sizes only where the ranges over seeds are apart; a
     curve is 'monotone' ('yes') if it rises at every step, 'no' if it falls at some step, and
-    'not separated' otherwise (some steps do not differ at this scale)."""
+    'not separated' otherwise (some steps do not differ at this scale).
+
+    Feeds: book/dyck.ipynb, {numref}`fig-dyck-samples`"""
     trained = [r for r in records if r["run_name"] != "closed-form"]
     acc = _samples_cells(records)
     ins = {key: [m["in_sample"] for m in seeds]
@@ -245,7 +254,9 @@ def _sizes_text(sizes) -> str:
 def ablation_numbers(records) -> dict:
     """Fig. 6 over every seed: each variant's out-of-sample accuracy per training-set size as
     its mean with the min-max range over seeds. A variant is above or below another at a size
-    only where their ranges over seeds are apart."""
+    only where their ranges over seeds are apart.
+
+    Feeds: book/dyck.ipynb, {numref}`fig-dyck-ablation`"""
     acc = {key: [m["out_of_sample"] for m in seeds]
            for key, seeds in _seeds_of(records, "variant", "k").items()}
     ks = sorted({k for _, k in acc})
@@ -301,7 +312,9 @@ def ablation_verdict(records) -> tuple[str, int]:
     above every other variant's); full catches up (its range below some variant's with the
     fewest words and below none with the most); NoPE below full at every size; the single
     head (eq1) above the frozen-V decoder at every size. All: 'reproduced'; none: 'not
-    reproduced'; else 'partly'."""
+    reproduced'; else 'partly'.
+
+    Feeds: book/dyck.ipynb, {numref}`fig-dyck-ablation`"""
     n = ablation_numbers(records)
     held = sum([n["dyck-ablation-best-few"] == "uniform-pm1",
                 n["dyck-ablation-full-catches-up"] == "yes",

@@ -15,7 +15,10 @@ from lengthgen.experiments.prose import (PAPER_VS_BOOK_HEADER, chapter_records, 
 
 
 def positional_numbers(records: list[dict]) -> dict:
-    """The numbers of the positional-fit section (huang-fig5-6-positional)."""
+    """The numbers of the positional-fit section (huang-fig5-6-positional).
+
+    Feeds: book/limit_transformers.ipynb, {numref}`fig-huang-positional`,
+    {numref}`tab-huang-positional`"""
     from lengthgen.theory.positional_targets import TARGETS
     config = records[0]["config"]
     train, longest = config["train_length"], max(config["test_lengths"])
@@ -119,6 +122,10 @@ def positional_verdict(records: list[dict]) -> tuple[str, str]:
 
 
 def prop54_numbers(records: list[dict]) -> dict:
+    """Proposition 54's numbers: the regularizer's first-position and all-pairs terms of the
+    linear runs (ranges), and how the terms and the length grow across the fixed runs.
+
+    Feeds: book/limit_transformers.ipynb, {numref}`fig-prop54`"""
     linear = [r for r in records if r["run_name"].startswith("linear")]
     fixed = sorted((r for r in records if r["run_name"].startswith("fixed")),
                    key=lambda r: r["params"]["n"])
@@ -169,7 +176,9 @@ def _share_fit(accuracies) -> str:
 
 def inference_numbers(records: list[dict]) -> dict:
     """The inference-procedure figure's numbers, over every seed: ranges across seeds per
-    training length, and how many seeds fit."""
+    training length, and how many seeds fit.
+
+    Feeds: book/limit_transformers.ipynb, {numref}`fig-inference-procedure`"""
     def values(task, key, n=None):
         return [r["metrics"][key] for r in records if r["params"]["task"] == task
                 and (n is None or r["params"]["train_length"] == n)]
@@ -208,7 +217,9 @@ def inference_numbers(records: list[dict]) -> dict:
 
 
 def limit_numbers(root=None) -> dict:
-    """Every record-derived number the Limit Transformers chapter quotes."""
+    """Every record-derived number the Limit Transformers chapter quotes.
+
+    Feeds: book/limit_transformers.ipynb (the numbers of every section)"""
     out = {}
     out.update(positional_numbers(chapter_records("huang-fig5-6-positional", root)))
     out.update(prop54_numbers(chapter_records("huang-prop54-regularizer", root)))
@@ -217,7 +228,9 @@ def limit_numbers(root=None) -> dict:
 
 
 def limit_paper_vs_book(root=None) -> str:
-    """The Limit chapter's 'Paper vs this book' table; verdicts from the records."""
+    """The Limit chapter's 'Paper vs this book' table; verdicts from the records.
+
+    Feeds: book/limit_transformers.ipynb, {numref}`tab-limit-paper-vs-book`"""
     pos = chapter_records("huang-fig5-6-positional", root)
     n = limit_numbers(root)
     verdict, seeds = positional_verdict(pos)

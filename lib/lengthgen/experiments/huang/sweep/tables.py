@@ -88,7 +88,10 @@ def protocol_numbers(books: list[dict], paper: dict) -> dict[str, str]:
     configs themselves (so the prose cannot drift from what ran): the book's step cap and the
     paper's, when and below what a lower rung gives up, the longest ladder of any cell of the
     `books` panels against the paper's grid, the CPU limit's shape, the seeds, and the cells
-    where the paper's own models stayed below 100% in distribution."""
+    where the paper's own models stayed below 100% in distribution.
+
+    Feeds: book/ape_vs_nope.ipynb, {numref}`tab-huang-protocol` (and the prose that states the
+    protocol)"""
     book = books[0]
     for other in books[1:]:
         shared = ("steps", "eval_every", "abandon_below", "cpu_limit", "seeds")
@@ -191,7 +194,9 @@ def cell_text(rows: list[dict], task_id: str, encoding: str) -> str:
 
 def headline(rows: list[dict]) -> dict[str, str]:
     """The chapter's headline as glue-able strings: agreement, cells that fit and agreement
-    among them, ours and the paper's on the same cells, and the cells behind the counts."""
+    among them, ours and the paper's on the same cells, and the cells behind the counts.
+
+    Feeds: book/ape_vs_nope.ipynb, {numref}`tab-huang-headline` (and the prose around it)"""
     a = agreement(rows)
     fit_disagree = [f"{r['task']}/{r['encoding']}" for r in rows
                     if r["fit"] and (r["predicted"] == YES) != r["ours_success"]]
@@ -230,7 +235,9 @@ def perfect_baseline(rows: list[dict]) -> str:
 
 def paper_overall() -> dict[str, str]:
     """The paper's own numbers against the prediction over all its cells, as glue-able
-    strings: how many cells, and each disagreement with its accuracy on Len 101-150."""
+    strings: how many cells, and each disagreement with its accuracy on Len 101-150.
+
+    Feeds: book/ape_vs_nope.ipynb, {numref}`tab-huang-headline` (the prose after it)"""
     wrong = paper_disagreements()
     text = "; ".join(f"{cell_names([d['task'] + '/' + d['encoding']])}, at "
                      f"{cell_pct(d['longest'])}% on Len 101-150" for d in wrong)
