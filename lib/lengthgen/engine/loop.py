@@ -25,10 +25,10 @@ from lengthgen.engine.settings import TrainResult, history_metrics, learning_rat
 @dataclass
 class MemberState:
     """The loop's bookkeeping for one member (what a checkpoint must keep besides weights)."""
-    history: list = field(default_factory=list)
-    stopped: bool = False
-    abandoned: bool = False
-    result: TrainResult | None = None
+    history: list = field(default_factory=list)   # one dict per evaluation (step, metrics, ...)
+    stopped: bool = False      # a target met, given up or diverged (the cap leaves it False)
+    abandoned: bool = False    # left without a fit: given up (abandon_below) or diverged
+    result: TrainResult | None = None   # set when the member leaves (`finish`)
 
 
 def check_group(configs) -> None:
@@ -75,7 +75,8 @@ def run(group, feed, tasks, configs, device, *, step: int = 0, members=None,
     state = {}
 
     def snapshot():
-        # the loop's state as a resumed `run` takes it back (elapsed counts earlier slices too)
+        # what a resumed `run` takes back (step, members, recent, elapsed; elapsed counts the
+        # earlier slices too); `alive` is for the caller, a resumed run derives it from members
         state.update(step=step, members=members, recent=recent, alive=alive,
                      elapsed=elapsed + time.perf_counter() - start)
         return state
