@@ -239,7 +239,8 @@ def test_cells_that_never_fit_and_agree_are_split_by_prediction():
     assert counts["never_fit_agree"] == 2 and counts["never_fit_agree_no"] == 1
     assert counts["never_fit_agree_yes"] == ["majority/ape"]
     text = tables.headline(rows)
-    assert text["never-fit-agree-yes"] == "Majority (APE)" and text["never-fit-agree-no"] == "1"
+    assert text["huang-h-never-fit-agree-yes"] == "Majority (APE)"
+    assert text["huang-h-never-fit-agree-no"] == "1"
 
 
 def test_each_prediction_names_whether_a_theorem_or_the_heuristic_backs_it():
@@ -388,16 +389,17 @@ def test_the_protocol_numbers_of_the_prose_follow_the_configs():
     strings: a config change shows in them, and the longest ladder is counted, not typed."""
     paper = experiment("huang-fig1-languages").CONFIGS["paper"]
     numbers = tables.protocol_numbers([BOOK, ALG_BOOK], paper)
-    assert numbers["cap"] == f"{BOOK['steps']:,}" and numbers["paper-cap"] == "30,000"
-    assert numbers["give-up-below"] == "90%" and numbers["paper-grid"] == "54"
+    assert numbers["huang-p-cap"] == f"{BOOK['steps']:,}"
+    assert numbers["huang-p-paper-cap"] == "30,000"
+    assert numbers["huang-p-give-up-below"] == "90%" and numbers["huang-p-paper-grid"] == "54"
     longest = max(len(protocol.ladder(t, e, c)) for c in (BOOK, ALG_BOOK) for t in c["tasks"]
                   for e in ("ape", "nope"))
-    assert numbers["ladder"] == str(longest) and 2 <= longest < 54
+    assert numbers["huang-p-ladder"] == str(longest) and 2 <= longest < 54
     assert tables.protocol_numbers([{**BOOK, "steps": 9000}, ALG_BOOK | {"steps": 9000}],
-                                   paper)["cap"] == "9,000"
+                                   paper)["huang-p-cap"] == "9,000"
     # the cells where the paper's models did not fit either: Tomita 5 with both encodings,
     # not Tomita 1, and parity only without positions
-    unfit = numbers["paper-unfit"]
+    unfit = numbers["huang-p-paper-unfit"]
     assert "Tomita 5 (APE)" in unfit and "Tomita 5 (NoPE)" in unfit
     assert "Tomita 1 " not in unfit and "Parity (NoPE)" in unfit and "Parity (APE)" not in unfit
     with pytest.raises(LengthgenError, match="differ"):
@@ -410,9 +412,10 @@ def test_the_papers_own_disagreements_are_counted_by_the_rule(monkeypatch):
     more, and the chapter's sentence follows."""
     wrong = analysis.paper_disagreements()
     assert [(d["task"], d["encoding"]) for d in wrong] == [("tomita7", "nope")]
-    assert tables.paper_overall() == {"paper-all-cells": "50", "paper-all-disagree-n": "1",
-                                      "paper-all-disagree": "Tomita 7 (NoPE), at 76.2% on "
-                                                            "Len 101-150"}
+    assert tables.paper_overall() == {"huang-h-paper-all-cells": "50",
+                                      "huang-h-paper-all-disagree-n": "1",
+                                      "huang-h-paper-all-disagree": "Tomita 7 (NoPE), at 76.2% "
+                                                                    "on Len 101-150"}
     monkeypatch.setattr(analysis, "SUCCESS_ACCURACY", 0.95)
     stricter = {(d["task"], d["encoding"]) for d in analysis.paper_disagreements()}
     # the exercise's solution names exactly these cells (the predicted successes between 80%

@@ -73,7 +73,7 @@ def glue_protocol() -> None:
     """The protocol's numbers in prose and the protocol table (paper, book, paper config)."""
     books = [huang_fig1_languages.BOOK, huang_fig1_algorithmic.BOOK]
     for key, text in tables.protocol_numbers(books, huang_fig1_languages.PAPER).items():
-        book_text(f"huang-p-{key}", text)
+        book_text(key, text)   # huang-p-cap, huang-p-seeds, ... (the keys are spelled there)
     book_table("huang-protocol", HTMLTable(tables.PROTOCOL_HEADER, tables.protocol_rows(
         huang_fig1_languages.BOOK, huang_fig1_languages.PAPER)).markdown)
 
@@ -83,7 +83,7 @@ def glue_headline() -> str:
     table. Returns the status line."""
     records, rows = _both()
     for key, text in {**tables.headline(rows), **tables.paper_overall()}.items():
-        book_text(f"huang-h-{key}", text)
+        book_text(key, text)   # huang-h-fit, huang-h-agree, ... (the keys are spelled there)
     book_text("huang-h-perfect-baseline", tables.perfect_baseline(rows))
     status = _status()
     book_text("huang-status", status)
@@ -95,6 +95,7 @@ def glue_headline() -> str:
 def cell_table(panel: str) -> None:
     """The cell-by-cell table of one panel ("algorithmic" or "languages")."""
     s = sweep_records()[panel]
+    # glue keys: huang-cells-{algorithmic,languages}
     book_table(f"huang-cells-{panel}", HTMLTable(tables.CELL_HEADER,
                                                  tables.cell_rows(s["rows"])).markdown,
                caption(s["records"]))
@@ -121,10 +122,11 @@ def glue_budget() -> None:
               + f" or {analysis.LINES[-1]:.0%}")
     book_text("huang-paper-t7-nope",
               f"{protocol.reference()[('tomita7', 'nope')]['bins'][-1]:.1%}")
-    for n in (2, 3, 4, 12):   # the share of D_n training words that reach depth n (book's law)
+    # the share of D_n training words that reach depth n (book's law)
+    for n in (2, 3, 4, 12):   # glue keys: huang-d{2,3,4,12}-full
         book_text(f"huang-d{n}-full", f"{analysis.full_depth_share(n, 1, 50):.1%}")
     languages = sweep_records()["languages"]["rows"]
-    for task_id in ("d3", "d4"):
+    for task_id in ("d3", "d4"):   # glue keys: huang-{d3,d4}-ape
         book_text(f"huang-{task_id}-ape", tables.cell_text(languages, task_id, "ape"))
     book_text("huang-budget-agree", tables.budget_agreement(rows_budget, rows))
 
@@ -157,10 +159,12 @@ def glue_data_lead() -> None:
 def glue_language_cells() -> None:
     """The language cells the prose names, and the star-free groups' means (Fig. 4)."""
     s = sweep_records()["languages"]
+    # glue keys: huang-{d12,012-02,aa-star,aaaa-star,abab-star}-{ape,nope}
     for task_id in ("d12", "012_02", "aa_star", "aaaa_star", "abab_star"):
         for encoding in protocol.ENCODINGS:
             book_text(f"huang-{task_id.replace('_', '-')}-{encoding}",
                       tables.cell_text(s["rows"], task_id, encoding))
+    # glue keys: huang-{sf,nsf}-{ape,nope}-{ours,paper}
     for (encoding, source, group), mean in huang_fig4_starfree.group_means(
             s["records"]).items():
         short = "sf" if group == "star-free" else "nsf"

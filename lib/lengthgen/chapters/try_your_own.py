@@ -94,7 +94,7 @@ def glue_gallery() -> str:
 def program_verdicts() -> dict:
     """{program key: its outcome on Len 101-150 in words}, for glue_numbers(prefix=...)."""
     _, records = gallery_records()
-    out = {}
+    out = {}   # glue keys: try-verdict-<program> (the page's prefix, one key per program)
     for r in records:
         m = r["metrics"]
         parts = []
@@ -134,7 +134,7 @@ def program_tables() -> None:
     """One table per program (`try-table-NAME`): per bin, the accepted share, the constant
     baseline, and per encoding the mean over the seeds read, their range and the agreement."""
     _, records = gallery_records()
-    for r in records:
+    for r in records:   # glue keys: try-table-<program>
         book_table(f"try-table-{key(r['metrics']['program'])}", _table(r["metrics"]))
 
 

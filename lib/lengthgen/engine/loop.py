@@ -25,10 +25,10 @@ from lengthgen.engine.settings import TrainResult, history_metrics, learning_rat
 @dataclass
 class MemberState:
     """The loop's bookkeeping for one member (what a checkpoint must keep besides weights)."""
-    history: list = field(default_factory=list)
-    stopped: bool = False
-    abandoned: bool = False
-    result: TrainResult | None = None
+    history: list = field(default_factory=list)   # one dict per evaluation (step, metrics, ...)
+    stopped: bool = False      # a target met, given up or diverged (the cap leaves it False)
+    abandoned: bool = False    # left without a fit: given up (abandon_below) or diverged
+    result: TrainResult | None = None   # set when the member leaves (`finish`)
 
 
 def check_group(configs) -> None:
@@ -65,19 +65,25 @@ def run(group, feed, tasks, configs, device, *, step: int = 0, members=None,
     check_group(configs)
     n = len(configs)
     members = members or [MemberState() for _ in range(n)]
+    # `alive` maps the group's rows to original member indices: row j trains member alive[j].
+    # A resumed group starts with only the members that have neither a result nor a stop.
     alive = [i for i in range(n) if members[i].result is None and not members[i].stopped]
+    # `recent` holds one [rows] loss tensor per step since the last evaluation, on the device
     recent = list(recent or [])
     eval_every = configs[0].eval_every
     start = time.perf_counter()
     state = {}
 
     def snapshot():
+        # what a resumed `run` takes back (step, members, recent, elapsed; elapsed counts the
+        # earlier slices too); `alive` is for the caller, a resumed run derives it from members
         state.update(step=step, members=members, recent=recent, alive=alive,
                      elapsed=elapsed + time.perf_counter() - start)
         return state
 
     def finish(i: int) -> None:
         cfg, m = configs[i], members[i]
+        # a stop rule met before the cap is "early"; a give-up (abandoned) or a divergence is not
         m.result = TrainResult(
             steps=m.history[-1]["step"] if m.history else step,
             stopped_early=m.stopped and not m.abandoned and m.history[-1]["step"] < cfg.steps,
@@ -90,9 +96,9 @@ def run(group, feed, tasks, configs, device, *, step: int = 0, members=None,
         caps = [configs[i].steps for i in alive]
         if step >= min(caps):   # resumed at or past a cap (a finished checkpoint)
             break
-        group.set_rates(step)
-        batch = feed.batch(step)
-        recent.append(group.train_step(*batch))
+        group.set_rates(step)   # each member's learning rate at this step (its own schedule)
+        batch = feed.batch(step)   # one batch per row, stacked
+        recent.append(group.train_step(*batch))   # [rows] losses, left on the device (no sync)
         step += 1
         if progress is not None:
             progress.update(1)
@@ -103,13 +109,16 @@ def run(group, feed, tasks, configs, device, *, step: int = 0, members=None,
         if due:
             # the one sync of an evaluation period: losses stayed on the device until now
             bad = first_non_finite(recent)
-            points = group.evaluate()
+            points = group.evaluate()   # one point per row, in row order
+            # each row's summed loss over the steps kept in `recent` (its mean goes to history)
             totals = sum(recent, torch.zeros(len(alive), device=device)).tolist()
-            leaving = []
+            leaving = []   # rows that stop now
             for j in due:
                 i = alive[j]
                 cfg, m = configs[i], members[i]
                 if bad and bad[j] is not None:   # the step where its loss first went non-finite
+                    # recent[-1] is the loss of step `step`, so recent[k] is of step
+                    # step - len(recent) + k + 1 (steps count from 1 in history)
                     at = step - len(recent) + bad[j] + 1
                     value = float(torch.stack(recent)[bad[j], j])
                     if diverged == "raise":
@@ -117,6 +126,7 @@ def run(group, feed, tasks, configs, device, *, step: int = 0, members=None,
                                              f"became {value:g} at step {at} (lr {cfg.lr:g}); "
                                              f"lower the learning rate"
                                              f"{diverged_note() if diverged_note else ''}")
+                    # "stop": the member leaves, marked abandoned (its result is no fit)
                     m.history.append({"step": step, "diverged_at": at, "lr": cfg.lr})
                     m.stopped = m.abandoned = True
                     leaving.append(j)
@@ -124,12 +134,13 @@ def run(group, feed, tasks, configs, device, *, step: int = 0, members=None,
                 point = points[j]
                 m.history.append({"step": step, **history_metrics(point),
                                   "train_loss": totals[j] / len(recent),
-                                  "lr": learning_rate(cfg, step - 1)})
-                m.stopped = should_stop(cfg, point)
+                                  "lr": learning_rate(cfg, step - 1)})   # the rate just used
+                m.stopped = should_stop(cfg, point)   # the member's accuracy or loss target
+                # give up: still below `abandon_below` at an evaluation before the cap
                 if not m.stopped and step < cfg.steps and cfg.abandon_below is not None \
                         and point.get("accuracy", 1.0) < cfg.abandon_below:
                     m.stopped = m.abandoned = True
-                if m.stopped or step >= cfg.steps:
+                if m.stopped or step >= cfg.steps:   # a target met, given up, or the cap
                     leaving.append(j)
             if len(due) == len(alive):   # every row was read: start the next period afresh
                 recent.clear()
@@ -144,12 +155,12 @@ def run(group, feed, tasks, configs, device, *, step: int = 0, members=None,
                 alive = [alive[j] for j in keep]
                 for i in finished:
                     finish(i)
-                if not keep:
+                if not keep:   # the last rows left: report the final state once, then end
                     snapshot()
                     if on_step is not None:
                         on_step(state)
                     break
         if on_step is not None:
             on_step(snapshot())
-    snapshot()
+    snapshot()   # the state of the unfinished members when a deadline or until_step ended it
     return [m.result for m in members], state

@@ -18,6 +18,8 @@ The gallery is chosen to show what the prediction can and cannot say:
 The library runs are two C-RASP[] languages of Fig. 1 (Tomita 1 and 2) and two that need
 positions (aa* with a periodic relation, Tomita 4 with a local one); `fig1_comparison` sets
 their verdicts beside Fig. 1's next-symbol cells for the same language and encoding.
+
+Feeds: book/try_your_own.ipynb, {numref}`fig-try-gallery`
 """
 from lengthgen.experiments import try_program as trying
 from lengthgen.tasks.base import bin_name

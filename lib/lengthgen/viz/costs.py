@@ -127,7 +127,12 @@ def cause_numbers(figure_id: str) -> dict[str, str]:
     their ratio, tokens per run (batch x tokens per sequence x steps, the largest) and their
     ratio, runs, steps per run, the training FLOPs of all runs and their ratio, and the paper
     scale's H200 time (engine, `train()`, and a training's on average), T4 time and
-    allotments."""
+    allotments.
+
+    Feeds: book/ape_vs_nope_appendix.ipynb, {numref}`tab-huang-paper-scale-causes`;
+    book/dyck_appendix.ipynb, {numref}`tab-dyck-paper-scale-causes`;
+    book/quantitative_bounds.ipynb, {numref}`tab-izzo-paper-scale-causes` (the prose under
+    each)"""
     from lengthgen.runs import cost
     book, paper = cached_cost(figure_id, "book"), cached_cost(figure_id, "paper")
 
@@ -138,6 +143,12 @@ def cause_numbers(figure_id: str) -> dict[str, str]:
         return max(t.batch * t.tokens * t.steps for t in c.trainings)
 
     minutes = paper.minutes()
+    # The pages glue these with glue_numbers(..., prefix="cost-<figure>"), <figure> a short name
+    # of the figure (cost-alg, cost-fig1, cost-kgram, ...):
+    # glue keys: cost-<figure>-{book-params,paper-params,params-ratio,book-tokens,paper-tokens}
+    # glue keys: cost-<figure>-{tokens-ratio,book-runs,paper-runs,book-batch,paper-batch}
+    # glue keys: cost-<figure>-{book-steps,paper-steps,book-flops,paper-flops,flops-ratio}
+    # glue keys: cost-<figure>-{h200,h200-train,t4,run-h200,run-fits,book-h200,allotments,fits}
     return {
         "book-params": f"{biggest(book):.2g}", "paper-params": f"{biggest(paper):.2g}",
         "params-ratio": _ratio(biggest(paper), biggest(book)),

@@ -225,7 +225,17 @@ def creep(records, start: int = 64) -> tuple[float, float]:
 def headline(records, key: str) -> dict:
     """The numbers the prose around Figs. 1 and 2 cites, as strings keyed for book_text:
     stops, the plateau per train length at the largest key value, the required N per key
-    value at eps and eps/10 (seed range in brackets), the fitted slopes and the creep."""
+    value at eps and eps/10 (seed range in brackets), the fitted slopes and the creep.
+
+    Feeds: book/quantitative_bounds.ipynb, {numref}`fig-izzo-fig1-simpletask`,
+    {numref}`fig-izzo-fig2-modp`"""
+    # The chapter glues these with glue_numbers(..., prefix="izzo-fig1") (omega) and "izzo-fig2"
+    # (period):
+    # glue keys: izzo-{fig1,fig2}-{stopped,runs,capped-worst,cap,largest,values}
+    # glue keys: izzo-{fig1,fig2}-{plateaus-largest,required-stops,creep-median,creep-max}
+    # glue keys: izzo-{fig1,fig2}-{law,law-per-key,law-ratio,law-key-ratio}
+    # glue keys: izzo-{fig1,fig2}-{required,required10}{,-slope,-ratio}
+    # glue keys: izzo-{fig1,fig2}-{required,required10}-<value>
     main = main_records(records)
     out = {}
     stopped, total, worst = stop_counts(main)

@@ -9,6 +9,8 @@ construction; for our hand-built MLP, izzo_bound.simple_task_model, L grows fast
 Every run trains to the paper's stop rule (loss < 1e-5) with the paper's logit scaling (no
 local term here, so no scaling at all). Book scale: 3 seeds instead of 8, batch 256 instead of
 1024, omegas 1, 2, 4, test lengths up to 512.
+
+Feeds: book/quantitative_bounds.ipynb, {numref}`fig-izzo-fig1-simpletask`
 """
 from lengthgen.experiments.izzo.analysis import curve_rows
 from lengthgen.experiments.izzo.drawing import curves_figure

@@ -13,6 +13,8 @@ The model's positional table has period p (the Delta = p of the paper's construc
 does not say which encoding it trained). Book scale: 3 seeds instead of 8, batch 256 instead of
 1024 (at p = 4, N = 16 a probe run stopped at the same test loss with either), test lengths up
 to 512.
+
+Feeds: book/quantitative_bounds.ipynb, {numref}`fig-izzo-fig2-modp`
 """
 from lengthgen.experiments.izzo.analysis import curve_rows
 from lengthgen.experiments.izzo.drawing import curves_figure
@@ -74,11 +76,15 @@ def run_one(params, config, device):
 def scaling_growth(records) -> dict:
     """The prose's numbers of the logit-scaling comparison (glued as izzo-scaling-KEY): per
     scaling, the growth of the test loss from 64 to the longest test length at each compared
-    train length, and those train lengths."""
+    train length, and those train lengths.
+
+    Feeds: book/quantitative_bounds.ipynb, {numref}`fig-izzo-scalings`"""
     growth = {}
     for r in scaling_rows(records):
         growth.setdefault((r["logit_scaling"], r["train_length"]), r["growth_longest_over_64"])
     ordered = sorted(growth.items())
+    # glue keys: izzo-scaling-{suffix,all,lengths}
+    # glue keys: izzo-scaling-{suffix,all}-{stopped,runs,stopped-growth}
     out = {"suffix": ", ".join(sig(v) for (s, _), v in ordered if s == "suffix"),
            "all": ", ".join(sig(v) for (s, _), v in ordered if s == "all"),
            "lengths": ", ".join(str(n) for (s, n), _ in ordered if s == "all")}

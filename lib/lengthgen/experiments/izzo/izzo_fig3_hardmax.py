@@ -5,6 +5,8 @@ weights on test strings of length 80: the 16 positions t = k mod p should each g
 every other position about 0. Mean and standard deviation over a batch of test strings.
 Every run trains to the paper's stop rule (loss < 1e-5; the step cap is a safety). Book scale:
 3 seeds instead of 8, batch 256 instead of 1024, train lengths up to 40.
+
+Feeds: book/quantitative_bounds.ipynb, {numref}`fig-izzo-fig3-hardmax`
 """
 import matplotlib.pyplot as plt
 import numpy as np
@@ -72,11 +74,15 @@ def headline(records) -> dict:
     """The numbers the chapter's prose quotes, formatted (keys glued as izzo-fig3-KEY): the
     largest mean weight off the k mod p positions (past the shortest train length when there
     are several), the largest std on them per train length, and the shortest and longest train
-    lengths with their test loss and weight off the positions."""
+    lengths with their test loss and weight off the positions.
+
+    Feeds: book/quantitative_bounds.ipynb, {numref}`fig-izzo-fig3-hardmax`,
+    {numref}`tab-izzo-hardmax-table`"""
     rows = group_rows(records)
     lengths = sorted({r["train_length"] for r in rows})
     first, last = lengths[0], lengths[-1]
     off = [r for r in rows if r["positions"] == "other"]
+    # glue keys: izzo-fig3-{off,std,lengths,first-loss,first-off,last-loss,first-n,last-n}
     return {
         "off": sig(max(r["mean_weight"] for r in off
                        if r["train_length"] > first or len(lengths) == 1)),

@@ -18,6 +18,8 @@ the length: averaged over train lengths 1..32 the gap is about 4e-2 at S = k = 2
 of proportions cannot fit it, and what a model learns about n at short lengths is wrong at long
 ones.
 Book scale: 3 seeds, batch 256, one train length (see CONFIGS).
+
+Feeds: book/quantitative_bounds.ipynb, {numref}`fig-izzo-kgram`
 """
 import matplotlib.pyplot as plt
 import numpy as np
@@ -137,7 +139,10 @@ def attention_summary(records) -> dict:
     other positions: phi > 1 sharpens with length, phi < 1 fades), and, for k = 2, the growth
     of the loss from the shortest to the longest test length for the runs whose layer-1 read is
     already settled at the shortest length (weight >= SATURATED) and for the others; the final
-    training losses of k = 2 and of longer contexts."""
+    training losses of k = 2 and of longer contexts.
+
+    Feeds: book/quantitative_bounds.ipynb, {numref}`fig-izzo-kgram`,
+    {numref}`tab-izzo-kgram-attention`"""
     def span(values):
         values = [v for v in values if v is not None]
         return f"{min(values):.2g} to {max(values):.2g}" if values else "-"
@@ -156,6 +161,10 @@ def attention_summary(records) -> dict:
     sure = [g for a, g in pairs if a >= SATURATED]
     unsure = [g for a, g in pairs if a < SATURATED]
     longer = [r["metrics"]["train_loss"] for r in records if r["params"]["k"] > 2]
+    # the chapter glues these with glue_numbers(..., prefix="izzo-kgram"):
+    # glue keys: izzo-kgram-{first,last,phi1,regime,saturated,k2-runs,k2-train}
+    # glue keys: izzo-kgram-{sure-runs,sure-growth,unsure-runs,unsure-growth}
+    # glue keys: izzo-kgram-{longer-context-train,l1-first,l1-last,l1-sharper,l2-first,l2-last}
     return {"first": first, "last": last, "phi1": span(phi1), "regime": regime,
             "saturated": f"{SATURATED:g}", "sure-runs": str(len(sure)),
             "sure-growth": span(sure), "unsure-runs": str(len(unsure)),

@@ -10,6 +10,8 @@ The theorem's quantities are computed from the weights: the logit margin gamma, 
 period Delta, tau and the bits p, hence both terms of N. The claim checked: |z| stays bounded
 (and below N) however long x gets, while the statistics and outputs on z stay within O(eps)
 and O(L eps) of those on x. No training; the numbers are exact up to float64 rounding.
+
+Feeds: book/quantitative_bounds.ipynb, {numref}`fig-izzo-thm41-bound`
 """
 import math
 
@@ -165,8 +167,11 @@ def z_shares(records) -> dict[str, str]:
     """The longest z as a share of the theorem's N (constants set to 1), worst case per model
     and eps: for the ModPTask pairs, where L = 1 and the second half needs tau Delta / eps^2
     positions, the theorem's second term itself, and for every other model or pair. Ranges as
-    text, for the chapter's sentence on how short z is."""
-    groups = {"modp-pairs": [], "others": []}
+    text, for the chapter's sentence on how short z is.
+
+    Feeds: book/quantitative_bounds.ipynb, {numref}`tab-izzo-simulation-table`,
+    {numref}`tab-izzo-pair-table`"""
+    groups = {"modp-pairs": [], "others": []}   # glue keys: izzo-z-share-{modp-pairs,others}
     for row in simulation_table(records):
         modp_pair = row["model"].startswith("pair: ModPTask")
         groups["modp-pairs" if modp_pair else "others"].append(row["longest z"]

@@ -35,7 +35,10 @@ def _dominant(m) -> tuple[float, float]:
 
 def completions_numbers(fig4, table1, spectrum) -> dict:
     """Fig. 4, Table 1 and Fig. 5: each quoted as its range over the seeds (each seed studies
-    its own single-word and many-word model)."""
+    its own single-word and many-word model).
+
+    Feeds: book/dyck.ipynb, {numref}`fig-dyck-completions`, {numref}`fig-dyck-deepest`,
+    {numref}`fig-dyck-spectrum`; book/dyck_appendix.ipynb (the prose that recalls them)"""
     ctx = {m: [x["contexts"] for x in rows] for m, rows in _per_model(fig4).items()}
     single, many = ctx["single"], ctx["many"]
     order = fig4[0]["metrics"]["order"]
@@ -147,96 +150,120 @@ def spectrum_verdict(spectrum) -> str:
 
 
 def sign_study_numbers(records) -> dict:
+    """The sign study (after Fig. 5): per setting the range over seeds of W_O W_V's real part
+    (`wo_wv_real`) and of the out-of-sample accuracy, how many models have it negative, complex
+    or positive, and the study's extremes (moduli, gaps, LayerNorm gains).
+
+    Feeds: book/dyck_appendix.ipynb, {numref}`fig-dyck-sign-study`; book/dyck.ipynb,
+    {numref}`fig-dyck-spectrum` (the prose that sums it up)"""
     m = group_by(records, lambda r: r["params"]["setting"], metrics)
     real = lambda rows: [x["wo_wv_real"] for x in rows]  # noqa: E731
     negative = lambda rows: [x for x in rows if x["wo_wv_imag"] == 0  # noqa: E731
                              and x["wo_wv_real"] < 0]
     oos = lambda rows: span([x["out_of_sample"] for x in rows], pct)  # noqa: E731
-    out = {"seeds": str(min(len(v) for v in m.values())), "settings": str(len(m)),
-           "models": str(len(records))}
+    out = {"dyck-sign-seeds": str(min(len(v) for v in m.values())),
+           "dyck-sign-settings": str(len(m)), "dyck-sign-models": str(len(records))}
+    # glue keys: dyck-sign-<setting>-{real,oos,negative,complex,positive}
+    # glue keys: dyck-sign-<setting>-{negative-values,positive-values}
     for setting, rows in m.items():
-        out[f"{setting}-real"] = span(real(rows), lambda v: num(v, signed=True))
-        out[f"{setting}-oos"] = oos(rows)
-        out[f"{setting}-negative"] = str(len(negative(rows)))
-        out[f"{setting}-complex"] = str(sum(x["wo_wv_imag"] != 0 for x in rows))
-        out[f"{setting}-positive"] = str(sum(x["wo_wv_imag"] == 0 and x["wo_wv_real"] > 0
-                                             for x in rows))
+        out[f"dyck-sign-{setting}-real"] = span(real(rows), lambda v: num(v, signed=True))
+        out[f"dyck-sign-{setting}-oos"] = oos(rows)
+        out[f"dyck-sign-{setting}-negative"] = str(len(negative(rows)))
+        out[f"dyck-sign-{setting}-complex"] = str(sum(x["wo_wv_imag"] != 0 for x in rows))
+        out[f"dyck-sign-{setting}-positive"] = str(sum(
+            x["wo_wv_imag"] == 0 and x["wo_wv_real"] > 0 for x in rows))
         neg = negative(rows)
-        out[f"{setting}-negative-values"] = (listing(num(x["wo_wv_real"], signed=True)
-                                                     for x in sorted(neg, key=lambda x:
-                                                                     -x["wo_wv_real"]))
-                                             if neg else "none")
+        out[f"dyck-sign-{setting}-negative-values"] = (
+            listing(num(x["wo_wv_real"], signed=True)
+                    for x in sorted(neg, key=lambda x: -x["wo_wv_real"])) if neg else "none")
         pos = [x for x in rows if x["wo_wv_imag"] == 0 and x["wo_wv_real"] > 0]
-        out[f"{setting}-positive-values"] = (listing(num(x["wo_wv_real"], signed=True)
-                                                     for x in pos) if pos else "none")
+        out[f"dyck-sign-{setting}-positive-values"] = (
+            listing(num(x["wo_wv_real"], signed=True) for x in pos) if pos else "none")
     pair = [x for s in ("wider", "fresh-words") for x in m.get(s, [])]
     if pair:
-        out["wider-fresh-negative"] = str(len(negative(pair)))
-        out["wider-fresh-models"] = str(len(pair))
-        out["wider-fresh-oos"] = oos(pair)
+        out["dyck-sign-wider-fresh-negative"] = str(len(negative(pair)))
+        out["dyck-sign-wider-fresh-models"] = str(len(pair))
+        out["dyck-sign-wider-fresh-oos"] = oos(pair)
     few = m.get("fewer-words", [])
     if few:
-        out["few-min"] = num(min(real(few)), signed=True)
-        out["few-modulus"] = span([x["wo_wv_modulus"] for x in few])
-        out["few-gap"] = num(max(x["wo_wv_gap"] for x in few))
-        out["study-min"] = num(min(x["wo_wv_real"] for rows in m.values() for x in rows),
-                               signed=True)
-        out["few-is-min"] = "yes" if min(real(few)) == min(
+        out["dyck-sign-few-min"] = num(min(real(few)), signed=True)
+        out["dyck-sign-few-modulus"] = span([x["wo_wv_modulus"] for x in few])
+        out["dyck-sign-few-gap"] = num(max(x["wo_wv_gap"] for x in few))
+        out["dyck-sign-study-min"] = num(min(x["wo_wv_real"] for rows in m.values()
+                                             for x in rows), signed=True)
+        out["dyck-sign-few-is-min"] = "yes" if min(real(few)) == min(
             x["wo_wv_real"] for rows in m.values() for x in rows) else "no"
     good = [x for s, rows in m.items() if s != "fewer-words" for x in rows]
-    out["good-modulus"] = span([x["wo_wv_modulus"] for x in good])
-    out["good-gap"] = num(max(x["wo_wv_gap"] for x in good))
+    out["dyck-sign-good-modulus"] = span([x["wo_wv_modulus"] for x in good])
+    out["dyck-sign-good-gap"] = num(max(x["wo_wv_gap"] for x in good))
     every = [x for rows in m.values() for x in rows]
-    out["gain-min"] = num(min(x["ln_gain_min"] for x in every))
-    out["gain-negative-models"] = str(sum(x["ln_gain_negative_share"] > 0 for x in every))
+    out["dyck-sign-gain-min"] = num(min(x["ln_gain_min"] for x in every))
+    out["dyck-sign-gain-negative-models"] = str(sum(x["ln_gain_negative_share"] > 0
+                                                    for x in every))
     same = [x for x in every if (x["effective_real"] > 0) == (x["wo_wv_real"] > 0)]
-    out["same-sign"] = str(len(same))
-    out["effective-diff"] = num(max(abs(x["effective_real"] - x["wo_wv_real"]) for x in every))
-    out["reading-ratio"] = span([x["wo_wv_modulus"] / x["wv_wot_modulus"] for x in every])
-    return {f"dyck-sign-{k}": v for k, v in out.items()}
+    out["dyck-sign-same-sign"] = str(len(same))
+    out["dyck-sign-effective-diff"] = num(max(abs(x["effective_real"] - x["wo_wv_real"])
+                                              for x in every))
+    out["dyck-sign-reading-ratio"] = span([x["wo_wv_modulus"] / x["wv_wot_modulus"]
+                                           for x in every])
+    return out
 
 
 def order_study_numbers(records) -> dict:
+    """The order study (after Fig. 7): per variant the range over settings of the learned
+    positional embeddings' end values (absolute and relative), how they change with more steps
+    and a wider model, and the readout's end values.
+
+    Feeds: book/dyck_appendix.ipynb, {numref}`fig-dyck-order-study`; book/dyck.ipynb,
+    {numref}`fig-dyck-learned-pe` (the prose that sums it up)"""
     cell = group_by(records, lambda r: (r["params"]["setting"], r["params"]["variant"]), metrics)
     settings = list(dict.fromkeys(r["params"]["setting"] for r in records))
     stat = lambda s, v, k: mean(x[k] for x in cell[(s, v)])  # noqa: E731
     fig7 = ("uniform-pm1", "uniform-pm1-v", "eq1")
-    out = {"models": str(len(records)),
-           "seeds": str(min(len(v) for v in cell.values())),
-           "settings": str(len(settings))}
+    out = {"dyck-order-models": str(len(records)),
+           "dyck-order-seeds": str(min(len(v) for v in cell.values())),
+           "dyck-order-settings": str(len(settings))}
     stds = {(s, v): stdev([x["end_abs_mean"] for x in rows]) for (s, v), rows in cell.items()}
-    out["std-fig7"] = num(max(sd for (s, v), sd in stds.items() if v in fig7))
-    out["std-res"] = num(max(sd for (s, v), sd in stds.items() if v == "eq1-res"))
+    out["dyck-order-std-fig7"] = num(max(sd for (s, v), sd in stds.items() if v in fig7))
+    out["dyck-order-std-res"] = num(max(sd for (s, v), sd in stds.items() if v == "eq1-res"))
+    # glue keys: dyck-order-{uniform-pm1,uniform-pm1-v,eq1,eq1-res}-{abs,rel}
     for v in fig7 + ("eq1-res",):
-        out[f"{v}-abs"] = span([stat(s, v, "end_abs_mean") for s in settings])
-        out[f"{v}-rel"] = span([stat(s, v, "end_relative") for s in settings])
+        out[f"dyck-order-{v}-abs"] = span([stat(s, v, "end_abs_mean") for s in settings])
+        out[f"dyck-order-{v}-rel"] = span([stat(s, v, "end_relative") for s in settings])
     lowest = [s for s in settings
               if min(fig7, key=lambda v: stat(s, v, "end_abs_mean")) == "uniform-pm1"]
-    out["pm1-lowest"] = ("every setting" if len(lowest) == len(settings) else
-                         f"{len(lowest)} of {len(settings)} settings")
+    out["dyck-order-pm1-lowest"] = ("every setting" if len(lowest) == len(settings) else
+                                    f"{len(lowest)} of {len(settings)} settings")
     steps = [s for s in ("base", "more-steps", "most-steps") if s in settings]
+    # glue keys: dyck-order-{pm1v,eq1}-{abs,rel}-by-steps
     for v, key in (("uniform-pm1-v", "pm1v"), ("eq1", "eq1")):
-        out[f"{key}-abs-by-steps"] = listing(num(stat(s, v, "end_abs_mean")) for s in steps)
-        out[f"{key}-rel-by-steps"] = listing(num(stat(s, v, "end_relative")) for s in steps)
+        out[f"dyck-order-{key}-abs-by-steps"] = listing(num(stat(s, v, "end_abs_mean"))
+                                                        for s in steps)
+        out[f"dyck-order-{key}-rel-by-steps"] = listing(num(stat(s, v, "end_relative"))
+                                                        for s in steps)
     if "wider" in settings:
         shrink = [1 - stat("wider", v, "end_abs_mean") / stat("base", v, "end_abs_mean")
                   for v in fig7 + ("eq1-res",)]
-        out["wider-shrink"] = span(shrink, pct)
-        out["wider-all-shrink"] = "yes" if min(shrink) > 0 else "no"
-    for s in steps:
+        out["dyck-order-wider-shrink"] = span(shrink, pct)
+        out["dyck-order-wider-all-shrink"] = "yes" if min(shrink) > 0 else "no"
+    for s in steps:   # glue keys: dyck-order-readout-{base,more-steps,most-steps}
         ends = [x["readout_end"] for x in cell[(s, "eq1")]]
-        out[f"readout-{s}"] = span(ends, lambda v: num(v, signed=True, digits=3))
+        out[f"dyck-order-readout-{s}"] = span(ends, lambda v: num(v, signed=True, digits=3))
     weights = [x["token_weight"] for s in settings for x in cell[(s, "eq1")]]
-    out["token-weight"] = span(weights)
-    return {f"dyck-order-{k}": v for k, v in out.items()}
+    out["dyck-order-token-weight"] = span(weights)
+    return out
 
 
 def learned_pe_numbers(records) -> dict:
     """Fig. 7: each variant's mean absolute end value, its range over the seeds; the variant
-    closest to zero is named only where its range lies below every other variant's."""
+    closest to zero is named only where its range lies below every other variant's.
+
+    Feeds: book/dyck.ipynb, {numref}`fig-dyck-learned-pe`; book/dyck_appendix.ipynb (the prose
+    that recalls it)"""
     ends = {v: [x["end_abs_mean"] for x in rows]
             for v, rows in _per_model(records, "variant").items()}
     closest = [v for v in ends if all(separate(ends[o], ends[v]) for o in ends if o != v)]
+    # glue keys: dyck-learned-pe-{uniform-pm1,uniform-pm1-v,eq1}
     return {**{f"dyck-learned-pe-{v}": span(e) for v, e in ends.items()},
             "dyck-learned-pe-seeds": seeds_note(records),
             "dyck-learned-pe-closest": closest[0] if closest else "none",
@@ -285,7 +312,9 @@ def order_verdict(learned, study) -> str:
 
 
 def order_numbers(learned, study) -> dict:
-    """The counts behind `order_verdict`, for the table."""
+    """The counts behind `order_verdict`, for the table.
+
+    Feeds: book/dyck.ipynb, {numref}`fig-dyck-learned-pe`"""
     checks = order_checks(learned, study)
     settings = checks["settings"].values()
     yes = lambda b: "yes" if b else "no"  # noqa: E731
@@ -297,6 +326,10 @@ def order_numbers(learned, study) -> dict:
 
 
 def closed_form_numbers(paths, thm) -> dict:
+    """The closed form's numbers: the exhaustive check's largest N, its prefixes and training
+    words, the completion rates against the bound, and whether the drawn path is balanced.
+
+    Feeds: book/dyck.ipynb, {numref}`fig-dyck-paths`, {numref}`fig-dyck-thm41`"""
     ex = [r["metrics"] for r in thm if r["run_name"].startswith("exhaustive")]
     sampled = [r["metrics"] for r in thm if r["run_name"].startswith("sampled")]
     rates = [m["generalization_rate"] for m in ex + sampled if "generalization_rate" in m]
@@ -325,7 +358,9 @@ DYCK_SEEDED = ("richard-fig1-boolean", "richard-fig3-left-capacity", "richard-fi
 
 
 def dyck_numbers(root=None) -> dict:
-    """Every record-derived number the Dyck chapter quotes."""
+    """Every record-derived number the Dyck chapter quotes.
+
+    Feeds: book/dyck.ipynb; book/dyck_appendix.ipynb (the numbers of every section)"""
     rec = lambda fid: chapter_records(fid, root)  # noqa: E731
     out = {}
     out.update(boolean_numbers(rec("richard-fig1-boolean")))
@@ -373,10 +408,17 @@ def observations_not_held(fig4, ablation) -> str:
 
 
 def dyck_verdicts(root=None) -> dict:
+    """Every verdict of the Dyck chapter (reproduced, partly, not reproduced) and the checks
+    behind them, keyed for the prose and the paper-vs-book table.
+
+    Feeds: book/dyck.ipynb, {numref}`tab-dyck-paper-vs-book` (and the verdict after each
+    figure); book/dyck_appendix.ipynb"""
     rec = lambda fid: chapter_records(fid, root)  # noqa: E731
     ablation, held = ablation_verdict(rec("richard-fig6-ablation"))
+    # glue keys: dyck-fig4-{replays,fails-elsewhere,diverse,deep-lower} (fig4_checks)
     return {"dyck-observations-not-held": observations_not_held(
-                rec("richard-fig4-completions"), rec("richard-fig6-ablation")),"dyck-boolean-verdict": boolean_verdict(rec("richard-fig1-boolean")),
+                rec("richard-fig4-completions"), rec("richard-fig6-ablation")),
+            "dyck-boolean-verdict": boolean_verdict(rec("richard-fig1-boolean")),
             "dyck-capacity-verdict": capacity_verdict(rec("richard-fig3-left-capacity")),
             "dyck-samples-verdict": samples_verdict(rec("richard-fig3-right-samples")),
             "dyck-ablation-verdict": ablation, "dyck-ablation-held": str(held),
@@ -392,7 +434,9 @@ def dyck_verdicts(root=None) -> dict:
 
 
 def dyck_paper_vs_book(root=None) -> str:
-    """The Dyck chapter's 'Paper vs this book' table; verdicts from the records."""
+    """The Dyck chapter's 'Paper vs this book' table; verdicts from the records.
+
+    Feeds: book/dyck.ipynb, {numref}`tab-dyck-paper-vs-book`"""
     n = {**dyck_numbers(root), **dyck_verdicts(root)}
     d = lambda key: n["dyck-" + key]  # noqa: E731
     fig = lambda *labels: ", ".join("{numref}`" + x + "`" for x in labels)  # noqa: E731

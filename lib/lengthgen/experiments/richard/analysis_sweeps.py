@@ -37,7 +37,10 @@ def boolean_numbers(records: list[dict]) -> dict:
     """Fig. 1 (Boolean simplification) over every seed: accuracies of the model and of the
     trivial predictor per training depth, each as its mean with the min-max range over seeds.
     A model 'beats' the trivial predictor only where its range of right answers over seeds lies
-    above the predictor's."""
+    above the predictor's.
+
+    Feeds: book/dyck_appendix.ipynb, {numref}`fig-dyck-boolean`; book/dyck.ipynb (the prose
+    that sums it up)"""
     cells = {}  # (training depth, test depth, split, predictor): [the row of each seed]
     for r in sorted(records, key=lambda r: r["params"].get("seed", 0)):
         for row in boolean_data([r]):
@@ -52,41 +55,49 @@ def boolean_numbers(records: list[dict]) -> dict:
                                               for row in cells[(t, q, split, who)]]
     sizes = lambda q, split: {row["n"] for t in depths  # noqa: E731
                               for row in cells[(t, q, split, "model")]}
-    out = {"n-in": listing(sorted({str(n) for q in tests for n in sizes(q, "in_sample")},
-                                  key=int)),
-           "n-out": listing(span(sizes(q, "out_of_sample"), _count) for q in tests),
-           "test-depths": listing(str(q) for q in tests),
-           "sweep-minutes": f"{wall_times(records) / 60:.0f}",
-           "params": f"{records[0]['metrics']['n_params']:,}",
-           "seeds": seeds_note(records)}
+    out = {"dyck-boolean-n-in": listing(sorted({str(n) for q in tests
+                                                for n in sizes(q, "in_sample")}, key=int)),
+           "dyck-boolean-n-out": listing(span(sizes(q, "out_of_sample"), _count)
+                                         for q in tests),
+           "dyck-boolean-test-depths": listing(str(q) for q in tests),
+           "dyck-boolean-sweep-minutes": f"{wall_times(records) / 60:.0f}",
+           "dyck-boolean-params": f"{records[0]['metrics']['n_params']:,}",
+           "dyck-boolean-seeds": seeds_note(records)}
+    # glue keys: dyck-boolean-{in,base,beat,nonconstant-max,oos}-d<test-depth>
     for q in tests:
-        out[f"in-d{q}"] = listing(mean_span(acc(t, q, "in_sample")) for t in depths)
-        out[f"base-d{q}"] = listing(mean_span(acc(t, q, "in_sample", "baseline"))
-                                    for t in depths)
+        out[f"dyck-boolean-in-d{q}"] = listing(mean_span(acc(t, q, "in_sample"))
+                                               for t in depths)
+        out[f"dyck-boolean-base-d{q}"] = listing(mean_span(acc(t, q, "in_sample", "baseline"))
+                                                 for t in depths)
         beat = [t for t in depths if separate(right(t, q, "in_sample"),
                                                right(t, q, "in_sample", "baseline"))]
-        out[f"beat-d{q}"] = ("none" if not beat else
-                             "the depth-" + listing(str(t) for t in beat) + " model"
-                             + ("s" if len(beat) > 1 else ""))
-        out[f"nonconstant-max-d{q}"] = str(max(max(right(t, q, "in_sample_nonconstant"))
-                                               for t in depths))
-        out[f"oos-d{q}"] = listing(mean_span(acc(t, q, "out_of_sample")) for t in depths)
+        out[f"dyck-boolean-beat-d{q}"] = ("none" if not beat else
+                                          "the depth-" + listing(str(t) for t in beat) + " model"
+                                          + ("s" if len(beat) > 1 else ""))
+        out[f"dyck-boolean-nonconstant-max-d{q}"] = str(
+            max(max(right(t, q, "in_sample_nonconstant")) for t in depths))
+        out[f"dyck-boolean-oos-d{q}"] = listing(mean_span(acc(t, q, "out_of_sample"))
+                                                for t in depths)
     if 3 in depths and 3 in tests:
         model, base = right(3, 3, "in_sample"), right(3, 3, "in_sample", "baseline")
-        out["d3-in"] = mean_span(acc(3, 3, "in_sample"))
-        out["d3-base"] = mean_span(acc(3, 3, "in_sample", "baseline"))
+        out["dyck-boolean-d3-in"] = mean_span(acc(3, 3, "in_sample"))
+        out["dyck-boolean-d3-base"] = mean_span(acc(3, 3, "in_sample", "baseline"))
         # each seed's model against the trivial predictor of its own training set
-        out["d3-margin"] = span([m - b for m, b in zip(model, base)], _count)
-        out["d3-beats"] = ("beats it: its range of right answers over seeds lies above the "
-                           "predictor's" if separate(model, base) else
-                           "does not differ from it at this scale: the ranges over seeds overlap")
-        out["d3-oos"] = mean_span(acc(3, 3, "out_of_sample"))
+        out["dyck-boolean-d3-margin"] = span([m - b for m, b in zip(model, base)], _count)
+        out["dyck-boolean-d3-beats"] = (
+            "beats it: its range of right answers over seeds lies above the predictor's"
+            if separate(model, base) else
+            "does not differ from it at this scale: the ranges over seeds overlap")
+        out["dyck-boolean-d3-oos"] = mean_span(acc(3, 3, "out_of_sample"))
     first = depths[0]
     if first in tests:
-        out["d1-nonconstant"] = span(right(first, first, "in_sample_nonconstant"), _count)
-        out["d1-nonconstant-pct"] = mean_span(acc(first, first, "in_sample_nonconstant"))
-        out["d1-nonconstant-base"] = span(right(first, first, "in_sample_nonconstant",
-                                                "baseline"), _count)
+        out["dyck-boolean-d1-nonconstant"] = span(right(first, first, "in_sample_nonconstant"),
+                                                  _count)
+        out["dyck-boolean-d1-nonconstant-pct"] = mean_span(acc(first, first,
+                                                               "in_sample_nonconstant"))
+        out["dyck-boolean-d1-nonconstant-base"] = span(right(first, first,
+                                                             "in_sample_nonconstant", "baseline"),
+                                                       _count)
 
     def hits(split):
         found = []
@@ -98,9 +109,9 @@ def boolean_numbers(records: list[dict]) -> dict:
                 found.append(f"{span(counts, _count)} of {rows[0]['n']} for the depth-{t} model "
                              f"tested at depth {q}{seeds}")
         return listing(found) if found else "none"
-    out["oos-hits"] = hits("out_of_sample")
-    out["nonconstant-hits"] = hits("in_sample_nonconstant")
-    return {f"dyck-boolean-{k}": v for k, v in out.items()}
+    out["dyck-boolean-oos-hits"] = hits("out_of_sample")
+    out["dyck-boolean-nonconstant-hits"] = hits("in_sample_nonconstant")
+    return out
 
 
 STEP_WORDS = {"rises": "rises", "falls": "falls",
@@ -166,22 +177,28 @@ def boolean_verdict(records) -> str:
 
 
 def capacity_numbers(records) -> dict:
+    """Fig. 3 (left): each width's range over seeds of the deep prefixes completed, whether it
+    grows with the width, the best and the smallest model, and the closed form's share.
+
+    Feeds: book/dyck.ipynb, {numref}`fig-dyck-capacity`"""
     trained = [r for r in records if r["run_name"] != "closed-form"]
     by_d = {}
     for r in trained:
         by_d.setdefault(r["metrics"]["d"], []).append(r["metrics"]["accuracy"])
     widths = sorted(by_d)
-    out = {f"d{d}": span(by_d[d], pct) for d in widths}
-    out["monotone"] = "yes" if all(min(by_d[a]) <= min(by_d[b]) and max(by_d[a]) <= max(by_d[b])
-                                   for a, b in zip(widths, widths[1:])) else "no"
-    out["best"] = pct(max(max(v) for v in by_d.values()))
+    # glue keys: dyck-capacity-d<width>
+    out = {f"dyck-capacity-d{d}": span(by_d[d], pct) for d in widths}
+    out["dyck-capacity-monotone"] = "yes" if all(
+        min(by_d[a]) <= min(by_d[b]) and max(by_d[a]) <= max(by_d[b])
+        for a, b in zip(widths, widths[1:])) else "no"
+    out["dyck-capacity-best"] = pct(max(max(v) for v in by_d.values()))
     closed = [r for r in records if r["run_name"] == "closed-form"]
-    out["closed"] = pct(closed[0]["metrics"]["accuracy"]) if closed else "n/a"
+    out["dyck-capacity-closed"] = pct(closed[0]["metrics"]["accuracy"]) if closed else "n/a"
     smallest = min((r["metrics"] for r in trained), key=lambda m: m["n_params"])
-    out["smallest-params"] = f"{smallest['n_params']:,}"
-    out["smallest"] = pct(smallest["accuracy"])
-    out["seeds"] = seeds_note(trained)
-    return {f"dyck-capacity-{k}": v for k, v in out.items()}
+    out["dyck-capacity-smallest-params"] = f"{smallest['n_params']:,}"
+    out["dyck-capacity-smallest"] = pct(smallest["accuracy"])
+    out["dyck-capacity-seeds"] = seeds_note(trained)
+    return out
 
 
 def capacity_verdict(records) -> str:
@@ -214,7 +231,9 @@ def samples_numbers(records) -> dict:
     """Fig. 3 right over every seed: each point as its mean with the min-max range over seeds.
     A curve rises or falls between two sizes only where the ranges over seeds are apart; a
     curve is 'monotone' ('yes') if it rises at every step, 'no' if it falls at some step, and
-    'not separated' otherwise (some steps do not differ at this scale)."""
+    'not separated' otherwise (some steps do not differ at this scale).
+
+    Feeds: book/dyck.ipynb, {numref}`fig-dyck-samples`"""
     trained = [r for r in records if r["run_name"] != "closed-form"]
     acc = _samples_cells(records)
     ins = {key: [m["in_sample"] for m in seeds]
@@ -223,32 +242,34 @@ def samples_numbers(records) -> dict:
     sizes = sorted({s for _, s in acc})
     steps = {(q, a, b): _step(acc[(q, a)], acc[(q, b)])
              for q in depths for a, b in zip(sizes, sizes[1:])}
-    out = {"one-word": span([v for q in depths for v in acc[(q, sizes[0])]], pct),
-           "largest": f"{sizes[-1]:,}", "seeds": seeds_note(trained)}
+    out = {"dyck-samples-one-word": span([v for q in depths for v in acc[(q, sizes[0])]], pct),
+           "dyck-samples-largest": f"{sizes[-1]:,}", "dyck-samples-seeds": seeds_note(trained)}
+    # glue keys: dyck-samples-q<train-depth>-{curve,largest,monotone,in}
     for q in depths:
-        out[f"q{q}-curve"] = listing(mean_span(acc[(q, s)]) for s in sizes)
-        out[f"q{q}-largest"] = mean_span(acc[(q, sizes[-1])])
+        out[f"dyck-samples-q{q}-curve"] = listing(mean_span(acc[(q, s)]) for s in sizes)
+        out[f"dyck-samples-q{q}-largest"] = mean_span(acc[(q, sizes[-1])])
         mine = [steps[(q, a, b)] for a, b in zip(sizes, sizes[1:])]
-        out[f"q{q}-monotone"] = ("yes" if all(s == "rises" for s in mine) else
-                                 "no" if "falls" in mine else "not separated")
-        out[f"q{q}-in"] = span([v for s in sizes for v in ins[(q, s)]], pct)
-    out["rises"] = _pairs(sizes, steps, "rises")
-    out["falls"] = _pairs(sizes, steps, "falls")
-    out["same"] = _pairs(sizes, steps, "same")
+        out[f"dyck-samples-q{q}-monotone"] = ("yes" if all(s == "rises" for s in mine) else
+                                              "no" if "falls" in mine else "not separated")
+        out[f"dyck-samples-q{q}-in"] = span([v for s in sizes for v in ins[(q, s)]], pct)
+    out["dyck-samples-rises"] = _pairs(sizes, steps, "rises")
+    out["dyck-samples-falls"] = _pairs(sizes, steps, "falls")
+    out["dyck-samples-same"] = _pairs(sizes, steps, "same")
     # a point above both neighbours, its range over seeds apart from theirs
     bumps = [f"{mean_span(acc[(q, s)])} with {s:,} words of depth ≤ {q}"
              for q in depths for a, s, b in zip(sizes, sizes[1:], sizes[2:])
              if steps[(q, a, s)] == "rises" and steps[(q, s, b)] == "falls"]
-    out["bumps"] = listing(bumps) if bumps else "none"
-    out["non-monotone"] = str(sum(out[f"q{q}-monotone"] == "no" for q in depths))
-    out["depths"] = str(len(depths))
+    out["dyck-samples-bumps"] = listing(bumps) if bumps else "none"
+    out["dyck-samples-non-monotone"] = str(sum(out[f"dyck-samples-q{q}-monotone"] == "no"
+                                               for q in depths))
+    out["dyck-samples-depths"] = str(len(depths))
     shallow, deeper = depths[0], depths[1:]
     lowest = all(separate(acc[(q, sizes[-1])], acc[(shallow, sizes[-1])]) for q in deeper)
-    out["shallow-lowest"] = "yes" if lowest else "no"
-    out["shallow-lowest-text"] = (
+    out["dyck-samples-shallow-lowest"] = "yes" if lowest else "no"
+    out["dyck-samples-shallow-lowest-text"] = (
         "below every deeper training depth: the ranges over seeds are apart" if lowest else
         "not below every deeper training depth at this scale: the ranges over seeds overlap")
-    return {f"dyck-samples-{k}": v for k, v in out.items()}
+    return out
 
 
 def samples_verdict(records) -> str:
@@ -280,49 +301,56 @@ def _sizes_text(sizes) -> str:
 def ablation_numbers(records) -> dict:
     """Fig. 6 over every seed: each variant's out-of-sample accuracy per training-set size as
     its mean with the min-max range over seeds. A variant is above or below another at a size
-    only where their ranges over seeds are apart."""
+    only where their ranges over seeds are apart.
+
+    Feeds: book/dyck.ipynb, {numref}`fig-dyck-ablation`"""
     acc = {key: [m["out_of_sample"] for m in seeds]
            for key, seeds in _seeds_of(records, "variant", "k").items()}
     ks = sorted({k for _, k in acc})
     variants = list(dict.fromkeys(v for v, _ in acc))
     size = {k: 4 ** k for k in ks}
-    out = {"sizes": listing(f"{size[k]:,}" for k in ks), "largest": f"{size[ks[-1]]:,}",
-           "smallest": f"{size[ks[0]]:,}", "seeds": seeds_note(records)}
+    out = {"dyck-ablation-sizes": listing(f"{size[k]:,}" for k in ks),
+           "dyck-ablation-largest": f"{size[ks[-1]]:,}",
+           "dyck-ablation-smallest": f"{size[ks[0]]:,}",
+           "dyck-ablation-seeds": seeds_note(records)}
+    # glue keys: dyck-ablation-{full,nope,uniform-pm1,uniform-pm1-v,eq1}{,-range}
     for v in variants:
-        out[f"{v}"] = listing(mean_span(acc[(v, k)]) for k in ks)
-        out[f"{v}-range"] = span([x for k in ks for x in acc[(v, k)]], pct)
+        out[f"dyck-ablation-{v}"] = listing(mean_span(acc[(v, k)]) for k in ks)
+        out[f"dyck-ablation-{v}-range"] = span([x for k in ks for x in acc[(v, k)]], pct)
 
     def above(high, low, k):
         return separate(acc[(high, k)], acc[(low, k)])
     best = [v for v in variants if all(above(v, o, ks[0]) for o in variants if o != v)]
-    out["best-few"] = best[0] if best else "none"
-    out["best-few-text"] = (f"{best[0]}, whose range over seeds lies above every other "
-                            "variant's" if best else
-                            "no variant at this scale: the ranges over seeds overlap")
+    out["dyck-ablation-best-few"] = best[0] if best else "none"
+    out["dyck-ablation-best-few-text"] = (
+        f"{best[0]}, whose range over seeds lies above every other variant's" if best else
+        "no variant at this scale: the ranges over seeds overlap")
     below = [k for k in ks if above("full", "nope", k)]
-    out["nope-below-at"] = _sizes_text([size[k] for k in below])
-    out["nope-below-everywhere"] = "yes" if len(below) == len(ks) else "no"
+    out["dyck-ablation-nope-below-at"] = _sizes_text([size[k] for k in below])
+    out["dyck-ablation-nope-below-everywhere"] = "yes" if len(below) == len(ks) else "no"
     # behind some variant with the fewest words, behind none with the most
     behind = lambda k: [v for v in variants if v != "full" and above(v, "full", k)]  # noqa: E731
-    out["full-catches-up"] = "yes" if behind(ks[0]) and not behind(ks[-1]) else "no"
-    out["full-behind-smallest"] = listing(behind(ks[0])) if behind(ks[0]) else "none"
-    out["full-behind-largest"] = listing(behind(ks[-1])) if behind(ks[-1]) else "none"
+    out["dyck-ablation-full-catches-up"] = ("yes" if behind(ks[0]) and not behind(ks[-1])
+                                            else "no")
+    out["dyck-ablation-full-behind-smallest"] = listing(behind(ks[0])) if behind(ks[0]) else "none"
+    out["dyck-ablation-full-behind-largest"] = (listing(behind(ks[-1])) if behind(ks[-1])
+                                                else "none")
     eq1_above = [k for k in ks if above("eq1", "uniform-pm1-v", k)]
-    out["eq1-beats-frozen-v"] = "yes" if len(eq1_above) == len(ks) else "no"
-    out["eq1-above-frozen-v-at"] = _sizes_text([size[k] for k in eq1_above])
+    out["dyck-ablation-eq1-beats-frozen-v"] = "yes" if len(eq1_above) == len(ks) else "no"
+    out["dyck-ablation-eq1-above-frozen-v-at"] = _sizes_text([size[k] for k in eq1_above])
     eq1_below = [k for k in ks if above("uniform-pm1-v", "eq1", k)]
-    out["eq1-below-frozen-v-at"] = _sizes_text([size[k] for k in eq1_below])
+    out["dyck-ablation-eq1-below-frozen-v-at"] = _sizes_text([size[k] for k in eq1_below])
     same = [size[k] for k in ks if k not in eq1_above + eq1_below]
-    out["eq1-vs-frozen-v"] = "; ".join(
+    out["dyck-ablation-eq1-vs-frozen-v"] = "; ".join(
         [f"above it with {_sizes_text([size[k] for k in eq1_above])}"] * bool(eq1_above)
         + [f"below it with {_sizes_text([size[k] for k in eq1_below])}"] * bool(eq1_below)
         + [("not different from it at this scale with " + _sizes_text(same)
             if len(same) < len(ks) else "not different from it at any size at this scale")
            + " (the ranges over seeds overlap)"] * bool(same))
     frozen_below = [k for k in ks if above("uniform-pm1", "uniform-pm1-v", k)]
-    out["frozen-v-below-at"] = ("every size" if len(frozen_below) == len(ks)
-                                else _sizes_text([size[k] for k in frozen_below]))
-    return {f"dyck-ablation-{k}": v for k, v in out.items()}
+    out["dyck-ablation-frozen-v-below-at"] = ("every size" if len(frozen_below) == len(ks)
+                                              else _sizes_text([size[k] for k in frozen_below]))
+    return out
 
 
 def ablation_verdict(records) -> tuple[str, int]:
@@ -331,7 +359,9 @@ def ablation_verdict(records) -> tuple[str, int]:
     above every other variant's); full catches up (its range below some variant's with the
     fewest words and below none with the most); NoPE below full at every size; the single
     head (eq1) above the frozen-V decoder at every size. All: 'reproduced'; none: 'not
-    reproduced'; else 'partly'."""
+    reproduced'; else 'partly'.
+
+    Feeds: book/dyck.ipynb, {numref}`fig-dyck-ablation`"""
     n = ablation_numbers(records)
     held = sum([n["dyck-ablation-best-few"] == "uniform-pm1",
                 n["dyck-ablation-full-catches-up"] == "yes",

@@ -32,6 +32,8 @@ The `paper` config has the paper's model, clauses, windows, steps and decoding r
 (16) and learning rate (3e-4) are ours, since the paper does not give them. The trainer gives
 an APE model random position offsets (as for every APE run in this library), so positions
 past the window, which long test prompts need, are trained too.
+
+Feeds: book/dyck_appendix.ipynb, {numref}`fig-dyck-boolean`
 """
 from lengthgen.experiments import spread
 from lengthgen.experiments.richard.boolean_protocol import training, train_and_score

@@ -4,6 +4,8 @@ For one D_16 training word s: the Dyck path of s (cumulative token embeddings), 
 closed-form positional embeddings (gamma = -1/2, which run opposite to the path, shifted by
 gamma E_{s(r+1)}), and a deeper prefix with the completion the head generates: it descends
 until it meets the path of s, then follows it.
+
+Feeds: book/dyck.ipynb, {numref}`fig-dyck-paths`
 """
 import numpy as np
 

@@ -9,6 +9,8 @@ the models' best performance (our reading: the best run of each shape). The `pap
 therefore lists three rates spanning that range (`lrs`; the paper does not give its grid),
 trains one model per rate, and the figure shows the best of them per shape. Configs with a
 single `lr` (book, test) train one model per shape.
+
+Feeds: book/dyck.ipynb, {numref}`fig-dyck-capacity`
 """
 import numpy as np
 

@@ -9,6 +9,8 @@ those figures take them from.
 
 The `paper` config uses one learning rate, 6e-5, the top of the paper's range (AdamW at
 6e-6 to 6e-5, Sec. 4.2); no other rate is searched. book/dyck.ipynb says so beside the figure.
+
+Feeds: book/dyck.ipynb, {numref}`fig-dyck-samples`
 """
 import numpy as np
 

@@ -6,6 +6,8 @@ is not a prefix of the training word. The two models are those of Fig. 3 (right)
 specs, so the same trained weights (single_spec / many_spec). A config with "seeds" studies
 each seed's own pair of models (the seed is in the model spec; each seed's single-word model
 has its own training word, so its own first and last contexts).
+
+Feeds: book/dyck.ipynb, {numref}`fig-dyck-completions`
 """
 from collections import Counter
 

@@ -20,6 +20,8 @@ Settings (each an override of the Fig. 5 many-word spec): "base" is that spec (w
 is the very model Fig. 5 shows), "more-steps" and "most-steps" (5x and 10x as many steps),
 "wider", "fewer-words" (10 training words) and "fresh-words" (new words of depth <= 8 at every
 step).
+
+Feeds: book/dyck_appendix.ipynb, {numref}`fig-dyck-sign-study`
 """
 import numpy as np
 

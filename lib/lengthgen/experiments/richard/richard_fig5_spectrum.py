@@ -5,6 +5,8 @@ take M = W_O W_V of the last attention layer (d x d, heads merged) and report it
 values and complex eigenvalues. The paper sees a low-rank M with a dominant negative real
 eigenvalue in the model that generalizes better. A config with "seeds" studies each seed's own
 pair of models (the seed is in the model spec) and the figure overlays the seeds.
+
+Feeds: book/dyck.ipynb, {numref}`fig-dyck-spectrum`
 """
 import numpy as np
 

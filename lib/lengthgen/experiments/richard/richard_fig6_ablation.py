@@ -11,6 +11,8 @@ The `paper` config uses one learning rate, 6e-5, the top of the paper's range (A
 Two variants differ from the paper's: eq1 has no residual or LayerNorm (the paper's
 model 5 has both), and uniform-pm1-v freezes the attention's output projection to the
 identity as well as V (the paper states only V = I).
+
+Feeds: book/dyck.ipynb, {numref}`fig-dyck-ablation`
 """
 import numpy as np
 

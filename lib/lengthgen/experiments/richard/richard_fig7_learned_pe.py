@@ -8,6 +8,8 @@ k-means (k = 8) groups the curves. The closed form has a
 single such curve (d = 1): minus the Dyck path of the training word, shifted by gamma E.
 A config with "seeds" studies each seed's own models (the seed is in the model spec, so these
 are Fig. 6's models of that seed).
+
+Feeds: book/dyck.ipynb, {numref}`fig-dyck-learned-pe`
 """
 import numpy as np
 

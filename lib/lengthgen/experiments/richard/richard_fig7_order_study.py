@@ -28,6 +28,8 @@ The token-embedding change (u = (+1, -1, ...) instead of the paper's all-ones) i
 setting: in eq1 it is a relabelling (flip the sign of coordinate j of B and of row and column
 j of V: the initial distribution is symmetric under it), and in the decoder variants the
 all-ones vector is erased by LayerNorm (token_signs), so there is nothing to compare.
+
+Feeds: book/dyck_appendix.ipynb, {numref}`fig-dyck-order-study`
 """
 import numpy as np
 

@@ -4,6 +4,8 @@ The only balanced completion is 16 closing brackets. The two models are those of
 (right) and Fig. 4 (same specs, same trained weights). The paper's counts: the 10^7-word model
 closes correctly 52 times out of 100, the single-word model never. A config with "seeds" studies
 each seed's own pair of models (the seed is in the model spec).
+
+Feeds: book/dyck.ipynb, {numref}`fig-dyck-deepest`
 """
 from collections import Counter
 

@@ -11,6 +11,8 @@ Three kinds of runs:
   prefixes (depth >= 9), and of the deepest prefix '(' * 16.
 - memorization-d*: Theorem 3.1, the exact probability that a d-dimensional head with random
   token embeddings regenerates a random sequence, against the theorem's lower bound.
+
+Feeds: book/dyck.ipynb, {numref}`fig-dyck-thm41`
 """
 import math
 

@@ -6,6 +6,8 @@ and the end; Bob rebuilds every activation of his half from Alice's message and 
 (`analysis.agreement`), and the largest distance from the model's own forward pass is kept. The
 records keep one row per program, so the chapter is built from them instead of playing the
 protocol at every build.
+
+Feeds: book/communication.ipynb, {numref}`tab-comm-agreement`
 """
 import matplotlib.pyplot as plt
 

@@ -6,6 +6,8 @@ quarters problems) and each half length m, the matrix of f(x y) over every pair 
 built and its rows, distinct rows, exact rank and the one-way bits they force are counted
 (`theory.communication.summary`), with a fooling set where the problem has one. One run per
 problem; the records keep the rows, so the chapter is built from them.
+
+Feeds: book/communication.ipynb, {numref}`tab-comm-matrices`
 """
 import matplotlib.pyplot as plt
 

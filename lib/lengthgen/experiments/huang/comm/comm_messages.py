@@ -6,6 +6,8 @@ played through the protocol at input length 2m + 1 (`analysis.message_counts`): 
 different messages is what the model can tell apart at the cut, to set against the distinct
 rows of a problem's communication matrix. One run per program; the records keep the counts, so
 the chapter is built from them instead of playing thousands of protocols at every build.
+
+Feeds: book/communication.ipynb, {numref}`tab-comm-messages`
 """
 import matplotlib.pyplot as plt
 

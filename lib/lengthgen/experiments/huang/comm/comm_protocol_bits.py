@@ -10,6 +10,8 @@ writes (the maximum over a few inputs of different kinds per N), and Bob's activ
 compared with the model's forward pass wherever that fits in memory. Each program's bits are
 fitted by a + b log2 N; where that line meets N/2 is the length from which the model provably
 cannot copy (its message is too short to carry Alice's half).
+
+Feeds: book/communication.ipynb, {numref}`fig-comm-bits`
 """
 import numpy as np
 

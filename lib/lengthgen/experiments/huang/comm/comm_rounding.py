@@ -7,6 +7,8 @@ about one per position from its second layer on, and Alice's message grows with 
 the keys to a few bits (LimitTransformer.key_bits) caps the classes. Each run plays the protocol
 for one key precision at every N of the config (`analysis.rounding_rows`); the records keep
 the rows, so the chapter is built from them instead of computing them at every build.
+
+Feeds: book/communication.ipynb, {numref}`fig-comm-rounding`
 """
 from lengthgen.config import one_thread
 from lengthgen.experiments.huang.comm.analysis import rounding_rows

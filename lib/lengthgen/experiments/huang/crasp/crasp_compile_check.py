@@ -9,6 +9,8 @@ lengthgen.tasks has one) far beyond the chapter's lengths:
 Every operation is compared at every position; the figure shows the accept bit and the largest
 deviation of a stored value from its exact representation. Runs in float64: on a CUDA device
 when given one, else on the CPU (MPS has no float64).
+
+Feeds: book/crasp.ipynb, {numref}`tab-crasp-paper-vs-book` (its row, and the page's re-run cell runs it)
 """
 import matplotlib.pyplot as plt
 import numpy as np

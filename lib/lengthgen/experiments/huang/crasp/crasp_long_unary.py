@@ -7,6 +7,8 @@ so the value of an operation at position n is its value on the prefix a^n: one r
 length. We record, for the output and for all Boolean operations, the last n where a value still
 changed. Programs with periodic relations ((aa)*, ...) never settle, which is why (aa)* needs
 them (Lemma 38); local relations see only a bounded window, so they settle too.
+
+Feeds: book/crasp.ipynb, {numref}`fig-crasp-unary`
 """
 import matplotlib.pyplot as plt
 import numpy as np

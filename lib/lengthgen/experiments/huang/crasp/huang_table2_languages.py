@@ -5,6 +5,8 @@ Every "yes" is a program of the library, run and checked here against the langua
 every string up to length 10 (test scale: 6) and on random members and non-members; every "no"
 names the result that proves it (crasp.lemmas). Each cell is compared with the paper's entry (tasks.metadata) and
 a disagreement is flagged in the record and in red in the table.
+
+Feeds: book/crasp.ipynb, {numref}`tab-crasp-languages`
 """
 from lengthgen.experiments.huang.crasp.expressiveness import (cell_rows, cells_of,
                                                               regenerated_figure, table_markdown)

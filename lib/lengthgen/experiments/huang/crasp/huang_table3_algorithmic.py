@@ -4,6 +4,8 @@ C-RASP[] and C-RASP[periodic,local] programs.
 Every "yes" is a next-token program of the library checked against the task's solver on random
 inputs at lengths up to the longest test length; every "no" names its proof. Cells are compared
 with the paper's entries (tasks.metadata).
+
+Feeds: book/crasp.ipynb, {numref}`tab-crasp-algorithmic`
 """
 from lengthgen.experiments.huang.crasp.expressiveness import (cell_rows, cells_of,
                                                               regenerated_figure, table_markdown)

@@ -15,7 +15,10 @@ from lengthgen.experiments.prose import (PAPER_VS_BOOK_HEADER, chapter_records, 
 
 
 def positional_numbers(records: list[dict]) -> dict:
-    """The numbers of the positional-fit section (huang-fig5-6-positional)."""
+    """The numbers of the positional-fit section (huang-fig5-6-positional).
+
+    Feeds: book/limit_transformers.ipynb, {numref}`fig-huang-positional`,
+    {numref}`tab-huang-positional`"""
     from lengthgen.theory.positional_targets import TARGETS
     config = records[0]["config"]
     train, longest = config["train_length"], max(config["test_lengths"])
@@ -29,44 +32,52 @@ def positional_numbers(records: list[dict]) -> dict:
 
     widths = sorted(config["widths"])
     small, wide = widths[0], [w for w in widths if w > widths[0]]
-    out = {"n-train": str(train), "n-middle": str(middle), "n-longest": str(longest),
-           "steps": f"{last:,}", "first-checkpoint": f"{first:,}",
-           "seeds": seeds_note(records), "d-small": str(small), "d-wide": str(wide[0]),
-           "train-ratio": span(r["ratio_to_constant"] for r in at[train]),
-           "periodic-ratio": span(r["ratio_to_constant"] for r in rows(longest, "periodic")),
-           "periodic-unseen": span(r["unseen_mse"] for r in rows(longest, "periodic")),
-           "periodic-unseen-zero": listing(sorted({num(r["unseen_zero_mse"])
-                                                   for r in rows(longest, "periodic")})),
-           "neither-ratio": span(r["ratio_to_constant"] for r in rows(longest, "neither")),
-           "neither-unseen": span(r["unseen_mse"] for r in rows(longest, "neither")),
-           "local-small-unseen": listing(num(r["unseen_mse"])
-                                         for r in rows(longest, "local", [small])),
-           "local-small-ratio": listing(num(r["ratio_to_constant"])
-                                        for r in rows(longest, "local", [small])),
-           "local-wide-ratio-middle": span(r["ratio_to_constant"]
-                                           for r in rows(middle, "local", wide)),
-           "local-wide-ratio": span(r["ratio_to_constant"] for r in rows(longest, "local", wide)),
-           "local-wide-unseen": span(r["unseen_mse"] for r in rows(longest, "local", wide)),
-           "local-wide-size": span(math.sqrt(r["unseen_mse"])
-                                   for r in rows(longest, "local", wide)),
-           "combined-wide-ratio-middle": span(r["ratio_to_constant"]
-                                              for r in rows(middle, "combined", wide)),
-           "combined-wide-ratio": span(r["ratio_to_constant"]
-                                       for r in rows(longest, "combined", wide)),
-           "combined-small-ratio": span(r["ratio_to_constant"]
-                                        for r in rows(longest, "combined", [small]))}
+    def ratio(n, kind, widths=None):
+        return [r["ratio_to_constant"] for r in rows(n, kind, widths)]
+
+    def unseen(n, kind, widths=None):
+        return [r["unseen_mse"] for r in rows(n, kind, widths)]
+
+    out = {"limit-positional-n-train": str(train),
+           "limit-positional-n-middle": str(middle),
+           "limit-positional-n-longest": str(longest),
+           "limit-positional-steps": f"{last:,}",
+           "limit-positional-first-checkpoint": f"{first:,}",
+           "limit-positional-seeds": seeds_note(records),
+           "limit-positional-d-small": str(small),
+           "limit-positional-d-wide": str(wide[0]),
+           "limit-positional-train-ratio": span(r["ratio_to_constant"] for r in at[train]),
+           "limit-positional-periodic-ratio": span(ratio(longest, "periodic")),
+           "limit-positional-periodic-unseen": span(unseen(longest, "periodic")),
+           "limit-positional-periodic-unseen-zero": listing(sorted(
+               {num(r["unseen_zero_mse"]) for r in rows(longest, "periodic")})),
+           "limit-positional-neither-ratio": span(ratio(longest, "neither")),
+           "limit-positional-neither-unseen": span(unseen(longest, "neither")),
+           "limit-positional-local-small-unseen": listing(
+               num(v) for v in unseen(longest, "local", [small])),
+           "limit-positional-local-small-ratio": listing(
+               num(v) for v in ratio(longest, "local", [small])),
+           "limit-positional-local-wide-ratio-middle": span(ratio(middle, "local", wide)),
+           "limit-positional-local-wide-ratio": span(ratio(longest, "local", wide)),
+           "limit-positional-local-wide-unseen": span(unseen(longest, "local", wide)),
+           "limit-positional-local-wide-size": span(
+               math.sqrt(v) for v in unseen(longest, "local", wide)),
+           "limit-positional-combined-wide-ratio-middle": span(ratio(middle, "combined", wide)),
+           "limit-positional-combined-wide-ratio": span(ratio(longest, "combined", wide)),
+           "limit-positional-combined-small-ratio": span(ratio(longest, "combined", [small]))}
     # Training longer, per width: the local fits' ratio at n = longest after the first
     # checkpoint and at the end. "worse" if every local target's ratio grew, "better" if every
     # one fell, else "mixed".
+    # glue keys: limit-positional-local-d<width>-{longer,early,final}
     for width in widths:
         local = rows(longest, "local", [width])
         early = [r[f"ratio_to_constant_at_{first}_steps"] for r in local]
         final = [r["ratio_to_constant"] for r in local]
         grew = [b > a for a, b in zip(early, final)]
-        out[f"local-d{width}-longer"] = ("worse" if all(grew) else
-                                         "better" if not any(grew) else "mixed")
-        out[f"local-d{width}-early"] = listing(num(v) for v in early)
-        out[f"local-d{width}-final"] = listing(num(v) for v in final)
+        out[f"limit-positional-local-d{width}-longer"] = (
+            "worse" if all(grew) else "better" if not any(grew) else "mixed")
+        out[f"limit-positional-local-d{width}-early"] = listing(num(v) for v in early)
+        out[f"limit-positional-local-d{width}-final"] = listing(num(v) for v in final)
     # Is each local change from the first checkpoint to the end larger than the seeds' spread?
     # ("separate": for every local target and width, the per-seed ranges do not overlap)
     n = str(longest)
@@ -80,16 +91,16 @@ def positional_numbers(records: list[dict]) -> dict:
             final = [m["bands"]["all"][n]["model"] / m["bands"]["all"][n]["constant"]
                      for m in group]
             apart.append(separate(early, final) or separate(final, early))
-    out["local-steps-separate"] = ("every one of these changes is larger than the spread "
-                                   "over seeds" if all(apart) else
-                                   f"{len(apart) - sum(apart)} of {len(apart)} of "
-                                   f"these changes are within the spread over seeds")
+    out["limit-positional-local-steps-separate"] = (
+        "every one of these changes is larger than the spread over seeds" if all(apart) else
+        f"{len(apart) - sum(apart)} of {len(apart)} of these changes are within the spread "
+        "over seeds")
     # the exercise: the target i - j >= 20
     far = [r for r in rows(longest, "neither") if r["target"] == "i-j>=20"]
     if far:
-        out["far-unseen"] = span(r["unseen_mse"] for r in far)
-        out["far-ratio"] = span(r["ratio_to_constant"] for r in far)
-    return {f"limit-positional-{k}": v for k, v in out.items()}
+        out["limit-positional-far-unseen"] = span(r["unseen_mse"] for r in far)
+        out["limit-positional-far-ratio"] = span(r["ratio_to_constant"] for r in far)
+    return out
 
 
 def positional_verdict(records: list[dict]) -> tuple[str, str]:
@@ -111,6 +122,10 @@ def positional_verdict(records: list[dict]) -> tuple[str, str]:
 
 
 def prop54_numbers(records: list[dict]) -> dict:
+    """Proposition 54's numbers: the regularizer's first-position and all-pairs terms of the
+    linear runs (ranges), and how the terms and the length grow across the fixed runs.
+
+    Feeds: book/limit_transformers.ipynb, {numref}`fig-prop54`"""
     linear = [r for r in records if r["run_name"].startswith("linear")]
     fixed = sorted((r for r in records if r["run_name"].startswith("fixed")),
                    key=lambda r: r["params"]["n"])
@@ -161,7 +176,9 @@ def _share_fit(accuracies) -> str:
 
 def inference_numbers(records: list[dict]) -> dict:
     """The inference-procedure figure's numbers, over every seed: ranges across seeds per
-    training length, and how many seeds fit."""
+    training length, and how many seeds fit.
+
+    Feeds: book/limit_transformers.ipynb, {numref}`fig-inference-procedure`"""
     def values(task, key, n=None):
         return [r["metrics"][key] for r in records if r["params"]["task"] == task
                 and (n is None or r["params"]["train_length"] == n)]
@@ -200,7 +217,9 @@ def inference_numbers(records: list[dict]) -> dict:
 
 
 def limit_numbers(root=None) -> dict:
-    """Every record-derived number the Limit Transformers chapter quotes."""
+    """Every record-derived number the Limit Transformers chapter quotes.
+
+    Feeds: book/limit_transformers.ipynb (the numbers of every section)"""
     out = {}
     out.update(positional_numbers(chapter_records("huang-fig5-6-positional", root)))
     out.update(prop54_numbers(chapter_records("huang-prop54-regularizer", root)))
@@ -209,7 +228,9 @@ def limit_numbers(root=None) -> dict:
 
 
 def limit_paper_vs_book(root=None) -> str:
-    """The Limit chapter's 'Paper vs this book' table; verdicts from the records."""
+    """The Limit chapter's 'Paper vs this book' table; verdicts from the records.
+
+    Feeds: book/limit_transformers.ipynb, {numref}`tab-limit-paper-vs-book`"""
     pos = chapter_records("huang-fig5-6-positional", root)
     n = limit_numbers(root)
     verdict, seeds = positional_verdict(pos)

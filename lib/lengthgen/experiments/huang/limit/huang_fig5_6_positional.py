@@ -13,6 +13,8 @@ the error into the distances seen inside a training window (i - j < 50) and thos
 Each run records its errors after several step counts (`checkpoints`), to show whether the
 pattern is still moving when training stops. Book and paper scale both run the paper's 15k
 steps with three seeds; the figure draws their mean and range.
+
+Feeds: book/limit_transformers.ipynb, {numref}`fig-huang-positional`
 """
 import matplotlib.pyplot as plt
 

@@ -2,6 +2,8 @@
 
 Width d = c * N keeps the term bounded as the context length N grows; a fixed width does not.
 Each run is one (N, width rule) pair, averaged over seeds, next to the exact expectation.
+
+Feeds: book/limit_transformers.ipynb, {numref}`fig-prop54`
 """
 import statistics
 

@@ -16,6 +16,8 @@ No paper counterpart: Huang et al. do not run the inference procedure, and no fi
 shows this. The `paper` scale is this book's experiment at larger settings (more training
 lengths, seeds and steps), not a figure of the paper, and it does not use the paper's
 hyperparameter search of the APE vs NoPE sweep (huang.sweep.protocol.paper_grid).
+
+Feeds: book/limit_transformers.ipynb, {numref}`fig-inference-procedure`
 """
 import matplotlib.pyplot as plt
 

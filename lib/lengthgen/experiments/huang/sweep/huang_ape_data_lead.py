@@ -15,6 +15,8 @@ here too. A change counts only where the seeds' ranges separate (`huang_ape_lead
 
 (aaaa)* and (abab)* also fit and then fail with APE, at 4 layers: each of their trainings
 costs about ten times a 1-layer one on a CPU, so they are left to the paper-scale config.
+
+Feeds: book/ape_vs_nope.ipynb, {numref}`fig-huang-data-lead`
 """
 from lengthgen.experiments.huang.sweep import leads, protocol
 from lengthgen.experiments.huang.sweep.leads import data, figure  # noqa: F401

@@ -24,6 +24,8 @@ there. This study trains each such cell's own selected setting once more, changi
 Everything else is the sweep's book protocol (protocol.job_for: the same decoder, tying,
 schedule, 6,000-step cap, evaluation every 3,000 steps, stop at 100%, scoring on the three bins
 with the same test sets). The cells and settings are those the book sweep selected.
+
+Feeds: book/ape_vs_nope.ipynb, {numref}`fig-huang-leads`
 """
 from lengthgen.experiments.huang.sweep import protocol
 from lengthgen.experiments.huang.sweep.leads import (ALL_VARIANTS, LABELS, VARIANTS,  # noqa: F401

@@ -4,6 +4,8 @@ Each task is <bos> input <sep> answer <eos>, with the loss on the answer; a sequ
 only if every answer token is right (teacher forcing). Training on Len up to 50 (from 3 for
 the interleaved majority, 4 for addition), testing on the bins up to 100 and 150. The search
 and seeds are described in huang.sweep.protocol.
+
+Feeds: book/ape_vs_nope.ipynb, {numref}`fig-huang-algorithmic`
 """
 from lengthgen.experiments.huang.sweep import analysis, drawing, protocol
 # the contract's runs and run_one: the sweep's, shared by both halves of Fig. 1

@@ -3,6 +3,8 @@
 Each language is a next-symbol-set prediction task (one class per set of legal next symbols);
 a sequence counts only if every position is right. Training on Len 1..50, testing on the bins
 [1,50], [51,100], [101,150]. The search and seeds are described in huang.sweep.protocol.
+
+Feeds: book/ape_vs_nope.ipynb, {numref}`fig-huang-languages`
 """
 from lengthgen.experiments.huang.sweep import analysis, drawing, protocol
 # the contract's runs and run_one: the sweep's, shared by both halves of Fig. 1

@@ -5,6 +5,8 @@ that sense decided length generalization, accuracy would fall with dot-depth. In
 numbers it does not: D_12 has dot-depth 12 and generalizes, {0,1,2}*02* has dot-depth 2 and
 does not. The figure puts this book's cells (mean over the seeds that fit) beside the paper's.
 Drawn from the huang-fig1-languages records (no training of its own).
+
+Feeds: book/ape_vs_nope.ipynb, {numref}`fig-huang-dotdepth`
 """
 from lengthgen.experiments.huang.sweep import analysis, protocol
 from lengthgen.experiments.prose import math_names

@@ -6,6 +6,8 @@ length-generalize on: (aa)* is not star-free and APE succeeds; {0,1,2}*02* is st
 both encodings fail. The figure puts this book's cells (mean over the seeds that fit) beside
 the paper's; `group_means` gives each group's mean, which in this book's APE runs are far
 apart. Drawn from the huang-fig1-languages records (no training of its own).
+
+Feeds: book/ape_vs_nope.ipynb, {numref}`fig-huang-starfree`
 """
 from lengthgen.experiments.huang.sweep import analysis, protocol
 from lengthgen.models.positions import PositionalEncoding

@@ -5,6 +5,8 @@ Drawn from the records of both Fig. 1 sweeps (no training of its own). The book-
 is a short ladder that ends at the paper's own setting for the cell (CPU-limited where it is
 larger), so the table shows which cells were perfect up to Len 100 with a smaller setting,
 which needed the paper's, and which fit nothing.
+
+Feeds: book/ape_vs_nope.ipynb, {numref}`tab-huang-hparams`
 """
 from lengthgen.experiments.huang.sweep import analysis, protocol
 from lengthgen.experiments.spread import group_by

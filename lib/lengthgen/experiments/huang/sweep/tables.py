@@ -88,7 +88,10 @@ def protocol_numbers(books: list[dict], paper: dict) -> dict[str, str]:
     configs themselves (so the prose cannot drift from what ran): the book's step cap and the
     paper's, when and below what a lower rung gives up, the longest ladder of any cell of the
     `books` panels against the paper's grid, the CPU limit's shape, the seeds, and the cells
-    where the paper's own models stayed below 100% in distribution."""
+    where the paper's own models stayed below 100% in distribution.
+
+    Feeds: book/ape_vs_nope.ipynb, {numref}`tab-huang-protocol` (and the prose that states the
+    protocol)"""
     book = books[0]
     for other in books[1:]:
         shared = ("steps", "eval_every", "abandon_below", "cpu_limit", "seeds")
@@ -98,13 +101,13 @@ def protocol_numbers(books: list[dict], paper: dict) -> dict[str, str]:
     layers, _, d = book["cpu_limit"]["instead"]
     longest = max(len(ladder(task_id, encoding, config)) for config in books
                   for task_id in config["tasks"] for encoding in ENCODINGS)
-    return {"cap": f"{book['steps']:,}", "paper-cap": f"{paper['steps']:,}",
-            "give-up-at": f"{book['eval_every']:,}",
-            "give-up-below": f"{book['abandon_below']:.0%}",
-            "ladder": str(longest), "paper-grid": str(len(paper["search"])),
-            "cpu-limit": f"{layers} layers of width {d}",
-            "seeds": str(book["seeds"]), "paper-seeds": str(paper["seeds"]),
-            "paper-unfit": cell_names(paper_unfit())}
+    return {"huang-p-cap": f"{book['steps']:,}", "huang-p-paper-cap": f"{paper['steps']:,}",
+            "huang-p-give-up-at": f"{book['eval_every']:,}",
+            "huang-p-give-up-below": f"{book['abandon_below']:.0%}",
+            "huang-p-ladder": str(longest), "huang-p-paper-grid": str(len(paper["search"])),
+            "huang-p-cpu-limit": f"{layers} layers of width {d}",
+            "huang-p-seeds": str(book["seeds"]), "huang-p-paper-seeds": str(paper["seeds"]),
+            "huang-p-paper-unfit": cell_names(paper_unfit())}
 
 
 PROTOCOL_HEADER = ["", "the authors (paper, App. E.3, and their code)", "this book's paper "
@@ -191,29 +194,34 @@ def cell_text(rows: list[dict], task_id: str, encoding: str) -> str:
 
 def headline(rows: list[dict]) -> dict[str, str]:
     """The chapter's headline as glue-able strings: agreement, cells that fit and agreement
-    among them, ours and the paper's on the same cells, and the cells behind the counts."""
+    among them, ours and the paper's on the same cells, and the cells behind the counts.
+
+    Feeds: book/ape_vs_nope.ipynb, {numref}`tab-huang-headline` (and the prose around it)"""
     a = agreement(rows)
     fit_disagree = [f"{r['task']}/{r['encoding']}" for r in rows
                     if r["fit"] and (r["predicted"] == YES) != r["ours_success"]]
     return {
-        "cells": str(a["cells"]), "agree": str(a["ours"]), "paper-agree": str(a["paper"]),
-        "paper-cells": str(a["paper_cells"]), "fit": str(a["ours_fit"]),
-        "fit-agree": str(a["ours_fit_agree"]), "paper-fit": str(a["paper_fit"]),
-        "paper-fit-agree": str(a["paper_fit_agree"]),
-        "yes": str(a["predicted_yes"]), "yes-succeeded": str(a["yes_succeeded"]),
-        "yes-failed-fit": str(a["yes_failed_fit"]), "never-fit-agree": str(a["never_fit_agree"]),
-        "mean-only": cell_names(a["mean_only"]),
-        "mean-held-down": cell_names(a["mean_held_down"]),
-        "never-fit-agree-no": str(a["never_fit_agree_no"]),
-        "never-fit-agree-yes-n": str(len(a["never_fit_agree_yes"])),
-        "never-fit-agree-yes": cell_names(a["never_fit_agree_yes"]),
-        "yes-never-fit": str(a["yes_never_fit"]), "no": str(a["predicted_no"]),
-        "no-failed-fit": str(a["no_failed_fit"]), "no-never-fit": str(a["no_never_fit"]),
-        "no-theorem": str(sum(prediction_basis(r["task"], r["encoding"]).startswith(THEOREM)
-                              for r in rows if r["predicted"] != YES)),
-        "never-fit": cell_names(a["never_fit"]),
-        "fit-disagree": cell_names(fit_disagree),
-        "paper-disagree": cell_names(a["disagree_paper"]),
+        "huang-h-cells": str(a["cells"]), "huang-h-agree": str(a["ours"]),
+        "huang-h-paper-agree": str(a["paper"]), "huang-h-paper-cells": str(a["paper_cells"]),
+        "huang-h-fit": str(a["ours_fit"]), "huang-h-fit-agree": str(a["ours_fit_agree"]),
+        "huang-h-paper-fit": str(a["paper_fit"]),
+        "huang-h-paper-fit-agree": str(a["paper_fit_agree"]),
+        "huang-h-yes": str(a["predicted_yes"]), "huang-h-yes-succeeded": str(a["yes_succeeded"]),
+        "huang-h-yes-failed-fit": str(a["yes_failed_fit"]),
+        "huang-h-never-fit-agree": str(a["never_fit_agree"]),
+        "huang-h-mean-only": cell_names(a["mean_only"]),
+        "huang-h-mean-held-down": cell_names(a["mean_held_down"]),
+        "huang-h-never-fit-agree-no": str(a["never_fit_agree_no"]),
+        "huang-h-never-fit-agree-yes-n": str(len(a["never_fit_agree_yes"])),
+        "huang-h-never-fit-agree-yes": cell_names(a["never_fit_agree_yes"]),
+        "huang-h-yes-never-fit": str(a["yes_never_fit"]), "huang-h-no": str(a["predicted_no"]),
+        "huang-h-no-failed-fit": str(a["no_failed_fit"]),
+        "huang-h-no-never-fit": str(a["no_never_fit"]),
+        "huang-h-no-theorem": str(sum(prediction_basis(r["task"], r["encoding"]).startswith(
+            THEOREM) for r in rows if r["predicted"] != YES)),
+        "huang-h-never-fit": cell_names(a["never_fit"]),
+        "huang-h-fit-disagree": cell_names(fit_disagree),
+        "huang-h-paper-disagree": cell_names(a["disagree_paper"]),
     }
 
 
@@ -227,12 +235,15 @@ def perfect_baseline(rows: list[dict]) -> str:
 
 def paper_overall() -> dict[str, str]:
     """The paper's own numbers against the prediction over all its cells, as glue-able
-    strings: how many cells, and each disagreement with its accuracy on Len 101-150."""
+    strings: how many cells, and each disagreement with its accuracy on Len 101-150.
+
+    Feeds: book/ape_vs_nope.ipynb, {numref}`tab-huang-headline` (the prose after it)"""
     wrong = paper_disagreements()
     text = "; ".join(f"{cell_names([d['task'] + '/' + d['encoding']])}, at "
                      f"{cell_pct(d['longest'])}% on Len 101-150" for d in wrong)
-    return {"paper-all-cells": str(len(reference())),
-            "paper-all-disagree-n": str(len(wrong)), "paper-all-disagree": text or "none"}
+    return {"huang-h-paper-all-cells": str(len(reference())),
+            "huang-h-paper-all-disagree-n": str(len(wrong)),
+            "huang-h-paper-all-disagree": text or "none"}
 
 
 def sweep_status(records: list[dict], configs_by_figure: dict[str, dict]) -> str:
