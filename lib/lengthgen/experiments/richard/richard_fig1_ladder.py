@@ -20,6 +20,8 @@ wall time on a shared core). The whole ladder spans 4x the book's operations per
 against a gap of about 1e5 to the paper's: it shows the direction of the trend at the book's
 end, not the paper's result. The `paper` config continues the ladder on a GPU at the paper's task (5 clauses,
 windows of 1024 tokens, 16 a batch): five rungs up to the paper's model, one seed each.
+
+Feeds: book/dyck_appendix.ipynb, {numref}`fig-dyck-boolean-ladder`
 """
 from lengthgen.experiments import spread
 from lengthgen.experiments.richard.boolean_protocol import train_and_score, training
