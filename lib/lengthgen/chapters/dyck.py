@@ -52,9 +52,7 @@ def show_ladder() -> dict[str, str]:
     (plan-rungs, plan-seeds, plan-span: the top rung's training operations over rung 0's, gap:
     the paper's model's over the top rung's, by `lengthgen.runs.cost`), then `ladder_numbers`
     of its records (the sentence `result` among them), or `result` as the note."""
-    # glue keys: ladder-{plan-rungs,plan-seeds,plan-span,gap,result,in,base,beat,oos}
-    # glue keys: ladder-{nonconstant,in-steps,loss,loss-steps,flops,flops-span,minutes}
-    # glue keys: ladder-{rungs,seeds,depth}
+    # glue keys: ladder-{plan-rungs,plan-seeds,plan-span,gap,result}
     from IPython.display import Markdown
 
     from lengthgen.experiments.prose import num
