@@ -102,8 +102,10 @@ def committed_cases() -> list:
     with the reason instead of passing on an empty loop."""
     cases = []
     for figure_id in FIGURE_IDS:
-        configs = getattr(experiment(figure_id), "CONFIGS", {})
-        for scale in ("book", "paper") + (("gpu",) if "gpu" in configs else ()):
+        configs = getattr(experiment(figure_id), "CONFIGS", None)   # none: drawn from others'
+        scales = ("book", "paper") if configs is None else \
+            [s for s in ("book", "paper", "gpu") if s in configs]
+        for scale in scales:
             sources = source_ids(figure_id)
             folder = results_dir() / figure_id / scale
             if sources != (figure_id,):

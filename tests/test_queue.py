@@ -85,6 +85,10 @@ def test_a_queue_of_two_planned_figures_writes_figure_records_and_resumes(tmp_pa
             assert r["config"] == module.CONFIGS["test"] and r["device"] == "cpu"
             assert r["git_commit"] and r["lib_digest"] and r["date"] and r["wall_time_s"] >= 0
             assert r["params"]["name"] == r["run_name"]
+    budget_record = load_records("huang-fig1-budget", "test", tmp_path)[0]
+    forged = {**budget_record, "params": {**budget_record["params"], "seed": 7}}
+    with pytest.raises(Exception, match="not a registered run"):   # the stale-record check
+        check_records("huang-fig1-budget", [forged])
     leads = load_records("huang-ape-leads", "test", tmp_path)
     names = sorted(r["run_name"] for r in leads)
     assert names == sorted(p["name"] for p in experiment("huang-ape-leads").runs(
