@@ -125,3 +125,24 @@ def test_budget_queue_on_the_command_line(tmp_path):
     bad = run("--scale", "test", "--figures", "huang-fig1-languages", "--list")
     assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1
     assert "not a planned figure" in bad.stderr
+
+
+def test_unfinished_jobs_of_every_queued_figure_are_packed_and_resumed(tmp_path):
+    """A queue cut at step 15 keeps each figure's unfinished states in its own folder; `budget
+    pack --queue` packs those of both figures into the files a GPU hands back, and the next
+    queue resumes them from the packs."""
+    from lengthgen.__main__ import main
+    rows = queue.order(PAIR, "test")
+    quiet = dict(log=lambda *a, **k: None)
+    first = queue.run_queue(rows, tmp_path, CPU, time.time() + 300, states=tmp_path / "states",
+                            until_step=15, **quiet)
+    kept = {f: len(list((tmp_path / "states" / f).glob("*.pt"))) for f in PAIR}
+    assert all(kept[f] == first[f]["unfinished"] > 0 for f in PAIR), (kept, first)
+    assert main(["budget", "pack", "--queue", "--scale", "test", "--figures", ",".join(PAIR),
+                 "--root", str(tmp_path), "--states", str(tmp_path / "states"),
+                 "--out", str(tmp_path / "packs")]) == 0
+    assert list((tmp_path / "packs").glob("slice-states-*.pt"))
+    again = queue.run_queue(rows, tmp_path, CPU, time.time() + 300,
+                            states_in=tmp_path / "packs", **quiet)
+    assert all(again[f]["resumed"] == kept[f] for f in PAIR), again
+    assert not any(planned.pending(f, "test", tmp_path) for f in PAIR)
