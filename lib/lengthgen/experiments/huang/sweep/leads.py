@@ -49,7 +49,7 @@ def engine_job(params: dict, config: dict):
         trained_on = FullDepthDyck(_depth(task.id))
     elif params["variant"] == "fixed_data":   # drawn once per seed, served by epochs
         trained_on = FixedTrainingSet(task, config["fixed_size"], data_seed=params["seed"])
-    return Job(trained_on, model, train_cfg, name=params["name"])
+    return Job(trained_on, model, train_cfg, name=params.get("name", ""))
 
 
 def training(params: dict, config: dict):
