@@ -9,7 +9,8 @@
     budget queue  [--scale gpu] [--figures ID,ID] --list
 
 A slice trains the jobs of the planned figure huang-fig1-budget (its protocol:
-lengthgen.experiments.huang.sweep.budget; the loop: lengthgen.runs.planned and runs.slices) until its time is up, writing each finished job's record at once; run
+lengthgen.experiments.huang.sweep.budget; the loop: lengthgen.runs.planned and runs.slices)
+until its time is up, writing each finished job's record at once; run
 it again (a later slice, a later session) and it plans what is left from the records. With
 --workers N it starts N processes that share the records folder and take different decoder
 shapes. One slice per records folder at a time (a lock). It starts a job only if the job can
