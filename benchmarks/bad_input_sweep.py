@@ -645,10 +645,11 @@ def _states_for_budget(tmp: Path) -> dict:
     import torch
 
     from lengthgen.experiments.huang.sweep import budget
-    from lengthgen.runs import slices
+    from lengthgen.experiments.huang.sweep.huang_fig1_budget import FIGURE_ID
+    from lengthgen.runs import planned, slices
     stopped = tmp / "budget-stopped"
-    budget.run_slice(stopped, "test", "cpu", clock.time() + 300, until_step=15,
-                     states_out=stopped / "states", log=lambda *a, **k: None)
+    planned.run_slice(FIGURE_ID, "test", stopped, "cpu", clock.time() + 300, until_step=15,
+                      states_out=stopped / "states", log=lambda *a, **k: None)
     states = budget.load_states(stopped / "states")
     config = budget.budget_configs()["test"]
     first = next(j for j in budget.plan(config, {}) if j.name in states)
@@ -665,12 +666,12 @@ def _states_for_budget(tmp: Path) -> dict:
     os.mkfifo(folders["bad"] / f"{names[3]}.pt")
     (folders["bad"] / ".tmp-killed.pt").write_bytes(b"half a state")
     (folders["bad"] / "a_folder.pt").mkdir()
-    lock = folders["locked"] / budget.RECORDS_ID / "test" / ".lock"
+    lock = folders["locked"] / FIGURE_ID / "test" / ".lock"
     lock.parent.mkdir(parents=True)
     handle = open(lock, "a+")
     fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
     _BUDGET_LOCK.append(handle)
-    (tmp / "budget-dir-lock" / budget.RECORDS_ID / "test" / ".lock").mkdir(parents=True)
+    (tmp / "budget-dir-lock" / FIGURE_ID / "test" / ".lock").mkdir(parents=True)
     folders["dir-lock"] = tmp / "budget-dir-lock"
     (tmp / "bench-none.jsonl").write_text('{"header": {}}\n{"kind": "train()"}\n')
     return folders

@@ -55,7 +55,7 @@ GPU_PLAN = {(1, 1, 16): [64, 1024], (2, 2, 64): [32, 512], (4, 4, 256): [8, 64],
 CPU_PLAN = {(1, 1, 16): [1, 8, 32], (2, 2, 32): [1, 8], (2, 2, 64): [1, 8]}
 TASK = "binary_majority"
 SWEEP_STEPS = 60_000       # the paper's longest budget (6L4H d256, 12L12H d768)
-MAX_GROUP = 256            # a slice's largest group (budget.run_slice)
+MAX_GROUP = 256            # a slice's largest group (runs.slices.run_slice)
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 
 
@@ -161,8 +161,9 @@ def sweep_groups(root: str) -> list[dict]:
     from pathlib import Path
 
     from lengthgen.engine.jobs import group_key
-    from lengthgen.experiments.huang.sweep.budget import (RECORDS_ID, budget_configs,
-                                                          load_job_records, plan, to_engine_job)
+    from lengthgen.experiments.huang.sweep.budget import (budget_configs, load_job_records,
+                                                          plan, to_engine_job)
+    from lengthgen.experiments.huang.sweep.huang_fig1_budget import FIGURE_ID as RECORDS_ID
     config = budget_configs()["gpu"]
     records = load_job_records(Path(root) / RECORDS_ID / "gpu")
     groups: dict = {}

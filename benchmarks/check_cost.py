@@ -16,7 +16,8 @@ import statistics
 from pathlib import Path
 
 from lengthgen.experiments.huang.sweep import protocol
-from lengthgen.experiments.huang.sweep.budget import RECORDS_ID, budget_configs
+from lengthgen.experiments.huang.sweep.budget import budget_configs
+from lengthgen.experiments.huang.sweep.huang_fig1_budget import FIGURE_ID as RECORDS_ID
 from lengthgen.runs import cost
 
 ROOT = Path(__file__).resolve().parents[1] / "results" / RECORDS_ID / "gpu"

@@ -10,29 +10,35 @@
 # The first call: 1. correctness on the card (tests/test_engine_cuda.py, the samplers' CUDA
 # tests; CUDA graphs are used only where their own test passes); 2. benchmarks/bench_engine.py
 # and profile_engine.py (skipped with BENCH_SECONDS=0: the slice then plans with the built-in
-# H200 rates, lengthgen.runs.rates); 3. a slice of the paper-budget sweep (`budget slice`)
-# that starts a job only if it can finish in this call's time left plus NEXT_SECONDS of the
-# chained call, at the rates just measured. The chained call (`--continue`, TOTAL_SECONDS
-# default 200) resumes every unfinished job from the local disk and starts only jobs that
-# finish before it ends. With NEXT_SECONDS=0 (no chained call) the first call alone plans.
+# H200 rates, lengthgen.runs.rates); 3. the queue of planned figures (`budget queue`): the
+# paper-budget sweep first, then the other planned figures cheapest per reproduced id first
+# (`budget queue --list` prints the order), each starting a job only if it can finish in this
+# call's time left plus NEXT_SECONDS of the chained call, at the rates just measured, so the
+# figures after the first fill the tail of the slice. The chained call (`--continue`,
+# TOTAL_SECONDS default 200) resumes every unfinished job from the local disk and starts only
+# jobs that finish before it ends. With NEXT_SECONDS=0 (no chained call) the first call alone
+# plans. QUEUE=id,id runs only those planned figures (default: every one); SCALE=test runs
+# the queue at test scale (what a CPU can check end to end: the card's tests then skip).
 #
 # The machine's local disk keeps what the calls share ($LOCAL, default /tmp/lengthgen-session):
-# the records folder (seeded from results/ by the first call), every unfinished job's state
-# (no size limit), the benchmark's rates and whether graphs passed. Each call's $OUT holds at
-# most 8 files, 16 MiB each, 64 MiB in all: its logs, budget-records.tar (the records folder,
-# committed records included, to unpack into results/) and, in the files left, the unfinished
-# states packed smallest first (`budget pack`: slice-states-K.pt). Hand the packs to the next
-# allotment in .slice-states/ (name it in the run's `carry`); the slice reads them there.
+# the queued figures' records folders (seeded from results/ by the first call), every
+# unfinished job's state (no size limit, one folder per figure), the benchmark's rates and
+# whether graphs passed. Each call's $OUT holds at most 8 files, 16 MiB each, 64 MiB in all:
+# its logs, budget-records.tar (the queued figures' records folders, committed records
+# included, to unpack into results/) and, in the files left, the unfinished states packed
+# smallest first (`budget pack --queue`: slice-states-K.pt). Hand the packs to the next
+# allotment in .slice-states/ (name it in the run's `carry`); the queue reads them there.
 #
 # Provenance: the device tool's copy carries the repository's .git as it was when the session
 # began, so git there names that older commit "+dirty" with the changed lib/ files;
-# `budget.code_commit` recovers the commit from them, and records carry `lib_digest`.
+# `runs.provenance.code_commit` recovers the commit from them, and records carry `lib_digest`.
 # LENGTHGEN_GIT_COMMIT is read only where no git repository is found at all.
 set -uo pipefail
 export PYTHONPATH=lib PYTHONUNBUFFERED=1 OMP_NUM_THREADS=1 MPLBACKEND=Agg
 : "${OUT:?set OUT to the folder for the results}"
 LOCAL=${LOCAL:-/tmp/lengthgen-session}
 PY=${PYTHON:-python3}
+SCALE=${SCALE:-gpu}
 start=$(date +%s)
 CONTINUE=0
 if [ "${1:-}" = "--continue" ]; then CONTINUE=1; shift; fi
@@ -47,9 +53,15 @@ else
   BENCH_SECONDS=${1:-100}; TOTAL_SECONDS=${2:-540}; WORKERS=${3:-3}; NEXT_SECONDS=${4:-0}
   LOG="$OUT/check.log"; SLICE_LOG="$OUT/slice.log"
   mkdir -p "$LOCAL/results" "$LOCAL/states"
+  # the queue's figures, in its order (the chained call runs the same ones)
+  $PY -m lengthgen budget queue --scale "$SCALE" ${QUEUE:+--figures "$QUEUE"} --list \
+    > "$LOCAL/queue.tsv" 2>> "$LOG" || { echo "no queue" | tee -a "$LOG"; exit 1; }
   # the committed records, and any a call on this machine wrote before (never overwritten)
-  cp -rn results/huang-fig1-budget "$LOCAL/results/" 2>/dev/null || true
+  for id in $(cut -f1 "$LOCAL/queue.tsv"); do
+    cp -rn "results/$id" "$LOCAL/results/" 2>/dev/null || true
+  done
 fi
+FIGURES=$(cut -f1 "$LOCAL/queue.tsv" | paste -sd, -)
 { nvidia-smi -L; $PY -c "import torch; print('torch', torch.__version__, torch.version.cuda)"; } \
   2>&1 | tee -a "$LOG"
 
@@ -102,21 +114,27 @@ left=$(( TOTAL_SECONDS - ($(date +%s) - start) - 60 ))
 if [ "$left" -lt 30 ]; then left=30; fi
 SLICE_MINUTES=$($PY -c "print(round($left / 60, 2))")
 THEN_MINUTES=$($PY -c "print(round(max($NEXT_SECONDS - 60, 0) / 60, 2))")
-echo "== 3. sweep slice ($SLICE_MINUTES min, then $THEN_MINUTES min chained, $WORKERS workers)" \
-  | tee -a "$LOG"
-# timeout sends SIGTERM: the slice stops its workers at their next step, records what they
+echo "== 3. queue slice ($SLICE_MINUTES min, then $THEN_MINUTES min chained," \
+  "$WORKERS workers): $FIGURES" | tee -a "$LOG"
+# timeout sends SIGTERM: the queue stops its workers at their next step, records what they
 # finished and keeps the unfinished states; -k: SIGKILL a minute later if it has not ended
-timeout -k 60 $(( left + 60 )) $PY -m lengthgen budget slice --scale gpu \
-  --minutes "$SLICE_MINUTES" --then-minutes "$THEN_MINUTES" --workers "$WORKERS" \
-  --root "$LOCAL/results" $GRAPHS $COMPILE_FLAG $RATES --states-in .slice-states \
-  --states "$LOCAL/states" \
+timeout -k 60 $(( left + 60 )) $PY -m lengthgen budget queue --scale "$SCALE" \
+  --figures "$FIGURES" --minutes "$SLICE_MINUTES" --then-minutes "$THEN_MINUTES" \
+  --workers "$WORKERS" --root "$LOCAL/results" $GRAPHS $COMPILE_FLAG $RATES \
+  --states-in .slice-states --states "$LOCAL/states" \
   > "$SLICE_LOG" 2>&1
-echo "slice rc $? after $(( $(date +%s) - start )) s" | tee -a "$LOG"
+echo "queue rc $? after $(( $(date +%s) - start )) s" | tee -a "$LOG"
 tail -3 "$SLICE_LOG" | tee -a "$LOG"
+FOLDERS=$(cd "$LOCAL/results" && for id in ${FIGURES//,/ }; do [ -d "$id" ] && echo "$id"; done)
 tar -C "$LOCAL/results" --exclude .claims --exclude .lock --exclude '.tmp-*' \
-  -cf "$OUT/budget-records.tar" huang-fig1-budget
-ls "$LOCAL/results/huang-fig1-budget/gpu" | wc -l | sed 's/^/records: /' | tee -a "$LOG"
-ls "$LOCAL/states" | wc -l | sed 's/^/unfinished states on this machine: /' | tee -a "$LOG"
+  -cf "$OUT/budget-records.tar" $FOLDERS
+while IFS=$'\t' read -r id scale _; do
+  n=$(ls "$LOCAL/results/$id/$scale" 2>/dev/null | grep -c '\.json$')
+  echo "records of $id/$scale: $n" | tee -a "$LOG"
+done < "$LOCAL/queue.tsv"
+find "$LOCAL/states" -name '*.pt' | wc -l | sed 's/^/unfinished states on this machine: /' \
+  | tee -a "$LOG"
 # last: the states, smallest first, into the files $OUT has left (counted by `budget pack`)
-$PY -m lengthgen budget pack --scale gpu --root "$LOCAL/results" --states .slice-states \
-  --states "$LOCAL/states" --out "$OUT" 2>&1 | tail -c 2000 >> "$LOG"
+$PY -m lengthgen budget pack --queue --scale "$SCALE" --figures "$FIGURES" \
+  --root "$LOCAL/results" --states .slice-states --states "$LOCAL/states" --out "$OUT" 2>&1 \
+  | tail -c 2000 >> "$LOG"

@@ -6,10 +6,17 @@ from pathlib import Path
 import pytest
 
 from lengthgen.experiments.huang.sweep import budget
+from lengthgen.experiments.huang.sweep.huang_fig1_budget import FIGURE_ID as RECORDS_ID
 from lengthgen.experiments.huang.sweep.protocol import Setting
 from lengthgen.results import results_dir
+from lengthgen.runs import planned
 
 GPU = budget.budget_configs()["gpu"]
+
+
+def run_slice(root, scale, device, deadline, **options):
+    """A slice of the paper-budget sweep (the planned figure's, `runs.planned.run_slice`)."""
+    return planned.run_slice(RECORDS_ID, scale, root, device, deadline, **options)
 
 
 def _record(spec, fit, heldout=1.0, longest=1.0):
@@ -74,9 +81,9 @@ def test_the_twelve_layer_setting_is_left_out_of_slices():
 
 def test_a_slice_records_its_jobs_and_the_next_one_plans_only_what_is_left(tmp_path):
     import torch
-    counts = budget.run_slice(tmp_path, "test", torch.device("cpu"), time.time() + 120,
+    counts = run_slice(tmp_path, "test", torch.device("cpu"), time.time() + 120,
                               log=lambda *a, **k: None)
-    folder = tmp_path / budget.RECORDS_ID / "test"
+    folder = tmp_path / RECORDS_ID / "test"
     records = budget.load_job_records(folder)
     config = budget.budget_configs()["test"]
     assert counts["recorded"] == len(records) > 0
@@ -84,12 +91,12 @@ def test_a_slice_records_its_jobs_and_the_next_one_plans_only_what_is_left(tmp_p
     for name, record in records.items():
         assert record["metrics"]["history"] and record["config"] == config
         assert set(record["metrics"]["bins"]) == {"1-50", "51-100", "101-150"}
-    again = budget.run_slice(tmp_path, "test", torch.device("cpu"), time.time() + 60,
+    again = run_slice(tmp_path, "test", torch.device("cpu"), time.time() + 60,
                              log=lambda *a, **k: None)
     assert again["recorded"] == 0
 
 
-COMMITTED = results_dir() / budget.RECORDS_ID / "gpu"
+COMMITTED = results_dir() / RECORDS_ID / "gpu"
 
 
 @pytest.mark.skipif(not COMMITTED.is_dir(), reason="no committed paper-budget records")
@@ -195,17 +202,17 @@ def test_a_slice_hands_unfinished_jobs_to_the_next_as_files(tmp_path):
     import torch
     quiet = dict(log=lambda *a, **k: None)
     whole, parts = tmp_path / "whole", tmp_path / "parts"
-    budget.run_slice(whole, "test", torch.device("cpu"), time.time() + 120, **quiet)
-    first = budget.run_slice(parts, "test", torch.device("cpu"), time.time() + 120,
+    run_slice(whole, "test", torch.device("cpu"), time.time() + 120, **quiet)
+    first = run_slice(parts, "test", torch.device("cpu"), time.time() + 120,
                              states_out=tmp_path / "states", until_step=15, **quiet)
     assert first["states_kept"] == first["unfinished"] > 0   # some stop at step 10 already
-    for claims in (parts / budget.RECORDS_ID / "test" / ".claims").iterdir():
+    for claims in (parts / RECORDS_ID / "test" / ".claims").iterdir():
         claims.unlink()   # a new slice clears the claims of the last (`budget slice` does)
-    second = budget.run_slice(parts, "test", torch.device("cpu"), time.time() + 120,
+    second = run_slice(parts, "test", torch.device("cpu"), time.time() + 120,
                               states_in=tmp_path / "states", **quiet)
     assert second["resumed"] == first["states_kept"]
-    a = budget.load_job_records(whole / budget.RECORDS_ID / "test")
-    b = budget.load_job_records(parts / budget.RECORDS_ID / "test")
+    a = budget.load_job_records(whole / RECORDS_ID / "test")
+    b = budget.load_job_records(parts / RECORDS_ID / "test")
     assert set(a) == set(b)
     for name in a:
         ha, hb = a[name]["metrics"]["history"], b[name]["metrics"]["history"]

@@ -6,7 +6,8 @@ from matplotlib.figure import Figure
 
 from lengthgen.errors import LengthgenError
 from lengthgen.runs.records import caption, figure_data
-from lengthgen.runs.registry import EXPERIMENTS, SCALE_ORDER, expected_runs, experiment, source_ids
+from lengthgen.runs.registry import (EXPERIMENTS, SCALE_ORDER, expected_runs, experiment,
+                                     module_runs, planned_only, run_matcher, source_ids)
 from lengthgen.runs.runner import in_progress, marker_problems, run_experiment
 from lengthgen.viz.book import show
 from lengthgen.results import load_records, record_files, results_dir
@@ -27,10 +28,14 @@ def test_module_declares_the_interface(figure_id):
         assert not {"CONFIGS", "runs", "run_one"} & set(vars(module))
         assert all(hasattr(experiment(s), "run_one") for s in source_ids(figure_id))
         return
-    assert set(module.CONFIGS) == {"test", "book", "paper"}
+    if planned_only(module):   # its runs are what its plan calls for (runs.planned)
+        assert "test" in module.CONFIGS and set(module.CONFIGS) <= {"test", "book", "paper",
+                                                                     "gpu"}
+    else:
+        assert set(module.CONFIGS) == {"test", "book", "paper"}
     for scale, config in module.CONFIGS.items():
         assert json.loads(json.dumps(config)) == config, f"{scale} config is not plain JSON"
-        params = module.runs(config)
+        params = module_runs(module, scale)
         names = [p["name"] for p in params]
         assert params and len(names) == len(set(names)), f"{scale}: run names must be unique"
         assert json.loads(json.dumps(params)) == params, f"{scale}: params are not plain JSON"
@@ -56,6 +61,10 @@ def test_a_module_that_breaks_the_figure_contract_stops_the_registry_in_one_line
         'FIGURE_ID = "izzo-planted"\nTITLE = "t"\nCONFIGS = {}\n\n\n'
         'def runs(config):\n    return []\n\n\ndef figure(records):\n    pass\n':
             "figure module izzo.izzo_planted breaks the figure contract: no run_one",
+        'FIGURE_ID = "izzo-planted"\nTITLE = "t"\nCONFIGS = {}\n\n\n'
+        'def plan(config, records):\n    return []\n\n\ndef figure(records):\n    pass\n':
+            "figure module izzo.izzo_planted breaks the figure contract: no spec, engine_job, "
+            "score",
     }
     for source, message in cases.items():
         planted.write_text(source, encoding="utf-8")
@@ -93,7 +102,10 @@ def committed_cases() -> list:
     with the reason instead of passing on an empty loop."""
     cases = []
     for figure_id in FIGURE_IDS:
-        for scale in ("book", "paper"):
+        configs = getattr(experiment(figure_id), "CONFIGS", None)   # none: drawn from others'
+        scales = ("book", "paper") if configs is None else \
+            [s for s in ("book", "paper", "gpu") if s in configs]
+        for scale in scales:
             sources = source_ids(figure_id)
             folder = results_dir() / figure_id / scale
             if sources != (figure_id,):
@@ -118,7 +130,8 @@ def test_committed_scales_have_exactly_one_record_per_registered_run(figure_id, 
     assert records, f"{figure_id}/{scale}: no records"
     names = [r["run_name"] for r in records]
     assert len(names) == len(set(names))
-    expected = expected_runs(figure_id, scale)
+    expected = expected_runs(figure_id, scale, records)   # a planned figure's: its plan's too
+    planned = _by_slices(figure_id, scale)
     marker = in_progress(folder)
     if marker is None:
         assert sorted(names) == sorted(expected), \
@@ -126,9 +139,10 @@ def test_committed_scales_have_exactly_one_record_per_registered_run(figure_id, 
     else:  # a sweep committed in batches: a subset, from the commit its marker names, and
         # exactly the runs the marker lists as done (a deleted record fails here)
         assert set(names) < set(expected), f"{figure_id}/{scale}: not registered runs"
-        assert marker["runs"] == len(expected), f"{figure_id}/{scale}: stale marker"
-        assert {r["git_commit"] for r in records} <= {marker["git_commit"]}, \
-            f"{figure_id}/{scale}: records of another commit than the marker's"
+        if not planned:   # (a planned figure's runs span GPU sessions and grow with its plan)
+            assert marker["runs"] == len(expected), f"{figure_id}/{scale}: stale marker"
+            assert {r["git_commit"] for r in records} <= {marker["git_commit"]}, \
+                f"{figure_id}/{scale}: records of another commit than the marker's"
         problems = marker_problems(folder, records)
         assert not problems, f"{figure_id}/{scale}: {'; '.join(problems[:3])}"
 
@@ -138,10 +152,10 @@ def test_committed_records_match_the_registered_config(figure_id, scale):
     module = experiment(figure_id)
     records = load_records(figure_id, scale, results_dir())  # validates fields and digests
     assert records, f"{figure_id}/{scale}: no records"
-    expected = {p["name"]: p for p in module.runs(module.CONFIGS[scale])}
+    registered = run_matcher(module, scale)
     for record in records:
         assert record["config"] == module.CONFIGS[scale], f"{record['run_name']}: stale config"
-        assert record["params"] == expected.get(record["run_name"]), \
+        assert registered(record["run_name"], record["params"]), \
             f"{record['run_name']}: not a run of the registered {scale} config"
 
 
@@ -150,11 +164,37 @@ def test_committed_records_name_one_clean_commit(figure_id, scale):
     """A figure's caption names the commit its records came from: one commit, with no
     uncommitted change under lib/ (re-run the whole figure on a clean tree otherwise)."""
     records = load_records(figure_id, scale, results_dir())
+    if _by_slices(figure_id, scale):   # slices on GPU machines, session by session
+        _each_session_names_its_code(figure_id, records)
+        return
     commits = {r["git_commit"] for r in records}
     assert len(commits) == 1, f"{figure_id}/{scale}: records from {len(commits)} commits"
     dirty = [r["run_name"] for r in records
              if r["git_commit"].endswith("+dirty") or r.get("git_dirty_files")]
     assert not dirty, f"{figure_id}/{scale}: made from a changed tree: {dirty[:3]}"
+
+
+def _by_slices(figure_id: str, scale: str) -> bool:
+    """Whether a figure's records at a scale are written by GPU slices: a planned figure's at
+    the scale a GPU queue runs it at (runs.planned.gpu_scale)."""
+    from lengthgen.runs.planned import gpu_scale, is_planned
+    module = experiment(figure_id)
+    return is_planned(module) and scale == gpu_scale(module)
+
+
+def _each_session_names_its_code(figure_id: str, records: list[dict]) -> None:
+    """A planned figure's records come from slices of several GPU sessions, each on a copy of
+    the tree whose git saw the session's first commit "+dirty": each session's code must be a
+    commit of this repository, the one whose lib/ changes are exactly those the records list
+    (runs.provenance.code_commit; it needs the full history)."""
+    import subprocess
+    from lengthgen.runs.provenance import code_commits
+    shallow = subprocess.run(["git", "rev-parse", "--is-shallow-repository"], cwd=results_dir(),
+                             capture_output=True, text=True).stdout.strip()
+    if shallow != "false":
+        pytest.skip("no full git history to find the sessions' commits in")
+    commits = code_commits({r["run_name"]: r for r in records})
+    assert all(commits.values()), f"{figure_id}: no commit's lib/ matches: {commits}"
 
 
 def test_unknown_figure_id_names_the_closest():
@@ -184,12 +224,12 @@ def test_every_figure_has_its_committed_record_folder(figure_id):
     and, before, silently recomputed a sweep of hours)."""
     from lengthgen.results import REPO_ROOT
     for source in source_ids(figure_id):
-        folders = [REPO_ROOT / "results" / source / scale for scale in ("paper", "book")]
+        folders = [REPO_ROOT / "results" / source / scale for scale in ("paper", "gpu", "book")]
         recorded = any(f.is_dir() and record_files(f) for f in folders)
         if source in AWAITING_FIRST_RUN:
             assert not recorded, f"{source} has records now: remove it from AWAITING_FIRST_RUN"
             pytest.skip(f"{source}: {AWAITING_FIRST_RUN[source]}")
-        assert recorded, f"{source}: no committed records under results/{source}/book or paper"
+        assert recorded, f"{source}: no committed records under results/{source}/book, paper or gpu"
 
 
 def test_figures_awaiting_their_first_run_are_registered_and_run_their_own():

@@ -71,13 +71,13 @@ def test_budget_slice_resolves_its_device_as_figure_run_does(tmp_path, monkeypat
     budget slice gave a RuntimeError traceback. It now trains on the same device."""
     import torch
 
-    from lengthgen.experiments.huang.sweep import budget
+    from lengthgen.runs import planned
     seen = []
 
-    def fake_slice(root, scale, device, deadline, **kwargs):
+    def fake_slice(figure_id, scale, root, device, deadline, **kwargs):
         seen.append(device)
         return {"recorded": 0}
-    monkeypatch.setattr(budget, "run_slice", fake_slice)
+    monkeypatch.setattr(planned, "run_slice", fake_slice)
     assert main(["budget", "slice", "--scale", "test", "--root", str(tmp_path), "--minutes",
                  "1", "--device", "CPU"]) == 0
     assert seen == [torch.device("cpu")]
@@ -207,12 +207,12 @@ def test_run_names_that_collide_on_disk_are_refused_before_any_run(library_copy,
 def test_every_registered_figure_meets_the_checked_contract():
     """The checks above refuse none of the real figures (ids and every scale's run names)."""
     from lengthgen.runs.contract import PLAIN_ID
-    from lengthgen.runs.registry import EXPERIMENTS, expected_runs, source_ids
+    from lengthgen.runs.registry import EXPERIMENTS, expected_runs, experiment, source_ids
     assert len(EXPERIMENTS) >= 25
     for figure_id in EXPERIMENTS:
         assert PLAIN_ID.fullmatch(figure_id)
-        if source_ids(figure_id) == (figure_id,):
-            for scale in ("test", "book", "paper"):
+        if source_ids(figure_id) == (figure_id,):   # every scale it has (a planned figure's
+            for scale in experiment(figure_id).CONFIGS:   # may be test and gpu)
                 assert expected_runs(figure_id, scale)
 
 
@@ -312,7 +312,7 @@ def test_every_committed_record_passes_the_loader_and_its_readers_checks():
         assert len(budget.load_job_records(BUDGET)) == len(list(BUDGET.glob("*.json")))
     checked = 0
     for figure_id in EXPERIMENTS:
-        for scale in ("test", "book", "paper"):
+        for scale in ("test", "book", "paper", "gpu"):
             checked += len(figure_records(figure_id, scale, ROOT / "results"))
     assert checked > 700
 

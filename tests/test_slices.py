@@ -14,7 +14,8 @@ import torch
 
 from lengthgen.errors import LengthgenError
 from lengthgen.experiments.huang.sweep import budget
-from lengthgen.runs import rates, slices
+from lengthgen.experiments.huang.sweep.huang_fig1_budget import FIGURE_ID as RECORDS_ID
+from lengthgen.runs import allotment, planned, rates, slices
 
 CPU = torch.device("cpu")
 CONFIG = budget.budget_configs()["test"]
@@ -22,8 +23,13 @@ QUIET = dict(log=lambda *a, **k: None)
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def run_slice(root, scale, device, deadline, **options):
+    """A slice of the paper-budget sweep (the planned figure's, `runs.planned.run_slice`)."""
+    return planned.run_slice(RECORDS_ID, scale, root, device, deadline, **options)
+
+
 def _folder(root) -> Path:
-    return Path(root) / budget.RECORDS_ID / "test"
+    return Path(root) / RECORDS_ID / "test"
 
 
 def _records(root) -> dict:
@@ -40,7 +46,7 @@ def _files(root) -> dict:
 def reference(tmp_path_factory) -> dict:
     """The records of one uninterrupted slice."""
     root = tmp_path_factory.mktemp("reference")
-    budget.run_slice(root, "test", CPU, time.time() + 300, **QUIET)
+    run_slice(root, "test", CPU, time.time() + 300, **QUIET)
     records = _records(root)
     assert budget.plan(CONFIG, records) == []
     return records
@@ -50,7 +56,7 @@ def reference(tmp_path_factory) -> dict:
 def stopped_states(tmp_path_factory) -> Path:
     """The states a slice stopped at step 15 left (some jobs stop at step 10 already)."""
     root = tmp_path_factory.mktemp("stopped")
-    counts = budget.run_slice(root, "test", CPU, time.time() + 300, until_step=15,
+    counts = run_slice(root, "test", CPU, time.time() + 300, until_step=15,
                               states_out=root / "states", **QUIET)
     assert counts["states_kept"] > 0
     return root / "states"
@@ -75,7 +81,7 @@ def test_a_second_slice_on_a_folder_is_refused_in_one_line_and_keeps_the_first_o
     (folder / ".claims" / "a_job_of_the_first_slice").touch()
     with sweep_lock(folder):   # the first slice
         with pytest.raises(LengthgenError, match="another sweep"):
-            budget.run_slice(tmp_path, "test", CPU, time.time() + 60, **QUIET)
+            run_slice(tmp_path, "test", CPU, time.time() + 60, **QUIET)
         code = main(["budget", "slice", "--scale", "test", "--root", str(tmp_path),
                      "--minutes", "1", "--workers", "2"])
     err = capsys.readouterr().err.strip().splitlines()
@@ -90,25 +96,26 @@ def test_a_slice_that_cannot_write_its_states_is_refused_before_training(tmp_pat
     a_file.write_text("not a folder\n")
     for option in ("states", "states_out"):
         with pytest.raises(LengthgenError, match="cannot write"):
-            budget.run_slice(tmp_path, "test", CPU, time.time() + 60,
+            run_slice(tmp_path, "test", CPU, time.time() + 60,
                              **{option: a_file / "states"}, **QUIET)
     with pytest.raises(LengthgenError, match="cannot write"):
-        budget.run_slice(a_file, "test", CPU, time.time() + 60, **QUIET)
+        run_slice(a_file, "test", CPU, time.time() + 60, **QUIET)
     assert not _folder(tmp_path).exists() or not list(_folder(tmp_path).glob("*.json"))
 
 
 def test_a_write_failure_stops_the_slice_after_the_groups_other_records(tmp_path, monkeypatch):
     import errno
-    written = budget.write_job_record
+    from lengthgen.runs import planned
+    written = planned.write_job_record
     failing = budget.plan(CONFIG, {})[0].name
 
-    def full_disk(root, scale, spec, *args):
+    def full_disk(figure_id, scale, root, spec, *args):
         if spec.name == failing:
             raise OSError(errno.ENOSPC, "No space left on device")
-        return written(root, scale, spec, *args)
-    monkeypatch.setattr(budget, "write_job_record", full_disk)
+        return written(figure_id, scale, root, spec, *args)
+    monkeypatch.setattr(planned, "write_job_record", full_disk)
     with pytest.raises(LengthgenError, match="No space left on device.*stopped") as caught:
-        budget.run_slice(tmp_path, "test", CPU, time.time() + 300, **QUIET)
+        run_slice(tmp_path, "test", CPU, time.time() + 300, **QUIET)
     assert "\n" not in str(caught.value)
     from lengthgen.engine.jobs import group_key
     key = group_key(budget.to_engine_job(budget.plan(CONFIG, {})[0], CONFIG))
@@ -125,7 +132,7 @@ def test_a_state_at_its_cap_is_scored_not_trained_again(tmp_path, stopped_states
     cap = budget.to_engine_job(spec, CONFIG).train.steps
     slices.keep_state(tmp_path / "in", name, {**state, "step": cap})
     start = time.perf_counter()
-    counts = budget.run_slice(tmp_path, "test", CPU, time.time() + 90,
+    counts = run_slice(tmp_path, "test", CPU, time.time() + 90,
                               states_in=tmp_path / "in", **QUIET)
     assert time.perf_counter() - start < 80   # today: it spins until the deadline
     records = _records(tmp_path)
@@ -154,7 +161,7 @@ def test_bad_state_files_are_named_and_their_jobs_start_fresh(tmp_path, stopped_
     os.mkfifo(folder / f"{names[-1]}.pt")
     (folder / "a_folder.pt").mkdir()
     notes = []
-    counts = budget.run_slice(tmp_path, "test", CPU, time.time() + 300, states_in=folder,
+    counts = run_slice(tmp_path, "test", CPU, time.time() + 300, states_in=folder,
                               log=lambda line, **k: notes.append(line))
     said = [n for n in notes if '"note"' in n]
     for name in bad:
@@ -172,7 +179,7 @@ def test_a_state_at_step_0_trains_with_the_fresh_jobs_of_its_shape(tmp_path, ref
     outcome, = train_jobs([budget.to_engine_job(spec, CONFIG)], CPU, sampler="device",
                           until_step=0)
     slices.keep_state(tmp_path / "s", spec.name, {**outcome.state, "job": spec.params()})
-    counts = budget.run_slice(tmp_path, "test", CPU, time.time() + 300, states=tmp_path / "s",
+    counts = run_slice(tmp_path, "test", CPU, time.time() + 300, states=tmp_path / "s",
                               **QUIET)
     assert "failed_groups" not in counts
     _same_as(reference, _records(tmp_path))
@@ -234,7 +241,7 @@ def _drill(root: Path, sig: int, total: int, *extra) -> tuple:
 
 def _finish_and_compare(root: Path, reference: dict, **options) -> None:
     before = _files(root)
-    counts = budget.run_slice(root, "test", CPU, time.time() + 300, **options, **QUIET)
+    counts = run_slice(root, "test", CPU, time.time() + 300, **options, **QUIET)
     after = _files(root)
     assert all(after[name] == seen for name, seen in before.items())   # none rewritten
     assert counts["recorded"] == len(reference) - len(before)          # none trained twice
@@ -272,7 +279,7 @@ SLOW = rates.RateTable("test", "a made-up table", (rates.Rate((1, 1, 16), 1, Fal
 
 
 def test_a_slice_starts_no_job_it_cannot_finish(tmp_path):
-    counts = budget.run_slice(tmp_path, "test", CPU, time.time() + 60, rates=SLOW,
+    counts = run_slice(tmp_path, "test", CPU, time.time() + 60, rates=SLOW,
                               states_out=tmp_path / "out", **QUIET)
     assert counts["not_started"] == len(budget.plan(CONFIG, {}))
     assert counts["groups"] == 0 and not _records(tmp_path)
@@ -285,15 +292,15 @@ def test_a_chained_call_counts_when_the_states_stay_on_the_local_disk(tmp_path, 
     at step 15 here, as a deadline would) keep every state there; the next call resumes them
     and records what an uninterrupted slice records."""
     local, slow = tmp_path / "local", SLOW
-    alone = budget.run_slice(tmp_path / "alone", "test", CPU, time.time() + 60, rates=slow,
+    alone = run_slice(tmp_path / "alone", "test", CPU, time.time() + 60, rates=slow,
                              chain_s=600, **QUIET)
     assert alone["groups"] == 0 and alone["not_started"] > 0
-    first = budget.run_slice(tmp_path, "test", CPU, time.time() + 60, rates=slow, states=local,
+    first = run_slice(tmp_path, "test", CPU, time.time() + 60, rates=slow, states=local,
                              chain_s=600, until_step=15, **QUIET)
     assert first["not_started"] == 0 and first["groups"] >= 1
     kept = {p.stem for p in local.glob("*.pt")}
     assert first["unfinished"] == len(kept) > 0
-    second = budget.run_slice(tmp_path, "test", CPU, time.time() + 300, states=local, **QUIET)
+    second = run_slice(tmp_path, "test", CPU, time.time() + 300, states=local, **QUIET)
     assert second["resumed"] == len(kept)
     _same_as(reference, _records(tmp_path))
     assert not list(local.glob("*.pt"))   # finished jobs' states are not handed on
@@ -306,9 +313,9 @@ def test_the_planner_uses_the_table_then_what_the_slice_measured():
     n = planner.largest((1, 1, 16), [30000] * 300, 300, 256)
     assert 0 < n < 256 and planner.seconds((1, 1, 16), n, 30000) <= 300 \
         < planner.seconds((1, 1, 16), n + 1, 30000)
-    assert planner.largest((6, 4, 256), [60000] * 8, slices.USABLE_S, 8) == 0
+    assert planner.largest((6, 4, 256), [60000] * 8, allotment.USABLE_S, 8) == 0
     planner.measure((6, 4, 256), 8, 1000, 5.0)   # faster than the table: the table holds
-    assert planner.largest((6, 4, 256), [60000] * 8, slices.USABLE_S, 8) == 0
+    assert planner.largest((6, 4, 256), [60000] * 8, allotment.USABLE_S, 8) == 0
     assert planner.largest((2, 2, 64), [30000] * 64, 400, 64) == 64
     planner.measure((2, 2, 64), 64, 1000, 20.0)   # slower (other workers on the card)
     assert planner.seconds((2, 2, 64), 64, 30000) == pytest.approx(600)
@@ -418,11 +425,11 @@ def test_compile_reaches_the_engine_and_the_records_say_so(tmp_path, monkeypatch
         seen.append(kwargs.get("compile"))
         return real(*args, **{**kwargs, "compile": False})   # eager here: the test is the wiring
     monkeypatch.setattr(jobs_module, "train_jobs", spy)
-    budget.run_slice(tmp_path, "test", CPU, time.time() + 120, compile=True, **QUIET)
+    run_slice(tmp_path, "test", CPU, time.time() + 120, compile=True, **QUIET)
     assert seen and all(c is True for c in seen)
     records = _records(tmp_path)
     assert records and all(r["metrics"].get("compiled") is True for r in records.values())
     seen.clear()
-    budget.run_slice(tmp_path / "plain", "test", CPU, time.time() + 120, **QUIET)
+    run_slice(tmp_path / "plain", "test", CPU, time.time() + 120, **QUIET)
     assert seen and not any(seen)
     assert all("compiled" not in r["metrics"] for r in _records(tmp_path / "plain").values())

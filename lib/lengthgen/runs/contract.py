@@ -20,12 +20,24 @@ A figure module assigns FIGURE_ID at its top level. It then offers
     PAPER_SCALE  a figure that trains: what its `paper` config takes from the paper and what it
                  chooses where the paper is silent (`figure cost --notes` prints it)
 
-and one of two ways to get its records:
+and one of three ways to get its records:
 
     runs its own    CONFIGS  {"test": {...}, "book": {...}, "paper": {...}} (JSON-able)
                     runs(config) -> list[dict]   one dict of params per run, each with a unique
                                                  "name" (and a "seed" where it trains)
                     run_one(params, config, device) -> dict   the metrics of one run
+    planned         CONFIGS  as above, or "test" and any of "book", "paper" and "gpu" (the
+                             paper's budget on a GPU) where it has no runs of its own
+                    plan(config, records) -> jobs   the trainings the records call for now
+                    spec(params) -> job     the job of a record's params
+                    engine_job(job, config) -> lengthgen.engine.jobs.Job
+                    score(model, job, result, config, device, group_size) -> dict
+                             (lengthgen.runs.planned says what each is): its jobs train in GPU
+                             slices and GPU queues, and its records are a figure's records. A
+                             figure that runs its own may be planned too (`planned.plan_runs`);
+                             one with no runs of its own is run by `figure run` in one slice
+                             until its plan is empty. QUEUE_FIRST = True puts it at the head of
+                             a GPU queue (lengthgen.runs.queue).
     draws others'   SOURCE   the figure id (or a tuple of ids) whose records it draws, and no
                              CONFIGS, runs or run_one of its own
 
@@ -51,8 +63,11 @@ from lengthgen.errors import LengthgenError
 
 COMMON = ("FIGURE_ID", "TITLE", "figure")
 OWN_RUNS = ("CONFIGS", "runs", "run_one")
+PLANNED = ("CONFIGS", "plan", "spec", "engine_job", "score")
 SCALES = {"test", "book", "paper"}
-CALLABLE = ("figure", "phone_figure", "data", "runs", "run_one", "trainings", "check_record")
+PLANNED_SCALES = SCALES | {"gpu"}   # "gpu": the paper's budget on a GPU (a planned figure's)
+CALLABLE = ("figure", "phone_figure", "data", "runs", "run_one", "trainings", "check_record",
+            "plan", "spec", "engine_job", "score")
 # a figure id names a folder of results/: a plain name (no separator, no leading dot)
 PLAIN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 
@@ -87,6 +102,10 @@ def check_source(module: str, tree: ast.Module) -> None:
         if extra:
             raise broken(module, f"it draws SOURCE's records, so it defines no "
                                  f"{', '.join(extra)} of its own")
+    elif "plan" in names:   # planned; runs of its own too if it has either
+        missing += [n for n in PLANNED if n not in names]
+        if {"runs", "run_one"} & names:
+            missing += [n for n in OWN_RUNS if n not in names]
     else:
         missing += [n for n in OWN_RUNS if n not in names]
     if missing:
@@ -103,8 +122,13 @@ def check_module(module) -> None:
             raise broken(name, f"{attr} is not callable")
     if not hasattr(module, "SOURCE"):
         configs = getattr(module, "CONFIGS", None)
-        if not isinstance(configs, dict) or set(configs) != SCALES:
-            raise broken(name, f"CONFIGS must have exactly the scales {sorted(SCALES)}")
+        if hasattr(module, "run_one"):
+            if not isinstance(configs, dict) or set(configs) != SCALES:
+                raise broken(name, f"CONFIGS must have exactly the scales {sorted(SCALES)}")
+        elif not isinstance(configs, dict) or "test" not in configs \
+                or not set(configs) <= PLANNED_SCALES:
+            raise broken(name, f"a planned figure's CONFIGS must have the scale 'test' and no "
+                               f"other than {sorted(PLANNED_SCALES)}")
 
 
 def parse_source(module: str, path) -> ast.Module:

@@ -55,9 +55,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from lengthgen.errors import LengthgenError
+from lengthgen.runs.allotment import USABLE_MIN
 from lengthgen.runs.rates import RATES_FILE   # the one copy of the H200 benchmark's rates
 
-ALLOTMENT_MIN = 13.0        # usable minutes of one 15-minute allotment (two 10-minute commands)
+ALLOTMENT_MIN = USABLE_MIN  # usable minutes of one 15-minute allotment (runs.allotment)
 ENGINE_KINDS = ("engine", "engine+graph")
 MAX_GROUP = 1024            # the largest group the benchmark measured
 SINGLE_KIND = "train()"
@@ -321,7 +322,7 @@ def _minutes(value: float) -> str:
 def table(costs: list[Cost]) -> str:
     """The cost table (markdown), one row per figure id and a total (shared runs once)."""
     lines = ["| figure id | runs | shapes | model-steps | H200 min (engine) | "
-             "H200 min (train(), one at a time) | T4 min (fp32) | fits 13 min |",
+             f"H200 min (train(), one at a time) | T4 min (fp32) | fits {ALLOTMENT_MIN:g} min |",
              "|---|---|---|---|---|---|---|---|"]
     for c in costs:
         shapes = ", ".join(c.shapes) if len(c.shapes) <= 3 else \

@@ -3,7 +3,8 @@ the provenance caption printed under every figure, and the numbers behind a figu
 from lengthgen.config import get_scale
 from lengthgen.errors import LengthgenError
 from lengthgen.results import load_records
-from lengthgen.runs.registry import SCALE_ORDER, experiment, expected_runs, source_id, source_ids
+from lengthgen.runs.registry import (SCALE_ORDER, experiment, expected_runs, module_runs,
+                                     run_matcher, source_id, source_ids)
 from lengthgen.runs.runner import run_experiment
 
 
@@ -36,7 +37,8 @@ def missing_message(figure_id: str, root) -> str:
     from lengthgen.results import RESULTS_ENV
     scale = get_scale()
     sources = source_ids(figure_id)
-    runs = sum(len(experiment(s).runs(experiment(s).CONFIGS[scale])) for s in sources)
+    runs = sum(len(module_runs(experiment(s), scale)) for s in sources
+               if scale in experiment(s).CONFIGS)
     folders = " and ".join(f"{s}/<scale>/" for s in sources)
     commands = "; ".join(f"python -m lengthgen figure run {s} --scale {scale}" for s in sources)
     return (f"{figure_id}: no records in {root} (looked for {folders} at the scales "
@@ -49,7 +51,7 @@ def missing_message(figure_id: str, root) -> str:
 def missing_runs(figure_id: str, scale: str, records: list[dict]) -> list[str]:
     """Registered runs that have no record (a deleted record, an unfinished sweep)."""
     have = {r["run_name"] for r in records if r["scale"] == scale}
-    return [name for name in expected_runs(figure_id, scale) if name not in have]
+    return [name for name in expected_runs(figure_id, scale, records) if name not in have]
 
 
 def records_for(figure_id: str, scale: str | None = None, rerun: bool = False,
@@ -124,11 +126,8 @@ def check_records(figure_id: str, records: list[dict]) -> None:
             raise LengthgenError(f"{figure_id}: record {where} belongs to another figure")
         key = (record["figure_id"], record["scale"])
         if key not in registered:
-            module = experiment(record["figure_id"])
-            config = module.CONFIGS.get(record["scale"])
-            registered[key] = {} if config is None else \
-                {p["name"]: p for p in module.runs(config)}
-        if record["params"] != registered[key].get(record["run_name"]):
+            registered[key] = run_matcher(experiment(record["figure_id"]), record["scale"])
+        if not registered[key](record["run_name"], record["params"]):
             raise LengthgenError(f"{figure_id}: record {where} is not a registered run of its "
                                  f"scale (stale or foreign params); re-run it with `python -m "
                                  f"lengthgen figure run {record['figure_id']} --scale "

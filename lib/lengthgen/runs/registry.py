@@ -16,7 +16,8 @@ from lengthgen.runs.contract import (check_figure_id, check_module, check_runs,
                                      check_source, parse_source)
 
 FIGURES_PACKAGE = "lengthgen.experiments"   # where figure modules live (found, not listed)
-SCALE_ORDER = ("paper", "book", "test")     # which records a figure shows first
+SCALE_ORDER = ("paper", "gpu", "book", "test")   # which records a figure shows first ("gpu":
+#                                                   a planned figure's paper budget on a GPU)
 
 
 def _folder():
@@ -159,17 +160,56 @@ def source_id(figure_id: str) -> str:
     return source_ids(figure_id)[0]
 
 
-def expected_runs(figure_id: str, scale: str) -> list[str]:
-    """The run names a complete set of records of a figure at a scale has."""
+def expected_runs(figure_id: str, scale: str, records: list[dict] | None = None) -> list[str]:
+    """The run names a complete set of records of a figure at a scale has. A planned figure
+    without runs of its own (`runs.planned`) has no fixed list: its expected runs are the
+    registered ones of `records` and those its plan calls for next (without records: its
+    plan's first jobs)."""
     names = []
     for source in source_ids(figure_id):
         module = experiment(source)
-        names += [p["name"] for p in module_runs(module, scale)]
+        if planned_only(module):
+            mine = {r["run_name"]: r for r in records or ()
+                    if r.get("figure_id") == source and r.get("scale") == scale}
+            done = [n for n, r in mine.items() if run_matcher(module, scale)(n, r["params"])]
+            names += done + [j.name for j in module.plan(module.CONFIGS[scale], mine)
+                             if j.name not in mine]
+        else:
+            names += [p["name"] for p in module_runs(module, scale)]
     return names
 
 
+def planned_only(module: ModuleType) -> bool:
+    """A planned figure with no runs of its own: its runs are what its plan calls for."""
+    return hasattr(module, "plan") and not hasattr(module, "run_one")
+
+
 def module_runs(module: ModuleType, scale: str) -> list[dict]:
-    """A figure module's runs at a scale, their names checked (one record file each)."""
-    params = module.runs(module.CONFIGS[scale])
+    """A figure module's runs at a scale, their names checked (one record file each); for a
+    planned figure without runs of its own, the first jobs of its plan (no records yet)."""
+    config = module.CONFIGS[scale]
+    if planned_only(module):
+        params = [job.params() for job in module.plan(config, {})]
+    else:
+        params = module.runs(config)
     check_runs(module.__name__.removeprefix(FIGURES_PACKAGE + "."), scale, params)
     return params
+
+
+def run_matcher(module: ModuleType, scale: str):
+    """(run name, params) -> whether they are a registered run of the figure at the scale: one
+    of its runs(config), or for a planned figure without runs, a job its `spec` rebuilds as
+    they are (`runs.planned.registered`)."""
+    config = module.CONFIGS.get(scale)
+    if config is None:
+        return lambda name, params: False
+    if planned_only(module):
+        def rebuilt(name, params) -> bool:
+            try:
+                job = module.spec(params)
+            except (KeyError, TypeError, ValueError, IndexError):
+                return False
+            return job.name == name == params.get("name") and job.params() == params
+        return rebuilt
+    runs = {p["name"]: p for p in module.runs(config)}
+    return lambda name, params: runs.get(name) == params

@@ -2,7 +2,7 @@
 process or by several sharing a records folder, so that no job is lost, trained twice or
 recorded from nothing.
 
-- One slice per records folder: the lock of `figure run` (`runner.sweep_lock`), held by the
+- One slice per records folder: the lock of `figure run` (`folders.sweep_lock`), held by the
   slice's parent and inherited by its workers (an orphaned worker keeps the folder locked
   until it is gone). Workers share the jobs by claims (`.claims/<job>`), cleared only by the
   lock's holder at the start.
@@ -43,9 +43,6 @@ HANDOFF_BYTES = 64 * 2 ** 20        # 64 MiB in all
 PACK_KEY = "lengthgen_slice_states"  # a file holding several states (`pack_states`)
 MAX_STATE_FILE = 8 * 2 ** 30
 PARENT_ENV = "LENGTHGEN_SLICE_PARENT"
-# a GPU is lent for 15 minutes of device time, at most 10 minutes a command; two commands
-# chained on the warm machine give one job about 13 minutes of card time
-ALLOTMENT_S, COMMAND_S, USABLE_S = 15 * 60, 10 * 60, 13 * 60
 MARGIN, GROUP_OVERHEAD_S = 1.05, 30.0   # on estimates from a rate table (evaluations, capture)
 
 
@@ -56,7 +53,7 @@ def slice_lock(folder: Path, inherited: int | None = None):
     if inherited is not None:
         yield inherited
         return
-    from lengthgen.runs.runner import sweep_lock
+    from lengthgen.runs.folders import sweep_lock
     with sweep_lock(Path(folder)) as handle:
         yield handle.fileno()
 

@@ -16,15 +16,16 @@ keeps the book's short ladder and selection but removes both limits:
   the seeds' accuracies on Len 101-150 straddle the success line.
 
 The unit of work is a job: one training of (task, encoding, setting, seed). Jobs have records
-of their own (`results/huang-fig1-budget/gpu/`), so a slice of minutes ends wherever its
-deadline falls and the next slice plans what is left from the records. To use the card, the
+of their own: the planned figure `huang_fig1_budget` (results/huang-fig1-budget/gpu/) is this
+protocol's face to the run layer, whose slices (`lengthgen.runs.planned`, `runs.slices`)
+train its jobs, so a slice of minutes ends wherever its deadline falls and the next slice
+plans what is left from the records. To use the card, the
 seed-0 trainings of every rung and seeds 1-2 of every cell's own setting are planned at once
 (the selection reads them when they are done) and jobs of one decoder shape train as one
 stacked group.
 """
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -32,14 +33,15 @@ from lengthgen.experiments.huang.sweep.protocol import (ENCODINGS, HELDOUT_BIN, 
                                                         Setting, configs, job_for, ladder,
                                                         paper_setting, score_training,
                                                         scores_problem)
+from lengthgen.runs.allotment import USABLE_S
+from lengthgen.runs.provenance import caption, code_commit, code_commits  # noqa: F401
 from lengthgen.runs.rates import shape_cost
 from lengthgen.runs.slices import STATE_BYTES, save_states  # noqa: F401  (the slices' API here)
-from lengthgen.runs.slices import USABLE_S, Planner, SliceWork, read_states
+from lengthgen.runs.slices import Planner, read_states
 from lengthgen.tasks import get_task
 from lengthgen.tasks.base import bin_name
 from lengthgen.tasks.metadata import algorithmic_ids, language_ids
 
-RECORDS_ID = "huang-fig1-budget"   # the records' folder (not a figure: the chapter reads them)
 SUCCESS_LINE = 0.8                # the book's success line on Len 101-150 (the paper states none)
 
 
@@ -243,7 +245,13 @@ def status(records: dict, config: dict) -> dict:
             "deferred": len(plan(config, records, slices=False)) - len(plan(config, records))}
 
 
-# ---- records -------------------------------------------------------------------------------
+# ---- records and slices (the run layer: lengthgen.runs.planned, runs.slices) -------------
+def spec(params: dict) -> JobSpec:
+    """The job of a record's params (the figure contract's `spec`)."""
+    return JobSpec(params["task"], params["encoding"], Setting.of(params["setting"]),
+                   params["seed"], params["may_abandon"])
+
+
 def load_job_records(folder: Path) -> dict:
     """{job name: record} of a folder (each record checked by `load_record`)."""
     from lengthgen.results import load_record, record_files
@@ -264,69 +272,9 @@ def score(model, spec: JobSpec, result, config: dict, device, group_size: int) -
             "history": result.history}
 
 
-def write_job_record(folder_root: Path, scale: str, spec: JobSpec, config: dict, metrics: dict,
-                     started: dict, wall_time_s: float) -> Path:
-    from lengthgen.results import run_finished, write_record
-    record = {"figure_id": RECORDS_ID, "run_name": spec.name, "task": spec.task,
-              "config": config, "params": spec.params(), "scale": scale, "seed": spec.seed,
-              "metrics": metrics, **run_finished(started, wall_time_s)}
-    return write_record(record, folder_root)
-
-
-# ---- slices (the generic loop: lengthgen.runs.slices) ------------------------------------
 def load_states(folder: Path | None) -> dict:
     """{job name: state} of a folder of states a slice left (`<job name>.pt` and packs)."""
     return {name: state for name, (state, _) in read_states([folder]).items()}
-
-
-def slice_work(root: Path, scale: str, device, graphs: bool = False,
-               compile: bool | str = False) -> SliceWork:
-    """The paper-budget sweep as the slice loop's work: jobs planned from the records, each
-    finished one scored and written as its own record."""
-    import torch
-    config = budget_configs()[scale]
-    folder = Path(root) / RECORDS_ID / scale
-
-    def pending():
-        records = load_job_records(folder)
-        return [j for j in plan(config, records) if j.name not in records]
-
-    def record(spec, model, result, group_size, started, seconds):
-        metrics = score(model, spec, result, config, device, group_size)
-        metrics["cuda_graphs"] = bool(graphs) and torch.device(device).type == "cuda"
-        if compile:   # which step ran: torch.compile rounds a little differently (1e-7)
-            metrics["compiled"] = True
-        write_job_record(root, scale, spec, config, metrics, started, seconds)
-    return SliceWork(folder, pending, lambda spec: to_engine_job(spec, config), record,
-                     sampler=config["sampler"])
-
-
-def run_slice(root: Path, scale: str, device, deadline: float, *, worker: int = 0,
-              workers: int = 1, lock_fd: int | None = None, graphs: bool = False,
-              compile: bool | str = False,
-              states: Path | None = None, states_in: Path | None = None,
-              states_out: Path | None = None, **options) -> dict:
-    """Train planned jobs until `deadline` (a time.time() value) or until nothing is left,
-    writing each finished job's record as soon as its group ends (`runs.slices.run_slice`,
-    whose options pass through: max_group, state_bytes, chain_s, rates, until_step, stop,
-    log). Worker w of `workers` starts at the w-th cheapest shape. A whole slice (no
-    `lock_fd`: the descriptor a worker's parent locked) checks its outputs, takes the records
-    folder's lock and clears an earlier slice's claims first. Returns counts."""
-    from lengthgen.results import remove_stale_temp_files
-    from lengthgen.runs import slices
-    work = slice_work(root, scale, device, graphs, compile)
-    run = functools.partial(slices.run_slice, work, device, deadline, worker=worker,
-                            share=workers, graphs=graphs, compile=compile, states=states,
-                            states_in=states_in,
-                            states_out=states_out, **options)
-    if lock_fd is not None:
-        return run()
-    slices.check_outputs({"the slice's records": work.folder, "states": states,
-                          "the states to hand on": states_out})
-    with slices.slice_lock(work.folder):
-        slices.clear_claims(work.folder)
-        remove_stale_temp_files(work.folder)
-        return run()
 
 
 def estimate(config: dict, records: dict, table, graphs: bool = True,
@@ -354,120 +302,4 @@ def estimate(config: dict, records: dict, table, graphs: bool = True,
                      "group": n, "minutes": round(seconds / 60, 1), "too_long": too_long})
     return rows
 
-
-# ---- which code ran ------------------------------------------------------------------------
-def code_commit(records: dict, root=None) -> str | None:
-    """The commit whose lib/ ran, for records written on a machine that got a copy of the tree.
-
-    A GPU machine receives the working tree with the repository's .git as it was when the
-    session began, so git there sees that older commit "+dirty", with the changed files under
-    lib/ listed in `git_dirty_files`. The code that ran is the oldest commit after that one
-    whose lib/ differs from it in exactly those files (a folder listed with a trailing "/"
-    stands for the new files in it). Returns the commit (12 hex digits), the records' own
-    commit when they are clean, or None when no commit matches (or git cannot tell). Needs the
-    repository's history (`root`: the repository, by default this one). Records written since
-    `lib_digest` exists also carry a digest of lib/ itself."""
-    commits = {r["git_commit"] for r in records.values()}
-    dirty = {tuple(sorted(r.get("git_dirty_files", []))) for r in records.values()}
-    if len(commits) != 1 or len(dirty) != 1:
-        return None
-    (commit,), (files,) = commits, dirty
-    if not commit.endswith("+dirty"):
-        return commit
-    if root is None:
-        from lengthgen.results import REPO_ROOT
-        root = REPO_ROOT
-    return _commit_with_lib_changes(str(root), commit.removesuffix("+dirty"), files)
-
-
-@functools.lru_cache(maxsize=8)
-def _commit_with_lib_changes(root: str, base: str, files: tuple) -> str | None:
-    """The oldest commit after `base` whose lib/ differs from base's in exactly `files`: every
-    commit's lib/ tree is named in one call to git, and the distinct trees are compared with
-    base's in one more (git diff-tree --stdin), so that a long history costs two processes,
-    not two per commit. (The book builds this caption at every build.)"""
-    import subprocess
-
-    def git(*args, stdin=None) -> str:
-        return subprocess.run(["git", *args], cwd=root, input=stdin, capture_output=True,
-                              text=True, check=True).stdout
-    try:
-        candidates = git("rev-list", f"{base}..HEAD").split()   # newest first
-        if not candidates:
-            return None
-        trees = git("rev-parse", f"{base}:lib", *(f"{c}:lib" for c in candidates)).split()
-        base_tree, trees = trees[0], trees[1:]
-        distinct = list(dict.fromkeys(trees))
-        changes: dict[str, dict[str, str]] = {tree: {} for tree in distinct}
-        current = None
-        out = git("diff-tree", "--stdin", "-r", "--name-status",
-                  stdin="".join(f"{base_tree} {tree}\n" for tree in distinct))
-        for line in out.splitlines():
-            if "\t" not in line:   # the pair of trees whose changes follow
-                current = line.split()[-1]
-                continue
-            status, path = line.split("\t")[0], line.split("\t")[-1]
-            changes[current]["lib/" + path] = status[0]
-    except (OSError, subprocess.CalledProcessError):
-        return None
-    found = None
-    for candidate, tree in zip(candidates, trees):   # newest first: keep the oldest
-        changed = changes[tree]
-        listed = set()
-        for entry in files:
-            if entry.endswith("/"):   # a new folder: every file in it must be new
-                inside = {f for f in changed if f.startswith(entry)}
-                if not inside or any(changed[f] != "A" for f in inside):
-                    break
-                listed |= inside
-            else:
-                listed.add(entry)
-        else:
-            if listed == set(changed):
-                found = candidate[:12]
-    return found
-
-
-def code_commits(records: dict, root=None) -> dict[str, str | None]:
-    """{commit the machine saw: the commit whose lib/ ran (`code_commit`)} for each GPU run
-    (session) that wrote some of the records: a sweep spans sessions, each its own commit."""
-    runs: dict = {}
-    for name, record in records.items():
-        runs.setdefault(record["git_commit"], {})[name] = record
-    return {seen: code_commit(run, root) for seen, run in runs.items()}
-
-
-def caption(records: dict) -> str:
-    """The provenance line under a paper-budget table: the records' own caption, with the
-    commit whose lib/ ran (`code_commit`) where the machine's git saw an older one "+dirty",
-    and, where several runs wrote them, each run's commit with its count of trainings."""
-    from lengthgen.runs.records import caption as records_caption
-    if not records:
-        return "No paper-budget records yet."
-    text = records_caption(list(records.values()))
-    # a job's wall time is its group's time until the job's record was written: the caption's
-    # sum over records would count a group once per member
-    groups: dict = {}
-    for r in records.values():
-        key = (r.get("started"), r["command"])
-        groups[key] = max(groups.get(key, 0.0), r["wall_time_s"])
-    total = f"{len(records)} run(s), {sum(r['wall_time_s'] for r in records.values()):.0f} s"
-    text = text.replace(total, f"{len(records)} trainings in {len(groups)} groups, which ran "
-                               f"{sum(groups.values()):.0f} s in all (several at once)")
-    commits = code_commits(records)
-    if len(commits) == 1:
-        (seen, commit), = commits.items()
-        if commit and commit != seen:
-            text = text.replace(f"commit: {seen}", f"commit: {commit} (the GPU machine's copy of "
-                                f"the repository saw {seen}, with exactly that commit's lib/ "
-                                f"changes)")
-        return text
-    by_date = sorted(records.values(), key=lambda r: r["date"])
-    runs = list(dict.fromkeys(r["git_commit"] for r in by_date))   # oldest run first
-    counts = {seen: sum(r["git_commit"] == seen for r in by_date) for seen in runs}
-    named = "; ".join(f"{commits[seen] or seen} ({counts[seen]} training"
-                      f"{'' if counts[seen] == 1 else 's'})" for seen in runs)
-    start = text.index("commit: ") + len("commit: ")
-    end = text.index(" | ", start)
-    return f"{text[:start]}{named}{text[end:]}"
 

@@ -19,7 +19,8 @@ costs about ten times a 1-layer one on a CPU, so they are left to the paper-scal
 Feeds: book/ape_vs_nope.ipynb, {numref}`fig-huang-data-lead`
 """
 from lengthgen.experiments.huang.sweep import leads, protocol
-from lengthgen.experiments.huang.sweep.leads import data, figure  # noqa: F401
+from lengthgen.experiments.huang.sweep.leads import data, figure, score  # noqa: F401
+from lengthgen.runs.planned import Run as spec, plan_runs
 from lengthgen.tasks.fixed import AUTHORS_SIZE
 
 FIGURE_ID = "huang-ape-data-lead"
@@ -70,6 +71,14 @@ def runs(config):
 
 def run_one(params, config, device):
     return leads.run_one(params, config, device)
+
+
+# a planned figure too (lengthgen.runs.planned): its runs train in GPU slices and queues
+plan = plan_runs(runs)
+
+
+def engine_job(job, config):
+    return leads.engine_job(job.params(), config)
 
 
 def table(records, config) -> str:

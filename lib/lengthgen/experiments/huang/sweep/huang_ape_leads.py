@@ -27,11 +27,12 @@ with the same test sets). The cells and settings are those the book sweep select
 
 Feeds: book/ape_vs_nope.ipynb, {numref}`fig-huang-leads`
 """
-from lengthgen.experiments.huang.sweep import protocol
+from lengthgen.experiments.huang.sweep import leads, protocol
 from lengthgen.experiments.huang.sweep.leads import (ALL_VARIANTS, LABELS, VARIANTS,  # noqa: F401
                                                      applies, data, figure, lead_summary,
-                                                     lead_table, run_one, summary, training,
-                                                     verdicts)
+                                                     lead_table, run_one, score, summary,
+                                                     training, verdicts)
+from lengthgen.runs.planned import Run as spec, plan_runs
 
 FIGURE_ID = "huang-ape-leads"
 TITLE = "APE cells that fit and then fail: the authors' offsets and full-depth D_n words"
@@ -67,6 +68,14 @@ def runs(config):
              "setting": setting, "seed": seed}
             for seed in config["seeds"] for task, setting in config["cells"].items()
             for variant in order if applies(task, variant)]
+
+
+# a planned figure too (lengthgen.runs.planned): its runs train in GPU slices and queues
+plan = plan_runs(runs)
+
+
+def engine_job(job, config):
+    return leads.engine_job(job.params(), config)
 
 
 def trainings(config):

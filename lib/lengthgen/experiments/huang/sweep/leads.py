@@ -33,12 +33,12 @@ def _depth(task_id: str) -> int | None:
     return int(task_id[1:]) if task_id[:1] == "d" and task_id[1:].isdigit() else None
 
 
-def training(params: dict, config: dict):
-    """(the task trained on, the decoder, its TrainConfig) of one run: the sweep's job for the
-    cell's setting and seed with the variant's one change."""
+def engine_job(params: dict, config: dict):
+    """The engine's Job of one run: the sweep's job for the cell's setting and seed with the
+    variant's one change (its task: the law it trains on)."""
+    from lengthgen.engine.jobs import Job
     from lengthgen.tasks.fixed import FixedTrainingSet
     from lengthgen.tasks.languages import FullDepthDyck
-    from lengthgen.train import decoder_for_task
     task = get_task(params["task"])
     job = protocol.job_for(task.id, "ape", params["setting"], params["seed"], config["sweep"])
     model, train_cfg, trained_on = dict(job.model), job.train, task
@@ -49,7 +49,15 @@ def training(params: dict, config: dict):
         trained_on = FullDepthDyck(_depth(task.id))
     elif params["variant"] == "fixed_data":   # drawn once per seed, served by epochs
         trained_on = FixedTrainingSet(task, config["fixed_size"], data_seed=params["seed"])
-    return trained_on, decoder_for_task(task, seed=params["seed"], **model), train_cfg
+    return Job(trained_on, model, train_cfg, name=params.get("name", ""))
+
+
+def training(params: dict, config: dict):
+    """(the task trained on, the decoder, its TrainConfig) of one run (`engine_job`)."""
+    from lengthgen.train import decoder_for_task
+    job = engine_job(params, config)
+    task = get_task(params["task"])
+    return job.task, decoder_for_task(task, seed=params["seed"], **job.model), job.train
 
 
 def trainings(runs: list[dict], config: dict) -> list:
@@ -72,11 +80,21 @@ def run_one(params, config, device):
     from lengthgen.train import train
     trained_on, model, train_cfg = training(params, config)
     result = train(model, trained_on, train_cfg, device)
+    seen = {"epochs": trained_on.epochs} if params["variant"] == "fixed_data" else {}
+    return {**_scores(params, model, result, config, device), **seen}
+
+
+def _scores(params, model, result, config, device) -> dict:
     scores = protocol.score_training(model, get_task(params["task"]), params["setting"],
                                      params["seed"], result, config["sweep"], device)
-    seen = {"epochs": trained_on.epochs} if params["variant"] == "fixed_data" else {}
     return {"task": params["task"], "variant": params["variant"],
-            "n_positions": model.cfg.n_positions, **seen, **scores}
+            "n_positions": model.cfg.n_positions, **scores}
+
+
+def score(model, job, result, config, device, group_size):
+    """A run trained in a GPU slice, scored as `run_one` scores it (the planned figure's
+    `score`; a fixed training set's epochs are not counted there)."""
+    return _scores(job.params(), model, result, config, device)
 
 
 def data(records):

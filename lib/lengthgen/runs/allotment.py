@@ -1,0 +1,12 @@
+"""One GPU allotment: the unit of device time every GPU plan of the library is sized in.
+
+A task lent a GPU gets 15 minutes of device time in all, at most 10 minutes a command; two
+commands chained on the warm machine give one job about 13 minutes of card time, the rest going
+to starting the machine and moving files. The slices plan with these numbers
+(`lengthgen.runs.slices`, `budget plan --estimate`), and the cost table says whether a figure
+"fits" with them (`lengthgen.runs.cost`): this is their one home.
+"""
+ALLOTMENT_S = 15 * 60     # device time lent to a task, every command together
+COMMAND_S = 10 * 60       # the most one command may run
+USABLE_S = 13 * 60        # one job's card time in two chained commands
+USABLE_MIN = USABLE_S / 60

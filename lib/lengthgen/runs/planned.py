@@ -1,0 +1,209 @@
+"""Planned figures: runs that a plan calls for from the records, trained by the engine in slices
+(`lengthgen.runs.slices`), each finished one written at once as an ordinary record of the figure.
+
+A planned figure (`lengthgen.runs.contract`) offers
+
+    plan(config, records) -> jobs    what the records ({run name: record}) call for now,
+                                     cheapest first; a job has `.name` and `.params()` (a dict
+                                     with that "name"); recorded ones are left out here
+    spec(params) -> job              the job of a record's params: a record is a registered
+                                     run of the figure when `spec(params).params() == params`
+    engine_job(job, config)          the engine's Job that trains it (lengthgen.engine.jobs)
+    score(model, job, result, config, device, group_size) -> dict   a finished job's metrics
+
+so a plan may depend on what earlier jobs found (the paper-budget sweep selects a setting from
+its seed-0 trainings, then trains its seeds). A figure that runs its own fixed runs becomes
+planned with `plan = planned.plan_runs(runs)` and `spec = planned.Run`: its runs not yet
+recorded. Its records, the folder they live in (results/<FIGURE_ID>/<scale>/), their provenance
+and the sweep marker are those of every figure: while the plan still calls for jobs, the folder's
+SWEEP_IN_PROGRESS marker lists the records done (rewritten by the slice that holds the folder's
+lock, at its start and its end), and once the plan is empty it is removed.
+
+Scales: a planned figure's CONFIGS has "test" and any of "book", "paper" and "gpu" (the
+paper's budget on a GPU, for a figure whose GPU protocol is not its paper config: the
+APE vs NoPE sweep). A GPU queue runs each figure at `gpu_scale`.
+"""
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+from lengthgen.errors import LengthgenError
+from lengthgen.runs.registry import experiment
+
+
+def is_planned(module) -> bool:
+    return callable(getattr(module, "plan", None))
+
+
+@dataclass(frozen=True)
+class Run:
+    """A job of a figure that plans by its fixed runs: one dict of params with a "name"."""
+    run: dict
+
+    @property
+    def name(self) -> str:
+        return self.run["name"]
+
+    def params(self) -> dict:
+        return dict(self.run)
+
+    def __hash__(self):
+        return hash(self.name)
+
+
+def plan_runs(runs):
+    """The plan of a figure with fixed runs: `runs(config)` not yet recorded, as `Run`s."""
+    def plan(config: dict, records: dict) -> list[Run]:
+        return [Run(p) for p in runs(config) if p["name"] not in records]
+    return plan
+
+
+def gpu_scale(module) -> str:
+    """The scale a GPU queue runs a planned figure at: its "gpu" config where it has one,
+    else its "paper" config."""
+    return "gpu" if "gpu" in module.CONFIGS else "paper"
+
+
+def folder(figure_id: str, scale: str, root=None) -> Path:
+    from lengthgen.results import results_dir
+    return Path(root if root is not None else results_dir()) / figure_id / scale
+
+
+def job_records(figure_id: str, scale: str, root=None) -> dict:
+    """{run name: record} of a planned figure at a scale (each checked as it loads)."""
+    from lengthgen.results import load_records
+    module = experiment(figure_id)
+    return {r["run_name"]: r for r in load_records(figure_id, scale, root,
+                                                  getattr(module, "check_record", None))}
+
+
+def pending(figure_id: str, scale: str, root=None, records: dict | None = None) -> list:
+    """The jobs the records call for now and that have none, in the plan's order."""
+    module = experiment(figure_id)
+    records = job_records(figure_id, scale, root) if records is None else records
+    return [j for j in module.plan(module.CONFIGS[scale], records) if j.name not in records]
+
+
+def write_job_record(figure_id: str, scale: str, root, job, config: dict, metrics: dict,
+                     started: dict, wall_time_s: float) -> Path:
+    """A finished job's record, as `figure run` writes a run's (runs.execute)."""
+    from lengthgen.results import run_finished, write_record
+    params = job.params()
+    record = {"figure_id": figure_id, "run_name": job.name, "task": params.get("task"),
+              "config": config, "params": params, "scale": scale, "seed": params.get("seed"),
+              "metrics": metrics, **run_finished(started, wall_time_s)}
+    return write_record(record, root)
+
+
+def slice_work(figure_id: str, scale: str, root, device, graphs: bool = False,
+               compile: bool | str = False):
+    """A planned figure as the slice loop's work: jobs planned from the records, each
+    finished one scored by the figure and written as its record."""
+    import torch
+
+    from lengthgen.runs.slices import SliceWork
+    module = experiment(figure_id)
+    config = module.CONFIGS[scale]
+
+    def record(job, model, result, group_size, started, seconds):
+        metrics = module.score(model, job, result, config, device, group_size)
+        metrics["cuda_graphs"] = bool(graphs) and torch.device(device).type == "cuda"
+        if compile:   # which step ran: torch.compile rounds a little differently (1e-7)
+            metrics["compiled"] = True
+        write_job_record(figure_id, scale, root, job, config, metrics, started, seconds)
+    return SliceWork(folder(figure_id, scale, root),
+                     lambda: pending(figure_id, scale, root),
+                     lambda job: module.engine_job(job, config), record,
+                     sampler=config.get("sampler", "auto"))
+
+
+def refresh(figure_id: str, scale: str, root=None) -> bool:
+    """The folder's sweep marker, as every figure's: listing the records done while the plan
+    still calls for jobs, gone once it is empty. Only the lock's holder calls it. Returns
+    whether the plan is complete."""
+    from lengthgen.runs.folders import IN_PROGRESS, refresh_marker
+    where = folder(figure_id, scale, root)
+    records = job_records(figure_id, scale, root)
+    complete = bool(records) and not pending(figure_id, scale, root, records)
+    if complete:
+        (where / IN_PROGRESS).unlink(missing_ok=True)
+    elif records:
+        refresh_marker(where, create=True)
+    return complete
+
+
+def run_slice(figure_id: str, scale: str, root, device, deadline: float, *, worker: int = 0,
+              workers: int = 1, lock_fd: int | None = None, graphs: bool = False,
+              compile: bool | str = False, **options) -> dict:
+    """Train a planned figure's jobs until `deadline` (a time.time() value) or until nothing is
+    left that can finish by then, writing each finished job's record as soon as its group
+    ends (`runs.slices.run_slice`, whose options pass through: states, states_in, states_out,
+    max_group, state_bytes, chain_s, rates, until_step, stop, log). Worker w of `workers`
+    starts at the w-th cheapest shape. A whole slice (no `lock_fd`: the descriptor a worker's
+    parent locked) checks its outputs, takes the records folder's lock, clears an earlier
+    slice's claims and refreshes the folder's marker at its start and end. Returns counts."""
+    from lengthgen.runs import slices
+    work = slice_work(figure_id, scale, root, device, graphs, compile)
+    run = functools.partial(slices.run_slice, work, device, deadline, worker=worker,
+                            share=workers, graphs=graphs, compile=compile, **options)
+    if lock_fd is not None:
+        return run()
+    slices.check_outputs({"the slice's records": work.folder, "states": options.get("states"),
+                          "the states to hand on": options.get("states_out")})
+    with held(figure_id, scale, root):
+        return run()
+
+
+class held:
+    """The lock of a planned figure's records folder, taken by a whole slice (or queue): its
+    earlier slice's claims cleared and stale temp files removed at the start, the marker
+    refreshed at the start and the end."""
+
+    def __init__(self, figure_id: str, scale: str, root=None):
+        self.figure_id, self.scale, self.root = figure_id, scale, root
+        self._lock = None
+
+    def __enter__(self) -> int:
+        from lengthgen.results import remove_stale_temp_files
+        from lengthgen.runs import slices
+        where = folder(self.figure_id, self.scale, self.root)
+        self._lock = slices.slice_lock(where)
+        fd = self._lock.__enter__()
+        try:
+            slices.clear_claims(where)
+            remove_stale_temp_files(where)
+            refresh(self.figure_id, self.scale, self.root)
+        except BaseException:
+            self._lock.__exit__(None, None, None)
+            raise
+        return fd
+
+    def __exit__(self, *exc):
+        try:
+            refresh(self.figure_id, self.scale, self.root)
+        finally:
+            self._lock.__exit__(*exc)
+
+
+def run_to_end(figure_id: str, scale: str, device, root=None, log=None) -> list[dict]:
+    """Every job the plan calls for, trained until the plan is empty (what `figure run` does
+    for a planned figure without runs of its own); the records, by run name."""
+    from lengthgen.runs import slices
+    quiet = log or (lambda *a, **k: None)
+    slices.check_outputs({"the figure's records": folder(figure_id, scale, root)})
+    with held(figure_id, scale, root):
+        counts = slices.run_slice(slice_work(figure_id, scale, root, device), device,
+                                  math.inf, log=quiet)
+    if counts.get("failed_groups"):
+        raise LengthgenError(f"{figure_id}/{scale}: {counts['failed_groups']} group(s) of "
+                             f"jobs failed; the others are recorded (run it again to retry)")
+    left = pending(figure_id, scale, root)
+    if left:
+        raise LengthgenError(f"{figure_id}/{scale}: {len(left)} planned job(s) not trained "
+                             f"(first: {left[0].name})")
+    records = job_records(figure_id, scale, root)
+    return [records[name] for name in sorted(records)]
+
