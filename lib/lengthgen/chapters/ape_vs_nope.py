@@ -15,7 +15,7 @@ import functools
 from lengthgen.config import get_device, get_scale
 from lengthgen.experiments.huang.sweep import (analysis, budget, huang_ape_data_lead,
                                                huang_ape_leads, huang_fig1_algorithmic,
-                                               huang_fig1_budget, huang_fig1_languages,
+                                               huang_fig1_languages,
                                                huang_fig4_starfree, huang_table6_7_hparams,
                                                protocol, tables)
 from lengthgen.results import results_dir
@@ -66,7 +66,7 @@ def _status() -> str:
 def _budget() -> tuple[dict, list]:
     """(the paper-budget config, its job records)."""
     config = budget.budget_configs()["gpu"]
-    return config, budget.load_job_records(results_dir() / huang_fig1_budget.FIGURE_ID / "gpu")
+    return config, budget.load_job_records(results_dir() / "huang-fig1-budget" / "gpu")
 
 
 def glue_protocol() -> None:

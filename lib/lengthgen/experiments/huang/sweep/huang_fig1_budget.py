@@ -8,6 +8,8 @@ minutes ends wherever its deadline falls and the next one plans what is left. It
 "test" (a toy of the same code path, on a CPU) and "gpu" (the protocol: records in
 results/huang-fig1-budget/gpu/). The chapter's paper-budget tables read its cells
 (`budget.cell_records`); the figure draws the cells complete so far as Fig. 1 is drawn.
+
+Feeds: book/ape_vs_nope.ipynb, {numref}`tab-huang-budget`
 """
 from lengthgen.experiments.huang.sweep import analysis, budget, drawing, protocol
 from lengthgen.experiments.huang.sweep.budget import plan, score, spec  # noqa: F401
