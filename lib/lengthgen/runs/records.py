@@ -100,9 +100,9 @@ def caption(records: list[dict]) -> str:
 
 
 def _package_set(records: list[dict]) -> str:
-    """" | torch 2.13.0+cpu, lock 1a2b3c4d5e6f" for the records that name the lock they ran on
-    (written since the lock exists; older ones do not say), with how many of its pins a run's
-    environment did not have."""
+    """The caption's package set, ' | torch 2.13.0+cpu, lock 1a2b3c4d5e6f', for the records
+    that name the lock they ran on (written since the lock exists; older ones do not say),
+    with how many of its pins a run's environment did not have."""
     if not records:
         return ""
     torches = sorted({r["torch_version"] for r in records})
