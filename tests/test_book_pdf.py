@@ -121,6 +121,7 @@ def test_printed_output_is_one_block_however_the_kernel_chunked_it(tmp_path):
         pytest.skip("myst-nb's docutils renderer is not installed here")
     done = subprocess.run([render, str(tmp_path / "page.ipynb"), "--nb-execution-mode=off",
                            f"--nb-merge-streams={str(merge).lower()}"],
-                          capture_output=True, text=True, timeout=120)
+                          capture_output=True, text=True, timeout=120,
+                          cwd=tmp_path)   # (the renderer writes a build/ folder where it runs)
     assert done.returncode == 0, done.stderr
     assert done.stdout.count("output stream") == 1, "two blocks for one cell's prints"
