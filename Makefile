@@ -1,18 +1,27 @@
 # The two commands of the README: `make book` builds the site, `make test` runs every test.
-# Both create the virtual environment from requirements.txt first (once; again only when
+# Both create the virtual environment from requirements.lock first (every package at the
+# version tools/lock.sh pinned from requirements.txt; once, and again only when the lock,
 # requirements.txt or pyproject.toml change).
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
+PIP    := $(PY) -m pip --disable-pip-version-check
 STAMP  := $(VENV)/.installed
 SCALE  ?= book
+# torch's CPU build (the lock's torch==X+cpu) is not on PyPI. It is installed first, from a
+# wheel pip finds without any index (a wheel directory in pip's find-links) or else from
+# PyTorch's CPU index; the lock then finds it satisfied.
+TORCH_PIN   := $(shell grep -m1 '^torch==' requirements.lock)
+TORCH_INDEX ?= https://download.pytorch.org/whl/cpu
 
 .PHONY: book test venv clean
 
 venv: $(STAMP)
 
-$(STAMP): requirements.txt pyproject.toml
+$(STAMP): requirements.lock requirements.txt pyproject.toml
 	python3 -m venv $(VENV)
-	$(PY) -m pip install -q --disable-pip-version-check -r requirements.txt
+	$(PIP) install -q --no-deps --no-index '$(TORCH_PIN)' 2>/dev/null \
+		|| $(PIP) install -q --no-deps --index-url $(TORCH_INDEX) '$(TORCH_PIN)'
+	$(PIP) install -q -r requirements.lock -e .
 	touch $(STAMP)
 
 # One torch thread per process: on a small shared machine more threads wait for each other.

@@ -96,3 +96,32 @@ def test_every_page_links_to_the_pdf(built_site):
         assert target == (html / book_pdf.PDF_NAME).resolve(), (page, links[0])
         checked += 1
     assert checked >= 10   # (the PDF itself is made by `make book`, not by the test build)
+
+
+def test_printed_output_is_one_block_however_the_kernel_chunked_it(tmp_path):
+    """The cause of a PDF whose page count changed between two builds of one commit: a cell's
+    prints reach the notebook in chunks that depend on timing, and myst-nb drew one block per
+    chunk unless told to merge them. Rendered with the book's own setting (nb_merge_streams in
+    _config.yml), a cell whose output came in two chunks shows one block."""
+    import shutil
+
+    import nbformat
+    import yaml
+    config = yaml.safe_load((ROOT / "_config.yml").read_text())["sphinx"]["config"]
+    merge = config.get("nb_merge_streams", False)
+    notebook = nbformat.v4.new_notebook(metadata={"kernelspec": {
+        "name": "python3", "display_name": "Python 3", "language": "python"}})
+    cell = nbformat.v4.new_code_cell("print('a'); slow(); print('b')")
+    cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=text)
+                    for text in ("a\n", "b\n")]
+    notebook.cells = [nbformat.v4.new_markdown_cell("# A page"), cell]
+    nbformat.write(notebook, tmp_path / "page.ipynb")
+    render = shutil.which("mystnb-docutils-html5", path=str(Path(sys.executable).parent))
+    if render is None:
+        pytest.skip("myst-nb's docutils renderer is not installed here")
+    done = subprocess.run([render, str(tmp_path / "page.ipynb"), "--nb-execution-mode=off",
+                           f"--nb-merge-streams={str(merge).lower()}"],
+                          capture_output=True, text=True, timeout=120,
+                          cwd=tmp_path)   # (the renderer writes a build/ folder where it runs)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.count("output stream") == 1, "two blocks for one cell's prints"

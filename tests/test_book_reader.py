@@ -241,3 +241,91 @@ def test_indexed_names_are_typeset_in_the_prose(path):
     plain = [m for c in _cells(path) if c["cell_type"] == "markdown"
              for m in re.findall(r".{0,30}\bD_\d+.{0,10}", prose_outside_math_and_code(_source(c)))]
     assert not plain, plain[:5]
+
+
+def copy_called_induction_head(markdown: str) -> list[str]:
+    """Paragraphs that speak of copying unique (distinct) tokens and of an induction head without
+    naming the library's `induction_head` program, which is another task (the most frequent
+    successor so far): such prose reads as if copy_unique were that program."""
+    return [paragraph for paragraph in re.split(r"\n\s*\n", markdown)
+            if re.search(r"induction head", paragraph, re.I)
+            and re.search(r"copy_unique|\bunique\b|\bdistinct\b", paragraph)
+            and "`induction_head`" not in paragraph]
+
+
+def test_no_chapter_calls_copy_unique_an_induction_head():
+    assert copy_called_induction_head(          # the wordings this check was written against
+        "Copying *unique* tokens has a program (`copy_unique`, an induction head: predict ...)")
+    assert copy_called_induction_head("Copying distinct tokens is an induction head: find ...")
+    assert not copy_called_induction_head("copy_unique finds the token (the library's "
+                                          "`induction_head` program is another task)")
+    found = [f"{path.name}: {paragraph[:120]!r}" for path in NOTEBOOKS for cell in _cells(path)
+             if cell["cell_type"] == "markdown"
+             for paragraph in copy_called_induction_head(_source(cell))]
+    assert not found, "\n".join(found)
+
+
+HIDDEN_INPUT = {"remove-input", "remove-cell", "hide-input", "hide-cell"}
+POINTS_AT_NEXT_CELL = re.compile(r"\b(next|following) (code )?cell\b|\bcell (below|that follows)\b",
+                                 re.I)
+
+
+def pointers_to_hidden_cells(cells: list[dict]) -> list[str]:
+    """Prose that sends the reader to "the next cell" or "the cell below" where the next code
+    cell's input is hidden on the site (a figure's or glue's cell): refer to the figure or table
+    by its number instead."""
+    found = []
+    for i, cell in enumerate(cells):
+        if cell["cell_type"] != "markdown" or not POINTS_AT_NEXT_CELL.search(_source(cell)):
+            continue
+        following = next((c for c in cells[i + 1:] if c["cell_type"] == "code"), None)
+        tags = set(following.get("metadata", {}).get("tags", [])) if following else set()
+        if following is None or tags & HIDDEN_INPUT:
+            found.append(f"cell {i}: {POINTS_AT_NEXT_CELL.search(_source(cell)).group(0)!r}")
+    return found
+
+
+def test_prose_points_only_at_code_cells_a_reader_sees():
+    md = lambda text: {"cell_type": "markdown", "source": [text]}
+    code = lambda *tags: {"cell_type": "code", "source": ["x"], "metadata": {"tags": list(tags)}}
+    assert pointers_to_hidden_cells([md("(the table under the next cell)"),
+                                     code("remove-input", "remove-output")]) == [
+        "cell 0: 'next cell'"]
+    assert pointers_to_hidden_cells([md("Run the cell below."), md("more"), code()]) == []
+    found = [f"{path.name} {line}" for path in NOTEBOOKS
+             for line in pointers_to_hidden_cells(_cells(path))]
+    assert not found, "\n".join(found)
+
+
+# Words the book uses in a sense of its own. Where a chapter first uses one, the same paragraph
+# says what it means: the word in *emphasis* next to its definition, or a gloss "(a cell: ...)".
+# "cell" also names a notebook's code cell and a table's cell: only paragraphs that speak of
+# trainings (APE, NoPE, encodings, a sweep, fitting, a ladder, Fig. 1) use it in the sweep's
+# sense, one task trained with one positional encoding.
+TERMS = {"cell": r"\bcells?\b", "ladder": r"\bladders?\b", "rung": r"\brungs?\b",
+         "dot-depth": r"\bdot-depth\b"}
+TRAINING_CONTEXT = re.compile(r"\b(APE|NoPE|encodings?|sweep|fit|ladder|Fig\. 1)\b")
+
+
+def undefined_terms(markdown_cells: list[str]) -> list[str]:
+    """The terms whose first paragraph in these cells does not define them."""
+    paragraphs = [p for text in markdown_cells for p in re.split(r"\n\s*\n", text)]
+    missing = []
+    for term, pattern in TERMS.items():
+        first = next((p for p in paragraphs if re.search(pattern, p, re.I)
+                      and (term != "cell" or TRAINING_CONTEXT.search(p))), None)
+        defined = rf"\*{re.escape(term)}\*|\(an? {re.escape(term)}: "
+        if first is not None and not re.search(defined, first, re.I):
+            missing.append(f"{term!r} first used without a definition: {first[:100]!r}")
+    return missing
+
+
+def test_the_book_defines_its_own_words_where_a_chapter_first_uses_them():
+    assert undefined_terms(["Run the next cell.", "Each cell (a cell: one task with one "
+                            "encoding) fits; a short ladder of settings"]) == [
+        "'ladder' first used without a definition: 'Each cell (a cell: one task with one "
+        "encoding) fits; a short ladder of settings'"]
+    assert undefined_terms(["The *dot-depth* of a language counts ...", "dot-depth 2"]) == []
+    found = [f"{path.name}: {problem}" for path in NOTEBOOKS for problem in undefined_terms(
+        [_source(c) for c in _cells(path) if c["cell_type"] == "markdown"])]
+    assert not found, "\n".join(found)

@@ -137,3 +137,24 @@ def test_table_cells_do_not_break_numbers_at_a_minus_sign(built_site):
             if breakable.search(text):
                 bad.append((page.name, text.strip()[:80]))
     assert not bad, bad[:10]
+
+
+def split_streams(page_html: str) -> int:
+    """How many code cells of a page show their printed output in more than one block of a
+    stream (stdout or stderr)."""
+    outputs = re.split(r'<div class="cell_output docutils container">', page_html)[1:]
+    return sum(max(block.count('class="output stream'), block.count('class="output stderr'))
+               > 1 for block in outputs)
+
+
+def test_a_cells_printed_output_is_one_block(built_site):
+    """The kernel sends a cell's prints in chunks that depend on timing (a flush every 0.2 s), and
+    one block per chunk made the pages, and the PDF's page count, differ between builds of
+    the same commit (crasp's ReLU check: two blocks in one build, one in another). myst-nb
+    merges them (nb_merge_streams in _config.yml)."""
+    _, site = built_site
+    assert split_streams('<div class="cell_output docutils container"><div class="output stream '
+                         'x">a</div><div class="output stream x">b</div></div>') == 1
+    split = {page.name: split_streams(page.read_text())
+             for page in sorted((site / "book").glob("*.html"))}
+    assert not any(split.values()), split

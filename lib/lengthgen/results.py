@@ -55,6 +55,8 @@ OPTIONAL_FIELDS = {
     "numpy_version": str,
     "lib_digest": str,        # sha256 of the library's files as they ran (a copied tree too)
     "gpu_model": str,         # the card, for runs on a GPU
+    "lock_digest": str,       # sha256 of requirements.lock, the package set it was meant to run on
+    "lock_differs": list,     # the lock's pins this environment did not have ([] = all of them)
 }
 
 
@@ -177,6 +179,40 @@ def lib_digest() -> str:
     return digest.hexdigest()
 
 
+LOCK_FILE = REPO_ROOT / "requirements.lock"   # every package's version (tools/lock.sh)
+_LOCK_PIN = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)==(\S+)")
+
+
+def _distribution_name(name: str) -> str:
+    """A distribution's name as PEP 503 compares them (PyYAML, pyyaml; typing_extensions)."""
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def lock_state(lock: Path | None = None) -> dict:
+    """Which package set a run had: {"lock_digest": sha256 of the lock file's bytes,
+    "lock_differs": ["numpy 2.5.0 (lock 2.4.6)", "ray missing (lock 2.9.0)", ...]}, one entry per
+    pin the running environment does not have (empty when it was installed from the lock; a
+    reader who installed requirements.txt's ranges gets the versions it does have). {} where
+    there is no lock (the library installed without its repository)."""
+    import importlib.metadata
+    lock = LOCK_FILE if lock is None else lock
+    try:
+        data = lock.read_bytes()
+    except OSError:
+        return {}
+    installed = {_distribution_name(d.metadata["Name"] or ""): d.version
+                 for d in importlib.metadata.distributions()}
+    differs = []
+    for line in data.decode("utf-8", errors="replace").splitlines():
+        pin = _LOCK_PIN.match(line.split("#", 1)[0].strip())
+        if pin:
+            name, version = _distribution_name(pin.group(1)), pin.group(2)
+            have = installed.get(name)
+            if have != version:
+                differs.append(f"{name} {have or 'missing'} (lock {version})")
+    return {"lock_digest": hashlib.sha256(data).hexdigest(), "lock_differs": differs}
+
+
 def run_started(device: str, threads: int | None = None, workers: int = 1) -> dict:
     """Provenance read when a run starts: the code's commit and state, the device, threads."""
     import torch  # here, not at the top: reading records needs no torch
@@ -203,6 +239,7 @@ def run_started(device: str, threads: int | None = None, workers: int = 1) -> di
         "python_version": platform.python_version(),
         "lengthgen_version": __version__,
         "lib_digest": lib_digest(),
+        **lock_state(),
         "started": datetime.now(timezone.utc).isoformat(timespec="seconds"),
     }
 

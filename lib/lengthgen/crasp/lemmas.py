@@ -55,7 +55,7 @@ NO_PROOFS: dict[tuple[str, str], Proof] = {
     ("parity", NOPE): _PARITY,
     ("parity", APE): _PARITY,
     ("copy_unique", NOPE): Proof("App. C.2.2 (via Krebs 2008, Lemma 6.11)",
-                                 "the induction head's next-symbol predicate would decide a "
+                                 "unique copying's next-symbol predicate would decide a "
                                  "language known to be outside C-RASP[]"),
     ("copy_repeat", NOPE): _COPY,
     ("copy_repeat", APE): _COPY,

@@ -59,7 +59,8 @@ def sort_text(numbers=NUMBERS) -> str:
 
 
 def copy_unique_text(numbers=NUMBERS) -> str:
-    """Copy (unique): an induction head (Huang et al. App. C.2.2, Zhou et al. 2024). Predict x
+    """Copy (unique): an induction head's look-up (Huang et al. App. C.2.2, Zhou et al. 2024),
+    not the `induction_head` program below (the most frequent successor so far). Predict x
     when, in the input, x came right after the current token; after <sep>, the first input token;
     <eos> when <sep> came right after the current token.
 

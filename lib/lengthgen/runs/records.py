@@ -96,8 +96,22 @@ def caption(records: list[dict]) -> str:
         setup += f" | torch threads: {', '.join(map(str, threads))}"
     if workers and workers != [1]:
         setup += f" | workers: {', '.join(map(str, workers))}"
+    setup += _package_set([r for r in records if "lock_digest" in r])
     return (f"Scale: {', '.join(scales)} | device: {', '.join(devices)}{setup} | commit: "
             f"{commit} | date: {span} | {len(records)} run(s), {total:.0f} s")
+
+
+def _package_set(records: list[dict]) -> str:
+    """The caption's package set, ' | torch 2.13.0+cpu, lock 1a2b3c4d5e6f', for the records
+    that name the lock they ran on (written since the lock exists; older ones do not say),
+    with how many of its pins a run's environment did not have."""
+    if not records:
+        return ""
+    torches = sorted({r["torch_version"] for r in records})
+    locks = sorted({r["lock_digest"][:12] for r in records})
+    differ = max(len(r.get("lock_differs", [])) for r in records)
+    note = f" ({differ} package(s) differed from it)" if differ else ""
+    return f" | torch {', '.join(torches)}, lock {', '.join(locks)}{note}"
 
 
 def reading(figure_id: str, draw, records: list[dict]):

@@ -1,7 +1,7 @@
 """The compiled copy-unique program on inputs with a repeated token: where copying breaks.
 
-copy_unique (crasp.library) is an induction head: at the current token t it predicts every x
-that followed t in the input. With distinct input tokens that is exactly one x, and the compiled
+copy_unique (crasp.library) makes an induction head's look-up: at the current token t it
+predicts every x that followed t in the input. With distinct input tokens that is exactly one x, and the compiled
 Limit Transformer copies at every length its vocabulary allows. A repeated token t, followed by
 two different tokens, leaves two candidates: the model predicts both, and the copy breaks there.
 This is the behaviour Corollary 13 forces on any Periodic and Local model: with a fixed
