@@ -22,9 +22,8 @@ DYCK = ["richard-fig1-boolean", "richard-fig4-completions", "richard-fig5-sign-s
 # figures of the book whose phone rendition panned (was wider than 1.05 NARROW_PX) before the
 # phone's layout broke long program names into lines (crasp-long-unary), kept a legend wider
 # than its panel from squeezing the panel (izzo-thm41-bound, limit-inference-procedure), and
-# put panels with colorbars one per row (richard-fig5-spectrum).
-PHONE = ["crasp-long-unary", "izzo-thm41-bound", "limit-inference-procedure",
-         "richard-fig5-spectrum"]
+# put panels with colorbars one per row (richard-fig5-spectrum, drawn for phones since: below).
+PHONE = ["crasp-long-unary", "izzo-thm41-bound", "limit-inference-procedure"]
 # figures whose named x ticks ran into each other on a phone (turn_crowded_tick_labels)
 PHONE += ["richard-fig7-order-study", "richard-fig5-sign-study", "huang-ape-leads"]
 # figures whose module draws a phone's version (phone_figure): Huang's Fig. 1, 17 (or 8) tasks
@@ -35,7 +34,13 @@ DRAWN_FOR_PHONES = ["huang-fig1-languages", "huang-fig1-algorithmic"]
 # its columns over each other
 DYCK_FOR_PHONES = ["richard-fig4-completions", "richard-table1-deepest"]
 DRAWN_FOR_PHONES += DYCK_FOR_PHONES
-# a phone's screen is about 800 CSS px tall: a figure drawn for phones takes at most two
+# and two tall ones (issue 51): Fig. 1.3 (eight panels, one per row, each upper one with a
+# legend of six lines) was 2,470 CSS px tall on a phone, the Dyck chapter's spectrum (six
+# panels, two legends) 1,780, and its spectra did not say which model they were
+TALL_ON_PHONES = ["huang-fig5-6-positional", "richard-fig5-spectrum"]
+DRAWN_FOR_PHONES += TALL_ON_PHONES
+# a phone's screen is about 800 CSS px tall: a figure drawn for phones takes at most two (its
+# height at its natural size, NARROW_PX wide; a 360 px screen shows it 297 / 380 of that)
 PHONE_SCREENS_PX = 2 * 800
 
 
@@ -219,12 +224,18 @@ def test_figures_read_on_a_phone_without_panning(figure_id):
     assert shown.narrow_layout_px <= 1.05 * NARROW_PX, figure_id
     assert shown.narrow_text_px >= MIN_FONT_PT * NARROW_DPI / 72 - 0.01
     assert problems == [], f"{figure_id} on a phone: {problems[:5]}"
-    if figure_id in DYCK_FOR_PHONES:
+    if figure_id in DYCK_FOR_PHONES + TALL_ON_PHONES:
         import io
 
         from PIL import Image
         height = Image.open(io.BytesIO(shown.narrow)).height * DPI / NARROW_DPI
         assert height <= PHONE_SCREENS_PX, f"{figure_id}: {height:.0f} CSS px tall on a phone"
+
+
+def _titles(ax) -> str:
+    """An axes' titles (left, centre, right), one after another."""
+    return " ".join(t for t in (ax.get_title("left"), ax.get_title(), ax.get_title("right"))
+                    if t)
 
 
 def test_each_lower_panel_of_the_positional_figure_names_its_group():
@@ -234,11 +245,30 @@ def test_each_lower_panel_of_the_positional_figure_names_its_group():
     if committed_records("huang-fig5-6-positional", missing_ok=True) is None:
         pytest.skip("huang-fig5-6-positional: no committed records")
     phone = _phone_figure("huang-fig5-6-positional")
-    titles = [ax.get_title() for ax in phone.axes]
+    titles = [_titles(ax) for ax in phone.axes if ax.axison]
     plt.close(phone)
-    groups = [t for t in titles if t and ":" not in t]
-    assert groups and [t for t in titles if t.endswith(": unseen distances")] == \
-        [f"{group}: unseen distances" for group in groups]
+    groups = [t for t in titles if ":" not in t]
+    assert len(titles) == 8 and titles == [title for group in groups for title in
+                                           (group, f"{group}: unseen distances")]
+
+
+def test_each_panel_of_the_spectrum_on_a_phone_names_its_model():
+    """Issue 51: on a phone the Dyck chapter's spectrum put its six panels in one column, and
+    the singular values and eigenvalues no longer said which model (single-word or many-word)
+    they were. Each panel's title now starts with its model, and the models alternate."""
+    from lengthgen.viz.book import _phone_figure
+    if committed_records("richard-fig5-spectrum", missing_ok=True) is None:
+        pytest.skip("richard-fig5-spectrum: no committed records")
+    phone = _phone_figure("richard-fig5-spectrum")
+    panels = [ax for ax in phone.axes if ax.axison and not hasattr(ax, "_colorbar")]
+    titles = [_titles(ax) for ax in sorted(panels, key=lambda ax: -ax.get_position().y1)]
+    plt.close(phone)
+    models = [title.split("\n")[0] for title in titles]
+    assert len(titles) == 6 and len(set(models)) == 2
+    assert all("word" in model for model in models)
+    assert models[0::2] == [models[0]] * 3 and models[1::2] == [models[1]] * 3
+    assert [title.split("\n")[1].split()[0] for title in titles] == \
+        ["W_O", "W_O", "singular", "singular", "eigenvalues", "eigenvalues"]
 
 
 def test_the_small_multiples_on_a_phone_read_each_setting_then_the_next():
