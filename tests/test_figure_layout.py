@@ -10,6 +10,7 @@ from lengthgen.viz.book import picture, show
 from lengthgen.viz.fit import fit_to_column
 from lengthgen.viz.layout import (COLUMN_PX, DPI, MIN_FONT_PT, NARROW_DPI, NARROW_PX,
                                   saved_width_px)
+from test_figure_text_overlap import _corners, _depth   # (turned boxes of texts)
 
 matplotlib.use("Agg")
 
@@ -58,6 +59,16 @@ def _shown_tick_labels(axis, renderer):
                   renderer)
 
 
+def _shown_tick_quads(axis, renderer):
+    """The tick labels an axis draws, each with the corners of its box turned with it."""
+    low, high = sorted(axis.get_view_interval())
+    room = 1e-9 * abs(high - low)
+    return [(label.get_text(), _corners(label, label.get_window_extent(renderer), renderer))
+            for tick, label in zip(axis.get_majorticklocs(), axis.get_majorticklabels())
+            if low - room <= tick <= high + room and label.get_visible()
+            and label.get_text().strip()]
+
+
 def _overlap(a, b, slack: float = 1.0) -> bool:
     return (min(a.x1, b.x1) - max(a.x0, b.x0) > slack and
             min(a.y1, b.y1) - max(a.y0, b.y0) > slack)
@@ -72,10 +83,11 @@ def layout_problems(fig) -> list[str]:
     axes = [ax for ax in fig.axes if ax.axison]
     for n, ax in enumerate(axes):
         for axis in (ax.xaxis, ax.yaxis):
-            labels = _shown_tick_labels(axis, renderer)
-            for i, (a, box_a) in enumerate(labels):
-                for b, box_b in labels[i + 1:]:
-                    if _overlap(box_a, box_b):
+            # (slanted names by their turned boxes: their upright boxes overlap, they do not)
+            labels = _shown_tick_quads(axis, renderer)
+            for i, (a, quad_a) in enumerate(labels):
+                for b, quad_b in labels[i + 1:]:
+                    if _depth(quad_a, quad_b) > 1.0:
                         problems.append(f"panel {n}: tick labels {a!r} and {b!r} overlap")
     titles = _boxes([ax.title for ax in axes] + ([fig._suptitle] if fig._suptitle else []),
                     renderer)
@@ -230,6 +242,43 @@ def test_figures_read_on_a_phone_without_panning(figure_id):
         from PIL import Image
         height = Image.open(io.BytesIO(shown.narrow)).height * DPI / NARROW_DPI
         assert height <= PHONE_SCREENS_PX, f"{figure_id}: {height:.0f} CSS px tall on a phone"
+
+
+HYPHENATED = ["accuracy % on Len 101-150 (length-generalization)",
+              "out-of-sample (full) and in-sample (dashed), error 1.29e-06",
+              "MSE at unseen distances (i-j >= 50), seeds 98.9-100.0",
+              "uniform-pm1-v binary_majority_interleave [periodic]"]
+
+
+@pytest.mark.parametrize("text", HYPHENATED)
+def test_broken_lines_never_end_after_a_hyphen_inside_a_word(text):
+    """Issue 51: labels broken into lines on a phone split "length-" from "generalization",
+    "101-" from "150". At any width they break at spaces, underscores and bars only, and
+    keep every character."""
+    from lengthgen.viz.phone import _break_lines
+    for chars in range(4, len(text) + 1):
+        broken = _break_lines(text, chars)
+        assert not any(line.endswith("-") for line in broken.split("\n")), (chars, broken)
+        assert "".join(broken.split()) == "".join(text.split())
+
+
+def test_labels_and_titles_wrapped_for_a_phone_keep_hyphenated_words_whole():
+    """The same through the layout: a figure's title, its panel's title (`layout.wrap_titles`,
+    which used textwrap's breaks after hyphens) and its axis labels (`phone.wrap_labels`),
+    all too long for a phone's column, are wrapped at spaces only."""
+    fig, ax = plt.subplots(figsize=(6, 4))
+    ax.plot([1, 2], [1, 2])
+    fig.suptitle(" ".join(HYPHENATED[:2]))
+    ax.set_title(HYPHENATED[1])
+    ax.set_ylabel(HYPHENATED[0])
+    ax.set_xlabel(HYPHENATED[2])
+    fit_to_column(fig, width_px=NARROW_PX)
+    texts = [fig._suptitle, ax.title, ax.yaxis.label, ax.xaxis.label]
+    plt.close(fig)
+    assert all("\n" in text.get_text() for text in texts)   # (each was wrapped)
+    for text in texts:
+        assert not any(line.endswith("-") for line in text.get_text().split("\n")), \
+            text.get_text()
 
 
 def _titles(ax) -> str:

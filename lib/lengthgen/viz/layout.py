@@ -421,7 +421,10 @@ def wrap_titles(fig, width_in: float, axes_titles: bool = True) -> bool:
         if content and width > room:
             longest = max(len(line) for line in content.split("\n"))
             chars = max(12, int(longest * room / width))
-            text.set_text("\n".join(textwrap.wrap(content.replace("\n", " "), chars)))
+            # never inside a word, nor after the hyphen of "in-sample" or "1e-06" (issue 51)
+            text.set_text("\n".join(textwrap.wrap(content.replace("\n", " "), chars,
+                                                   break_on_hyphens=False,
+                                                   break_long_words=False)))
             wrapped = True
     return wrapped
 
