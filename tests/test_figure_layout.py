@@ -10,6 +10,7 @@ from lengthgen.viz.book import picture, show
 from lengthgen.viz.fit import fit_to_column
 from lengthgen.viz.layout import (COLUMN_PX, DPI, MIN_FONT_PT, NARROW_DPI, NARROW_PX,
                                   saved_width_px)
+from test_figure_text_overlap import _corners, _depth   # (turned boxes of texts)
 
 matplotlib.use("Agg")
 
@@ -22,9 +23,8 @@ DYCK = ["richard-fig1-boolean", "richard-fig4-completions", "richard-fig5-sign-s
 # figures of the book whose phone rendition panned (was wider than 1.05 NARROW_PX) before the
 # phone's layout broke long program names into lines (crasp-long-unary), kept a legend wider
 # than its panel from squeezing the panel (izzo-thm41-bound, limit-inference-procedure), and
-# put panels with colorbars one per row (richard-fig5-spectrum).
-PHONE = ["crasp-long-unary", "izzo-thm41-bound", "limit-inference-procedure",
-         "richard-fig5-spectrum"]
+# put panels with colorbars one per row (richard-fig5-spectrum, drawn for phones since: below).
+PHONE = ["crasp-long-unary", "izzo-thm41-bound", "limit-inference-procedure"]
 # figures whose named x ticks ran into each other on a phone (turn_crowded_tick_labels)
 PHONE += ["richard-fig7-order-study", "richard-fig5-sign-study", "huang-ape-leads"]
 # figures whose module draws a phone's version (phone_figure): Huang's Fig. 1, 17 (or 8) tasks
@@ -35,7 +35,13 @@ DRAWN_FOR_PHONES = ["huang-fig1-languages", "huang-fig1-algorithmic"]
 # its columns over each other
 DYCK_FOR_PHONES = ["richard-fig4-completions", "richard-table1-deepest"]
 DRAWN_FOR_PHONES += DYCK_FOR_PHONES
-# a phone's screen is about 800 CSS px tall: a figure drawn for phones takes at most two
+# and two tall ones (issue 51): Fig. 1.3 (eight panels, one per row, each upper one with a
+# legend of six lines) was 2,470 CSS px tall on a phone, the Dyck chapter's spectrum (six
+# panels, two legends) 1,780, and its spectra did not say which model they were
+TALL_ON_PHONES = ["huang-fig5-6-positional", "richard-fig5-spectrum"]
+DRAWN_FOR_PHONES += TALL_ON_PHONES
+# a phone's screen is about 800 CSS px tall: a figure drawn for phones takes at most two (its
+# height at its natural size, NARROW_PX wide; a 360 px screen shows it 297 / 380 of that)
 PHONE_SCREENS_PX = 2 * 800
 
 
@@ -53,6 +59,16 @@ def _shown_tick_labels(axis, renderer):
                   renderer)
 
 
+def _shown_tick_quads(axis, renderer):
+    """The tick labels an axis draws, each with the corners of its box turned with it."""
+    low, high = sorted(axis.get_view_interval())
+    room = 1e-9 * abs(high - low)
+    return [(label.get_text(), _corners(label, label.get_window_extent(renderer), renderer))
+            for tick, label in zip(axis.get_majorticklocs(), axis.get_majorticklabels())
+            if low - room <= tick <= high + room and label.get_visible()
+            and label.get_text().strip()]
+
+
 def _overlap(a, b, slack: float = 1.0) -> bool:
     return (min(a.x1, b.x1) - max(a.x0, b.x0) > slack and
             min(a.y1, b.y1) - max(a.y0, b.y0) > slack)
@@ -67,10 +83,11 @@ def layout_problems(fig) -> list[str]:
     axes = [ax for ax in fig.axes if ax.axison]
     for n, ax in enumerate(axes):
         for axis in (ax.xaxis, ax.yaxis):
-            labels = _shown_tick_labels(axis, renderer)
-            for i, (a, box_a) in enumerate(labels):
-                for b, box_b in labels[i + 1:]:
-                    if _overlap(box_a, box_b):
+            # (slanted names by their turned boxes: their upright boxes overlap, they do not)
+            labels = _shown_tick_quads(axis, renderer)
+            for i, (a, quad_a) in enumerate(labels):
+                for b, quad_b in labels[i + 1:]:
+                    if _depth(quad_a, quad_b) > 1.0:
                         problems.append(f"panel {n}: tick labels {a!r} and {b!r} overlap")
     titles = _boxes([ax.title for ax in axes] + ([fig._suptitle] if fig._suptitle else []),
                     renderer)
@@ -219,12 +236,55 @@ def test_figures_read_on_a_phone_without_panning(figure_id):
     assert shown.narrow_layout_px <= 1.05 * NARROW_PX, figure_id
     assert shown.narrow_text_px >= MIN_FONT_PT * NARROW_DPI / 72 - 0.01
     assert problems == [], f"{figure_id} on a phone: {problems[:5]}"
-    if figure_id in DYCK_FOR_PHONES:
+    if figure_id in DYCK_FOR_PHONES + TALL_ON_PHONES:
         import io
 
         from PIL import Image
         height = Image.open(io.BytesIO(shown.narrow)).height * DPI / NARROW_DPI
         assert height <= PHONE_SCREENS_PX, f"{figure_id}: {height:.0f} CSS px tall on a phone"
+
+
+HYPHENATED = ["accuracy % on Len 101-150 (length-generalization)",
+              "out-of-sample (full) and in-sample (dashed), error 1.29e-06",
+              "MSE at unseen distances (i-j >= 50), seeds 98.9-100.0",
+              "uniform-pm1-v binary_majority_interleave [periodic]"]
+
+
+@pytest.mark.parametrize("text", HYPHENATED)
+def test_broken_lines_never_end_after_a_hyphen_inside_a_word(text):
+    """Issue 51: labels broken into lines on a phone split "length-" from "generalization",
+    "101-" from "150". At any width they break at spaces, underscores and bars only, and
+    keep every character."""
+    from lengthgen.viz.phone import _break_lines
+    for chars in range(4, len(text) + 1):
+        broken = _break_lines(text, chars)
+        assert not any(line.endswith("-") for line in broken.split("\n")), (chars, broken)
+        assert "".join(broken.split()) == "".join(text.split())
+
+
+def test_labels_and_titles_wrapped_for_a_phone_keep_hyphenated_words_whole():
+    """The same through the layout: a figure's title, its panel's title (`layout.wrap_titles`,
+    which used textwrap's breaks after hyphens) and its axis labels (`phone.wrap_labels`),
+    all too long for a phone's column, are wrapped at spaces only."""
+    fig, ax = plt.subplots(figsize=(6, 4))
+    ax.plot([1, 2], [1, 2])
+    fig.suptitle(" ".join(HYPHENATED[:2]))
+    ax.set_title(HYPHENATED[1])
+    ax.set_ylabel(HYPHENATED[0])
+    ax.set_xlabel(HYPHENATED[2])
+    fit_to_column(fig, width_px=NARROW_PX)
+    texts = [fig._suptitle, ax.title, ax.yaxis.label, ax.xaxis.label]
+    plt.close(fig)
+    assert all("\n" in text.get_text() for text in texts)   # (each was wrapped)
+    for text in texts:
+        assert not any(line.endswith("-") for line in text.get_text().split("\n")), \
+            text.get_text()
+
+
+def _titles(ax) -> str:
+    """An axes' titles (left, centre, right), one after another."""
+    return " ".join(t for t in (ax.get_title("left"), ax.get_title(), ax.get_title("right"))
+                    if t)
 
 
 def test_each_lower_panel_of_the_positional_figure_names_its_group():
@@ -234,11 +294,30 @@ def test_each_lower_panel_of_the_positional_figure_names_its_group():
     if committed_records("huang-fig5-6-positional", missing_ok=True) is None:
         pytest.skip("huang-fig5-6-positional: no committed records")
     phone = _phone_figure("huang-fig5-6-positional")
-    titles = [ax.get_title() for ax in phone.axes]
+    titles = [_titles(ax) for ax in phone.axes if ax.axison]
     plt.close(phone)
-    groups = [t for t in titles if t and ":" not in t]
-    assert groups and [t for t in titles if t.endswith(": unseen distances")] == \
-        [f"{group}: unseen distances" for group in groups]
+    groups = [t for t in titles if ":" not in t]
+    assert len(titles) == 8 and titles == [title for group in groups for title in
+                                           (group, f"{group}: unseen distances")]
+
+
+def test_each_panel_of_the_spectrum_on_a_phone_names_its_model():
+    """Issue 51: on a phone the Dyck chapter's spectrum put its six panels in one column, and
+    the singular values and eigenvalues no longer said which model (single-word or many-word)
+    they were. Each panel's title now starts with its model, and the models alternate."""
+    from lengthgen.viz.book import _phone_figure
+    if committed_records("richard-fig5-spectrum", missing_ok=True) is None:
+        pytest.skip("richard-fig5-spectrum: no committed records")
+    phone = _phone_figure("richard-fig5-spectrum")
+    panels = [ax for ax in phone.axes if ax.axison and not hasattr(ax, "_colorbar")]
+    titles = [_titles(ax) for ax in sorted(panels, key=lambda ax: -ax.get_position().y1)]
+    plt.close(phone)
+    models = [title.split("\n")[0] for title in titles]
+    assert len(titles) == 6 and len(set(models)) == 2
+    assert all("word" in model for model in models)
+    assert models[0::2] == [models[0]] * 3 and models[1::2] == [models[1]] * 3
+    assert [title.split("\n")[1].split()[0] for title in titles] == \
+        ["W_O", "W_O", "singular", "singular", "eigenvalues", "eigenvalues"]
 
 
 def test_the_small_multiples_on_a_phone_read_each_setting_then_the_next():

@@ -82,6 +82,19 @@ def points(ax, xs, groups, color, **kwargs):
     return stats
 
 
+def key_row(fig, ax, handles, labels, **kwargs):
+    """A figure's key in one row, centred across the figure on `ax` (an axes turned off, a row
+    of the figure's grid of its own, at the top of a phone's rendition, say): a legend of
+    the figure, not of `ax`, as the phone's layout (`viz.phone.legend_below`) moves an axes'
+    own legend under it, in one column. Returns the legend."""
+    from matplotlib.transforms import blended_transform_factory
+    ax.axis("off")
+    return fig.legend(handles, labels, loc="center", bbox_to_anchor=(0.5, 0.5),
+                      bbox_transform=blended_transform_factory(fig.transFigure, ax.transAxes),
+                      ncols=len(labels), frameon=False, fontsize=10.5,
+                      **{"handlelength": 2.0, "columnspacing": 1.0, **kwargs})
+
+
 def seeds_label(records: list[dict], key) -> str:
     """'1 seed' / 'n seeds' / 'n to m seeds' per setting, for a title."""
     counts = sorted({len(g) for g in group_by(records, key).values()})

@@ -135,12 +135,14 @@ def turn_crowded_tick_labels(fig) -> bool:
                    * max(len(w) for w in label.get_text().split())
                    for label, box in zip(labels, boxes))
         locs, names = ax.xaxis.get_major_locator().locs, _tick_names(ax.xaxis)
+        # (turned about their box's centre: names slanted about their anchor, the end of the
+        # name at the tick, would stand upright above it, over the panel)
         if word + 6 < gap:
             ax.set_xticks(locs, ["\n".join(name.split()) for name in names], rotation=0,
-                          ha="center")
+                          ha="center", rotation_mode="default")
         else:
             ax.set_xticks(locs, [" ".join(name.split()) for name in names], rotation=90,
-                          ha="center")
+                          ha="center", rotation_mode="default")
         changed = True
     return changed
 
@@ -306,12 +308,14 @@ def _tick_names(axis) -> list[str]:
 
 
 def _break_lines(content: str, chars: int) -> str:
-    """`content` in lines of about `chars` characters, broken after spaces, underscores, bars
-    and hyphens, never inside a word or a name: binary_majority_interleave [periodic] becomes
-    binary_majority_ / interleave / [periodic]. A piece longer than `chars` sets the width of
-    every line (they would not make the text narrower, only taller)."""
+    """`content` in lines of about `chars` characters, broken after spaces, underscores and
+    bars, never inside a word or a name: binary_majority_interleave [periodic] becomes
+    binary_majority_ / interleave / [periodic]. Never after a hyphen either: it joins a word
+    ("length-generalization"), a number ("1.29e-06"), a range ("101-150") or a formula
+    ("i-j>=50"), which a line ending in "-" would split (issue 51). A piece longer than `chars`
+    sets the width of every line (they would not make the text narrower, only taller)."""
     # (a bar between two brackets, say, not one of the bars of |x|)
-    pieces = re.split(r"(?<=[ _-])|(?<=[^\s\w]\|)(?=[^\s\w])", content.replace("\n", " "))
+    pieces = re.split(r"(?<=[ _])|(?<=[^\s\w]\|)(?=[^\s\w])", content.replace("\n", " "))
     chars = max([chars] + [len(piece.strip()) for piece in pieces])
     lines, line = [], ""
     for piece in pieces:

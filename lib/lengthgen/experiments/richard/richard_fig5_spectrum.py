@@ -14,6 +14,7 @@ from lengthgen.experiments import spread
 from lengthgen.experiments.richard.protocol import (SAMPLES_CONFIGS, many_spec, single_spec,
                                                     trained_model, value_projection)
 from lengthgen.experiments.richard.protocol import PAPER_SCALE_DYCK
+from lengthgen.experiments.spread import key_row
 
 FIGURE_ID = "richard-fig5-spectrum"
 TITLE = "Spectrum of the top layer's value x projection matrix, single- vs many-word model"
@@ -76,45 +77,107 @@ def figure(records):
     singular values and eigenvalues of every seed overlaid (one colour per seed)."""
     import matplotlib.pyplot as plt
 
-    models = spread.group_by(sorted(records, key=lambda r: (r["metrics"]["train_size"],
-                                                            r["params"]["seed"])),
-                             lambda r: r["params"]["model"])
+    models = _models(records)
     # one column per model, one row per view: two panels side by side fit the book's column
     fig, axes = plt.subplots(3, len(models), figsize=(3.7 * len(models), 10.5), squeeze=False)
-    seeds = sorted({r["params"]["seed"] for r in records})
-    colors = dict(zip(seeds, plt.cm.tab10(np.arange(len(seeds)))))
+    colors = _seed_colors(records)
     for row, group in zip(axes.T, models.values()):
-        first = group[0]["metrics"]
-        label = f"{first['train_size']} word(s), depth <= {first['max_depth']}"
-        mat = np.array(first["matrix"])
-        bound = np.abs(mat).max()
-        im = row[0].imshow(mat, cmap="RdBu_r", vmin=-bound, vmax=bound)
-        fig.colorbar(im, ax=row[0], fraction=0.046)
-        row[0].set(title=f"W_O W_V, {label}\n(seed {group[0]['params']['seed']})",
-                   xlabel="input dimension", ylabel="output dimension")
-        for r in group:
-            m, c = r["metrics"], colors[r["params"]["seed"]]
-            row[1].semilogy(np.arange(1, len(m["singular_values"]) + 1), m["singular_values"],
-                            "o-", color=c, ms=3, lw=1, label=f"seed {r['params']['seed']}")
-            row[2].scatter(m["eigenvalues_real"], m["eigenvalues_imag"], s=10, color=c,
-                           alpha=0.6)
-            row[2].scatter(m["eigenvalues_real"][:1], m["eigenvalues_imag"][:1], s=70,
-                           color=c, edgecolor="black", marker="*", zorder=5)
-        share = spread.spread([r["metrics"]["top_singular_share"] for r in group])
-        span = (f"{share[0]:.0%}" if share[3] == 1 else
-                f"mean {share[0]:.0%}, {share[1]:.0%} to {share[2]:.0%}")
-        row[1].set(title=f"singular values\n(top share {span})", xlabel="index",
-                   ylabel="singular value")
+        _draw_model(fig, row, group, colors)
+        row[0].set_title(f"W_O W_V, {_label(group)}\n(seed {group[0]['params']['seed']})")
+        row[1].set_title(f"singular values\n(top share {_top_share(group)})")
         row[1].legend(fontsize=7)
-        row[2].axhline(0, color="grey", lw=0.5)
-        row[2].axvline(0, color="grey", lw=0.5)
-        row[2].set(title="eigenvalues\n(star: largest modulus)", xlabel="real part",
-                   ylabel="imaginary part")
-    fig.suptitle(spread.seeds_label(records, lambda r: r["params"]["model"])
-                 .replace(", mean and min-max", "").replace("per setting", "per model")
-                 + ", one colour per seed", fontsize=9)
+        row[2].set_title("eigenvalues\n(star: largest modulus)")
+    fig.suptitle(_seeds_title(records), fontsize=9)
     fig.tight_layout()
     return fig
+
+
+# on a phone: a matrix's panel and a spectrum's (in inches), and the seeds' key
+PHONE_MATRIX_IN, PHONE_SPECTRUM_IN, PHONE_KEY_IN = 1.7, 1.2, 0.25
+
+
+def phone_figure(records):
+    """The same six panels for a phone's column, where the column's figure laid out again was
+    1,780 px tall and its spectra did not say which model they were: one column, the two models
+    one after the other in each view (the matrices, the singular values, the eigenvalues),
+    every panel titled with its model, the seeds' colours in one key at the top instead of a legend
+    under each panel of singular values."""
+    import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
+
+    models = _models(records)
+    colors = _seed_colors(records)
+    heights = [PHONE_KEY_IN] + [PHONE_MATRIX_IN] * len(models) + \
+        [PHONE_SPECTRUM_IN] * 2 * len(models)
+    fig = plt.figure(figsize=(3.8, sum(heights) + 1.0 * len(heights)))
+    grid = fig.add_gridspec(len(heights), 1, height_ratios=heights)
+    key_row(fig, fig.add_subplot(grid[0]),
+            [Line2D([], [], color=c, marker="o", ms=4) for c in colors.values()],
+            [f"seed {seed}" for seed in colors])
+    for index, group in enumerate(models.values()):
+        row = [fig.add_subplot(grid[1 + index + view * len(models)]) for view in range(3)]
+        _draw_model(fig, row, group, colors)
+        # the model on a line of its own above each view, lines a phone's column holds
+        label = _label(group).replace("<=", "≤")
+        for ax, view in zip(row, (f"W_O W_V (seed {group[0]['params']['seed']})",
+                                  f"singular values, top share\n{_top_share(group)}",
+                                  "eigenvalues\n(star: largest modulus)")):
+            ax.set_title(f"{label}\n{view}", fontsize=10.5)
+    fig.suptitle(_seeds_title(records), fontsize=10.5)
+    fig.tight_layout()
+    return fig
+
+
+def _models(records) -> dict:
+    """{model: its records}, the single-word model first, each model's seeds in order."""
+    return spread.group_by(sorted(records, key=lambda r: (r["metrics"]["train_size"],
+                                                          r["params"]["seed"])),
+                           lambda r: r["params"]["model"])
+
+
+def _seed_colors(records) -> dict:
+    import matplotlib.pyplot as plt
+    seeds = sorted({r["params"]["seed"] for r in records})
+    return dict(zip(seeds, plt.cm.tab10(np.arange(len(seeds)))))
+
+
+def _label(group) -> str:
+    first = group[0]["metrics"]
+    return f"{first['train_size']} word(s), depth <= {first['max_depth']}"
+
+
+def _top_share(group) -> str:
+    share = spread.spread([r["metrics"]["top_singular_share"] for r in group])
+    return (f"{share[0]:.0%}" if share[3] == 1 else
+            f"mean {share[0]:.0%}, {share[1]:.0%} to {share[2]:.0%}")
+
+
+def _seeds_title(records) -> str:
+    return (spread.seeds_label(records, lambda r: r["params"]["model"])
+            .replace(", mean and min-max", "").replace("per setting", "per model")
+            + ", one colour per seed")
+
+
+def _draw_model(fig, row, group, colors) -> None:
+    """One model's three views in the axes of `row`: W_O W_V of its first seed (with a
+    colorbar), the singular values and the eigenvalues of every seed (unlabelled: the
+    callers title them)."""
+    mat = np.array(group[0]["metrics"]["matrix"])
+    bound = np.abs(mat).max()
+    im = row[0].imshow(mat, cmap="RdBu_r", vmin=-bound, vmax=bound)
+    fig.colorbar(im, ax=row[0], fraction=0.046)
+    row[0].set(xlabel="input dimension", ylabel="output dimension")
+    for r in group:
+        m, c = r["metrics"], colors[r["params"]["seed"]]
+        row[1].semilogy(np.arange(1, len(m["singular_values"]) + 1), m["singular_values"],
+                        "o-", color=c, ms=3, lw=1, label=f"seed {r['params']['seed']}")
+        row[2].scatter(m["eigenvalues_real"], m["eigenvalues_imag"], s=10, color=c, alpha=0.6)
+        row[2].scatter(m["eigenvalues_real"][:1], m["eigenvalues_imag"][:1], s=70, color=c,
+                       edgecolor="black", marker="*", zorder=5)
+    row[1].set(xlabel="index", ylabel="singular value")
+    row[2].axhline(0, color="grey", lw=0.5)
+    row[2].axvline(0, color="grey", lw=0.5)
+    row[2].set(xlabel="real part", ylabel="imaginary part")
 
 
 def trainings(config):

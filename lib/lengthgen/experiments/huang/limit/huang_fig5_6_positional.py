@@ -19,6 +19,7 @@ Feeds: book/limit_transformers.ipynb, {numref}`fig-huang-positional`
 import matplotlib.pyplot as plt
 
 from lengthgen.experiments.huang.limit.rows import ratio, summary
+from lengthgen.experiments.spread import key_row
 from lengthgen.theory.positional_targets import KINDS, TARGETS
 
 FIGURE_ID = "huang-fig5-6-positional"
@@ -140,52 +141,14 @@ def table_rows(records: list[dict]) -> list[dict]:
 
 def figure(records: list[dict]):
     config = records[0]["config"]
-    kinds = [k for k in KINDS if any(TARGETS[r["params"]["target"]][0] == k for r in records)]
+    kinds = _kinds(records)
     fig, axes = plt.subplots(2, len(kinds), figsize=(3.2 * len(kinds), 6.4), sharey="row",
                              squeeze=False)
-    widths = sorted({r["params"]["width"] for r in records})
-    styles = dict(zip(widths, ("-", "--", ":")))
     for col, kind in enumerate(kinds):
-        targets = [t for t in config["targets"] if TARGETS[t][0] == kind]
-        for color, target in enumerate(targets):
-            for width in widths:
-                rows = [r for r in records if r["params"]["target"] == target
-                        and r["params"]["width"] == width]
-                if not rows:
-                    continue
-                for row, band in enumerate(("all", "unseen")):
-                    lengths = sorted(int(n) for n in rows[0]["metrics"]["bands"][band])
-                    mean = lambda key, n: sum(  # noqa: E731
-                        r["metrics"]["bands"][band][str(n)][key] for r in rows) / len(rows)
-                    y = ([mean("model", n) / mean("constant", n) for n in lengths] if row == 0
-                         else [mean("model", n) for n in lengths])
-                    axes[row][col].plot(lengths, y, styles[width], marker="o", ms=3,
-                                        color=f"C{color}", label=f"{target}, d={width}")
-                    if len(rows) > 1:  # several seeds: their min-max range, shaded
-                        per_seed = [[r["metrics"]["bands"][band][str(n)]["model"] / (
-                            r["metrics"]["bands"][band][str(n)]["constant"] if row == 0 else 1)
-                            for r in rows] for n in lengths]
-                        axes[row][col].fill_between(lengths, [min(v) for v in per_seed],
-                                                    [max(v) for v in per_seed],
-                                                    color=f"C{color}", alpha=0.15, lw=0)
-            # the reference of the second row: always answering 0 at the unseen distances (the
-            # model's products there get no training signal; 0 is where a small-weight learner
-            # would leave them). Not drawn for local targets, where it is exact (error 0).
-            lengths = sorted(int(n) for n in rows[0]["metrics"]["bands"]["unseen"])
-            zero = [rows[0]["metrics"]["bands"]["unseen"][str(n)]["zero"] for n in lengths]
-            if min(zero) > 0:
-                axes[1][col].plot(lengths, zero, color=f"C{color}", lw=3, alpha=0.25)
         top, bottom = axes[0][col], axes[1][col]
-        top.axhline(1, color="black", lw=0.8)
-        top.axvline(config["train_length"], color="grey", lw=0.8)
-        top.set_title(kind)
-        # each lower panel names its group too: on a phone the panels stack in one column,
-        # and the lower ones come far below the upper one of their group
-        bottom.set_title(f"{kind}: unseen distances")
+        _draw_kind(top, bottom, kind, records)
         top.legend(fontsize=6)
         bottom.set_xlabel("test length n")
-        for ax in (top, bottom):
-            ax.set_yscale("log")
     axes[0][0].set_ylabel("MSE / best constant's MSE")
     axes[1][0].set_ylabel("MSE at unseen distances (i-j >= 50)")
     fig.suptitle(f"Positional products fitted on windows of {config['train_length']} "
@@ -194,3 +157,115 @@ def figure(records: list[dict]):
                  "contains (wide pale lines: always answering 0 there)", fontsize=9)
     fig.tight_layout()
     return fig
+
+
+# on a phone: each group's two panels (in inches), and the key of the widths' line styles
+PHONE_PANEL_IN, PHONE_KEY_IN = 1.2, 0.25
+
+
+def phone_figure(records: list[dict]):
+    """The same panels for a phone's column, where the column's figure laid out again stacked
+    its eight panels with a legend of six lines under each upper one: 2,470 px tall. Here the
+    two panels of a group share their x axis (numbers under the lower one only), each names
+    its group, the colours (the targets) are named in the upper panel's title line, and the
+    line styles (the widths), the same in every group, have one key at the top (`key_row`).
+    (The targets' legends are the figure's too, placed on their panels: the phone's layout
+    moves an axes' own legend under it, in one column.) Log axes span two powers of ten at
+    least, so that each names two."""
+    from matplotlib.lines import Line2D
+    config = records[0]["config"]
+    kinds = _kinds(records)
+    widths = sorted({r["params"]["width"] for r in records})
+    fig = plt.figure(figsize=(3.8, PHONE_KEY_IN + 2 * PHONE_PANEL_IN * len(kinds) + 1.5))
+    grid = fig.add_gridspec(1 + 2 * len(kinds), 1,
+                            height_ratios=[PHONE_KEY_IN] + [PHONE_PANEL_IN] * 2 * len(kinds))
+    key_row(fig, fig.add_subplot(grid[0]),
+            [Line2D([], [], color="black", ls=style) for style in _STYLES[:len(widths)]],
+            [f"d={width}" for width in widths])
+    for index, kind in enumerate(kinds):
+        top = fig.add_subplot(grid[1 + 2 * index])
+        bottom = fig.add_subplot(grid[2 + 2 * index], sharex=top)
+        targets = _draw_kind(top, bottom, kind, records)
+        top.set_title("")
+        top.set_title(kind, loc="left", fontsize=10.5)
+        bottom.set_title(bottom.get_title(), fontsize=10.5)
+        top.tick_params(axis="x", labelbottom=False)
+        top.set_ylabel("MSE / best\nconstant's")
+        bottom.set_ylabel("MSE, unseen")
+        bottom.set_xlabel("test length n")
+        fig.legend([Line2D([], [], color=f"C{color}") for color in range(len(targets))],
+                   targets, loc="lower right", bbox_to_anchor=(1, 1),
+                   bbox_transform=top.transAxes, ncols=len(targets), frameon=False,
+                   handlelength=1.0, handletextpad=0.4, columnspacing=0.8, borderpad=0.1,
+                   borderaxespad=0.1, fontsize=10.5)
+        for ax in (top, bottom):
+            _two_decades(ax)
+    fig.suptitle(f"Fitted on windows of {config['train_length']} ({config['steps']} steps). "
+                 "Upper panel of a group: error / best position-blind constant's (black line: "
+                 "equal); lower: error at unseen distances (pale: always 0)", fontsize=10.5)
+    fig.tight_layout()
+    return fig
+
+
+def _two_decades(ax) -> None:
+    """Widen a log axis' limits to two powers of ten, about their geometric middle, where
+    they span less (one that spans less names at most one power, or crowds minor ticks)."""
+    low, high = ax.get_ylim()
+    if high / low < 100:
+        middle = (low * high) ** 0.5
+        ax.set_ylim(middle / 10, middle * 10)
+
+
+_STYLES = ("-", "--", ":")
+
+
+def _kinds(records: list[dict]) -> list[str]:
+    """The groups of targets (local, periodic, ...) the records have, in the theory's order."""
+    return [k for k in KINDS if any(TARGETS[r["params"]["target"]][0] == k for r in records)]
+
+
+def _draw_kind(top, bottom, kind: str, records: list[dict]) -> list[str]:
+    """Draw one group of targets: in `top` each target's error relative to the best constant,
+    in `bottom` its error at unseen distances; a colour per target, a line style per width, the
+    seeds' range shaded. Returns the group's targets, in their colours' order."""
+    config = records[0]["config"]
+    widths = sorted({r["params"]["width"] for r in records})
+    styles = dict(zip(widths, _STYLES))
+    targets = [t for t in config["targets"] if TARGETS[t][0] == kind]
+    for color, target in enumerate(targets):
+        for width in widths:
+            rows = [r for r in records if r["params"]["target"] == target
+                    and r["params"]["width"] == width]
+            if not rows:
+                continue
+            for ax, band in ((top, "all"), (bottom, "unseen")):
+                lengths = sorted(int(n) for n in rows[0]["metrics"]["bands"][band])
+                mean = lambda key, n: sum(  # noqa: E731
+                    r["metrics"]["bands"][band][str(n)][key] for r in rows) / len(rows)
+                y = ([mean("model", n) / mean("constant", n) for n in lengths] if ax is top
+                     else [mean("model", n) for n in lengths])
+                ax.plot(lengths, y, styles[width], marker="o", ms=3, color=f"C{color}",
+                        label=f"{target}, d={width}")
+                if len(rows) > 1:  # several seeds: their min-max range, shaded
+                    per_seed = [[r["metrics"]["bands"][band][str(n)]["model"] / (
+                        r["metrics"]["bands"][band][str(n)]["constant"] if ax is top else 1)
+                        for r in rows] for n in lengths]
+                    ax.fill_between(lengths, [min(v) for v in per_seed],
+                                    [max(v) for v in per_seed], color=f"C{color}", alpha=0.15,
+                                    lw=0)
+        # the reference of the lower panel: always answering 0 at the unseen distances (the
+        # model's products there get no training signal; 0 is where a small-weight learner
+        # would leave them). Not drawn for local targets, where it is exact (error 0).
+        lengths = sorted(int(n) for n in rows[0]["metrics"]["bands"]["unseen"])
+        zero = [rows[0]["metrics"]["bands"]["unseen"][str(n)]["zero"] for n in lengths]
+        if min(zero) > 0:
+            bottom.plot(lengths, zero, color=f"C{color}", lw=3, alpha=0.25)
+    top.axhline(1, color="black", lw=0.8)
+    top.axvline(config["train_length"], color="grey", lw=0.8)
+    top.set_title(kind)
+    # each lower panel names its group too: on a phone the panels stack in one column, and
+    # the lower ones come far below the upper one of their group
+    bottom.set_title(f"{kind}: unseen distances")
+    for ax in (top, bottom):
+        ax.set_yscale("log")
+    return targets
