@@ -106,41 +106,6 @@ def test_a_figure_is_glued_as_a_picture_for_the_column_and_for_a_phone(shown):
     assert text_px >= layout.MIN_FONT_PT * layout.NARROW_DPI / 72 - 0.01
 
 
-def _png_width(uri_or_bytes) -> int:
-    import base64
-    import io
-
-    from PIL import Image
-    png = uri_or_bytes if isinstance(uri_or_bytes, bytes) else \
-        base64.b64decode(uri_or_bytes.split(",", 1)[1])
-    return Image.open(io.BytesIO(png)).width
-
-
-def test_a_phone_rendition_has_one_pixel_to_the_css_pixel():
-    """Issue 51 (the site's weight): a phone's rendition is saved at 1x, NARROW_PX wide, its
-    text MIN_FONT_PT at DPI in its own pixels; at 2x it was 760 px wide and weighed about twice
-    as much (the book's figures and slider frames: 4.6 MB at 2x, 2.1 MB at 1x). A slider's
-    frames are drawn for phones at 1x too."""
-    fig, axes = plt.subplots(1, 2, figsize=(10, 3.5))
-    for ax in axes:
-        ax.plot([1, 2, 3], [3, 1, 2])
-        ax.set_xlabel("test length")
-    shown = book.picture(fig)
-    plt.close(fig)
-    assert 0.8 * layout.NARROW_PX <= _png_width(shown.narrow) <= layout.NARROW_PX + 1
-    assert shown.narrow_text_px == pytest.approx(layout.MIN_FONT_PT * layout.DPI / 72)
-    assert shown.narrow_layout_px == _png_width(shown.narrow)
-
-    def line(height):
-        fig, ax = plt.subplots(figsize=(7, 3))
-        ax.plot([0, 1], [height, height])
-        return fig
-
-    slider = FrameSlider(line, {"height": [1, 2]})
-    assert all(0.8 * layout.NARROW_PX <= _png_width(frame) <= layout.NARROW_PX + 1
-               for frame in slider.narrow_frames)
-
-
 def test_a_figure_id_has_an_alt_from_its_module_and_its_panels(shown):
     import re
     book.book_figure("richard-fig2-closed-form-paths")

@@ -228,15 +228,12 @@ MIN_FONT_PT = 10.5
 # figure is therefore drawn a second time for a column of NARROW_PX (panels one per row, the
 # same MIN_FONT_PT), which the page shows on screens up to NARROW_SCREEN_PX wide: its smallest
 # text is then 14.6 * 357 / 380 = 13.7 px at 420 px, 11.4 px at 360 px (the browser test
-# measures it). It is saved at NARROW_DPI, 1x, one image pixel to the CSS pixel, for the
-# site's weight (issue 51): the phone's renditions of the book's figures and slider frames
-# weighed 4.6 MB at 2x and 2.1 MB at 1x (book scale). On a screen of two or three device
-# pixels to the CSS pixel its lines and text are softer than at 2x, at the same size. Wider
-# screens get the column's figure: at NARROW_SCREEN_PX its text is 11 px on screen, and more
-# from there.
+# measures it). It is saved at NARROW_DPI, 2x, as phones' screens have two or three device
+# pixels to the CSS pixel. Wider screens get the column's figure: at NARROW_SCREEN_PX its text
+# is 11 px on screen, and more from there.
 NARROW_PX = 380
 NARROW_SCREEN_PX = 620
-NARROW_DPI = DPI
+NARROW_DPI = 2 * DPI
 
 
 def laid_out_by_hand(fig) -> bool:
