@@ -14,7 +14,7 @@
     rng.py         a counter-based generator: the same numbers on any device
     jobs.py        Job (task, decoder settings, TrainConfig) and train_jobs: group, train, slices
 
-`lengthgen.train.train` (one model) and `lengthgen.train_many.train_seeds` (one model per
-seed) are front doors to it; `lengthgen.experiments.huang.sweep.budget` runs the APE vs NoPE
+`lengthgen.train.train` (one model, any TrainableModel) is the front door for one run, and
+`train_jobs` for many; `lengthgen.experiments.huang.sweep.budget` runs the APE vs NoPE
 sweep at the paper's budget through `train_jobs`.
 """

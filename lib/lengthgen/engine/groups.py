@@ -8,17 +8,13 @@ kinds of group answer:
 * `ModuleGroup`: one model of any class that meets `TrainableModel`, trained exactly as `train`
   always trained it (torch's AdamW over the model's parameter groups, length chunks, clipping
   by the model's global norm, `evaluate` on the host-drawn set). A group of one.
-* `StackedGroup`: S models of one shape held as stacked tensors: Decoders through the batched
-  forward of `lengthgen.engine.stacked`, any other TrainableModel through torch.func.vmap.
-  Each member keeps everything a run alone has (initial weights, data stream, AdamW moments,
-  learning-rate schedule, clipping by its own norm, evaluation set, stop and give-up rule).
+* `StackedGroup`: S Decoders of one shape held as stacked tensors, through the batched forward
+  of `lengthgen.engine.stacked`. Each member keeps everything a run alone has (initial
+  weights, data stream, AdamW moments, learning-rate schedule, clipping by its own norm,
+  evaluation set, stop and give-up rule).
 """
-import copy
-
 import numpy as np
 import torch
-from torch.func import functional_call, stack_module_state, vmap
-from torch.nn.attention import SDPBackend, sdpa_kernel
 
 from lengthgen.engine.compiled import CompiledOrEager, check_backend
 from lengthgen.engine.feeds import eval_sets
@@ -72,75 +68,12 @@ class ModuleGroup:
         self.optimizer.load_state_dict(state["optimizer"])
 
 
-class VmappedModules:
-    """Any TrainableModel class, S copies through torch.func.vmap (the generic stacked path;
-    Decoders use the faster StackedDecoders)."""
-
-    def __init__(self, models: list, device):
-        for model in models:
-            if getattr(model.cfg, "dropout", 0.0) > 0:
-                raise LengthgenError("stacked groups need dropout=0 (dropout streams would "
-                                     "differ from separate runs)")
-        self._models = [m.to(device) for m in models]
-        self.configs = [m.cfg for m in models]
-        params, self.buffers = stack_module_state(self._models)
-        self.params = {n: p.detach().clone().requires_grad_(True) for n, p in params.items()}
-        self.names = list(self.params)
-        self.template = copy.deepcopy(self._models[0]).to("meta")
-        self.absolute = models[0].cfg.pe.absolute
-
-    @property
-    def size(self) -> int:
-        return len(self.configs)
-
-    def leaves(self) -> dict:
-        return self.params
-
-    def layout(self, roles: dict, dims: dict) -> tuple[dict, dict]:
-        return ({n: roles[n] for n in self.names}, {n: dims[n] >= 2 for n in self.names})
-
-    def split_leaves(self, rows: dict) -> dict:
-        return dict(rows)
-
-    def join_leaves(self, tensors: dict) -> dict:
-        return {n: tensors[n] for n in self.names}
-
-    @torch.no_grad()
-    def load_member(self, index: int, tensors: dict) -> None:
-        for name in self.names:
-            self.params[name][index] = tensors[name].to(self.params[name].device)
-
-    def forward(self, inputs, offsets=None):
-        def one(p, b, x, o):
-            return functional_call(self.template, (p, b), (x, o), {"check": False})
-        run = vmap(one, in_dims=(0, 0, 0, 0 if self.absolute and offsets is not None else None))
-        with sdpa_kernel(SDPBackend.MATH):  # the attention kernel vmap can batch
-            return run(self.params, self.buffers, inputs,
-                       offsets if self.absolute else None)
-
-    def retain(self, keep: list[int]) -> None:
-        index = torch.tensor(keep, device=next(iter(self.params.values())).device)
-        self.params = {n: p.detach().index_select(0, index).requires_grad_(True)
-                       for n, p in self.params.items()}
-        self.buffers = {n: b.index_select(0, index) for n, b in self.buffers.items()}
-        self._models = [self._models[i] for i in keep]
-        self.configs = [self.configs[i] for i in keep]
-
-    @torch.no_grad()
-    def unstack(self, index: int):
-        model = self._models[index]
-        for name, param in model.named_parameters():
-            param.copy_(self.params[name][index])
-        return model
-
-
 class StackedGroup:
     """S models of one shape, stepped together; see the module docstring."""
 
-    def __init__(self, models: list, tasks: list, configs: list, device, stacking: str = "auto",
-                 graphs: bool = False, compile: bool | str = False):
-        """stacking: "auto" (Decoders batched by StackedDecoders, others through vmap) or
-        "vmap" (vmap for every model: the old train_seeds path, kept for comparison).
+    def __init__(self, models: list, tasks: list, configs: list, device, graphs: bool = False,
+                 compile: bool | str = False):
+        """models: Decoders of one shape (`train` trains any other TrainableModel, alone).
         graphs: on CUDA, replay each training step as one captured CUDA graph (`GraphStep`).
         compile: run the step's loss and update through torch.compile (`engine.compiled`;
         True is TorchInductor, or name a backend of compiled.BACKENDS); eager where it fails."""
@@ -152,10 +85,11 @@ class StackedGroup:
         if len(objectives) != 1:
             raise LengthgenError("the members of a group must share an objective")
         self.objective = objective_of(tasks[0])
-        if stacking == "auto" and all(isinstance(m, Decoder) for m in models):
-            self.stack = StackedDecoders(models, self.device)
-        else:
-            self.stack = VmappedModules(models, self.device)
+        odd = next((type(m).__name__ for m in models if not isinstance(m, Decoder)), None)
+        if odd is not None:
+            raise LengthgenError(f"a stacked group trains Decoders, not a {odd}; train() trains "
+                                 f"any TrainableModel alone")
+        self.stack = StackedDecoders(models, self.device)
         roles, dims = {}, {}
         for model in models:
             for name, param in model.named_parameters():
