@@ -12,6 +12,9 @@ kinds of group answer:
   of `lengthgen.engine.stacked`. Each member keeps everything a run alone has (initial
   weights, data stream, AdamW moments, learning-rate schedule, clipping by its own norm,
   evaluation set, stop and give-up rule).
+
+Both hand out a member's state and load one back (`member_state`, `load_member`) in the
+library's one resume format (`lengthgen.engine.checkpoints`).
 """
 import numpy as np
 import torch
@@ -60,12 +63,45 @@ class ModuleGroup:
         if keep != [0]:
             raise LengthgenError("a group of one cannot drop its member")
 
-    def state(self) -> dict:
-        return {"model": self.model.state_dict(), "optimizer": self.optimizer.state_dict()}
+    def member_state(self, j: int = 0) -> dict:
+        """The model's weights and AdamW state by parameter name, as `StackedGroup.member_state`
+        gives them (the resume format of `lengthgen.engine.checkpoints`). A parameter that has
+        not stepped yet has no moments."""
+        names = {p: n for n, p in self.model.named_parameters()}
+        adam, steps = {"exp_avg": {}, "exp_avg_sq": {}}, set()
+        for group in self.optimizer.param_groups:
+            for p in group["params"]:
+                state = self.optimizer.state.get(p)
+                if state:
+                    adam["exp_avg"][names[p]] = state["exp_avg"]
+                    adam["exp_avg_sq"][names[p]] = state["exp_avg_sq"]
+                    steps.add(float(state["step"]))
+        if len(steps) > 1:   # one count per member, as the stacked AdamW keeps it
+            raise LengthgenError(f"the model's parameters took different numbers of AdamW steps "
+                                 f"({sorted(steps)}): a parameter outside the forward of some "
+                                 f"batches; its state cannot be kept as one member's")
+        adam["step"] = steps.pop() if steps else 0.0
+        return {"model": self.model.state_dict(), "adam": adam}
 
-    def load_state(self, state: dict) -> None:
+    def load_member(self, j: int, state: dict) -> None:
+        """Load `member_state`'s weights and moments (ValueError where they do not fit)."""
         self.model.load_state_dict(state["model"])
-        self.optimizer.load_state_dict(state["optimizer"])
+        adam = state["adam"]
+        names = {p: n for n, p in self.model.named_parameters()}
+        order = [names[p] for g in self.optimizer.param_groups for p in g["params"]]
+        shapes = {n: p.shape for n, p in self.model.named_parameters()}
+        for key in ("exp_avg", "exp_avg_sq"):
+            for name, value in adam[key].items():
+                if name not in shapes or not isinstance(value, torch.Tensor) \
+                        or value.shape != shapes[name]:
+                    raise ValueError(f"AdamW {key} {name!r} is not a moment of a parameter of "
+                                     f"this model")
+        # torch's own loader places each tensor (and the step count) where its AdamW keeps it
+        per_param = {i: {"step": torch.tensor(float(adam["step"])),
+                         "exp_avg": adam["exp_avg"][n], "exp_avg_sq": adam["exp_avg_sq"][n]}
+                     for i, n in enumerate(order) if n in adam["exp_avg"]}
+        self.optimizer.load_state_dict({"state": per_param,
+                                        "param_groups": self.optimizer.state_dict()["param_groups"]})
 
 
 class StackedGroup:

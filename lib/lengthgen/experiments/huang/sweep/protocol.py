@@ -250,15 +250,18 @@ def job_for(task_id: str, encoding: str, setting, seed: int, config: dict,
 
 
 def _checkpoint(task_id, encoding, setting, seed, config, model_cfg, may_abandon) -> Path | None:
-    """Where a training checkpoints: keyed by everything that changes its result."""
+    """Where a training checkpoints: keyed by everything that changes its result, and by the
+    checkpoints' format (a file of an older one is not found, and the training starts afresh)."""
     import torch
+
+    from lengthgen.engine.checkpoints import RESUME_FORMAT
     if not config.get("checkpoints"):
         return None
     key = json.dumps({"task": task_id, "encoding": encoding, "setting": setting.as_list(),
                       "seed": seed, "may_abandon": may_abandon,
                       "config": {k: v for k, v in config.items() if k != "tasks"},
                       "model": model_cfg.to_dict(), "threads": torch.get_num_threads(),
-                      "torch": torch.__version__}, sort_keys=True)
+                      "torch": torch.__version__, "format": RESUME_FORMAT}, sort_keys=True)
     return cache_dir() / f"{hashlib.sha256(key.encode()).hexdigest()[:32]}.pt"
 
 
