@@ -20,7 +20,7 @@ the device sampler a resumed job sees the batches it would have seen (they are k
 and step), so a job trained in slices follows the trajectory of a job trained at once, up to
 float rounding.
 """
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import torch
 
@@ -45,13 +45,19 @@ class Job:
     model: dict                      # DecoderConfig fields, e.g. n_layers, d_model, pe
     train: TrainConfig
     name: str = ""                   # the caller's name for it (records, state files)
+    # the Task of a task id, resolved once however often grouping, sizing and building ask
+    _task: Task | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
     def seed(self) -> int:
         return self.train.seed
 
     def get_task(self) -> Task:
-        return self.task if isinstance(self.task, Task) else get_task(self.task)
+        if isinstance(self.task, Task):
+            return self.task
+        if self._task is None or self._task.id != self.task:
+            self._task = get_task(self.task)
+        return self._task
 
     def build(self):
         """(task, freshly initialized decoder): the decoder a run alone would start from."""
