@@ -100,8 +100,8 @@ class ModuleGroup:
         per_param = {i: {"step": torch.tensor(float(adam["step"])),
                          "exp_avg": adam["exp_avg"][n], "exp_avg_sq": adam["exp_avg_sq"][n]}
                      for i, n in enumerate(order) if n in adam["exp_avg"]}
-        self.optimizer.load_state_dict({"state": per_param,
-                                        "param_groups": self.optimizer.state_dict()["param_groups"]})
+        groups = self.optimizer.state_dict()["param_groups"]
+        self.optimizer.load_state_dict({"state": per_param, "param_groups": groups})
 
 
 class StackedGroup:

@@ -38,6 +38,7 @@ from collections import Counter
 import numpy as np
 
 from lengthgen.experiments import spread
+from lengthgen.experiments.richard import protocol
 from lengthgen.experiments.richard.rows import PAPER, SPLITS, boolean_data
 from lengthgen.tasks.boolean import (END, EQUALS, START, TOKEN_ID, VOCAB, BooleanWindowTask,
                                      equivalent, make_pool, paper_answer)
@@ -83,12 +84,12 @@ def trainings(config):
     adds a few rows, nothing to the cost)."""
     from lengthgen.models.decoder import Decoder, DecoderConfig
     from lengthgen.runs.cost import decoder_training, shape_label
-    cfg = DecoderConfig(vocab_size=len(VOCAB), n_classes=len(VOCAB), n_layers=config["layers"],
-                        n_heads=config["heads"], d_model=config["d"],
-                        n_positions=config["window"])
+    size = protocol.decoder_sizes(config)
+    cfg = DecoderConfig(vocab_size=len(VOCAB), n_classes=len(VOCAB),
+                        n_positions=config["window"], **size)
     return [decoder_training(lambda: Decoder(cfg),
-                             shape=shape_label(config["layers"], config["heads"], config["d"]),
-                             layers=config["layers"], d_model=config["d"],
+                             shape=shape_label(size["n_layers"], size["n_heads"], size["d_model"]),
+                             layers=size["n_layers"], d_model=size["d_model"],
                              batch=config["batch_size"], tokens=config["window"],
                              steps=config["steps"], count=len(runs(config)))]
 
@@ -169,9 +170,9 @@ def run_one(params, config, device):
                                          params["train_depth"]) if tuple(ex[1]) not in held_out]
     # room for the longest test prompt plus as many generated tokens as its expression has
     longest = max(2 * len(e) + 2 for pool in pools.values() for e, _ in pool)
-    cfg = DecoderConfig(vocab_size=len(VOCAB), n_classes=len(VOCAB), n_layers=config["layers"],
-                        n_heads=config["heads"], d_model=config["d"],
-                        n_positions=max(longest, config["window"]))
+    cfg = DecoderConfig(vocab_size=len(VOCAB), n_classes=len(VOCAB),
+                        n_positions=max(longest, config["window"]),
+                        **protocol.decoder_sizes(config))
     torch.manual_seed(params["seed"])
     model = Decoder(cfg)
     # a fixed budget with a cosine decay, evaluated once at the end (no early stop)
