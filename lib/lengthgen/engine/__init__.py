@@ -2,7 +2,9 @@
 
     settings.py    TrainConfig, TrainResult, the schedule and the stop rule (every trainer's)
     single.py      one model's optimizer, offsets and step, as `train` has always run them
-    checkpoints.py atomic checkpoints of one run, and what a resume must match
+    checkpoints.py the one resume format (a member's state: weights and AdamW moments by
+                   name, step, history), train()'s atomic checkpoints of it, what a resume
+                   must match
     loop.py        the one loop: rates, batch, step, evaluation, stop and give-up, leaving members
     groups.py      ModuleGroup (one model, as `train` trains it), StackedGroup (S models) and
                    GraphStep (a stacked step replayed as a CUDA graph)
