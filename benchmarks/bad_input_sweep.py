@@ -414,7 +414,7 @@ def _checkpoints_for_round_four(tmp: Path, tiny_train) -> dict:
                "no-rng": {k: v for k, v in state.items() if k != "rng"},
                "wrong-weights": {**state, "model": {k: torch.zeros(1) for k in state["model"]}},
                "no-weights": {**state, "model": {}},
-               "foreign-optimizer": {**state, "optimizer": {"state": {}, "param_groups": []}},
+               "foreign-optimizer": {**state, "adam": {"state": {}, "param_groups": []}},
                "bad-rng": {**state, "rng": {"numpy": 3, "torch": torch.zeros(2)}},
                "text-step": {**state, "step": "x"},
                "step-past-the-end": {**state, "step": 10 ** 9},

@@ -21,9 +21,9 @@
      and update through torch.compile (`lengthgen.engine.compiled`);
    * `train()`: one model, the loop `train` runs (torch's AdamW, the host's numpy sampler; on a
      CPU with the sweep's length chunks, 4 from width 64, on a GPU one): the trainer every figure
-     used before the engine;
-   * `vmap+host`: S models through torch.func.vmap with host sampling per member, the path the
-     old `train_seeds` took (kept as the engine's generic stacking for non-decoder models).
+     used before the engine.
+   (A `vmap+host` row, S models through torch.func.vmap, timed the old `train_seeds` path until
+   both were removed: the README's older tables keep its numbers.)
 
 The time budget: every sweep group and every shape gets an equal share of what is left of
 `--budget` when its turn comes (time a row leaves unused goes to the later ones), its rows split
@@ -130,8 +130,7 @@ def measure(kind: str, shape, size: int, device: str, seconds: float, rounds: in
     # length chunks as the CPU sweep uses them (from width 64, huang.sweep.protocol.chunks_for)
     # on a CPU, whatever makes the batches; one on a GPU (a chunk's cut reads the lengths)
     from lengthgen.experiments.huang.sweep.protocol import chunks_for
-    chunked = device == "cpu" and kind != "vmap+host"
-    configs = _configs(size, chunks_for(shape[2]) if chunked else 1)
+    configs = _configs(size, chunks_for(shape[2]) if device == "cpu" else 1)
     models = _models(shape, size, task)
     tasks = [task] * size
     npos = [m.cfg.n_positions for m in models]
@@ -139,9 +138,8 @@ def measure(kind: str, shape, size: int, device: str, seconds: float, rounds: in
     if kind == "train()":
         group = ModuleGroup(models[0], task, configs[0], device)
     else:
-        group = StackedGroup(models, tasks, configs, device,
-                             stacking="vmap" if kind == "vmap+host" else "auto",
-                             graphs=kind.endswith("+graph"), compile="+compile" in kind)
+        group = StackedGroup(models, tasks, configs, device, graphs=kind.endswith("+graph"),
+                             compile="+compile" in kind)
     if kind.startswith("engine") and kind != "engine+host":   # batches made on the device
         width = task.max_tokens(50)
         feed = DeviceFeed(tasks, configs, npos, ape, device, width)
@@ -357,7 +355,7 @@ def shape_items(args) -> list:
                 kinds += [("engine+compile+graph", s) for s in sizes]
         if args.device == "cpu":
             kinds += [("engine+host", s) for s in sizes]
-        kinds += [("train()", 1), ("vmap+host", sizes[min(1, len(sizes) - 1)])]
+        kinds += [("train()", 1)]
         label = "{}L{}H d{}".format(*shape)
         rows = [(f"{label} {kind} S={size}", step_flops(shape, size),
                  (lambda k, h, z: lambda window: measure(k, h, z, args.device, window,

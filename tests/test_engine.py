@@ -167,6 +167,19 @@ def test_a_diverging_member_stops_alone_and_says_where():
         train_jobs(jobs, sampler="host", diverged="raise")
 
 
+def test_a_member_that_gives_up_leaves_at_the_step_a_run_alone_gives_up():
+    """abandon_below applies per member: each stops (or not) where its own run would."""
+    jobs = [Job("tomita2", {"d_model": 16}, TrainConfig(steps=20, eval_every=5, eval_samples=16,
+                                                        abandon_below=0.99, lr=1e-3, seed=s))
+            for s in (0, 1)]
+    outcomes = train_jobs(jobs, sampler="host")
+    for job, outcome in zip(jobs, outcomes):
+        task, model = job.build()
+        alone = train(model, task, job.train)
+        assert (outcome.result.steps, outcome.result.abandoned) == (alone.steps, alone.abandoned)
+    assert any(o.result.abandoned for o in outcomes)   # the rule did act
+
+
 def test_groups_form_by_shape_and_refuse_mixing_what_a_step_shares():
     jobs = [_job("binary_majority", 0), replace(_job("binary_majority", 1),
                                                 model={"d_model": 32})]

@@ -440,8 +440,10 @@ def _damaged(state):
         "no weights": ({k: v for k, v in state.items() if k != "model"}, "it lacks model"),
         "wrong weights": ({**state, "model": zeros}, "size mismatch for"),
         "missing weights": ({**state, "model": {}}, "Missing key(s) in state_dict"),
-        "foreign optimizer": ({**state, "optimizer": {"state": {}, "param_groups": []}},
-                              "different number of parameter groups"),
+        "foreign optimizer": ({**state, "adam": {"state": {}, "param_groups": []}},
+                              "its optimizer state is not AdamW's moments by name"),
+        "wrong moments": ({**state, "adam": {**state["adam"], "exp_avg": zeros}},
+                          "a damaged checkpoint"),
         "bad rng": ({**state, "rng": {"numpy": 3, "torch": torch.zeros(2)}},
                     "random-generator states are not numpy's and torch's"),
         "bad numpy rng": ({**state, "rng": {**state["rng"], "numpy": {"state": 1}}},
@@ -454,7 +456,8 @@ def _damaged(state):
 
 
 @pytest.mark.parametrize("case", ["a tensor", "a list", "no rng", "no weights", "wrong weights",
-                                  "missing weights", "foreign optimizer", "bad rng",
+                                  "missing weights", "foreign optimizer", "wrong moments",
+                                  "bad rng",
                                   "bad numpy rng", "text step", "step past the run",
                                   "bad history", "NaN elapsed"])
 def test_a_damaged_train_checkpoint_is_one_line_naming_it(checkpoint, case, tmp_path, capsys):

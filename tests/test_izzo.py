@@ -19,7 +19,6 @@ from lengthgen.theory.izzo_bound import (last_output, logit_margin, modp_task_mo
                                          simple_task_model, simulate, theorem41_length,
                                          theorem_norm)
 from lengthgen.train import TrainConfig, train
-from lengthgen.train_many import train_seeds
 
 TASKS = [SimpleTask(3.0), ModPTask(4, 1), KGramTask(3, 2), KGramTask(2, 3)]
 
@@ -130,19 +129,35 @@ def test_regression_needs_stop_accuracy_off():
         train(model, task, TrainConfig(steps=1))
 
 
-def test_train_seeds_runs_the_regression_objective_like_train():
+def test_a_stacked_group_runs_the_regression_objective_like_train():
+    """Two decoders on a regression task train in one stacked group (train_jobs), each as
+    train() trains it alone: the objective reaches the engine's groups, not only train()."""
+    from lengthgen.engine.jobs import Job, train_jobs
     task = ModPTask(2, 0, train_max=8)
-    cfg = TrainConfig(steps=6, batch_size=32, lr=1e-2, weight_decay=0.0, grad_clip=None,
-                      eval_every=3, stop_accuracy=None, group_lr={"hidden": 1e-3})
-    make = lambda seed: build_model(task, {**PAPER_PROTOCOL, "d_model": 8, "mlp_width": 16},
-                                    seed, pe="periodic", period=2, readout="all")
-    stacked = train_seeds(task, cfg, [0, 1], make_model=make)
-    for seed, (model, result) in zip([0, 1], stacked):
-        alone = make(seed)
-        single = train(alone, task, TrainConfig(**{**cfg.to_dict(), "seed": seed}))
-        for p, q in zip(model.parameters(), alone.parameters()):
+    cfg = dict(steps=6, batch_size=32, lr=1e-2, weight_decay=0.0, grad_clip=None, eval_every=3,
+               stop_accuracy=None, group_lr={"hidden": 1e-3})
+    jobs = [Job(task, {"d_model": 8, "n_heads": 1, "pe": "nope"}, TrainConfig(**cfg, seed=s))
+            for s in (0, 1)]
+    outcomes = train_jobs(jobs, sampler="host")
+    assert {o.group_size for o in outcomes} == {2}
+    for job, outcome in zip(jobs, outcomes):
+        _, alone = job.build()
+        single = train(alone, task, job.train)
+        for p, q in zip(outcome.model.parameters(), alone.parameters()):
             assert torch.allclose(p, q, atol=1e-5)
-        assert result.history[-1]["loss"] == pytest.approx(single.history[-1]["loss"], rel=1e-4)
+        assert "accuracy" not in outcome.result.history[-1]
+        assert outcome.result.history[-1]["loss"] == pytest.approx(single.history[-1]["loss"],
+                                                                    rel=1e-4)
+
+
+def test_a_stacked_group_refuses_a_model_that_is_not_a_decoder():
+    """The limit-style models train with train() alone; a stacked group says so in one line."""
+    from lengthgen.engine.groups import StackedGroup
+    task = ModPTask(2, 0, train_max=8)
+    models = [build_model(task, PAPER_PROTOCOL, s, pe="periodic", period=2) for s in (0, 1)]
+    cfg = TrainConfig(steps=1, stop_accuracy=None)
+    with pytest.raises(LengthgenError, match="trains Decoders, not a LimitStyleTransformer"):
+        StackedGroup(models, [task] * 2, [cfg] * 2, "cpu")
 
 
 def test_a_train_length_above_the_position_table_is_refused():

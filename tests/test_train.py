@@ -179,6 +179,38 @@ def test_resumed_run_ends_bit_identical_to_an_uninterrupted_one(tmp_path, majori
                                                    checkpoint_path=str(path)))
 
 
+def test_a_train_checkpoint_is_the_member_state_slices_hand_back(tmp_path, majority):
+    """One resume format: train()'s checkpoint after 12 steps holds what train_jobs hands back
+    for the same job stopped at step 12 (weights and AdamW moments by name, step, history,
+    recent losses), with the same values up to the two optimizers' rounding; and a stacked
+    group loads it and trains on."""
+    from lengthgen.engine.checkpoints import STATE_KEYS
+    from lengthgen.engine.jobs import Job, train_jobs
+    cfg = dict(steps=20, lr=3e-3, max_len=10, eval_every=5, eval_samples=16, seed=3,
+               stop_accuracy=None)
+    path = tmp_path / "run.pt"
+    with pytest.raises(Killed):   # killed after the checkpoint at step 12
+        train(decoder_for_task(majority, seed=3, **SMALL), dies_at_sample(majority, 15),
+              TrainConfig(**cfg, checkpoint_path=str(path), checkpoint_every=12))
+    saved = load_checkpoint(path)
+    job = Job("binary_majority", SMALL, TrainConfig(**cfg))
+    (sliced,) = train_jobs([job], sampler="host", until_step=12)
+    state = sliced.state
+    assert set(STATE_KEYS) <= set(saved) and set(STATE_KEYS) <= set(state)
+    assert saved["step"] == state["step"] == 12 and saved["adam"]["step"] == state["adam"]["step"]
+    assert [h["step"] for h in saved["history"]] == [h["step"] for h in state["history"]]
+    assert len(saved["recent"]) == len(state["recent"]) == 2
+    assert set(saved["model"]) == set(state["model"])
+    for key in ("exp_avg", "exp_avg_sq"):
+        assert set(saved["adam"][key]) == set(state["adam"][key])
+        for name, value in saved["adam"][key].items():
+            torch.testing.assert_close(value, state["adam"][key][name], atol=1e-5, rtol=1e-3)
+    for name, value in saved["model"].items():
+        torch.testing.assert_close(value, state["model"][name], atol=1e-5, rtol=1e-3)
+    (resumed,) = train_jobs([job], sampler="host", resume={0: saved})
+    assert resumed.result.steps == 20 and resumed.result.history[:2] == saved["history"]
+
+
 def test_same_seed_same_run_different_seed_different_run(majority):
     def run(seed):
         model = decoder_for_task(majority, seed=seed, **SMALL)

@@ -1,7 +1,7 @@
 """What a training run minimizes and reports: the one seam between tasks and trainers.
 
 A task names its objective (`Task.objective`); the trainers (`train.train`,
-`train_many.train_seeds`) and `evaluate.evaluate` look it up here and never branch on it
+`engine.jobs.train_jobs`) and `evaluate.evaluate` look it up here and never branch on it
 themselves. An objective fixes three things:
 
 * the dtype of the targets (class ids, or real values),

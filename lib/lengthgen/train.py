@@ -9,8 +9,10 @@ its accuracy reaches a threshold (or its loss falls below one).
 The loss is the task's objective (`lengthgen.objectives`: masked cross-entropy for
 classification, masked squared error for regression). The model is anything that meets
 `lengthgen.models.protocol.TrainableModel`; its parameter roles let `group_lr` give embeddings,
-vectors, hidden matrices and the readout their own learning rates (muP's Adam rule). Checkpoints hold model, optimizer, RNG
-states and step, so a killed run resumes to the same result (bit-identical on CPU).
+vectors, hidden matrices and the readout their own learning rates (muP's Adam rule). A
+checkpoint is the run's state in the library's one resume format (`engine.checkpoints`: weights
+and AdamW moments by name, step, history; the slices of `train_jobs` hand back the same) plus
+its random-generator states, so a killed run resumes to the same result (bit-identical on CPU).
 
 A seed fixes the data stream and (through torch's global generator, which train() seeds) any
 dropout. On CPU a run is deterministic for a given seed and number of torch threads; a
@@ -24,8 +26,8 @@ from pathlib import Path
 import torch
 
 from lengthgen.engine.checkpoints import (_resumable_fields, _restore_rng, _rng_state,  # noqa: F401
-                                          checkpoint_problem, load_checkpoint, restoring,
-                                          save_checkpoint)
+                                          checkpoint_problem, load_checkpoint, member_state,
+                                          restore_member, restoring, save_checkpoint)
 from lengthgen.engine.settings import (EVAL_SEED_OFFSET, SCHEDULES, TrainConfig,  # noqa: F401
                                        TrainResult, history_metrics, learning_rate, should_stop)
 from lengthgen.engine.single import (adamw, decoder_for_task, length_chunks,  # noqa: F401
@@ -80,13 +82,12 @@ def train(model: Decoder, task: Task, cfg: TrainConfig, device="cpu",
                                  f"(task, model or training settings differ); delete it or "
                                  f"choose another checkpoint_path")
         with restoring(checkpoint):
-            group.load_state(state)
+            restore_member(group, 0, state, member)
             _restore_rng(rng, state["rng"], device)
-        step, member.history = state["step"], list(state["history"])
-        elapsed, member.stopped = state["elapsed"], state["stopped"]
+        step, elapsed, member.stopped = state["step"], state["elapsed"], state["stopped"]
         member.abandoned = state.get("abandoned", False)
         # the losses since the last evaluation, so a resumed run logs the same train_loss
-        recent = [torch.tensor([v], device=device) for v in state.get("recent_losses", [])]
+        recent = [torch.tensor([v], device=device) for v in state["recent"]]
 
     def kept() -> str:
         return (f"; the last good checkpoint {checkpoint} is kept" if checkpoint is not None
@@ -106,10 +107,9 @@ def train(model: Decoder, task: Task, cfg: TrainConfig, device="cpu",
                                  f"(lr {cfg.lr:g}); lower the learning rate{kept()}")
         try:
             save_checkpoint(checkpoint, {
-                "run": run, **group.state(), "rng": _rng_state(rng, device), "step": at,
-                "history": member.history, "elapsed": state["elapsed"],
-                "stopped": member.stopped, "abandoned": member.abandoned,
-                "recent_losses": [float(v[0]) for v in state["recent"]]})
+                **member_state(group, 0, member, state), "run": run,
+                "rng": _rng_state(rng, device), "stopped": member.stopped,
+                "abandoned": member.abandoned})
         except OSError as e:   # a full disk, a folder turned read-only
             kept_one = " (the last one written is kept)" if checkpoint.exists() else ""
             raise LengthgenError(f"cannot write the checkpoint {checkpoint} "

@@ -151,13 +151,12 @@ def estimate(task, args) -> dict:
               task.train_range[1] if args.max_len is None else args.max_len)
     longest = max([task.max_tokens(b) for _, b in task.test_bins] + [task.max_tokens(hi)])
     cfg = DecoderConfig(vocab_size=len(task.vocab), n_classes=task.n_classes,
-                        n_layers=args.layers, n_heads=args.heads, d_model=args.dim,
-                        mlp_ratio=args.mlp_ratio, pe=args.pe, n_positions=longest,
-                        log_length_scaling=args.log_length_scaling)   # refuses > 1e9 weights
+                        n_positions=longest, **model_options(args))   # refuses > 1e9 weights
     params = cfg.approximate_parameters()
 
     def activations(batch: int, tokens: int, backward: bool) -> float:
-        per_token = args.layers * (args.dim * (12 + 3 * args.mlp_ratio) + 3 * args.heads * tokens)
+        per_token = cfg.n_layers * (cfg.d_model * (12 + 3 * cfg.mlp_ratio)
+                                    + 3 * cfg.n_heads * tokens)
         per_token += 3 * task.n_classes
         return 4.0 * batch * tokens * per_token * (1 if backward else 0.5)
 
@@ -170,6 +169,13 @@ def estimate(task, args) -> dict:
     return {"parameters": params, "memory": memory,
             "record": RECORD_BYTES + HISTORY_POINT_BYTES * history,
             "checkpoint": 12.0 * params + 65_536}
+
+
+def model_options(args) -> dict:
+    """The decoder's settings from the flags, by DecoderConfig's names (the one place the CLI
+    spells a model's size: the estimate and the training both read it)."""
+    return dict(pe=args.pe, n_layers=args.layers, n_heads=args.heads, d_model=args.dim,
+                mlp_ratio=args.mlp_ratio, log_length_scaling=args.log_length_scaling)
 
 
 def _check_file_size(out: Path, sizes: dict, checkpoint: str | None) -> None:
@@ -212,14 +218,13 @@ def _train(args):
                                  f"{args.batch_size:,})",
                  "use a smaller --dim, --layers, --mlp-ratio or --batch-size")
     _check_file_size(out, need, args.checkpoint)
-    model = dict(pe=args.pe, n_layers=args.layers, n_heads=args.heads, d_model=args.dim,
-                 mlp_ratio=args.mlp_ratio, log_length_scaling=args.log_length_scaling)
+    model = model_options(args)
     started = run_started(str(device))  # the commit of the code that runs, read now
     start = time.perf_counter()
     metrics = train_and_evaluate(task, train_cfg, device, samples_per_bin=args.samples,
                                  generation=args.generation, progress=args.progress, **model)
-    name = (f"{task.id}-{args.pe}-L{args.layers}H{args.heads}D{args.dim}-lr{args.lr:g}"
-            f"-s{args.seed}")
+    name = (f"{task.id}-{args.pe}-L{model['n_layers']}H{model['n_heads']}D{model['d_model']}"
+            f"-lr{args.lr:g}-s{args.seed}")
     params = {"name": name, "task": task.id, "seed": args.seed, "samples_per_bin": args.samples,
               "generation": args.generation, **model}
     record = {"figure_id": "train", "run_name": name, "task": task.id,

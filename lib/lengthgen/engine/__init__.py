@@ -2,7 +2,9 @@
 
     settings.py    TrainConfig, TrainResult, the schedule and the stop rule (every trainer's)
     single.py      one model's optimizer, offsets and step, as `train` has always run them
-    checkpoints.py atomic checkpoints of one run, and what a resume must match
+    checkpoints.py the one resume format (a member's state: weights and AdamW moments by
+                   name, step, history), train()'s atomic checkpoints of it, what a resume
+                   must match
     loop.py        the one loop: rates, batch, step, evaluation, stop and give-up, leaving members
     groups.py      ModuleGroup (one model, as `train` trains it), StackedGroup (S models) and
                    GraphStep (a stacked step replayed as a CUDA graph)
@@ -14,7 +16,7 @@
     rng.py         a counter-based generator: the same numbers on any device
     jobs.py        Job (task, decoder settings, TrainConfig) and train_jobs: group, train, slices
 
-`lengthgen.train.train` (one model) and `lengthgen.train_many.train_seeds` (one model per
-seed) are front doors to it; `lengthgen.experiments.huang.sweep.budget` runs the APE vs NoPE
+`lengthgen.train.train` (one model, any TrainableModel) is the front door for one run, and
+`train_jobs` for many; `lengthgen.experiments.huang.sweep.budget` runs the APE vs NoPE
 sweep at the paper's budget through `train_jobs`.
 """

@@ -1,5 +1,13 @@
-"""Checkpoints of one training run: written atomically, read with a clear error, and the
-random-generator states and settings a resume must match."""
+"""The library's one resume format, and checkpoints of one training run: written atomically,
+read with a clear error, and the random-generator states and settings a resume must match.
+
+A member's state (`member_state`) is what any training needs to go on where it stopped: its
+weights and AdamW moments by parameter name ("model", "adam": {"exp_avg", "exp_avg_sq",
+"step"}), its step, evaluation history, elapsed seconds and the losses since its last
+evaluation ("recent"). `train_jobs` hands one back for every job a slice leaves unfinished;
+`train()`'s checkpoint file is one too, plus what a run alone keeps besides: its identity
+("run": task, model and settings), its host generators ("rng") and its stop flags. Either
+group kind (`engine.groups`) writes and loads it."""
 import errno
 import math
 import os
@@ -48,9 +56,30 @@ def load_checkpoint(path) -> dict:
                              f"or choose another file") from e
 
 
-# what a training's checkpoint holds: its run, its group's state (model, optimizer), the
-# random generators, and where it stood
-CHECKPOINT_KEYS = ("run", "model", "optimizer", "rng", "step", "history", "elapsed", "stopped")
+# the format's version, for caches of checkpoints to key by (a file of another format is then
+# never found, rather than refused): 2 since train() writes member states (before: torch's
+# optimizer state_dict and "recent_losses")
+RESUME_FORMAT = 2
+# a member's state: weights and AdamW state by name, and where its loop stood
+STATE_KEYS = ("model", "adam", "step", "history", "elapsed", "recent")
+# train()'s checkpoint: a member's state, its run, its host generators and stop flags
+CHECKPOINT_KEYS = STATE_KEYS + ("run", "rng", "stopped")
+
+
+def member_state(group, row: int, member, loop_state: dict) -> dict:
+    """Row `row` of a group, in the resume format: the group's weights and moments, and the
+    loop's step, elapsed time and recent losses with the member's history (`loop.run`'s state
+    and MemberState)."""
+    return {**group.member_state(row), "step": loop_state["step"], "history": member.history,
+            "elapsed": loop_state["elapsed"],
+            "recent": [float(r[row]) for r in loop_state["recent"]]}
+
+
+def restore_member(group, row: int, state: dict, member) -> None:
+    """Load a state into row `row` of a group and its member's history (the caller sets the
+    loop's step, elapsed time and recent losses, which a group's members share)."""
+    group.load_member(row, state)
+    member.history = list(state["history"])
 
 
 def _number(value) -> bool:
@@ -84,11 +113,14 @@ def checkpoint_problem(state, steps: int) -> str | None:
     if not isinstance(state["stopped"], bool) \
             or not isinstance(state.get("abandoned", False), bool):
         return "its stopped or abandoned flag is not true or false"
-    if not (isinstance(state.get("recent_losses", []), list)
-            and all(_number(v) for v in state.get("recent_losses", []))):
+    if not (isinstance(state["recent"], list) and all(_number(v) for v in state["recent"])):
         return "its recent losses are not numbers"
-    if not isinstance(state["model"], dict) or not isinstance(state["optimizer"], dict):
-        return "its weights or optimizer state are not tensors by name"
+    if not isinstance(state["model"], dict):
+        return "its weights are not tensors by name"
+    adam = state["adam"]
+    if not (isinstance(adam, dict) and _number(adam.get("step"))
+            and all(isinstance(adam.get(k), dict) for k in ("exp_avg", "exp_avg_sq"))):
+        return "its optimizer state is not AdamW's moments by name"
     return None
 
 

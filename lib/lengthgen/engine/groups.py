@@ -8,17 +8,16 @@ kinds of group answer:
 * `ModuleGroup`: one model of any class that meets `TrainableModel`, trained exactly as `train`
   always trained it (torch's AdamW over the model's parameter groups, length chunks, clipping
   by the model's global norm, `evaluate` on the host-drawn set). A group of one.
-* `StackedGroup`: S models of one shape held as stacked tensors: Decoders through the batched
-  forward of `lengthgen.engine.stacked`, any other TrainableModel through torch.func.vmap.
-  Each member keeps everything a run alone has (initial weights, data stream, AdamW moments,
-  learning-rate schedule, clipping by its own norm, evaluation set, stop and give-up rule).
-"""
-import copy
+* `StackedGroup`: S Decoders of one shape held as stacked tensors, through the batched forward
+  of `lengthgen.engine.stacked`. Each member keeps everything a run alone has (initial
+  weights, data stream, AdamW moments, learning-rate schedule, clipping by its own norm,
+  evaluation set, stop and give-up rule).
 
+Both hand out a member's state and load one back (`member_state`, `load_member`) in the
+library's one resume format (`lengthgen.engine.checkpoints`).
+"""
 import numpy as np
 import torch
-from torch.func import functional_call, stack_module_state, vmap
-from torch.nn.attention import SDPBackend, sdpa_kernel
 
 from lengthgen.engine.compiled import CompiledOrEager, check_backend
 from lengthgen.engine.feeds import eval_sets
@@ -64,83 +63,53 @@ class ModuleGroup:
         if keep != [0]:
             raise LengthgenError("a group of one cannot drop its member")
 
-    def state(self) -> dict:
-        return {"model": self.model.state_dict(), "optimizer": self.optimizer.state_dict()}
+    def member_state(self, j: int = 0) -> dict:
+        """The model's weights and AdamW state by parameter name, as `StackedGroup.member_state`
+        gives them (the resume format of `lengthgen.engine.checkpoints`). A parameter that has
+        not stepped yet has no moments."""
+        names = {p: n for n, p in self.model.named_parameters()}
+        adam, steps = {"exp_avg": {}, "exp_avg_sq": {}}, set()
+        for group in self.optimizer.param_groups:
+            for p in group["params"]:
+                state = self.optimizer.state.get(p)
+                if state:
+                    adam["exp_avg"][names[p]] = state["exp_avg"]
+                    adam["exp_avg_sq"][names[p]] = state["exp_avg_sq"]
+                    steps.add(float(state["step"]))
+        if len(steps) > 1:   # one count per member, as the stacked AdamW keeps it
+            raise LengthgenError(f"the model's parameters took different numbers of AdamW steps "
+                                 f"({sorted(steps)}): a parameter outside the forward of some "
+                                 f"batches; its state cannot be kept as one member's")
+        adam["step"] = steps.pop() if steps else 0.0
+        return {"model": self.model.state_dict(), "adam": adam}
 
-    def load_state(self, state: dict) -> None:
+    def load_member(self, j: int, state: dict) -> None:
+        """Load `member_state`'s weights and moments (ValueError where they do not fit)."""
         self.model.load_state_dict(state["model"])
-        self.optimizer.load_state_dict(state["optimizer"])
-
-
-class VmappedModules:
-    """Any TrainableModel class, S copies through torch.func.vmap (the generic stacked path;
-    Decoders use the faster StackedDecoders)."""
-
-    def __init__(self, models: list, device):
-        for model in models:
-            if getattr(model.cfg, "dropout", 0.0) > 0:
-                raise LengthgenError("stacked groups need dropout=0 (dropout streams would "
-                                     "differ from separate runs)")
-        self._models = [m.to(device) for m in models]
-        self.configs = [m.cfg for m in models]
-        params, self.buffers = stack_module_state(self._models)
-        self.params = {n: p.detach().clone().requires_grad_(True) for n, p in params.items()}
-        self.names = list(self.params)
-        self.template = copy.deepcopy(self._models[0]).to("meta")
-        self.absolute = models[0].cfg.pe.absolute
-
-    @property
-    def size(self) -> int:
-        return len(self.configs)
-
-    def leaves(self) -> dict:
-        return self.params
-
-    def layout(self, roles: dict, dims: dict) -> tuple[dict, dict]:
-        return ({n: roles[n] for n in self.names}, {n: dims[n] >= 2 for n in self.names})
-
-    def split_leaves(self, rows: dict) -> dict:
-        return dict(rows)
-
-    def join_leaves(self, tensors: dict) -> dict:
-        return {n: tensors[n] for n in self.names}
-
-    @torch.no_grad()
-    def load_member(self, index: int, tensors: dict) -> None:
-        for name in self.names:
-            self.params[name][index] = tensors[name].to(self.params[name].device)
-
-    def forward(self, inputs, offsets=None):
-        def one(p, b, x, o):
-            return functional_call(self.template, (p, b), (x, o), {"check": False})
-        run = vmap(one, in_dims=(0, 0, 0, 0 if self.absolute and offsets is not None else None))
-        with sdpa_kernel(SDPBackend.MATH):  # the attention kernel vmap can batch
-            return run(self.params, self.buffers, inputs,
-                       offsets if self.absolute else None)
-
-    def retain(self, keep: list[int]) -> None:
-        index = torch.tensor(keep, device=next(iter(self.params.values())).device)
-        self.params = {n: p.detach().index_select(0, index).requires_grad_(True)
-                       for n, p in self.params.items()}
-        self.buffers = {n: b.index_select(0, index) for n, b in self.buffers.items()}
-        self._models = [self._models[i] for i in keep]
-        self.configs = [self.configs[i] for i in keep]
-
-    @torch.no_grad()
-    def unstack(self, index: int):
-        model = self._models[index]
-        for name, param in model.named_parameters():
-            param.copy_(self.params[name][index])
-        return model
+        adam = state["adam"]
+        names = {p: n for n, p in self.model.named_parameters()}
+        order = [names[p] for g in self.optimizer.param_groups for p in g["params"]]
+        shapes = {n: p.shape for n, p in self.model.named_parameters()}
+        for key in ("exp_avg", "exp_avg_sq"):
+            for name, value in adam[key].items():
+                if name not in shapes or not isinstance(value, torch.Tensor) \
+                        or value.shape != shapes[name]:
+                    raise ValueError(f"AdamW {key} {name!r} is not a moment of a parameter of "
+                                     f"this model")
+        # torch's own loader places each tensor (and the step count) where its AdamW keeps it
+        per_param = {i: {"step": torch.tensor(float(adam["step"])),
+                         "exp_avg": adam["exp_avg"][n], "exp_avg_sq": adam["exp_avg_sq"][n]}
+                     for i, n in enumerate(order) if n in adam["exp_avg"]}
+        groups = self.optimizer.state_dict()["param_groups"]
+        self.optimizer.load_state_dict({"state": per_param, "param_groups": groups})
 
 
 class StackedGroup:
     """S models of one shape, stepped together; see the module docstring."""
 
-    def __init__(self, models: list, tasks: list, configs: list, device, stacking: str = "auto",
-                 graphs: bool = False, compile: bool | str = False):
-        """stacking: "auto" (Decoders batched by StackedDecoders, others through vmap) or
-        "vmap" (vmap for every model: the old train_seeds path, kept for comparison).
+    def __init__(self, models: list, tasks: list, configs: list, device, graphs: bool = False,
+                 compile: bool | str = False):
+        """models: Decoders of one shape (`train` trains any other TrainableModel, alone).
         graphs: on CUDA, replay each training step as one captured CUDA graph (`GraphStep`).
         compile: run the step's loss and update through torch.compile (`engine.compiled`;
         True is TorchInductor, or name a backend of compiled.BACKENDS); eager where it fails."""
@@ -152,10 +121,11 @@ class StackedGroup:
         if len(objectives) != 1:
             raise LengthgenError("the members of a group must share an objective")
         self.objective = objective_of(tasks[0])
-        if stacking == "auto" and all(isinstance(m, Decoder) for m in models):
-            self.stack = StackedDecoders(models, self.device)
-        else:
-            self.stack = VmappedModules(models, self.device)
+        odd = next((type(m).__name__ for m in models if not isinstance(m, Decoder)), None)
+        if odd is not None:
+            raise LengthgenError(f"a stacked group trains Decoders, not a {odd}; train() trains "
+                                 f"any TrainableModel alone")
+        self.stack = StackedDecoders(models, self.device)
         roles, dims = {}, {}
         for model in models:
             for name, param in model.named_parameters():

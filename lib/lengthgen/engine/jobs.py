@@ -13,16 +13,18 @@ schedules, step caps and stop rules; groups run one after another.
 on CUDA for tasks that have a device sampler, the host otherwise).
 
 Slices: with a `deadline`, training stops at that time and the state of every unfinished job
-(weights, AdamW moments, step, history) comes back in `JobOutcome.state`, small enough to keep
+(weights, AdamW moments, step, history: the resume format of `engine.checkpoints`, the one
+`train()`'s checkpoint files hold) comes back in `JobOutcome.state`, small enough to keep
 as a file for small models; passing it back as `resume` continues the job where it stopped. With
 the device sampler a resumed job sees the batches it would have seen (they are keyed by seed
 and step), so a job trained in slices follows the trajectory of a job trained at once, up to
 float rounding.
 """
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import torch
 
+from lengthgen.engine.checkpoints import member_state, restore_member
 from lengthgen.engine.feeds import DeviceFeed, HostFeed
 from lengthgen.engine.groups import StackedGroup
 from lengthgen.engine.loop import MemberState, run
@@ -43,13 +45,19 @@ class Job:
     model: dict                      # DecoderConfig fields, e.g. n_layers, d_model, pe
     train: TrainConfig
     name: str = ""                   # the caller's name for it (records, state files)
+    # the Task of a task id, resolved once however often grouping, sizing and building ask
+    _task: Task | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
     def seed(self) -> int:
         return self.train.seed
 
     def get_task(self) -> Task:
-        return self.task if isinstance(self.task, Task) else get_task(self.task)
+        if isinstance(self.task, Task):
+            return self.task
+        if self._task is None or self._task.id != self.task:
+            self._task = get_task(self.task)
+        return self._task
 
     def build(self):
         """(task, freshly initialized decoder): the decoder a run alone would start from."""
@@ -160,14 +168,11 @@ def _train_group(jobs, built, part, device, sampler, deadline, until_step, resum
     step, elapsed, recent = 0, 0.0, []
     if part[0] in resume:
         step = resume[part[0]]["step"]
-        recents = []
         for j, i in enumerate(part):
-            state = resume[i]
-            group.load_member(j, state)
-            members[j].history = list(state["history"])
-            elapsed = max(elapsed, state["elapsed"])
-            recents.append(state["recent"])
-        recent = [torch.tensor(column, device=device) for column in zip(*recents)]
+            restore_member(group, j, resume[i], members[j])
+        elapsed = max(resume[i]["elapsed"] for i in part)
+        recent = [torch.tensor(column, device=device)
+                  for column in zip(*(resume[i]["recent"] for i in part))]
     results, state = run(group, feed, tasks, configs, device, step=step, members=members,
                          recent=recent, elapsed=elapsed, deadline=deadline,
                          until_step=until_step, diverged=diverged, progress=progress)
@@ -175,13 +180,12 @@ def _train_group(jobs, built, part, device, sampler, deadline, until_step, resum
     for j, i in enumerate(part):
         if results[j] is not None:
             outcomes[i] = JobOutcome(jobs[i], results[j], None, group_size=len(part))
-    # unfinished members: their state, to resume in a later slice
+    # unfinished members: their state, to resume in a later slice (row `position` of the
+    # group now, member j of the part)
     for position, j in enumerate(alive):
         i = part[j]
-        outcomes[i] = JobOutcome(jobs[i], None, None, group_size=len(part), state={
-            **group.member_state(position), "step": state["step"],
-            "history": members[j].history, "elapsed": state["elapsed"],
-            "recent": [float(r[position]) for r in state["recent"]]})
+        outcomes[i] = JobOutcome(jobs[i], None, None, group_size=len(part),
+                                 state=member_state(group, position, members[j], state))
     finished = group.finished_models()
     for j, i in enumerate(part):
         if outcomes[i].result is not None:

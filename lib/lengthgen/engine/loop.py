@@ -1,7 +1,7 @@
 """The one training loop: a group of runs, stepped together until each has stopped.
 
 Every trainer of the library comes here: `train` is a group of one (`ModuleGroup`),
-`train_seeds` and `train_jobs` are stacked groups. Per step the loop sets each member's
+`train_jobs` trains stacked groups. Per step the loop sets each member's
 learning rate, takes a batch from the feed, and asks the group for one step, keeping each
 member's loss on the device (no sync). At a member's evaluation (every `eval_every` steps,
 and at its own step cap) it checks that the loss stayed finite, evaluates, appends to the

@@ -16,7 +16,7 @@ def parameter_groups(named_params: dict, roles: dict[str, str], dims: dict[str, 
     """AdamW groups: weight decay on matrices and embeddings (dims[name] >= 2), not on biases
     and LayerNorm gains; with cfg.group_lr, also one group per role, whose "lr_scale" (its lr
     over cfg.lr) the schedule multiplies. `named_params` maps names to the tensors to optimize
-    (stacked ones in train_many), `dims` to each one's dimension in a single model. Both
+    (stacked ones in engine.groups), `dims` to each one's dimension in a single model. Both
     trainers build their groups here."""
     names = list(named_params)
     if cfg.group_lr is None:  # the groups (and their order) every earlier run used
@@ -44,7 +44,8 @@ def make_optimizer(model: torch.nn.Module, cfg: TrainConfig, device) -> torch.op
 
 
 def adamw(groups: list[dict], cfg: TrainConfig, device) -> torch.optim.AdamW:
-    """The one optimizer of both trainers (train, and train_many's stacked seeds)."""
+    """The optimizer of one model (`train`, ModuleGroup); stacked groups use
+    engine.optim.StackedAdamW, the same update written per member."""
     return torch.optim.AdamW(groups, lr=cfg.lr, fused=_fused_supported(device))
 
 

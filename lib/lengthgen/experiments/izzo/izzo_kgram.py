@@ -255,4 +255,4 @@ def figure(records):
 def trainings(config):
     """For `figure cost`: one training per run (izzo.protocol.trainings)."""
     from lengthgen.experiments.izzo import protocol
-    return protocol.trainings(runs(config), config, model_for, layers=2)
+    return protocol.trainings(runs(config), config, model_for)

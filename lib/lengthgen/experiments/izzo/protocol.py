@@ -88,19 +88,23 @@ def train_and_test(task, model, config: dict, seed: int, train_length: int,
             "n_params": model.num_parameters()}
 
 
-def trainings(runs: list[dict], config: dict, model_for, layers: int = 1) -> list:
+def trainings(runs: list[dict], config: dict, model_for) -> list:
     """For `figure cost` (`lengthgen.runs.cost`): one training per run, of the model
-    `model_for(params, config)` -> (task, model) builds, on strings of its train length, a
-    batch of config["batch_size"], for config["max_steps"] steps: the cap, not the steps the
-    stop rule takes (most runs stop well before it)."""
-    from lengthgen.runs.cost import decoder_training
+    `model_for(params, config)` -> (task, model) builds (its layers, width and MLP read from
+    the model's own config: the figure's `model_for` is the one place its size is spelled), on
+    strings of its train length, a batch of config["batch_size"], for config["max_steps"]
+    steps: the cap, not the steps the stop rule takes (most runs stop well before it)."""
+    from lengthgen.runs.cost import Training, count_parameters
     out = []
     for params in runs:
-        n = params["train_length"]
-        out.append(decoder_training(lambda: model_for(params, config)[1],
-                                    shape=f"{layers}L d{config['d_model']} MLP "
-                                          f"{config['mlp_width']}",
-                                    layers=layers, d_model=config["d_model"],
-                                    batch=config["batch_size"], tokens=n,
-                                    steps=config["max_steps"]))
+        built = []
+
+        def build():   # counted on the meta device; its config is kept for the shape
+            built.append(model_for(params, config)[1])
+            return built[-1]
+        count = count_parameters(build)
+        cfg = built[-1].cfg
+        out.append(Training(f"{cfg.n_layers}L d{cfg.d_model} MLP {cfg.mlp_width}", count,
+                            cfg.n_layers, cfg.d_model, config["batch_size"],
+                            params["train_length"], config["max_steps"]))
     return out

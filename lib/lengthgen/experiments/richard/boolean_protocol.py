@@ -14,6 +14,7 @@ from collections import Counter
 import numpy as np
 
 from lengthgen.experiments.richard.rows import SPLITS
+from lengthgen.experiments.richard.protocol import decoder_sizes
 from lengthgen.tasks.boolean import (END, EQUALS, START, TOKEN_ID, VOCAB, BooleanWindowTask,
                                      equivalent, make_pool, paper_answer)
 
@@ -26,12 +27,12 @@ def training(config, count: int):
     adds a few rows, nothing to the cost)."""
     from lengthgen.models.decoder import Decoder, DecoderConfig
     from lengthgen.runs.cost import decoder_training, shape_label
-    cfg = DecoderConfig(vocab_size=len(VOCAB), n_classes=len(VOCAB), n_layers=config["layers"],
-                        n_heads=config["heads"], d_model=config["d"],
-                        n_positions=config["window"])
+    size = decoder_sizes(config)
+    cfg = DecoderConfig(vocab_size=len(VOCAB), n_classes=len(VOCAB), n_positions=config["window"],
+                        **size)
     return decoder_training(lambda: Decoder(cfg),
-                            shape=shape_label(config["layers"], config["heads"], config["d"]),
-                            layers=config["layers"], d_model=config["d"],
+                            shape=shape_label(size["n_layers"], size["n_heads"], size["d_model"]),
+                            layers=size["n_layers"], d_model=size["d_model"],
                             batch=config["batch_size"], tokens=config["window"],
                             steps=config["steps"], count=count)
 
@@ -114,9 +115,8 @@ def train_and_score(params, config, device):
                                          params["train_depth"]) if tuple(ex[1]) not in held_out]
     # room for the longest test prompt plus as many generated tokens as its expression has
     longest = max(2 * len(e) + 2 for pool in pools.values() for e, _ in pool)
-    cfg = DecoderConfig(vocab_size=len(VOCAB), n_classes=len(VOCAB), n_layers=config["layers"],
-                        n_heads=config["heads"], d_model=config["d"],
-                        n_positions=max(longest, config["window"]))
+    cfg = DecoderConfig(vocab_size=len(VOCAB), n_classes=len(VOCAB),
+                        n_positions=max(longest, config["window"]), **decoder_sizes(config))
     torch.manual_seed(params["seed"])
     model = Decoder(cfg)
     # a fixed budget with a cosine decay, evaluated once at the end (no early stop)

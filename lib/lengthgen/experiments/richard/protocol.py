@@ -183,6 +183,13 @@ def learned_pe_models(scale: str) -> dict:
     return {v: ablation_spec(config, v, max(config["ks"])) for v in LEARNED_PE_VARIANTS}
 
 
+def decoder_sizes(config: dict) -> dict:
+    """A decoder's size in DecoderConfig's names, from a config's or spec's "layers", "heads"
+    and "d" (the one place this chapter's spelling of a size is read: the Dyck models, Fig. 1's
+    Boolean decoder and their costs)."""
+    return {"n_layers": config["layers"], "n_heads": config["heads"], "d_model": config["d"]}
+
+
 def build_model(spec: dict) -> torch.nn.Module:
     """A freshly initialized (seeded) model of one variant for D_2N with <bos>."""
     import torch
@@ -196,8 +203,8 @@ def build_model(spec: dict) -> torch.nn.Module:
     if variant not in VARIANTS + STUDY_VARIANTS:
         raise LengthgenError(f"unknown Dyck model variant {variant!r}")
     uniform = variant.startswith("uniform") or variant == "eq1-res"
-    cfg = DecoderConfig(vocab_size=len(VOCAB), n_classes=len(VOCAB), n_layers=spec["layers"],
-                        n_heads=spec["heads"], d_model=spec["d"], mlp_ratio=8,
+    cfg = DecoderConfig(vocab_size=len(VOCAB), n_classes=len(VOCAB), **decoder_sizes(spec),
+                        mlp_ratio=8,
                         pe=VARIANT_ENCODING.get(variant, PositionalEncoding.APE),
                         n_positions=n_positions,
                         dropout=spec.get("dropout", 0.0),
@@ -287,11 +294,13 @@ def spec_trainings(specs: list[dict]) -> list:
         if key in seen:
             continue
         seen.add(key)
-        layers = 1 if spec["variant"] == "eq1" else spec["layers"]
-        heads = 1 if spec["variant"] == "eq1" else spec["heads"]
+        size = decoder_sizes(spec)   # "eq1" is one attention head of width d
+        layers, heads = (1, 1) if spec["variant"] == "eq1" else (size["n_layers"],
+                                                                  size["n_heads"])
         out.append(decoder_training(lambda: build_model(spec),
-                                    shape=shape_label(layers, heads, spec["d"]),
-                                    layers=layers, d_model=spec["d"], batch=spec["batch_size"],
+                                    shape=shape_label(layers, heads, size["d_model"]),
+                                    layers=layers, d_model=size["d_model"],
+                                    batch=spec["batch_size"],
                                     tokens=2 * spec["n"], steps=spec["steps"], key=key))
     return out
 

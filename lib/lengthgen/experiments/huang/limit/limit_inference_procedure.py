@@ -53,21 +53,34 @@ def runs(config: dict) -> list[dict]:
             for seed in config["seeds"]]
 
 
+def _bins(n: int) -> list[tuple[int, int]]:
+    """The two test bins of training length n: in distribution, and up to twice n."""
+    return [(1, n), (n + 1, 2 * n)]
+
+
+def job(params: dict, config: dict):
+    """One run as the engine's typed Job (the figure's one spelling of its model): an APE
+    decoder of config["model"] whose position table holds Len 2n, trained on Len 1..n with
+    an evaluation every 100 steps."""
+    from lengthgen.engine.jobs import Job
+    from lengthgen.engine.single import decoder_config_for_task
+    from lengthgen.train import TrainConfig
+    n = params["train_length"]
+    run = Job(params["task"], {}, TrainConfig.from_config(config, min_len=1, max_len=n,
+                                                          eval_every=100, seed=params["seed"]),
+              name=params.get("name", ""))
+    model = {"pe": "ape", **config["model"]}
+    table = decoder_config_for_task(run.get_task(), bins=_bins(n), **model).n_positions
+    run.model = {**model, "n_positions": table}
+    return run
+
+
 def trainings(config: dict) -> list:
     """For `figure cost`: one decoder per task, training length and seed."""
-    from lengthgen.runs.cost import decoder_training, shape_label
-    from lengthgen.tasks import get_task
-    from lengthgen.train import decoder_for_task
-    m, out = config["model"], []
-    for task_id in config["tasks"]:
-        task = get_task(task_id)
-        for n in config["train_lengths"]:
-            out.append(decoder_training(
-                lambda: decoder_for_task(task, bins=[(1, n), (n + 1, 2 * n)], pe="ape", **m),
-                shape=shape_label(m["n_layers"], m["n_heads"], m["d_model"]),
-                layers=m["n_layers"], d_model=m["d_model"], batch=config["batch_size"],
-                tokens=task.max_tokens(n), steps=config["steps"], count=len(config["seeds"])))
-    return out
+    from lengthgen.runs.cost import job_training
+    return [job_training(job({"task": task_id, "train_length": n, "seed": 0}, config),
+                         count=len(config["seeds"]))
+            for task_id in config["tasks"] for n in config["train_lengths"]]
 
 
 def run_one(params: dict, config: dict, device) -> dict:
@@ -75,15 +88,11 @@ def run_one(params: dict, config: dict, device) -> dict:
     from lengthgen.evaluate import evaluate
     from lengthgen.tasks.base import bin_name
     from lengthgen.models.products import product_report
-    from lengthgen.tasks import get_task
-    from lengthgen.train import EVAL_SEED_OFFSET, TrainConfig, decoder_for_task, train
-    n, task = params["train_length"], get_task(params["task"])
-    bins = [(1, n), (n + 1, 2 * n)]
-    train_cfg = TrainConfig.from_config(config, min_len=1, max_len=n, eval_every=100,
-                                        seed=params["seed"])
-    model = decoder_for_task(task, seed=params["seed"], bins=bins, pe="ape", **config["model"])
-    result = train(model, task, train_cfg, device)
-    accuracy = evaluate(model, task, bins, config["test_samples"],
+    from lengthgen.train import EVAL_SEED_OFFSET, train
+    n, run = params["train_length"], job(params, config)
+    task, model = run.build()
+    result = train(model, task, run.train, device)
+    accuracy = evaluate(model, task, _bins(n), config["test_samples"],
                         params["seed"] + 2 * EVAL_SEED_OFFSET, device)
     products = product_report(model.cpu(), period=PRODUCT_PERIOD, tau=PRODUCT_TAU)
     return {"in_distribution": accuracy[bin_name(1, n)]["accuracy"],

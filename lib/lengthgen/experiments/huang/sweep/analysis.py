@@ -316,7 +316,7 @@ def abandon_savings(records: list[dict]) -> dict:
         for run in trainings(metrics):
             if not run.get("abandoned"):
                 continue
-            cap = Setting.of(run["setting"]).max_steps or record["config"]["steps"]
+            cap = Setting.of(run["setting"]).step_cap(record["config"]["steps"])
             given_up += 1
             spent += run["train_wall_time_s"]
             saved += run["train_wall_time_s"] * (cap / run["steps"] - 1)

@@ -18,7 +18,7 @@ costs about ten times a 1-layer one on a CPU, so they are left to the paper-scal
 
 Feeds: book/ape_vs_nope.ipynb, {numref}`fig-huang-data-lead`
 """
-from lengthgen.experiments.huang.sweep import leads, protocol
+from lengthgen.experiments.huang.sweep import leads
 from lengthgen.experiments.huang.sweep.leads import data, figure, score  # noqa: F401
 from lengthgen.runs.planned import Run as spec, plan_runs
 from lengthgen.tasks.fixed import AUTHORS_SIZE
@@ -39,18 +39,14 @@ _WIDER = {**_CELLS, "aaaa_star": [[4, 4, 128, 1e-4], ["book", "fixed_data"]],
           "abab_star": [[4, 4, 128, 1e-4], ["book", "fixed_data"]]}
 
 
-def _sweep(scale: str) -> dict:
-    return {k: v for k, v in protocol.configs([], [])[scale].items() if k != "tasks"}
-
-
 CONFIGS = {
-    "test": {"sweep": _sweep("test"), "fixed_size": 200, "seeds": [0],
+    "test": {"sweep": leads.sweep_config("test"), "fixed_size": 200, "seeds": [0],
              "cells": {"d3": [[1, 1, 16, 1e-2], ["book", "fixed_data"]],
                        "aa_star": [[1, 1, 16, 1e-2], ["book", "fixed_data"]]}},
-    "book": {"sweep": _sweep("book"), "fixed_size": AUTHORS_SIZE,
+    "book": {"sweep": leads.sweep_config("book"), "fixed_size": AUTHORS_SIZE,
              "seeds": [0, 1, 2, 3, 4], "cells": _CELLS},
-    "paper": {"sweep": {**_sweep("book"), "steps": 30000}, "fixed_size": AUTHORS_SIZE,
-              "seeds": [0, 1, 2, 3, 4], "cells": _WIDER},
+    "paper": {"sweep": {**leads.sweep_config("book"), "steps": 30000},
+              "fixed_size": AUTHORS_SIZE, "seeds": [0, 1, 2, 3, 4], "cells": _WIDER},
 }
 
 
@@ -91,5 +87,4 @@ def table(records, config) -> str:
 
 def trainings(config):
     """The runs' trainings, for `figure cost` (leads.trainings)."""
-    from lengthgen.experiments.huang.sweep import leads as shared
-    return shared.trainings(runs(config), config)
+    return leads.trainings(runs(config), config)

@@ -31,7 +31,7 @@ from lengthgen.experiments.huang.sweep import leads, protocol
 from lengthgen.experiments.huang.sweep.leads import (ALL_VARIANTS, LABELS, VARIANTS,  # noqa: F401
                                                      applies, data, figure, lead_summary,
                                                      lead_table, run_one, score, summary,
-                                                     training, verdicts)
+                                                     sweep_config, training, verdicts)
 from lengthgen.runs.planned import Run as spec, plan_runs
 
 FIGURE_ID = "huang-ape-leads"
@@ -41,21 +41,17 @@ PAPER_SCALE = ("No paper counterpart: a study of this book. Its paper config is 
                "budget, with 5 seeds.")
 
 
-def _sweep(scale: str) -> dict:
-    return {k: v for k, v in protocol.configs([], [])[scale].items() if k != "tasks"}
-
-
 check_record = protocol.scores_problem   # each record is one training, scored on its bins
 
 # The settings the book sweep selected for these cells (checked against its records by test).
 _BOOK_CELLS = {"d3": [1, 4, 128, 1e-4], "d4": [1, 4, 128, 1e-4], "aa_star": [1, 4, 128, 1e-4]}
 CONFIGS = {
-    "test": {"sweep": _sweep("test"), "cells": {"d3": [1, 1, 16, 1e-2],
-                                                "aa_star": [1, 1, 16, 1e-2]},
+    "test": {"sweep": sweep_config("test"), "cells": {"d3": [1, 1, 16, 1e-2],
+                                                      "aa_star": [1, 1, 16, 1e-2]},
              "seeds": [0], "variants": list(VARIANTS)},
-    "book": {"sweep": _sweep("book"), "cells": _BOOK_CELLS, "seeds": [0, 1, 2],
+    "book": {"sweep": sweep_config("book"), "cells": _BOOK_CELLS, "seeds": [0, 1, 2],
              "variants": list(VARIANTS)},
-    "paper": {"sweep": {**_sweep("book"), "steps": 30000}, "cells": _BOOK_CELLS,
+    "paper": {"sweep": {**sweep_config("book"), "steps": 30000}, "cells": _BOOK_CELLS,
               "seeds": [0, 1, 2, 3, 4], "variants": list(VARIANTS)},
 }
 
@@ -80,5 +76,5 @@ def engine_job(job, config):
 
 def trainings(config):
     """The runs' trainings, for `figure cost` (leads.trainings)."""
-    from lengthgen.experiments.huang.sweep import leads as shared
-    return shared.trainings(runs(config), config)
+    from lengthgen.experiments.huang.sweep import leads
+    return leads.trainings(runs(config), config)

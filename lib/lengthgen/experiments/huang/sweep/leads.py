@@ -33,46 +33,62 @@ def _depth(task_id: str) -> int | None:
     return int(task_id[1:]) if task_id[:1] == "d" and task_id[1:].isdigit() else None
 
 
-def engine_job(params: dict, config: dict):
-    """The engine's Job of one run: the sweep's job for the cell's setting and seed with the
-    variant's one change (its task: the law it trains on)."""
+def sweep_config(scale: str) -> dict:
+    """The book sweep's config at a scale, without its tasks: the training every lead changes
+    one thing of (the "sweep" entry of both studies' configs)."""
+    return {k: v for k, v in protocol.configs([], [])[scale].items() if k != "tasks"}
+
+
+def job(params: dict, config: dict):
+    """One run as the engine's typed Job: the sweep's job for the cell's setting and seed
+    (`protocol.job_for`), with the authors' offsets in a position table twice the longest test
+    input where the variant is "half_offsets". The decoder is sized for the cell's own task;
+    what it trains on is `trained_on`'s."""
     from lengthgen.engine.jobs import Job
+    sweep = protocol.job_for(params["task"], "ape", params["setting"], params["seed"],
+                             config["sweep"], name=params.get("name", ""))
+    if params["variant"] != "half_offsets":
+        return sweep
+    task = sweep.get_task()
+    return Job(sweep.task, {**sweep.model,
+                            "n_positions": 2 * task.max_tokens(task.test_bins[-1][1])},
+               replace(sweep.train, ape_offsets="half"), name=sweep.name)
+
+
+def trained_on(task, params: dict, config: dict):
+    """What a run trains on: the cell's task, or full-depth words ("full_depth"), or a fixed
+    set drawn once per seed and served by epochs ("fixed_data")."""
     from lengthgen.tasks.fixed import FixedTrainingSet
     from lengthgen.tasks.languages import FullDepthDyck
-    task = get_task(params["task"])
-    job = protocol.job_for(task.id, "ape", params["setting"], params["seed"], config["sweep"])
-    model, train_cfg, trained_on = dict(job.model), job.train, task
-    if params["variant"] == "half_offsets":
-        model["n_positions"] = 2 * task.max_tokens(task.test_bins[-1][1])
-        train_cfg = replace(train_cfg, ape_offsets="half")
-    elif params["variant"] == "full_depth":
-        trained_on = FullDepthDyck(_depth(task.id))
-    elif params["variant"] == "fixed_data":   # drawn once per seed, served by epochs
-        trained_on = FixedTrainingSet(task, config["fixed_size"], data_seed=params["seed"])
-    return Job(trained_on, model, train_cfg, name=params.get("name", ""))
+    if params["variant"] == "full_depth":
+        return FullDepthDyck(_depth(task.id))
+    if params["variant"] == "fixed_data":
+        return FixedTrainingSet(task, config["fixed_size"], data_seed=params["seed"])
+    return task
+
+
+def engine_job(params: dict, config: dict):
+    """The Job the slices train (`runs.planned`): `job`, trained on `trained_on`."""
+    from lengthgen.engine.jobs import Job
+    run = job(params, config)
+    return Job(trained_on(run.get_task(), params, config), run.model, run.train, name=run.name)
 
 
 def training(params: dict, config: dict):
-    """(the task trained on, the decoder, its TrainConfig) of one run (`engine_job`)."""
-    from lengthgen.train import decoder_for_task
-    job = engine_job(params, config)
-    task = get_task(params["task"])
-    return job.task, decoder_for_task(task, seed=params["seed"], **job.model), job.train
+    """(the task trained on, the decoder, its TrainConfig) of one run: `job`'s decoder and
+    settings, trained on `trained_on`."""
+    run = job(params, config)
+    task, model = run.build()
+    return trained_on(task, params, config), model, run.train
 
 
 def trainings(runs: list[dict], config: dict) -> list:
-    """The runs' trainings for the cost estimate (`lengthgen.runs.cost`): each run's job, with
-    the larger position table of the authors' offsets where the variant has it."""
-    from lengthgen.engine.jobs import Job
+    """The runs' trainings for the cost estimate (`lengthgen.runs.cost`): each run's `job`."""
     from lengthgen.runs.cost import job_training
     out = []
     for params in runs:
-        task = get_task(params["task"])
-        job = protocol.job_for(task.id, "ape", params["setting"], params["seed"], config["sweep"])
-        if params["variant"] == "half_offsets":
-            job = Job(job.task, {**job.model, "n_positions": 2 * task.max_tokens(
-                task.test_bins[-1][1])}, job.train)
-        out.append(job_training(job, key=f"huang-leads/{params['name']}/{job.train.steps}"))
+        run = job(params, config)
+        out.append(job_training(run, key=f"huang-leads/{params['name']}/{run.train.steps}"))
     return out
 
 

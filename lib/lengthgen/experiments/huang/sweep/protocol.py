@@ -110,6 +110,11 @@ class Setting:
         """The authors' order: layers, then heads, then width, then lr 1e-3 before 1e-4."""
         return (self.layers, self.heads, self.d_model, -self.lr)
 
+    def step_cap(self, default: int) -> int:
+        """Its training's step cap: its own (a Table 6-7 budget) where it names one, else
+        `default`, the config's "steps" (the one home of this rule)."""
+        return self.max_steps or default
+
     def size(self) -> int:
         """Layers times width: what the book's CPU limit bounds (a step's cost grows with
         both)."""
@@ -209,17 +214,16 @@ def ladder(task_id: str, encoding: str, config: dict) -> list[Setting]:
     return [unique[k] for k in sorted(unique)]
 
 
-def _train_config(config: dict, setting: Setting, seed: int, checkpoint: str | None,
+def _train_config(config: dict, setting: Setting, seed: int,
                   may_abandon: bool = False) -> TrainConfig:
     from lengthgen.train import TrainConfig   # training is imported where it runs
-    steps = setting.max_steps or config["steps"]
+    steps = setting.step_cap(config["steps"])
     horizon = config.get("schedule_steps")
     return TrainConfig.from_config(
         config, steps=steps, lr=setting.lr, warmup_steps=setting.warmup, stop_accuracy=1.0,
         seed=seed, schedule_steps=None if horizon is None else max(horizon, steps),
         abandon_below=config.get("abandon_below") if may_abandon else None,
-        length_chunks=config.get("length_chunks") or chunks_for(setting.d_model),
-        checkpoint_path=checkpoint)
+        length_chunks=config.get("length_chunks") or chunks_for(setting.d_model))
 
 
 def cache_dir() -> Path:
@@ -234,31 +238,37 @@ def check_cache_writable() -> None:
     check_writable(cache_dir(), "the sweep's checkpoints (XDG_CACHE_HOME)")
 
 
-def job_for(task_id: str, encoding: str, setting, seed: int, config: dict,
-            may_abandon: bool = False, checkpoint: str | None = None, name: str = ""):
-    """The one training of a cell's search or seeds as the engine's typed Job: the decoder of
-    the setting (embeddings tied where inputs and outputs share one vocabulary, as the authors'
-    GPT2LMHeadModel ties them) and its TrainConfig (`_train_config`). The CPU book sweep trains
-    it with `train` (checkpointed), the paper-budget sweep in stacked groups."""
+def job_for(task, encoding: str, setting, seed: int, config: dict, may_abandon: bool = False,
+            name: str = ""):
+    """The one training of a cell's search or seeds as the engine's typed Job, the sweep's one
+    spelling of a model's size: the decoder of the setting (embeddings tied where inputs and
+    outputs share one vocabulary, as the authors' GPT2LMHeadModel ties them) and its
+    TrainConfig (`_train_config`). `task`: a task id, or its Task where the caller has it. The
+    CPU book sweep trains it with `train` (checkpointed: `train_setting`), the paper-budget
+    sweep in stacked groups, the APE leads with one change each (`leads.engine_job`)."""
     from lengthgen.engine.jobs import Job
-    task = get_task(task_id)
     setting = Setting.of(setting)
+    job = Job(task, {}, _train_config(config, setting, seed, may_abandon), name=name)
+    task = job.get_task()   # resolved once, for the job's whole life
     tie = bool(config.get("tie_embeddings")) and task.n_classes == len(task.vocab)
-    return Job(task_id, {"n_layers": setting.layers, "n_heads": setting.heads,
-                         "d_model": setting.d_model, "pe": encoding, "tied_embeddings": tie},
-               _train_config(config, setting, seed, checkpoint, may_abandon), name=name)
+    job.model = {"n_layers": setting.layers, "n_heads": setting.heads,
+                 "d_model": setting.d_model, "pe": encoding, "tied_embeddings": tie}
+    return job
 
 
 def _checkpoint(task_id, encoding, setting, seed, config, model_cfg, may_abandon) -> Path | None:
-    """Where a training checkpoints: keyed by everything that changes its result."""
+    """Where a training checkpoints: keyed by everything that changes its result, and by the
+    checkpoints' format (a file of an older one is not found, and the training starts afresh)."""
     import torch
+
+    from lengthgen.engine.checkpoints import RESUME_FORMAT
     if not config.get("checkpoints"):
         return None
     key = json.dumps({"task": task_id, "encoding": encoding, "setting": setting.as_list(),
                       "seed": seed, "may_abandon": may_abandon,
                       "config": {k: v for k, v in config.items() if k != "tasks"},
                       "model": model_cfg.to_dict(), "threads": torch.get_num_threads(),
-                      "torch": torch.__version__}, sort_keys=True)
+                      "torch": torch.__version__, "format": RESUME_FORMAT}, sort_keys=True)
     return cache_dir() / f"{hashlib.sha256(key.encode()).hexdigest()[:32]}.pt"
 
 
@@ -267,9 +277,11 @@ def train_setting(task, encoding: str, setting, seed: int, config: dict, device,
     """Train one decoder of a setting and score it on the task's three bins. `used` collects
     the checkpoint paths, for the cell to remove once its record is computed. With
     `may_abandon` (a rung below the ladder's last), the config's "abandon_below" applies."""
+    from dataclasses import replace
+
     from lengthgen.train import train
     setting = Setting.of(setting)
-    job = job_for(task.id, encoding, setting, seed, config, may_abandon)
+    job = job_for(task, encoding, setting, seed, config, may_abandon)
     checkpoint = _checkpoint(task.id, encoding, setting, seed, config, job.decoder_config(),
                              may_abandon)
     if checkpoint is not None:
@@ -279,8 +291,7 @@ def train_setting(task, encoding: str, setting, seed: int, config: dict, device,
             checkpoint.unlink()
         if used is not None:
             used.append(checkpoint)
-    job = job_for(task.id, encoding, setting, seed, config, may_abandon,
-                  None if checkpoint is None else str(checkpoint))
+        job.train = replace(job.train, checkpoint_path=str(checkpoint))
     _, model = job.build()
     result = train(model, task, job.train, device)
     return score_training(model, task, setting, seed, result, config, device)
@@ -426,12 +437,20 @@ def run_cell(task_id: str, encoding: str, config: dict, device) -> dict:
                          for b in bins}}
 
 
+def baseline_model(task, config: dict):
+    """The baseline's TokenMLPConfig for a task: the one spelling of its size (the config's
+    "baseline" block)."""
+    from lengthgen.models.token_mlp import TokenMLPConfig
+    base = config["baseline"]
+    return TokenMLPConfig(len(task.vocab), task.n_classes, base["d_model"], base["hidden"])
+
+
 def run_baseline(task_id: str, config: dict, device) -> dict:
     """The 2-layer MLP over the current token, trained like the transformers (lr 1e-3)."""
     import torch
 
     from lengthgen.evaluate import evaluate
-    from lengthgen.models.token_mlp import TokenMLP, TokenMLPConfig
+    from lengthgen.models.token_mlp import TokenMLP
     from lengthgen.train import EVAL_SEED_OFFSET, TrainConfig, train
     task = get_task(task_id)
     base = config["baseline"]
@@ -442,8 +461,7 @@ def run_baseline(task_id: str, config: dict, device) -> dict:
                                   eval_every=min(config["eval_every"], base["steps"]),
                                   eval_samples=config["eval_samples"], stop_accuracy=1.0, seed=0)
     torch.manual_seed(0)  # the baseline's initial weights
-    model = TokenMLP(TokenMLPConfig(len(task.vocab), task.n_classes, base["d_model"],
-                                    base["hidden"]))
+    model = TokenMLP(baseline_model(task, config))
     result = train(model, task, cfg, device)
     scores = evaluate(model, task, None, config["samples_per_bin"], 2 * EVAL_SEED_OFFSET, device)
     return {"task": task_id, "encoding": "baseline", "steps": result.steps,
@@ -462,7 +480,7 @@ def estimated_cost(task_id: str, encoding: str, config: dict) -> float:
     for i, s in enumerate(rungs):
         per_token = s.layers * (12 * s.d_model ** 2 + 2 * tokens * s.d_model) + 3e4
         trainings = 1 + (config["seeds"] - 1 if i == len(rungs) - 1 else 0)
-        total += trainings * per_token * tokens * (s.max_steps or config["steps"])
+        total += trainings * per_token * tokens * s.step_cap(config["steps"])
     return total
 
 
@@ -491,17 +509,17 @@ def trainings(config: dict) -> list:
     """The sweep's trainings at a config (`lengthgen.runs.cost`): each cell's planned settings
     at their step caps, and the baseline MLP per task. Keys name the cell, setting and steps,
     so figures that draw the same cells count them once."""
-    from lengthgen.models.token_mlp import TokenMLP, TokenMLPConfig
+    from lengthgen.models.token_mlp import TokenMLP
     from lengthgen.runs.cost import Training, count_parameters, job_training
     out = []
     for task_id in config["tasks"]:
+        task, base = get_task(task_id), config["baseline"]
         for encoding in ENCODINGS:
             for setting, count in planned_settings(task_id, encoding, config):
-                job = job_for(task_id, encoding, setting, 0, config)
+                job = job_for(task, encoding, setting, 0, config)
                 out.append(job_training(job, count, key=f"huang-sweep/{task_id}/{encoding}/"
                                         f"{setting.as_list()}/{job.train.steps}x{count}"))
-        task, base = get_task(task_id), config["baseline"]
-        mlp = TokenMLPConfig(len(task.vocab), task.n_classes, base["d_model"], base["hidden"])
+        mlp = baseline_model(task, config)
         out.append(Training("token MLP", count_parameters(lambda: TokenMLP(mlp)), 0,
                             base["d_model"], config["batch_size"],
                             task.max_tokens(task.train_range[1]), base["steps"],

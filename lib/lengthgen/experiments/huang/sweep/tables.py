@@ -313,7 +313,7 @@ def budget_rows(rows: list[dict], book_rows: list[dict], steps: int) -> list[lis
         paper = "" if r["paper"] is None else " / ".join(cell_pct(v) for v in r["paper"]["bins"])
         stopped = ", ".join("?" if s.get("steps") is None else f"{s['steps']:,}"
                             for s in r["per_seed"])
-        label = (f"{setting.label()} (budget {setting.max_steps or steps:,}; seeds stopped at "
+        label = (f"{setting.label()} (budget {setting.step_cap(steps):,}; seeds stopped at "
                  f"{stopped})")
         out.append([info(r["task"]).name, PositionalEncoding(r["encoding"]).label,
                     r["predicted"], prediction_basis(r["task"], r["encoding"]), label, ours, f"{cell_pct(spread['min'])}-{cell_pct(spread['max'])}",
