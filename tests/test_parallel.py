@@ -120,6 +120,36 @@ def _log_frame(slope):
     return _LogFigure(None).show(slope)
 
 
+@forks
+def test_frames_of_a_redrawn_figure_drawn_by_workers_are_those_drawn_by_one_process(
+        monkeypatch, no_fork_here):
+    """A slider that redraws one figure per frame (`FrameSlider.redrawn`) sends its frames after
+    the first to a worker without the figure laid out here: the worker builds and lays out its
+    own from `make`, and draws the frames this process draws."""
+    from lengthgen.viz import frames
+    from lengthgen.viz.frames import FrameSlider
+    slopes = [round(0.5 + 0.1 * k, 1) for k in range(8)]
+    monkeypatch.setenv("LENGTHGEN_DRAW_WORKERS", "1")
+    alone = FrameSlider.redrawn(_LogFigure, {"slope": slopes})
+    monkeypatch.setenv("LENGTHGEN_DRAW_WORKERS", "2")
+    sent = []
+
+    class Watched(InWorker):
+        def __init__(self, job):
+            super().__init__(job)
+            sent.append(self)
+    monkeypatch.setattr(parallel, "InWorker", Watched)
+    built = []
+    figures = frames._Redraw.figures
+    monkeypatch.setattr(frames._Redraw, "figures", lambda self: built.append(
+        self._built is None) or figures(self))   # (here only)
+    shared = FrameSlider.redrawn(_LogFigure, {"slope": slopes})
+    assert shared.frames == alone.frames and shared.narrow_frames == alone.narrow_frames
+    assert len(set(alone.frames)) == len(slopes)
+    assert [block.ran_in_worker for block in sent] == [True]
+    assert built.count(True) == 1   # here, the figures were built once
+
+
 def _log_figure():
     return _LogFigure(None).show(1.5)
 
@@ -138,12 +168,13 @@ def test_frames_drawn_by_workers_are_those_drawn_by_one_process(monkeypatch, no_
     class Watched(InWorker):
         def __init__(self, job):
             super().__init__(job)
-            sent.append(self.sent)
+            sent.append(self)
     monkeypatch.setattr(parallel, "InWorker", Watched)
     shared = FrameSlider(_log_frame, {"slope": slopes})
     assert shared.frames == alone.frames and shared.narrow_frames == alone.narrow_frames
     assert len(set(alone.frames)) == len(slopes)
-    assert sent == [True]   # the first frame, 3 of the 5 others here, 2 in a worker
+    # the first frame, 3 of the 5 others here, 2 in a worker
+    assert [block.ran_in_worker for block in sent] == [True]
 
 
 @forks
@@ -198,8 +229,10 @@ def test_figures_drawn_ahead_for_phones_are_those_drawn_in_their_cells(tmp_path,
     path.write_text(json.dumps({"cells": [{"cell_type": "code", "source": [
         f'book_figure("{f}")\n' for f in figures]}]}))
     book.draw_ahead(str(path))
-    assert list(book._drawing) == figures[:1] and book._drawing[figures[0]].sent
+    assert list(book._drawing) == figures[:1]
+    first = book._drawing[figures[0]]
     book.book_figure(figures[0])
+    assert first.ran_in_worker
     assert list(book._drawing) == figures[1:]
     book.book_figure(figures[1])
     assert book._drawing == {}

@@ -70,6 +70,7 @@ class InWorker:
 
     def __init__(self, job: Callable):
         self.job, self.future = job, None
+        self.ran_in_worker = False   # (once its result is asked: where it came from)
         try:
             payload = pickle.dumps(job, protocol=pickle.HIGHEST_PROTOCOL)
         except Exception:   # (a notebook's function, a closure: pickle says so in many ways)
@@ -92,6 +93,7 @@ class InWorker:
             from concurrent.futures.process import BrokenProcessPool
             try:
                 self.value = future.result()
+                self.ran_in_worker = True
                 return self.value
             except BrokenProcessPool:   # a worker died (its memory, say): a new pool next time
                 _forget_pool()
