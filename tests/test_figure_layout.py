@@ -170,36 +170,6 @@ def test_no_label_lies_on_another_and_no_legend_on_the_data(figure_id, width):
     assert problems == [], f"{figure_id} at {width} px: {problems[:5]}"
 
 
-def _log_scale_figure():
-    fig, ax = plt.subplots(figsize=(6, 3))
-    ax.loglog([1, 10, 1e4], [2, 30, 5e5], label=r"$N = 2^{\tau} \Delta$")
-    ax.set_xlabel(r"length $\ell$")
-    ax.legend()
-    return fig
-
-
-def test_math_texts_are_parsed_once_for_every_renderer_and_draw_the_same_pixels():
-    """Each size and dpi a figure is drawn at has its own renderer; the layout module lets them
-    share matplotlib's parses of math text (tick labels of a log scale): a second drawing at
-    other sizes parses nothing again, and saves the same pixels as matplotlib's own cache."""
-    from matplotlib.mathtext import MathTextParser
-
-    from lengthgen.viz.book import picture
-    shared = MathTextParser._parse_cached
-    assert getattr(shared, "_lengthgen_shared", False)
-    picture(_log_scale_figure())
-    before = shared.cache.cache_info()
-    shared_png = picture(_log_scale_figure())
-    after = shared.cache.cache_info()
-    assert after.misses == before.misses and after.hits > before.hits
-    MathTextParser._parse_cached = shared.original
-    try:
-        own_png = picture(_log_scale_figure())
-    finally:
-        MathTextParser._parse_cached = shared
-    assert (shared_png.wide, shared_png.narrow) == (own_png.wide, own_png.narrow)
-
-
 def test_long_tick_names_are_broken_into_lines_on_a_phone():
     """Names of programs beside a panel, too long for a phone's column next to it, are broken
     at their underscores and spaces, and each row gets the height of its lines."""

@@ -1,6 +1,11 @@
-"""viz.parallel: the book's figures and slider frames drawn in forked copies of the process
-give what one process gives."""
+"""viz.parallel: the book's figures and slider frames drawn in worker processes give what one
+process gives, and no worker is a fork of this process (issue 56: a notebook's kernel runs
+several threads, and a fork of it can deadlock)."""
+import functools
+import multiprocessing
 import os
+import threading
+import warnings
 
 import matplotlib
 import matplotlib.pyplot as plt
@@ -9,11 +14,44 @@ import pytest
 
 from lengthgen.config import draw_workers
 from lengthgen.errors import LengthgenError
-from lengthgen.viz.parallel import blocks, in_parallel
+from lengthgen.viz import parallel
+from lengthgen.viz.parallel import InWorker, blocks, in_parallel
 
 matplotlib.use("Agg")
 
-forks = pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork on this system")
+forks = pytest.mark.skipif("forkserver" not in multiprocessing.get_all_start_methods(),
+                           reason="no fork server on this system")
+
+
+def _pid_of(k):
+    return k, os.getpid()
+
+
+def _fails_at(bad, k):
+    if k == bad:
+        raise ValueError(f"job {k} failed")
+    return k
+
+
+@pytest.fixture
+def no_fork_here(monkeypatch):
+    """This process runs a thread beside the main one (as a kernel does), and may not fork: a
+    fork raises, and so does Python's warning that a fork of a process with threads can
+    deadlock (3.12 and later). The pool of workers starts anew, so that starting it is
+    checked too."""
+    parallel._forget_pool()
+
+    def fork():
+        raise AssertionError("os.fork called in a process with threads")
+    monkeypatch.setattr(os, "fork", fork)
+    stop = threading.Event()
+    beside = threading.Thread(target=stop.wait, daemon=True)
+    beside.start()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DeprecationWarning)
+        yield
+    stop.set()
+    beside.join()
 
 
 def test_jobs_are_cut_into_contiguous_blocks_one_per_process():
@@ -24,8 +62,9 @@ def test_jobs_are_cut_into_contiguous_blocks_one_per_process():
 
 
 @forks
-def test_results_come_back_in_order_from_other_processes():
-    results = in_parallel([lambda k=k: (k, os.getpid()) for k in range(5)], workers=2)
+def test_results_come_back_in_order_from_other_processes(monkeypatch, no_fork_here):
+    monkeypatch.setenv("LENGTHGEN_DRAW_WORKERS", "2")
+    results = in_parallel([functools.partial(_pid_of, k) for k in range(5)], workers=2)
     assert [k for k, _ in results] == list(range(5))
     pids = [pid for _, pid in results]
     assert pids[:3] == [os.getpid()] * 3          # the first block here
@@ -33,14 +72,18 @@ def test_results_come_back_in_order_from_other_processes():
 
 
 @forks
-def test_a_job_that_fails_in_a_copy_raises_here():
-    def job(k):
-        if k == 4:
-            raise ValueError(f"job {k} failed")
-        return k
-
+def test_a_job_that_fails_in_a_worker_raises_here(monkeypatch):
+    monkeypatch.setenv("LENGTHGEN_DRAW_WORKERS", "2")
     with pytest.raises(ValueError, match="job 4 failed"):
-        in_parallel([lambda k=k: job(k) for k in range(6)], workers=2)
+        in_parallel([functools.partial(_fails_at, 4, k) for k in range(6)], workers=2)
+
+
+def test_a_job_that_does_not_pickle_runs_here(monkeypatch):
+    """A notebook's own function or a closure cannot go to a worker: it runs here."""
+    monkeypatch.setenv("LENGTHGEN_DRAW_WORKERS", "2")
+    results = in_parallel([lambda k=k: (k, os.getpid()) for k in range(4)], workers=2)
+    assert results == [(k, os.getpid()) for k in range(4)]
+    assert not InWorker(lambda: 1).sent
 
 
 @pytest.mark.parametrize("text", ["0", "two", "-1"])
@@ -73,33 +116,77 @@ class _LogFigure:
         return self.fig
 
 
+def _log_frame(slope):
+    return _LogFigure(None).show(slope)
+
+
 @forks
-def test_frames_drawn_by_two_processes_are_those_drawn_by_one(monkeypatch):
-    """Both processes read glyphs through font files opened before the fork; a copy that used
-    the parent's (a cached parse of math text holds its fonts) moved the file offsets under
-    it, and glyphs came out wrong or failed to load ("too many hints")."""
+def test_frames_of_a_redrawn_figure_drawn_by_workers_are_those_drawn_by_one_process(
+        monkeypatch, no_fork_here):
+    """A slider that redraws one figure per frame (`FrameSlider.redrawn`) sends its frames after
+    the first to a worker without the figure laid out here: the worker builds and lays out its
+    own from `make`, and draws the frames this process draws."""
+    from lengthgen.viz import frames
     from lengthgen.viz.frames import FrameSlider
-    slopes = [round(0.5 + 0.1 * k, 1) for k in range(16)]
+    slopes = [round(0.5 + 0.1 * k, 1) for k in range(8)]
     monkeypatch.setenv("LENGTHGEN_DRAW_WORKERS", "1")
     alone = FrameSlider.redrawn(_LogFigure, {"slope": slopes})
     monkeypatch.setenv("LENGTHGEN_DRAW_WORKERS", "2")
+    sent = []
+
+    class Watched(InWorker):
+        def __init__(self, job):
+            super().__init__(job)
+            sent.append(self)
+    monkeypatch.setattr(parallel, "InWorker", Watched)
+    built = []
+    figures = frames._Redraw.figures
+    monkeypatch.setattr(frames._Redraw, "figures", lambda self: built.append(
+        self._built is None) or figures(self))   # (here only)
     shared = FrameSlider.redrawn(_LogFigure, {"slope": slopes})
     assert shared.frames == alone.frames and shared.narrow_frames == alone.narrow_frames
     assert len(set(alone.frames)) == len(slopes)
+    assert [block.ran_in_worker for block in sent] == [True]
+    assert built.count(True) == 1   # here, the figures were built once
+
+
+def _log_figure():
+    return _LogFigure(None).show(1.5)
 
 
 @forks
-def test_a_figure_and_its_phone_drawing_give_one_picture_in_one_or_two_processes(monkeypatch):
+def test_frames_drawn_by_workers_are_those_drawn_by_one_process(monkeypatch, no_fork_here):
+    """A slider whose drawing function is a module's: its frames after the first go to a
+    worker in a block, and come back as this process draws them."""
+    from lengthgen.viz.frames import FrameSlider
+    slopes = [round(0.5 + 0.1 * k, 1) for k in range(6)]
+    monkeypatch.setenv("LENGTHGEN_DRAW_WORKERS", "1")
+    alone = FrameSlider(_log_frame, {"slope": slopes})
+    monkeypatch.setenv("LENGTHGEN_DRAW_WORKERS", "2")
+    sent = []
+
+    class Watched(InWorker):
+        def __init__(self, job):
+            super().__init__(job)
+            sent.append(self)
+    monkeypatch.setattr(parallel, "InWorker", Watched)
+    shared = FrameSlider(_log_frame, {"slope": slopes})
+    assert shared.frames == alone.frames and shared.narrow_frames == alone.narrow_frames
+    assert len(set(alone.frames)) == len(slopes)
+    # the first frame, 3 of the 5 others here, 2 in a worker
+    assert [block.ran_in_worker for block in sent] == [True]
+
+
+@forks
+def test_a_figure_and_its_phone_drawing_give_one_picture_in_one_or_two_processes(monkeypatch,
+                                                                                no_fork_here):
     from lengthgen.viz.book import picture
-
-    def draw():
-        return _LogFigure(None).show(1.5)
-
     pictures = []
     for workers in ("1", "2"):
         monkeypatch.setenv("LENGTHGEN_DRAW_WORKERS", workers)
-        fig = draw()
-        pictures.append(picture(fig, phone=draw))
+        assert InWorker(_log_figure).sent == (workers == "2")   # (one process: no pool)
+        fig = _log_figure()
+        pictures.append(picture(fig, phone=_log_figure))
         plt.close(fig)
     one, two = pictures
     assert (one.wide, one.narrow, one.alt) == (two.wide, two.narrow, two.alt)
@@ -124,10 +211,10 @@ def test_a_notebook_lists_the_registered_figures_it_shows_in_order(tmp_path):
 
 
 @forks
-def test_figures_drawn_ahead_for_phones_are_those_drawn_in_their_cells(tmp_path, monkeypatch):
-    """draw_ahead starts the first figure's phone rendition at once, each book_figure the
-    next one's; the picture shown is the one drawn in the figure's own cell."""
-    import functools
+def test_figures_drawn_ahead_for_phones_are_those_drawn_in_their_cells(tmp_path, monkeypatch,
+                                                                        no_fork_here):
+    """draw_ahead starts the first figure's phone rendition at once in a worker, each
+    book_figure the next one's; the picture shown is the one drawn in the figure's own cell."""
     import json
 
     from lengthgen.runs.records import committed_records
@@ -143,7 +230,9 @@ def test_figures_drawn_ahead_for_phones_are_those_drawn_in_their_cells(tmp_path,
         f'book_figure("{f}")\n' for f in figures]}]}))
     book.draw_ahead(str(path))
     assert list(book._drawing) == figures[:1]
+    first = book._drawing[figures[0]]
     book.book_figure(figures[0])
+    assert first.ran_in_worker
     assert list(book._drawing) == figures[1:]
     book.book_figure(figures[1])
     assert book._drawing == {}
@@ -178,7 +267,8 @@ def test_a_figure_given_as_the_function_that_draws_it_is_drawn_again_for_phones(
     expected = book.picture(fig, shown_picture.alt, phone=draw)
     plt.close(fig)
     assert (shown_picture.wide, shown_picture.narrow) == (expected.wide, expected.narrow)
-    assert calls[0] == os.getpid() and len(calls) == 2 + (workers == "1") * 2
+    # (a function of the notebook's own does not pickle: it draws both renditions here)
+    assert calls == [os.getpid()] * 4
 
 
 @forks

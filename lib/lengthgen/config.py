@@ -41,8 +41,8 @@ def get_scale(scale: str | None = None) -> str:
 def draw_workers() -> int:
     """How many processes draw a chapter's figures and slider frames (`viz.parallel`):
     $LENGTHGEN_DRAW_WORKERS, else two where this process may run on two cores or more and the
-    system is Linux (the others are copies of this process, forked; elsewhere forking a
-    process that runs a GUI library or a notebook's kernel is not safe), else one."""
+    system is Linux (the others are workers started by a fork server, `viz.parallel`), else
+    one."""
     import sys
     text = os.environ.get(DRAW_WORKERS_ENV, "").strip()
     if text:

@@ -36,7 +36,7 @@ from lengthgen.experiments.prose import for_reader
 from lengthgen.viz.fit import fit_to_column
 from lengthgen.viz.layout import (DPI, MIN_FONT_PT, NARROW_DPI, NARROW_PX, NARROW_SCREEN_PX,
                                   save_png)
-from lengthgen.viz.parallel import Forked, in_parallel
+from lengthgen.viz.parallel import InWorker, in_parallel
 
 PROVENANCE = "-provenance"  # the provenance line of figure KEY is glued as KEY-provenance
 _KEY = re.compile(r"^[a-z0-9][a-z0-9-]*$")
@@ -157,8 +157,8 @@ def picture(fig, alt: str | None = None, phone=None) -> Picture:
     at NARROW_PX), with `alt` (by default `describe(fig)`). `phone`: the figure drawn a second
     time for a phone's column (by a figure module's `phone_figure`, or its `figure` again), or
     a function of no arguments that draws it; it is laid out at NARROW_PX on its own, while
-    `fig` is laid out for the column, in another process where there are two
-    (`viz.parallel`), or that rendition being drawn ahead (whose `result()` is its PNG and
+    `fig` is laid out for the column, in a worker process where there are two and the
+    function pickles (`viz.parallel`), or that rendition being drawn ahead (whose `result()` is its PNG and
     text size). Without it, `fig` is laid out for the phone after the column."""
     alt = alt or describe(fig)
 
@@ -316,7 +316,7 @@ def book_figure(key: str, content=None, provenance: str | None = None, alt: str 
 
 
 # The registered figures the running notebook shows, in order (`draw_ahead`), and the phone's
-# renditions of the next ones, being drawn in forked copies of this process.
+# renditions of the next ones, being drawn in workers (`viz.parallel`).
 AHEAD = 1
 _upcoming: list[str] = []
 _drawing: dict = {}
@@ -326,14 +326,14 @@ def draw_ahead(notebook: str) -> None:
     """Draw the phone's renditions of a notebook's figures ahead of their cells. `notebook`:
     its file in the book's folder ("dyck.ipynb") or a path, whose cells show registered
     figures by id (`book_figure("richard-fig4-completions")`), in order. The first one's is
-    started now, and each such `book_figure` starts the next one's, in a forked copy of this
-    process (`viz.parallel`, where there are two workers or more), so that it is done, or
+    started now, and each such `book_figure` starts the next one's, in a worker process
+    (`viz.parallel`, where there are two processes or more), so that it is done, or
     nearly, when its cell comes: a phone's layout takes about twice the time of the column's,
     and would otherwise leave a core waiting at every figure. Where the file is not there (the
     library installed alone) or a figure is shown out of order, figures are drawn as before."""
     from lengthgen.results import REPO_ROOT
-    for copy in _drawing.values():
-        copy.cancel()
+    for drawing in _drawing.values():
+        drawing.cancel()
     _drawing.clear()
     _upcoming[:] = figures_shown(REPO_ROOT / "book" / notebook)   # (a path stays itself)
     if _upcoming:   # the first ones now, drawn while the cells before them run
@@ -364,7 +364,7 @@ def _draw_next(figure_id: str | None) -> None:
             _drawing.pop(skipped).cancel()
     for upcoming in _upcoming[at + 1:at + 1 + AHEAD]:
         if upcoming not in _drawing:
-            _drawing[upcoming] = Forked(functools.partial(_drawn_ahead, upcoming))
+            _drawing[upcoming] = InWorker(functools.partial(_drawn_ahead, upcoming))
 
 
 def _drawn_ahead(figure_id: str):
@@ -392,11 +392,11 @@ class _Ahead:
     from are those it was drawn from, else drawn again here from them (a reader re-ran the
     figure's experiment in between: `rerun_figure`)."""
 
-    def __init__(self, figure_id: str, records: list[dict], forked: Forked):
-        self.figure_id, self.records, self.forked = figure_id, records, forked
+    def __init__(self, figure_id: str, records: list[dict], drawing: InWorker):
+        self.figure_id, self.records, self.drawing = figure_id, records, drawing
 
     def result(self) -> tuple[bytes, float]:
-        rendition, digest = self.forked.result()
+        rendition, digest = self.drawing.result()
         if digest == _records_digest(self.records):
             return rendition
         return _phone_rendition(self.figure_id, self.records)

@@ -10,11 +10,10 @@ panels given the height they need).
 """
 from lengthgen.viz import phone as phone_layout
 from lengthgen.viz.layout import (COLUMN_PX, DPI, MIN_FONT_PT, MIN_PANEL_IN, below_axes,
-                                  drawn, laid_out_by_hand, measuring_once, reflow, relegend,
-                                  saved_width_px, tight_layout, wrap_titles)
+                                  drawn, laid_out_by_hand, reflow, relegend, saved_width_px,
+                                  tight_layout, wrap_titles)
 
 
-@measuring_once   # (a layout measures every axis hundreds of times: see ticks_reused)
 def fit_to_column(fig, width_px: int = COLUMN_PX, min_font_pt: float = MIN_FONT_PT):
     """Draw `fig` for the book's column, in place: no text smaller than `min_font_pt`, and a
     width of at most `width_px` pixels at DPI (a wider figure is narrowed, its height by the

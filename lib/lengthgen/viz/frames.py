@@ -48,6 +48,52 @@ def _render(obj):
     return shown
 
 
+class _Redraw:
+    """The frames of a `FrameSlider.redrawn` slider: `make(settings)` built and laid out once
+    for the column and once for a phone, then each frame drawn by `.show(**setting)`.
+
+    It pickles without its figures, so that a worker (`viz.parallel`) draws a block of frames
+    too: the worker builds and lays out its own figures at its first frame (the same ones:
+    `make` and the layout give the same figures from the same settings), and takes each
+    figure's smallest text as measured here on the first frame."""
+
+    def __init__(self, make: Callable, settings: list[dict], fixed: dict):
+        self.make, self.settings, self.fixed = make, settings, fixed
+        self.text_px = [None, None]   # each figure's smallest text, measured on its first frame
+        self._built = None
+
+    def __getstate__(self) -> dict:
+        return {**vars(self), "_built": None}
+
+    def figures(self) -> list:
+        """The figure objects for the column and for a phone, laid out."""
+        if self._built is None:
+            import matplotlib.pyplot as plt
+
+            from lengthgen.viz.fit import fit_to_column
+            from lengthgen.viz.layout import COLUMN_PX, NARROW_PX
+            self._built = []
+            for width in (COLUMN_PX, NARROW_PX):
+                figure = self.make(self.settings)
+                fit_to_column(figure.fig, width_px=width)
+                plt.close(figure.fig)   # drawn only into PNGs
+                self._built.append(figure)
+        return self._built
+
+    def __call__(self, **setting):
+        from lengthgen.viz.book import Picture, describe
+        from lengthgen.viz.layout import DPI, NARROW_DPI, save_png
+        figures, pngs = self.figures(), []
+        for k, (figure, dpi) in enumerate(zip(figures, (DPI, NARROW_DPI))):
+            pngs.append(save_png(figure.show(**self.fixed, **setting), dpi, tight=False,
+                                 text_px=self.text_px[k]))
+            self.text_px[k] = pngs[-1][1]
+        (wide, wide_px), (narrow, narrow_px) = pngs
+        alt = figures[0].alt(**self.fixed, **setting) if hasattr(figures[0], "alt") else \
+            describe(figures[0].fig)
+        return Picture(wide, alt, narrow, wide_px, narrow_px)
+
+
 class FrameSlider:
     """Precomputed frames of a figure, one per combination of slider values."""
 
@@ -82,7 +128,7 @@ class FrameSlider:
                          for combo in itertools.product(*self.values.values())]
         # The first frame here, then the others in blocks, one per process (`viz.parallel`):
         # a slider that measures its figure on its first frame (`redrawn`) measures it here,
-        # before the copies are made.
+        # before the other frames go to a worker.
         renders = [functools.partial(_draw_and_render, draw, setting) for setting in self.settings]
         self.pictures = [renders[0]()] + in_parallel(renders[1:])
         self.frames = [p.wide_uri for p in self.pictures]
@@ -100,33 +146,11 @@ class FrameSlider:
         `.show(**setting)` returning the figure at that setting (and optionally
         `.alt(**setting)`, the frame's alt text; else what the figure writes); it is built and
         laid out once for the column and once for a phone, and each frame only redraws it."""
-        import matplotlib.pyplot as plt
-
-        from lengthgen.viz.book import Picture, describe
-        from lengthgen.viz.fit import fit_to_column
-        from lengthgen.viz.layout import COLUMN_PX, DPI, NARROW_DPI, NARROW_PX, save_png
         fixed = dict(fixed or {})
         settings = [{**fixed, **dict(zip(sliders, combo))}
                     for combo in itertools.product(*sliders.values())]
-        figures = []
-        for width in (COLUMN_PX, NARROW_PX):
-            figure = make(settings)
-            fit_to_column(figure.fig, width_px=width)
-            plt.close(figure.fig)   # drawn only into PNGs
-            figures.append(figure)
-        text_px = [None, None]   # each figure's smallest text, measured on its first frame
-
-        def draw(**setting):
-            pngs = []
-            for k, (figure, dpi) in enumerate(zip(figures, (DPI, NARROW_DPI))):
-                pngs.append(save_png(figure.show(**fixed, **setting), dpi, tight=False,
-                                     text_px=text_px[k]))
-                text_px[k] = pngs[-1][1]
-            (wide, wide_px), (narrow, narrow_px) = pngs
-            alt = figures[0].alt(**fixed, **setting) if hasattr(figures[0], "alt") else \
-                describe(figures[0].fig)
-            return Picture(wide, alt, narrow, wide_px, narrow_px)
-
+        draw = _Redraw(make, settings, fixed)
+        draw.figures()   # built and laid out here first (an error in `make` is raised now)
         return cls(draw, sliders, **options)
 
     def _alt(self, what: str, setting: dict) -> str:

@@ -6,212 +6,18 @@ columns (`reflow`), a tight layout that keeps legends hung below their panels
 (`tight_layout`), wrapping titles (`wrap_titles`), narrowing a legend (`relegend`) and
 measuring the saved width (`saved_width_px`); the steps only a phone's column takes are in
 `viz.phone`. `save_png` saves a laid-out figure as a palette PNG and measures its smallest
-text, which the browser test turns into pixels on screen. Layouts measure a figure many times,
-and matplotlib computes much of it again at every measure: here the parses of math text, the
-heights of fonts and, while a figure is laid out and saved (`ticks_reused`), its axes' ticks
-are kept instead, with the same pixels.
+text, which the browser test turns into pixels on screen.
+
+Everything here goes through matplotlib's public API, and nothing under `viz/` replaces a
+matplotlib method (tests/test_layout_public.py scans for it). Until issue 56 this module
+replaced three of matplotlib's private methods to spare work a layout repeats (the parses of
+math text, the heights of fonts, the axes' ticks), and followed matplotlib's releases to keep
+doing so; benchmarks/bench_figures.py measures what dropping them cost (README, "The built
+site"). A few texts and placements have no public accessor (a figure's title and an axes'
+side titles as Text objects, a legend's anchor and place): `suptitle`, `titles` and
+`anchor` read them, each in one place.
 """
-import contextlib
-import functools
-
 from lengthgen.errors import LengthgenError
-
-
-def _share_mathtext_parses() -> None:
-    """Let every renderer reuse matplotlib's parse of a math text ($10^{2}$, log-scale ticks).
-
-    matplotlib caches the last 50 parses per parser, and each renderer has its own parser. A
-    renderer is made for each size and dpi a figure is drawn at, and a figure here is drawn at
-    several of each (`fit_to_column`, for the column and for a phone, then saved), so that cache
-    never served a slider's next frame: parsing was a third of saving a log-scale frame. One
-    cache per kind of output (raster or vector) gives the same parses, found again. Where
-    matplotlib's internals differ from the version this was written for, nothing is changed."""
-    from matplotlib.mathtext import MathTextParser
-    parse = getattr(MathTextParser, "_parse_cached", None)
-    unwrapped = getattr(parse, "__wrapped__", None)
-    if unwrapped is None or getattr(parse, "_lengthgen_shared", False):
-        return
-    parsers = {}
-
-    @functools.lru_cache(maxsize=4096)
-    def shared(output_type, *key, **named):
-        parser = parsers.setdefault(output_type, MathTextParser(
-            {"vector": "path", "raster": "agg"}[output_type]))
-        return unwrapped(parser, *key, **named)
-
-    def parse_cached(self, *key, **named):
-        # (the text, dpi, font and antialiasing, and in matplotlib 3.11 the glyph flags, not
-        # in 3.8: whatever this matplotlib passes, passed on, and part of the cache's key)
-        return shared(self._output_type, *key, **named)
-
-    # A parse holds the fonts it was laid out with, which read their font files through the
-    # file offsets this process shares with a forked copy of it (`viz.parallel`): a copy
-    # parses again with fonts of its own, as matplotlib's cache of fonts does.
-    import os
-    if hasattr(os, "register_at_fork"):
-        os.register_at_fork(after_in_child=shared.cache_clear)
-    parse_cached._lengthgen_shared = True
-    parse_cached.cache = shared      # (its cache_info(), for the tests)
-    parse_cached.original = parse
-    MathTextParser._parse_cached = parse_cached
-
-
-_FONT_HEIGHTS_CHECKED = False
-
-
-def _share_font_heights() -> None:
-    """Let agg's renderers measure a font's height once per font, size and dpi (from the first
-    figure laid out or saved here on: `measuring_once`; the check below needs a figure).
-
-    Laying a text out (its box, for every measure of a layout) starts with the height of a line
-    of its font: the typographic ascender, descender and line gap of the font file's OS/2 table
-    (else its hhea table), in font units, scaled to the font's size at the dpi. matplotlib
-    looks the font up and reads those tables afresh for every text at every measure, unless
-    the renderer offers them (`_get_font_height_metrics`, asked where it exists): that was
-    a fifth of the time the Dyck chapter's figures took. Here agg's renderer offers them,
-    read the same way and kept. Where matplotlib's renderer has the method already, nothing is
-    changed, nor where texts measured with it differ from texts measured without it (another
-    matplotlib, which reads the heights otherwise or asks otherwise);
-    tests/test_layout_reuse.py compares the pixels with and without."""
-    global _FONT_HEIGHTS_CHECKED
-    from matplotlib.backends.backend_agg import RendererAgg
-    if _FONT_HEIGHTS_CHECKED or hasattr(RendererAgg, "_get_font_height_metrics") or \
-            not font_heights_asked():
-        return
-    _FONT_HEIGHTS_CHECKED = True
-
-    def font_height_metrics(self, props):
-        return _font_heights(props.copy(), self.dpi)   # (a copy: a FontProperties can change)
-
-    font_height_metrics._lengthgen_shared = True
-    try:
-        read = _text_boxes()
-        RendererAgg._get_font_height_metrics = font_height_metrics
-        same = _text_boxes() == read
-    except Exception:   # (asked with other arguments, say)
-        same = False
-    if not same and "_get_font_height_metrics" in vars(RendererAgg):
-        del RendererAgg._get_font_height_metrics
-
-
-def font_heights_asked() -> bool:
-    """Whether matplotlib's text layout asks a renderer for the fonts' heights (3.11 does,
-    3.8 did not)."""
-    from matplotlib.text import Text
-    code = getattr(getattr(Text, "_get_layout", None), "__code__", None)
-    return code is not None and "_get_font_height_metrics" in code.co_names
-
-
-def _text_boxes() -> list:
-    """The boxes of a few texts (sizes, weights, lines) as agg measures them, at two dpi."""
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-    boxes = []
-    for dpi in (100, 200):
-        figure = Figure(figsize=(3, 2), dpi=dpi)
-        renderer = FigureCanvasAgg(figure).get_renderer()
-        for text, size, weight in (("Tg", 10.5, "normal"), ("two\nlines", 7, "bold"),
-                                   ("one\ntwo\nthree", 14, "normal")):
-            boxes.append(figure.text(0.1, 0.5, text, size=size, weight=weight)
-                         .get_window_extent(renderer).bounds)
-    return boxes
-
-
-@functools.lru_cache(maxsize=1024)
-def _font_heights(props, dpi: float) -> tuple:
-    """(ascent, descent, line gap) in pixels of the font matplotlib finds for `props`, at its
-    size and `dpi`; (None, None, None) where the font has neither table (matplotlib then
-    measures "lp" instead)."""
-    from matplotlib.font_manager import fontManager, get_font
-    font = get_font(fontManager._find_fonts_by_props(props))
-    for name, gap, ascent, descent in (("OS/2", "sTypoLineGap", "sTypoAscender",
-                                        "sTypoDescender"),
-                                       ("hhea", "lineGap", "ascent", "descent")):
-        table = font.get_sfnt_table(name)
-        if table is not None:   # (scaled in matplotlib's order of operations: the same bits)
-            units = font.get_sfnt_table("head")["unitsPerEm"]
-            scale = 1 / units * props.get_size_in_points() * dpi / 72
-            return table[ascent] * scale, -table[descent] * scale, table[gap] * scale
-    return None, None, None
-
-
-_share_mathtext_parses()
-
-
-# Whether `ticks_reused` reuses ticks (the tests compare pixels with and without).
-REUSE_TICKS = True
-
-
-@contextlib.contextmanager
-def ticks_reused(fig):
-    """While `fig` is laid out or saved, each axis computes its ticks again only when what they
-    are computed from has changed.
-
-    matplotlib computes an axis's ticks (where they go, their labels, the Tick objects moved
-    there) afresh every time anything measures the axis: the axes' box, each spine (for the
-    length of the tick marks), the title's place, the labels of axes that share it. One
-    phone layout of a four-panel figure with log scales did so about 1,200 times where the
-    ticks changed a few times, a third of the layout's time. Here an axis keeps its last ticks
-    with what they were computed from: the view limits, the axes' box in pixels and the dpi
-    (a locator fits as many ticks as the axis's length in points allows), the scale, the
-    locators and formatters, the lists of ticks and the tick parameters (label size, which
-    labels show). The layout steps change ticks only through these (set_xticks and
-    set_ticklabels make a new locator or formatter, tick_params changes the parameters), so
-    the figure is drawn with the same ticks, pixel for pixel (tests/test_layout_reuse.py). Where
-    matplotlib's internals differ from the version this was written for, nothing is reused."""
-    from matplotlib.axis import Axis
-    compute = getattr(Axis, "_update_ticks", None)
-    axes = [axis for ax in fig.axes for axis in (ax.xaxis, ax.yaxis)
-            if "_update_ticks" not in vars(axis)]   # (an outer ticks_reused has them)
-    known = all(hasattr(axis, name) for axis in axes[:1]   # (what `_reused_ticks` reads)
-                for name in ("_scale", "major", "minor", "_major_tick_kw", "_minor_tick_kw"))
-    if compute is None or not known or not REUSE_TICKS:
-        yield fig
-        return
-    for axis in axes:
-        axis._update_ticks = functools.partial(_reused_ticks, axis, compute, [None])
-    try:
-        yield fig
-    finally:
-        for axis in axes:
-            vars(axis).pop("_update_ticks", None)
-
-
-def measuring_once(function):
-    """`function(fig, ...)` (a layout step, a save), with what matplotlib computes again at every
-    measure kept instead: the axes' ticks (`ticks_reused`) and the fonts' heights
-    (`_share_font_heights`)."""
-    @functools.wraps(function)
-    def run(fig, *args, **kwargs):
-        _share_font_heights()
-        with ticks_reused(fig):
-            return function(fig, *args, **kwargs)
-    return run
-
-
-def _reused_ticks(axis, compute, last: list):
-    """Axis._update_ticks, or the ticks it returned last where nothing they depend on changed
-    (`ticks_reused`); `last` holds them and what they were computed from."""
-    def inputs():
-        # objects compared by identity (held here, so none is freed and its id reused), values
-        # by equality
-        ticks = vars(axis)
-        objects = (axis._scale, axis.major.locator, axis.major.formatter, axis.minor.locator,
-                   axis.minor.formatter, ticks.get("majorTicks"), ticks.get("minorTicks"))
-        values = (tuple(axis.get_view_interval()), axis.axes.bbox.bounds,
-                  axis.axes.figure.dpi, len(ticks.get("majorTicks") or ()),
-                  len(ticks.get("minorTicks") or ()), repr(axis._major_tick_kw),
-                  repr(axis._minor_tick_kw))
-        return objects, values
-
-    if last[0] is not None:
-        objects, values = inputs()
-        kept_objects, kept_values, ticks = last[0]
-        if values == kept_values and all(a is b for a, b in zip(objects, kept_objects)):
-            return list(ticks)
-    ticks = compute(axis)
-    last[0] = (*inputs(), ticks)   # (after: computing them may make the lists of ticks)
-    return list(ticks)
 
 
 # How the site shows a figure. The book's column shows images up to about 755 CSS px wide at
@@ -246,20 +52,59 @@ def laid_out_by_hand(fig) -> bool:
 
 def drawn(fig):
     """Lay the figure out as a draw would (ticks, legends, titles placed; nothing rendered) and
-    return its renderer, to measure what it draws (the figure's own: a closed figure's canvas
-    may have no get_renderer)."""
+    return its renderer, to measure what it draws (`renderer`)."""
     fig.draw_without_rendering()
-    return fig._get_renderer()
+    return renderer(fig)
+
+
+def renderer(fig):
+    """The renderer that measures what `fig` draws: its canvas's (agg's, for the figures here),
+    or None where its canvas has none, which every measure (get_window_extent, get_tightbbox)
+    takes as "the figure's own"."""
+    get = getattr(fig.canvas, "get_renderer", None)
+    return get() if get is not None else None
+
+
+def suptitle(fig):
+    """The figure's title as a Text, or None (matplotlib's `get_suptitle` gives its words only)."""
+    return fig._suptitle
+
+
+def titles(ax) -> list:
+    """An axes' three titles (centre, left, right) as Texts (`get_title` gives their words)."""
+    return [ax.title, ax._left_title, ax._right_title]
+
+
+def is_colorbar(ax) -> bool:
+    """Whether an axes is a colorbar's (matplotlib labels the axes it makes for one so)."""
+    return ax.get_label() == "<colorbar>"
+
+
+def anchor(legend):
+    """(the bounds, the transform) of the box a legend was placed against with
+    `bbox_to_anchor`, or None where it was placed against its parent's box. (Legend's
+    `get_bbox_to_anchor` gives that box in pixels, which move with every layout, not the
+    bounds it was given in.)"""
+    box = legend.get_bbox_to_anchor()
+    if box is legend.parent.bbox or not hasattr(box, "_bbox"):
+        return None
+    return box._bbox.bounds, box._transform
+
+
+def location(legend):
+    """The `loc` a legend was made with, as matplotlib's code (2 for "upper left"), which
+    `legend(loc=...)` takes again (Legend has no public getter)."""
+    return legend._loc
 
 
 def _figure_level_bottom(fig) -> float:
     """The top (in figure fraction) of legends and texts placed at the bottom of the figure
     itself (not in an axes): the layout keeps the axes above them."""
-    renderer = fig._get_renderer()
+    measure = renderer(fig)
     height = fig.bbox.height
     tops = []
-    for artist in list(fig.legends) + [t for t in fig.texts if t is not fig._suptitle]:
-        box = artist.get_window_extent(renderer)
+    for artist in list(fig.legends) + [t for t in fig.texts if t is not suptitle(fig)]:
+        box = artist.get_window_extent(measure)
         if box.y1 < 0.5 * height:
             tops.append(box.y1 / height + 0.01)
     return min(max(tops, default=0.0), 0.5)
@@ -281,12 +126,12 @@ def reflow(fig, target_in: float) -> bool:
             continue
         grid = spec.get_gridspec()
         if isinstance(grid, GridSpecFromSubplotSpec):
-            holder = grid
-            while isinstance(holder._subplot_spec.get_gridspec(), GridSpecFromSubplotSpec):
-                holder = holder._subplot_spec.get_gridspec()
-            top = holder._subplot_spec
-            cells.setdefault((top.get_gridspec(), top.rowspan.start, top.colspan.start), holder)
-        elif not hasattr(ax, "_colorbar"):
+            top = grid.get_topmost_subplotspec()
+            # (the cell the sub-grid fills has no public getter, only the top-level cell)
+            if top is not grid._subplot_spec:
+                return False   # a grid in a grid in a grid: left to its module
+            cells.setdefault((top.get_gridspec(), top.rowspan.start, top.colspan.start), grid)
+        elif not is_colorbar(ax):
             cells.setdefault((grid, spec.rowspan.start, spec.colspan.start), ax)
     grids = {key[0] for key in cells}
     if len(grids) != 1:
@@ -314,7 +159,7 @@ def reflow(fig, target_in: float) -> bool:
         cell = new_grid[index // new_cols, index % new_cols]
         moved = cells[key]
         if isinstance(moved, GridSpecFromSubplotSpec):
-            moved._subplot_spec = cell
+            _move_subgrid(fig, moved, cell)
         else:
             moved.set_subplotspec(cell)
             # panels that shared an axis with a neighbour hid its tick labels: show them again
@@ -326,13 +171,30 @@ def reflow(fig, target_in: float) -> bool:
     return True
 
 
+def _move_subgrid(fig, grid, cell) -> None:
+    """Place the axes of a sub-grid (a panel and its colorbar) in `cell` of another grid: a
+    sub-grid of the same shape, ratios and spacing is made there, and each axes takes the same
+    cells of it."""
+    from matplotlib.gridspec import GridSpecFromSubplotSpec
+    # (its spacing has no public getter: get_subplot_params resolves a spacing left unset to
+    # the figure's, which tight_layout changes)
+    new = GridSpecFromSubplotSpec(*grid.get_geometry(), subplot_spec=cell,
+                                  wspace=grid._wspace, hspace=grid._hspace,
+                                  width_ratios=grid.get_width_ratios(),
+                                  height_ratios=grid.get_height_ratios())
+    for ax in fig.axes:
+        spec = ax.get_subplotspec()
+        if spec is not None and spec.get_gridspec() is grid:
+            ax.set_subplotspec(new[spec.rowspan.start:spec.rowspan.stop,
+                                   spec.colspan.start:spec.colspan.stop])
+
+
 def below_axes(legend) -> bool:
     """Whether a legend hangs under its axes at a fixed fraction of the axes' height (which
     larger text and a shorter axes turn into an overlap with the x label)."""
-    anchor, ax = legend._bbox_to_anchor, legend.axes
-    return (ax is not None and anchor is not None and anchor is not legend.parent.bbox
-            and getattr(anchor, "_transform", None) == ax.transAxes
-            and anchor._bbox.y1 < 0 and legend._loc in (1, 2, 9))
+    placed, ax = anchor(legend), legend.axes
+    return (ax is not None and placed is not None and placed[1] == ax.transAxes
+            and placed[0][1] + placed[0][3] < 0 and location(legend) in (1, 2, 9))
 
 
 def hang_legends(fig) -> bool:
@@ -343,17 +205,17 @@ def hang_legends(fig) -> bool:
     hung = [legend for legend in fig.findobj(Legend) if below_axes(legend)]
     if not hung:
         return False
-    renderer = fig._get_renderer()
+    measure = renderer(fig)
     for legend in hung:
         # no draw of the whole figure: the x axis lays out its own ticks and label, and the
         # axes takes the place its aspect gives it (what a draw would do first)
         ax = legend.axes
         ax.apply_aspect()
-        bottom = ax.xaxis.get_tightbbox(renderer)
+        bottom = ax.xaxis.get_tightbbox(measure)
         if bottom is None:
             continue
         y = ax.transAxes.inverted().transform((0, bottom.y0))[1]
-        x0, _, width, _ = legend._bbox_to_anchor._bbox.bounds
+        x0, _, width, _ = anchor(legend)[0]
         legend.set_bbox_to_anchor((x0, y - 0.02, width, 0), transform=ax.transAxes)
     return True
 
@@ -365,7 +227,7 @@ def tight_layout(fig, taller: bool = False) -> None:
     other, grows by half until they fit (a few times at most)."""
     import warnings
     for _ in range(6 if taller else 1):
-        title = fig._suptitle
+        title = suptitle(fig)
         if title is not None and title.get_va() == "top" and title.get_position()[1] > 0.9:
             # tight_layout keeps the height of the figure's title free at the top, but the
             # title hangs from y = 0.98 by default: 2% of a tall figure lower, over the panels'
@@ -391,10 +253,9 @@ def relegend(legend, ncols: int):
     only when it is made). Returns the new legend."""
     parent = legend.parent
     title = legend.get_title()
-    anchor = legend._bbox_to_anchor
-    placed = {} if anchor is None or anchor is parent.bbox else \
-        {"bbox_to_anchor": anchor._bbox.bounds, "bbox_transform": anchor._transform}
-    kwargs = {"loc": legend._loc, **placed, "ncols": ncols,
+    placed = anchor(legend)
+    placed = {} if placed is None else {"bbox_to_anchor": placed[0], "bbox_transform": placed[1]}
+    kwargs = {"loc": location(legend), **placed, "ncols": ncols,
               "fontsize": legend.texts[0].get_fontsize() if legend.texts else None,
               "frameon": legend.get_frame_on()}
     if title.get_text():
@@ -408,16 +269,16 @@ def wrap_titles(fig, width_in: float, axes_titles: bool = True) -> bool:
     """Break the figure's titles and notes, and (with axes_titles) the axes' titles, that are
     wider than their room into lines. Returns whether any was broken."""
     import textwrap
-    renderer = fig._get_renderer()
-    titles = [(fig._suptitle, width_in * DPI * 0.95)] if fig._suptitle is not None else []
-    titles += [(t, width_in * DPI * 0.95) for t in fig.texts if t is not fig._suptitle]
+    measure, title = renderer(fig), suptitle(fig)
+    texts = [(title, width_in * DPI * 0.95)] if title is not None else []
+    texts += [(t, width_in * DPI * 0.95) for t in fig.texts if t is not title]
     for ax in fig.axes if axes_titles else []:
-        room = max(ax.get_window_extent(renderer).width * 1.15, 150)
-        titles += [(t, room) for t in (ax.title, ax._left_title, ax._right_title)]
+        room = max(ax.get_window_extent(measure).width * 1.15, 150)
+        texts += [(t, room) for t in titles(ax)]
     wrapped = False
-    for text, room in titles:
+    for text, room in texts:
         content = text.get_text()
-        width = text.get_window_extent(renderer).width
+        width = text.get_window_extent(measure).width
         if content and width > room:
             longest = max(len(line) for line in content.split("\n"))
             chars = max(12, int(longest * room / width))
@@ -431,12 +292,10 @@ def wrap_titles(fig, width_in: float, axes_titles: bool = True) -> bool:
 
 def saved_width_px(fig) -> float:
     fig.draw_without_rendering()  # legends and texts lay themselves out when drawn
-    renderer = fig._get_renderer()
-    box = fig.get_tightbbox(renderer)
+    box = fig.get_tightbbox(renderer(fig))
     return box.width * DPI + 2 * DPI * 0.1  # savefig's pad_inches = 0.1
 
 
-@measuring_once
 def save_png(fig, dpi: int, tight: bool = True,
              text_px: float | None = None) -> tuple[bytes, float]:
     """PNG bytes of a figure laid out already (cut to what it draws, unless not `tight`: the

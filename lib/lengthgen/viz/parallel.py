@@ -1,27 +1,40 @@
-"""Drawing on more than one core: the book's figures and slider frames in forked copies.
+"""Drawing on more than one core: the book's figures and slider frames in worker processes.
 
 Building the site draws every figure twice (for the column and for a phone) and every slider
 frame, hundreds of drawings that need nothing from each other. `in_parallel(jobs)` runs a
 list of such jobs (functions of no arguments) in `config.draw_workers()` processes: this one
-and copies of it made by fork, which share everything built so far (records read, figures
-laid out) without pickling it. Each copy runs a contiguous block of the jobs, so that a job
-that reuses what the one before it built (a slider's figure per program) keeps doing so, and
-sends its results back pickled (PNG bytes, pictures). `Forked(job)` runs one job in a copy
-from now on, for `result()` to collect later (`viz.book.draw_ahead`: a figure drawn for
-phones while the cells before it run). A copy that fails sends back nothing, and this
-process runs its jobs again itself, so the error is raised here with its traceback. Where
-forking is not safe (`draw_workers`) the jobs run here in turn, with the same results. (A
-copy reads fonts through files of its own: matplotlib empties its cache of fonts in a copy,
-and `viz.layout` its cache of parsed math text.)
+and workers of a pool. Each worker runs a contiguous block of the jobs, so that a job that
+reuses what the one before it built keeps doing so, and sends its results back pickled (PNG
+bytes, pictures). `InWorker(job)` runs one job in a worker from now on, for `result()` to
+collect later (`viz.book.draw_ahead`: a figure drawn for phones while the cells before it run).
+
+The workers are started by a fork server (multiprocessing's "forkserver"): a small process
+started afresh, which imports the library once and forks a worker from itself, a process with
+one thread. They are never forked from this process, which in a notebook's kernel runs several
+threads (its sockets, its heartbeat, torch's): a fork copies only the thread that forks, and a
+lock another thread held stays locked in the copy for ever (Python 3.12 warns of it). Until
+issue 56 this module forked the kernel, which shared what it had built without pickling it.
+
+A job goes to a worker pickled, so it must be a function the worker can import (a function of
+a module, a functools.partial of one, with arguments that pickle: a figure id and its records,
+say; `FrameSlider.redrawn` sends its figure's maker, not the figure). A job that does not
+pickle (a notebook's own function, a closure) runs here, in turn, as does a job that fails in a
+worker, so that its error is raised here with its traceback. Where there is no fork server (not
+Unix) or one process draws, every job runs here, with the same results. As with any use of
+multiprocessing, a script that draws in workers keeps its own work under
+`if __name__ == "__main__":` (a worker imports the script it was started from).
 """
 import functools
-import gc
-import os
 import pickle
-import sys
 from collections.abc import Callable, Sequence
 
 from lengthgen.config import draw_workers
+
+# What a worker imports before its first job (the fork server imports it once, and each
+# worker is forked with it): the drawing library and matplotlib, which every job needs.
+PRELOAD = ["lengthgen.viz.book", "matplotlib.pyplot"]
+
+_pool = None   # the pool of workers, started at the first job sent to one
 
 
 def blocks(count: int, workers: int) -> list[range]:
@@ -34,16 +47,15 @@ def blocks(count: int, workers: int) -> list[range]:
 
 def in_parallel(jobs: Sequence[Callable], workers: int | None = None) -> list:
     """Each job's result, in the jobs' order. The first block of jobs runs in this process,
-    every other block in a forked copy of it; the copies must not change anything outside
-    themselves (they draw, this process keeps what they return)."""
+    every other block in a worker (or here, where it does not pickle or fails there)."""
     parts = blocks(len(jobs), draw_workers() if workers is None else workers)
     if len(parts) <= 1:
         return [job() for job in jobs]
-    copies = [Forked(functools.partial(_run, jobs, part)) for part in parts[1:]]
+    sent = [InWorker(functools.partial(_run, jobs, part)) for part in parts[1:]]
     try:
         results = _run(jobs, parts[0])
-    finally:   # every copy is waited for, even when a job here failed
-        answers = [copy.result() for copy in copies]
+    finally:   # every worker's block is waited for, even when a job here failed
+        answers = [block.result() for block in sent]
     for answer in answers:
         results.extend(answer)
     return results
@@ -53,81 +65,98 @@ def _run(jobs, part) -> list:
     return [jobs[k]() for k in part]
 
 
-class Forked:
-    """A job (a function of no arguments) running in a forked copy of this process from now
-    on; `result()` waits for it and returns what it returned. Where the copy could not be made
-    or failed, `result()` runs the job here, raising what it raises."""
-
-    _running = 0   # copies not yet waited for: the collector's objects stay frozen meanwhile
+class InWorker:
+    """A job (a function of no arguments) running in a worker from now on; `result()` waits
+    for it and returns what it returned. Where it could not be sent (it does not pickle, or
+    there is no pool) or failed there, `result()` runs the job here, raising what it raises."""
 
     def __init__(self, job: Callable):
-        self.job, self.pid, self.reader = job, None, None
-        # Objects made so far stay out of the collector's reach while copies run: a
-        # collection that walked them would write to every page of the heap, and each write
-        # to a page a copy shares makes the system copy that page.
-        gc.freeze()
-        Forked._running += 1
+        self.job, self.future = job, None
+        self.ran_in_worker = False   # (once its result is asked: where it came from)
         try:
-            self.pid, self.reader = _fork(job)
-        except OSError:   # no process to be had: the job runs here when its result is asked
-            self._done()
+            payload = pickle.dumps(job, protocol=pickle.HIGHEST_PROTOCOL)
+        except Exception:   # (a notebook's function, a closure: pickle says so in many ways)
+            return
+        pool = _workers()
+        if pool is not None:
+            try:
+                self.future = pool.submit(_unpickled, payload, _settings())
+            except RuntimeError:   # (a pool broken by a worker that died, or shut down)
+                _forget_pool()
+
+    @property
+    def sent(self) -> bool:
+        """Whether the job went to a worker (else it runs here when its result is asked)."""
+        return self.future is not None
 
     def result(self):
-        if self.reader is None:   # (asked before, or never forked)
-            if not hasattr(self, "value"):
-                self.value = self.job()
-            return self.value
-        with os.fdopen(self.reader, "rb") as answer:   # (a copy blocks on a full pipe)
-            payload = answer.read()
-        self.reader = None
-        _, status = os.waitpid(self.pid, 0)
-        self._done()
-        self.value = pickle.loads(payload) if status == 0 and payload else self.job()
+        if self.future is not None:
+            future, self.future = self.future, None
+            from concurrent.futures.process import BrokenProcessPool
+            try:
+                self.value = future.result()
+                self.ran_in_worker = True
+                return self.value
+            except BrokenProcessPool:   # a worker died (its memory, say): a new pool next time
+                _forget_pool()
+            except Exception:   # (its traceback comes when the job runs here)
+                pass
+        if not hasattr(self, "value"):
+            self.value = self.job()
         return self.value
 
     def cancel(self) -> None:
-        """Stop the copy, its result unwanted."""
-        if self.reader is not None:
-            import signal
-            os.kill(self.pid, signal.SIGKILL)
-            os.close(self.reader)
-            self.reader = None
-            os.waitpid(self.pid, 0)
-            self._done()
-            self.value = None
-
-    @staticmethod
-    def _done() -> None:
-        Forked._running -= 1
-        if Forked._running == 0:
-            gc.unfreeze()
+        """Drop the job, its result unwanted (a job a worker has begun runs to its end)."""
+        if self.future is not None:
+            self.future.cancel()
+            self.future = None
+        self.value = None
 
 
-def _fork(job) -> tuple[int, int]:
-    reader, writer = os.pipe()
-    try:
-        pid = os.fork()
-    except OSError:
-        os.close(reader)
-        os.close(writer)
-        raise
-    if pid:
-        os.close(writer)
-        return pid, reader
-    # The copy: never return into the caller's code, never run its exit handlers (a kernel's
-    # sockets, a test runner's reports), never flush what this process had buffered.
-    code = 1
-    try:
-        os.close(reader)
-        # what the job prints (a warning) would go through the kernel's sockets, which belong
-        # to this process's original
-        sys.stdout = sys.stderr = open(os.devnull, "w")
-        try:
-            payload = pickle.dumps(job(), protocol=pickle.HIGHEST_PROTOCOL)
-        except BaseException:   # (its traceback comes when this process runs the job)
-            payload = b""
-        with os.fdopen(writer, "wb") as out:
-            out.write(payload)
-        code = 0
-    finally:
-        os._exit(code)
+def _settings() -> dict:
+    """matplotlib's settings here, for a worker to draw with (a worker starts with the
+    defaults, and a notebook may have changed some)."""
+    import matplotlib
+    return {key: value for key, value in matplotlib.rcParams.items()
+            if key not in ("backend", "backend_fallback", "interactive")}
+
+
+def _start_worker() -> None:
+    """(in a worker, once) Draw without a screen: a notebook's kernel hands its own backend
+    down in $MPLBACKEND, which needs the kernel."""
+    import matplotlib
+    matplotlib.use("Agg")
+
+
+def _unpickled(payload: bytes, settings: dict):
+    """(in a worker) The result of the job `payload` pickles, drawn with `settings`."""
+    import matplotlib
+    with matplotlib.rc_context(settings):
+        return pickle.loads(payload)()
+
+
+def _workers():
+    """The pool of workers (started now if it is not running), or None where there is no fork
+    server or only one process draws."""
+    global _pool
+    if _pool is None:
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+        workers = draw_workers()
+        if workers < 2 or "forkserver" not in multiprocessing.get_all_start_methods():
+            return None
+        context = multiprocessing.get_context("forkserver")
+        context.set_forkserver_preload(PRELOAD)
+        # as many workers as processes draw: the jobs sent to them (a block of frames, the
+        # phone's rendition of this figure, of the next one) each have one
+        _pool = ProcessPoolExecutor(max_workers=workers, mp_context=context,
+                                    initializer=_start_worker)
+    return _pool
+
+
+def _forget_pool() -> None:
+    """Let the next job start a new pool (this one is broken: a worker died)."""
+    global _pool
+    if _pool is not None:
+        _pool.shutdown(wait=False, cancel_futures=True)
+    _pool = None
