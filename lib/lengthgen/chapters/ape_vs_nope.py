@@ -149,10 +149,12 @@ def glue_data_lead() -> None:
     book_text("huang-data-lead-summary", huang_ape_leads.lead_summary(records))
     registered = len(huang_ape_data_lead.runs(config))
     seeds = sorted({r["metrics"]["seed"] for r in records})
-    book_text("huang-data-lead-progress",
-              f"{len(records)} of the {registered} trainings registered "
-              f"({len(config['seeds'])} seeds) are recorded so far, from seed"
-              f"{'' if len(seeds) == 1 else 's'} {', '.join(map(str, seeds))}")
+    progress = (f"all {registered} of its trainings ({len(config['seeds'])} seeds) are "
+                "recorded" if len(records) == registered else
+                f"{len(records)} of the {registered} trainings registered "
+                f"({len(config['seeds'])} seeds) are recorded so far, from seed"
+                f"{'' if len(seeds) == 1 else 's'} {', '.join(map(str, seeds))}")
+    book_text("huang-data-lead-progress", progress)
     book_text("huang-data-lead-size", f"{config['fixed_size']:,}")
 
 
