@@ -85,7 +85,7 @@ class JobSpec:
     def cost(self, config: dict) -> float:
         """Relative cost at the budget (multiply-adds per token times steps)."""
         s = self.setting
-        steps = s.max_steps or config["steps"]
+        steps = s.step_cap(config["steps"])
         return s.layers * (12 * s.d_model ** 2 + 100 * s.d_model) * steps + 1e6
 
 
@@ -290,8 +290,8 @@ def estimate(config: dict, records: dict, table, graphs: bool = True,
         shapes.setdefault((s.layers, s.heads, s.d_model), []).append(job)
     rows = []
     for shape, jobs in sorted(shapes.items(), key=lambda kv: shape_cost(kv[0])):
-        jobs.sort(key=lambda j: (j.setting.max_steps or config["steps"], j.name))
-        steps = [j.setting.max_steps or config["steps"] for j in jobs]
+        jobs.sort(key=lambda j: (j.setting.step_cap(config["steps"]), j.name))
+        steps = [j.setting.step_cap(config["steps"]) for j in jobs]
         n = planner.largest(shape, steps, usable_s, len(jobs))
         size = max(n, 1)
         seconds = sum(planner.seconds(shape, len(steps[k:k + size]), max(steps[k:k + size]))
