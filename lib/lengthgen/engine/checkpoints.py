@@ -124,6 +124,43 @@ def checkpoint_problem(state, steps: int) -> str | None:
     return None
 
 
+def state_problem(state, model) -> str | None:
+    """What is wrong with a member state (the resume format: a slice's hand-off, the core of
+    train()'s checkpoint) for its freshly built decoder `model`, or None: the weights and AdamW
+    moments by name, each of the decoder's shape, and where its loop stood."""
+    if not isinstance(state, dict):
+        return f"holds a {type(state).__name__}, not a job's state"
+    missing = sorted(set(STATE_KEYS) - set(state))
+    if missing:
+        return f"lacks {', '.join(missing)}"
+    step, elapsed = state["step"], state["elapsed"]
+    if not isinstance(step, int) or isinstance(step, bool) or step < 0:
+        return f"its step is {step!r}, not a count"
+    if not isinstance(elapsed, (int, float)) or not math.isfinite(elapsed) or elapsed < 0:
+        return f"its elapsed time is {elapsed!r}"
+    if not isinstance(state["history"], list) \
+            or not all(isinstance(h, dict) for h in state["history"]):
+        return "its history is not a list of evaluations"
+    if not isinstance(state["recent"], list) \
+            or not all(isinstance(r, (int, float)) for r in state["recent"]):
+        return "its recent losses are not numbers"
+    want = {n: t.shape for n, t in model.state_dict().items()}
+    params = {n: p.shape for n, p in model.named_parameters()}
+    tables = [("weights", state["model"], want)]
+    adam = state["adam"]
+    if not isinstance(adam, dict) or not isinstance(adam.get("step"), (int, float)):
+        return "its optimizer state is not AdamW's"
+    tables += [(f"AdamW {key}", adam.get(key), params) for key in ("exp_avg", "exp_avg_sq")]
+    for what, table, shapes in tables:
+        if not isinstance(table, dict) or set(table) != set(shapes):
+            return f"its {what} are not those of the job's decoder"
+        for name, shape in shapes.items():
+            t = table[name]
+            if not isinstance(t, torch.Tensor) or t.shape != shape or not t.is_floating_point():
+                return f"its {what} {name} is not a tensor of shape {tuple(shape)}"
+    return None
+
+
 @contextmanager
 def restoring(path):
     """Restore a checked checkpoint: weights of other shapes, an optimizer of other parameters

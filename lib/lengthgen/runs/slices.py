@@ -127,44 +127,6 @@ class Deadline:
 
 
 # ---- states ----------------------------------------------------------------------------------
-def check_state(state, model) -> str | None:
-    """What is wrong with a job's state for its freshly built decoder `model` (None: nothing)."""
-    import math
-
-    import torch
-    if not isinstance(state, dict):
-        return f"holds a {type(state).__name__}, not a job's state"
-    missing = sorted({"model", "adam", "step", "history", "elapsed", "recent"} - set(state))
-    if missing:
-        return f"lacks {', '.join(missing)}"
-    step, elapsed = state["step"], state["elapsed"]
-    if not isinstance(step, int) or isinstance(step, bool) or step < 0:
-        return f"its step is {step!r}, not a count"
-    if not isinstance(elapsed, (int, float)) or not math.isfinite(elapsed) or elapsed < 0:
-        return f"its elapsed time is {elapsed!r}"
-    if not isinstance(state["history"], list) \
-            or not all(isinstance(h, dict) for h in state["history"]):
-        return "its history is not a list of evaluations"
-    if not isinstance(state["recent"], list) \
-            or not all(isinstance(r, (int, float)) for r in state["recent"]):
-        return "its recent losses are not numbers"
-    want = {n: t.shape for n, t in model.state_dict().items()}
-    params = {n: p.shape for n, p in model.named_parameters()}
-    tables = [("weights", state["model"], want)]
-    adam = state["adam"]
-    if not isinstance(adam, dict) or not isinstance(adam.get("step"), (int, float)):
-        return "its optimizer state is not AdamW's"
-    tables += [(f"AdamW {key}", adam.get(key), params) for key in ("exp_avg", "exp_avg_sq")]
-    for what, table, shapes in tables:
-        if not isinstance(table, dict) or set(table) != set(shapes):
-            return f"its {what} are not those of the job's decoder"
-        for name, shape in shapes.items():
-            t = table[name]
-            if not isinstance(t, torch.Tensor) or t.shape != shape or not t.is_floating_point():
-                return f"its {what} {name} is not a tensor of shape {tuple(shape)}"
-    return None
-
-
 def read_states(folders, say=print) -> dict:
     """{job name: (state, file)} from folders of `<job>.pt` files and packs (`pack_states`),
     a later folder's state winning where a job has several (the local folder is the newest).
@@ -337,6 +299,7 @@ class _Writes:
 
 def _usable_states(found: dict, specs: list, jobs: dict, checked: dict, say) -> dict:
     """{job name: state} for the specs whose state belongs to them and fits their decoder."""
+    from lengthgen.engine.checkpoints import state_problem
     for spec in specs:
         if spec.name in checked or spec.name not in found:
             continue
@@ -345,7 +308,7 @@ def _usable_states(found: dict, specs: list, jobs: dict, checked: dict, say) -> 
         if isinstance(state, dict) and "job" in state and state["job"] != spec.params():
             problem = "belongs to another job"
         else:
-            problem = check_state(state, jobs[spec.name].build()[1])
+            problem = state_problem(state, jobs[spec.name].build()[1])
         if problem:
             say(f"states: {path} ({spec.name}) {problem}; ignored, the job starts fresh")
         # a state at step 0 (a slice stopped before its first step) is a fresh job: it trains
