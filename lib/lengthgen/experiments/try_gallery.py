@@ -88,7 +88,7 @@ def runs(config):
                for name in config["library"]])
 
 
-def program_of(params):
+def _program_of(params):
     """The parsed program of a run: its text, or the library's program of that name."""
     from lengthgen.crasp import parse_program
     from lengthgen.crasp.library import get_program
@@ -101,7 +101,7 @@ def run_one(params, config, device):
     """`try` on one program: the same checks, training and scores as the command."""
     from lengthgen.crasp.task import program_task
     scale = config["try_scale"]
-    program = program_of(params)
+    program = _program_of(params)
     task = program_task(program)
     measured = trying.check_program(program, task, scale)
     metrics = trying.run_try(program, task, scale, device)
@@ -127,7 +127,7 @@ def trainings(config):
     model, train = scale["model"], scale["train"]
     out = []
     for params in runs(config):
-        task = program_task(program_of(params))
+        task = program_task(_program_of(params))
         for job in trying.jobs(task, config["try_scale"])[:len(trying.ENCODINGS)]:
             cfg = job.decoder_config()
             out.append(decoder_training(

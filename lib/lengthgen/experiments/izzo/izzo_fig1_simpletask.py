@@ -43,14 +43,14 @@ def runs(config):
             for seed in config["seeds"]]
 
 
-def model_for(params, config):
+def _model_for(params, config):
     """(task, fresh model) of one run."""
     task = SimpleTask(params["omega"], train_max=params["train_length"])
     return task, build_model(task, config, params["seed"], pe="nope")
 
 
 def run_one(params, config, device):
-    task, model = model_for(params, config)
+    task, model = _model_for(params, config)
     return train_and_test(task, model, config, params["seed"], params["train_length"],
                           config["test_lengths"], device)
 
@@ -67,4 +67,4 @@ def figure(records):
 def trainings(config):
     """For `figure cost`: one training per run (izzo.protocol.trainings)."""
     from lengthgen.experiments.izzo import protocol
-    return protocol.trainings(runs(config), config, model_for)
+    return protocol.trainings(runs(config), config, _model_for)

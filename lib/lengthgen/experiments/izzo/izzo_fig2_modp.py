@@ -59,7 +59,7 @@ def runs(config):
     return out
 
 
-def model_for(params, config):
+def _model_for(params, config):
     """(task, fresh model) of one run."""
     task = ModPTask(params["period"], 0, train_max=params["train_length"])
     scaling = params.get("logit_scaling", config["logit_scaling"])
@@ -68,7 +68,7 @@ def model_for(params, config):
 
 
 def run_one(params, config, device):
-    task, model = model_for(params, config)
+    task, model = _model_for(params, config)
     return train_and_test(task, model, config, params["seed"], params["train_length"],
                           config["test_lengths"], device)
 
@@ -146,4 +146,4 @@ def scaling_figure(records):
 def trainings(config):
     """For `figure cost`: one training per run (izzo.protocol.trainings)."""
     from lengthgen.experiments.izzo import protocol
-    return protocol.trainings(runs(config), config, model_for)
+    return protocol.trainings(runs(config), config, _model_for)

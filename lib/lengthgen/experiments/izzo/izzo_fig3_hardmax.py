@@ -40,7 +40,7 @@ def runs(config):
             for n in config["train_lengths"] for seed in config["seeds"]]
 
 
-def model_for(params, config):
+def _model_for(params, config):
     """(task, fresh model) of one run."""
     task = ModPTask(config["period"], config["k"], train_max=params["train_length"])
     return task, build_model(task, config, params["seed"], pe="periodic",
@@ -51,7 +51,7 @@ def run_one(params, config, device):
     import torch
 
     from lengthgen.evaluate import bin_rng
-    task, model = model_for(params, config)
+    task, model = _model_for(params, config)
     metrics = train_and_test(task, model, config, params["seed"], params["train_length"],
                              config["test_lengths"], device)
     n = config["attention_length"]
@@ -147,4 +147,4 @@ def figure(records):
 def trainings(config):
     """For `figure cost`: one training per run (izzo.protocol.trainings)."""
     from lengthgen.experiments.izzo import protocol
-    return protocol.trainings(runs(config), config, model_for)
+    return protocol.trainings(runs(config), config, _model_for)

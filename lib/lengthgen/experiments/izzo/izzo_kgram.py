@@ -57,7 +57,7 @@ def runs(config):
             for seed in config["seeds"]]
 
 
-def model_for(params, config):
+def _model_for(params, config):
     """(task, fresh model) of one run: two layers."""
     task = KGramTask(params["S"], params["k"], train_max=params["train_length"])
     return task, build_model(task, config, params["seed"], n_layers=2, pe="nope",
@@ -65,17 +65,17 @@ def model_for(params, config):
 
 
 def run_one(params, config, device):
-    task, model = model_for(params, config)
+    task, model = _model_for(params, config)
     metrics = train_and_test(task, model, config, params["seed"], params["train_length"],
                              config["test_lengths"], device)
     metrics["phi"] = [[float(v) for v in layer.local_bias.detach().cpu()]
                       for layer in model.layers]
-    metrics["attention"] = attention_shares(model, task, config["test_lengths"],
+    metrics["attention"] = _attention_shares(model, task, config["test_lengths"],
                                             config["attention_samples"], params["seed"], device)
     return metrics
 
 
-def attention_shares(model, task, lengths, samples: int, seed: int, device) -> dict:
+def _attention_shares(model, task, lengths, samples: int, seed: int, device) -> dict:
     """Where the two layers look, per test length, at the last token (mean over strings):
     layer 1's weight on the k-1 tokens before it (what it must copy), and layer 2's weight on
     the matches, the positions t < T whose k-1 predecessors equal the last k-1 tokens (what it
@@ -128,7 +128,7 @@ def smoothing_gap_rows(settings, length_bins, samples: int = 2000, seed: int = 0
     return rows
 
 
-SATURATED = 0.95  # layer 1's weight on the previous tokens that counts as a settled local read
+_SATURATED = 0.95  # layer 1's weight on the previous tokens that counts as a settled local read
 
 
 def attention_summary(records) -> dict:
@@ -158,15 +158,15 @@ def attention_summary(records) -> dict:
     growth = [r["metrics"]["test_loss"][last] / r["metrics"]["test_loss"][first]
               for r in records]
     pairs = [(a, g) for r, (a, _), g in zip(records, l1, growth) if r["params"]["k"] == 2]
-    sure = [g for a, g in pairs if a >= SATURATED]
-    unsure = [g for a, g in pairs if a < SATURATED]
+    sure = [g for a, g in pairs if a >= _SATURATED]
+    unsure = [g for a, g in pairs if a < _SATURATED]
     longer = [r["metrics"]["train_loss"] for r in records if r["params"]["k"] > 2]
     # the chapter glues these with glue_numbers(..., prefix="izzo-kgram"):
     # glue keys: izzo-kgram-{first,last,phi1,regime,saturated,k2-runs,k2-train}
     # glue keys: izzo-kgram-{sure-runs,sure-growth,unsure-runs,unsure-growth}
     # glue keys: izzo-kgram-{longer-context-train,l1-first,l1-last,l1-sharper,l2-first,l2-last}
     return {"first": first, "last": last, "phi1": span(phi1), "regime": regime,
-            "saturated": f"{SATURATED:g}", "sure-runs": str(len(sure)),
+            "saturated": f"{_SATURATED:g}", "sure-runs": str(len(sure)),
             "sure-growth": span(sure), "unsure-runs": str(len(unsure)),
             "unsure-growth": span(unsure), "k2-runs": str(len(pairs)),
             "longer-context-train": span(longer),
@@ -255,4 +255,4 @@ def figure(records):
 def trainings(config):
     """For `figure cost`: one training per run (izzo.protocol.trainings)."""
     from lengthgen.experiments.izzo import protocol
-    return protocol.trainings(runs(config), config, model_for)
+    return protocol.trainings(runs(config), config, _model_for)

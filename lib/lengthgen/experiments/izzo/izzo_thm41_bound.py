@@ -163,7 +163,7 @@ def theorem_lengths(records) -> tuple[float, float]:
     return min(lengths), max(lengths)
 
 
-def z_shares(records) -> dict[str, str]:
+def _z_shares(records) -> dict[str, str]:
     """The longest z as a share of the theorem's N (constants set to 1), worst case per model
     and eps: for the ModPTask pairs, where L = 1 and the second half needs tau Delta / eps^2
     positions, the theorem's second term itself, and for every other model or pair. Ranges as

@@ -82,7 +82,7 @@ def run_one(params, config, device):
     return train_and_score(params, config, device)
 
 
-LABELS = {"in_sample": "in-sample", "out_of_sample": "out-of-sample",
+_LABELS = {"in_sample": "in-sample", "out_of_sample": "out-of-sample",
           "in_sample_nonconstant": "in-sample, answers other than true/false"}
 
 
@@ -101,7 +101,7 @@ def figure(records):
                                     ("in_sample_nonconstant", "tab:red", "s:"),
                                     ("out_of_sample", "tab:blue", "o-")):
             spread.line(ax, depths, [[r["metrics"][f"{split}_depth{q}"] for r in groups[t]]
-                                     for t in depths], style, color, label=LABELS[split])
+                                     for t in depths], style, color, label=_LABELS[split])
         for split, style in (("in_sample", "--"), ("in_sample_nonconstant", ":")):
             spread.line(ax, depths, [[r["metrics"][f"baseline_{split}_depth{q}"]
                                       for r in groups[t]] for t in depths], style, "gray",

@@ -98,13 +98,13 @@ def run_one(params, config, device):
             "train_tokens": flat["steps"] * flat["batch_size"] * flat["window"]}
 
 
-LABELS = {"in_sample": "in-sample", "out_of_sample": "out-of-sample",
+_LABELS = {"in_sample": "in-sample", "out_of_sample": "out-of-sample",
           "in_sample_nonconstant": "in-sample, answers other than true/false"}
-STYLES = {"in_sample": ("o-", "tab:red"), "in_sample_nonconstant": ("s:", "tab:red"),
+_STYLES = {"in_sample": ("o-", "tab:red"), "in_sample_nonconstant": ("s:", "tab:red"),
           "out_of_sample": ("o-", "tab:blue")}
 
 
-def rung_label(m: dict) -> str:
+def _rung_label(m: dict) -> str:
     flops = f"{m['train_flops']:.1e}".replace("e+", "e")
     return (f"rung {m['rung']}\nd={m['d']}, {m['layers']}L\n{m['steps']:,} steps\n"
             f"{m['pool']:,} expr.\n{flops} FLOP")
@@ -126,9 +126,9 @@ def figure(records):
     paper_x = rungs[-1] + 1
     for ax, q in zip(axes, depths):
         for split in SPLITS:
-            fmt, color = STYLES[split]
+            fmt, color = _STYLES[split]
             spread.line(ax, rungs, [[r["metrics"][f"{split}_depth{q}"] for r in groups[i]]
-                                    for i in rungs], fmt, color, label=LABELS[split])
+                                    for i in rungs], fmt, color, label=_LABELS[split])
         for split, style in (("in_sample", "--"), ("in_sample_nonconstant", ":")):
             spread.line(ax, rungs, [[r["metrics"][f"baseline_{split}_depth{q}"]
                                      for r in groups[i]] for i in rungs], style, "gray",
@@ -138,14 +138,14 @@ def figure(records):
             for split, color in (("in_sample", "tab:red"), ("out_of_sample", "tab:blue")):
                 ax.scatter([paper_x], [PAPER[f"{split}_depth3"]], marker="*", s=120,
                            color=color, edgecolor="black",
-                           label=f"paper, {LABELS[split]} (1e8 params)")
+                           label=f"paper, {_LABELS[split]} (1e8 params)")
         ax.set(ylabel="accuracy\n(sympy-equivalent)", ylim=(-0.05, 1.05),
                title=f"trained and tested at depth {q} ({cfg['clauses']} clauses)")
     loss = axes[-1]
     spread.line(loss, rungs, [[r["metrics"]["train_loss"] for r in groups[i]] for i in rungs],
                 "o-", "black", label="final training loss")
     loss.set(ylabel="training loss\n(per token)", title="training loss")
-    ticks = [rung_label(groups[i][0]["metrics"]) for i in rungs]
+    ticks = [_rung_label(groups[i][0]["metrics"]) for i in rungs]
     paper = cfg["train_depth"] == 3 and 3 in depths
     # one x-axis for all panels (named under the last), with room for the paper's stars
     loss.set_xlim(rungs[0] - 0.5, (paper_x if paper else rungs[-1]) + 0.5)

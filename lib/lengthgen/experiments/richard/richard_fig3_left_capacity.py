@@ -31,7 +31,7 @@ PAPER_SCALE = PAPER_SCALE_DYCK + (
 SPREAD_BY = ("kind", "d", "layers", "heads", "lr", "n_params")
 
 # Three rates spanning the paper's range "between 6e-6 to 6e-5" (its Sec. 4.2).
-PAPER_LRS = [6e-6, 2e-5, 6e-5]
+_PAPER_LRS = [6e-6, 2e-5, 6e-5]
 _SHARED = {"n": 16, "variant": "full", "max_depth": 8, "test_depth": 9, "seed": 0}
 CONFIGS = {
     "test": {**_SHARED, "dims": [2, 4], "layers_heads": [[1, 1]], "steps": 3, "batch_size": 4,
@@ -40,7 +40,7 @@ CONFIGS = {
              "batch_size": 32, "lr": 3e-3, "test_prefixes": 128, "seeds": [0, 1, 2]},
     "paper": {**_SHARED, "dims": [2, 16, 128, 512, 1024],
               "layers_heads": [[layers, heads] for layers in (1, 2, 4) for heads in (1, 2, 4)],
-              "steps": 10000, "batch_size": 8, "lrs": PAPER_LRS, "dropout": 0.1,
+              "steps": 10000, "batch_size": 8, "lrs": _PAPER_LRS, "dropout": 0.1,
               "test_prefixes": 1024},
 }
 
@@ -75,14 +75,14 @@ def best_per_shape(trained: list[dict]) -> list[dict]:
     return list(best.values())
 
 
-def test_prefixes(config) -> list[str]:
+def _test_prefixes(config) -> list[str]:
     rng = np.random.default_rng([config["seed"], 9])
     return deep_test_prefixes(config["n"], config["test_prefixes"], config["test_depth"], rng)
 
 
 def run_one(params, config, device):
     from lengthgen.models.dyck import ClosedFormHead   # here: torch only where a model runs
-    prefixes = test_prefixes(config)
+    prefixes = _test_prefixes(config)
     rng = np.random.default_rng([params["seed"], 3])
     if params["kind"] == "closed-form":
         word = sample_words(rng, config["n"], 1, 0, config["max_depth"])[0]
@@ -92,7 +92,7 @@ def run_one(params, config, device):
                                   for p, c in zip(prefixes, completions)]))
         return {"accuracy": accuracy, "n_params": head.n_weights, "d": 1, "layers": 1,
                 "heads": 1, "train_word": word}
-    model, _ = trained_model(spec_of(params, config), device)
+    model, _ = trained_model(_spec_of(params, config), device)
     return {"accuracy": completion_rate(model, prefixes, config["n"], rng, device),
             "n_params": trainable_parameters(model), "d": params["d"],
             "layers": params["layers"], "heads": params["heads"]}
@@ -159,7 +159,7 @@ def figure(records):
     return fig
 
 
-def spec_of(params, config) -> dict:
+def _spec_of(params, config) -> dict:
     """The trained model of a run (not the closed form's)."""
     rate = {"lr": params["lr"]} if "lr" in params else {}
     return model_spec(config, d=params["d"], layers=params["layers"], heads=params["heads"],
@@ -169,4 +169,4 @@ def spec_of(params, config) -> dict:
 def trainings(config):
     """For `figure cost`: the trained models' specs (richard.protocol.spec_trainings)."""
     from lengthgen.experiments.richard.protocol import spec_trainings
-    return spec_trainings([spec_of(p, config) for p in runs(config) if p["kind"] == "trained"])
+    return spec_trainings([_spec_of(p, config) for p in runs(config) if p["kind"] == "trained"])

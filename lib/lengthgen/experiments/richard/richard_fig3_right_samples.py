@@ -55,7 +55,7 @@ def run_one(params, config, device):
         return {"out_of_sample": float(np.mean([is_balanced(p + c, n)
                                                 for p, c in zip(deep, completions)])),
                 "in_sample": 1.0, "train_size": 1, "train_word": word}
-    model, words = trained_model(spec_of(params, config), device)
+    model, words = trained_model(_spec_of(params, config), device)
     own = random_prefixes(words, config["test_prefixes"], rng)
     return {"out_of_sample": completion_rate(model, deep, n, rng, device),
             "in_sample": completion_rate(model, own, n, rng, device),
@@ -103,7 +103,7 @@ def figure(records):
     return legend_below(fig, ax)
 
 
-def spec_of(params, config) -> dict:
+def _spec_of(params, config) -> dict:
     """The trained model of a run (not the closed form's)."""
     return model_spec(config, train_size=params["train_size"], max_depth=params["max_depth"],
                       seed=params["seed"])
@@ -112,4 +112,4 @@ def spec_of(params, config) -> dict:
 def trainings(config):
     """For `figure cost`: the trained models' specs (richard.protocol.spec_trainings)."""
     from lengthgen.experiments.richard.protocol import spec_trainings
-    return spec_trainings([spec_of(p, config) for p in runs(config) if p["kind"] == "trained"])
+    return spec_trainings([_spec_of(p, config) for p in runs(config) if p["kind"] == "trained"])

@@ -33,7 +33,7 @@ CONFIGS["test"] = {**CONFIGS["test"], "seeds": [0, 1]}
 # mean, min and max over seeds of the other values per setting (rank 1 has every seed)
 SPREAD_BY = ("model", "train_size", "max_depth", "context_kind", "rank")
 
-SHALLOW_CANDIDATES = ("()()()()", "()(())()", "(())(())")
+_SHALLOW_CANDIDATES = ("()()()()", "()(())()", "(())(())")
 
 
 def runs(config):
@@ -41,14 +41,14 @@ def runs(config):
     return spread.model_runs(config)
 
 
-def contexts(single_word: str) -> dict[str, str]:
+def _contexts(single_word: str) -> dict[str, str]:
     """The training-word prefix, a deeper context, and a shallow non-prefix."""
-    shallow = next(c for c in SHALLOW_CANDIDATES if not single_word.startswith(c))
+    shallow = next(c for c in _SHALLOW_CANDIDATES if not single_word.startswith(c))
     return {"training prefix": single_word[: len(single_word) // 2 - 2],
             "deeper (depth 9)": "(" * 9, "shallow": shallow}
 
 
-def distribution(model, context: str, n: int, trials: int, top: int, rng, device) -> dict:
+def _distribution(model, context: str, n: int, trials: int, top: int, rng, device) -> dict:
     from lengthgen.models.dyck import complete_with_model   # here: torch only where a model runs
     completions = complete_with_model(model, [context] * trials, n, rng, device=device)
     counts = Counter(completions)
@@ -65,10 +65,10 @@ def run_one(params, config, device):
     _, single_words = trained_model(spread.seeded_spec(config, "single", params["seed"]), device)
     rng = np.random.default_rng([params["seed"], 4])
     return {"train_size": spec["train_size"], "max_depth": spec["max_depth"],
-            "single_word": single_words[0], "order": list(contexts(single_words[0])),
-            "contexts": {name: distribution(model, ctx, spec["n"], config["trials"],
+            "single_word": single_words[0], "order": list(_contexts(single_words[0])),
+            "contexts": {name: _distribution(model, ctx, spec["n"], config["trials"],
                                             config["top"], rng, device)
-                         for name, ctx in contexts(single_words[0]).items()}}
+                         for name, ctx in _contexts(single_words[0]).items()}}
 
 
 def data(records):
@@ -91,7 +91,7 @@ def data(records):
     return rows
 
 
-SHOWN_PER_SEED = 3   # bars per seed and context in the figure (data() has the config's top)
+_SHOWN_PER_SEED = 3   # bars per seed and context in the figure (data() has the config's top)
 
 
 def _model_label(metrics: dict) -> str:
@@ -123,7 +123,7 @@ def _summary(summary, models: dict, names: list[str], legend_beside: bool = True
 
 
 def _title(records) -> str:
-    return (f"Most frequent {SHOWN_PER_SEED} completions per seed (s<seed>: context|"
+    return (f"Most frequent {_SHOWN_PER_SEED} completions per seed (s<seed>: context|"
             "completion); "
             + spread.seeds_label(records, lambda r: r["params"]["model"]).replace(
                 "per setting", "per model") + "; green: balanced, red: not")
@@ -147,7 +147,7 @@ def figure(records):
             for r in group:
                 dist = r["metrics"]["contexts"][name]
                 bars += [(f"s{r['params']['seed']} {dist['context']}|{t['completion']}",
-                          t["count"], t["balanced"]) for t in dist["top"][:SHOWN_PER_SEED]]
+                          t["count"], t["balanced"]) for t in dist["top"][:_SHOWN_PER_SEED]]
             panels.append((group, name, bars))
     # a bar row is 0.21 in (labels at 10.5 pt); each panel also needs about 0.9 in for its
     # two-line title and x axis
@@ -178,8 +178,8 @@ def figure(records):
 
 # the phone's list of completions: a line's height, and where a line's count ends and its
 # completion starts, in points from the left (text at 10.5 pt)
-PHONE_LINE_IN, COUNT_PT, LABEL_PT = 0.19, 20, 26
-BALANCED, UNBALANCED = "#1a9850", "#d73027"
+_PHONE_LINE_IN, _COUNT_PT, _LABEL_PT = 0.19, 20, 26
+_BALANCED, _UNBALANCED = "#1a9850", "#d73027"
 
 
 def phone_figure(records):
@@ -206,11 +206,11 @@ def phone_figure(records):
             for r in group:
                 dist = r["metrics"]["contexts"][name]
                 lines += [("row", f"s{r['params']['seed']} {dist['context']}|{t['completion']}",
-                           t["count"], t["balanced"]) for t in dist["top"][:SHOWN_PER_SEED]]
+                           t["count"], t["balanced"]) for t in dist["top"][:_SHOWN_PER_SEED]]
     # the list across the figure, the summary in a column of its own right of a sliver of
     # one: the layout puts the summary's y label between the two columns, not in a margin
     # left of the list too (whose longest lines need the whole column)
-    listing = PHONE_LINE_IN * len(lines)
+    listing = _PHONE_LINE_IN * len(lines)
     fig = plt.figure(figsize=(3.8, listing + 2.6 + 1.6))
     grid = fig.add_gridspec(2, 2, width_ratios=[0.01, 1], height_ratios=[listing, 2.6])
     ax, summary = fig.add_subplot(grid[0, :]), fig.add_subplot(grid[1, 1])
@@ -220,9 +220,9 @@ def phone_figure(records):
         at = {"xy": (0, y + 0.5), "xycoords": ("axes fraction", "data"),
               "textcoords": "offset points", "va": "center", "fontsize": 10.5}
         if kind == "row":
-            ax.annotate(str(count), xytext=(COUNT_PT, 0), ha="right", weight="bold",
-                        color=BALANCED if balanced else UNBALANCED, **at)
-            ax.annotate(text, xytext=(LABEL_PT, 0), ha="left", family="monospace", **at)
+            ax.annotate(str(count), xytext=(_COUNT_PT, 0), ha="right", weight="bold",
+                        color=_BALANCED if balanced else _UNBALANCED, **at)
+            ax.annotate(text, xytext=(_LABEL_PT, 0), ha="left", family="monospace", **at)
         elif kind != "gap":
             ax.annotate(text, xytext=(0, 0), ha="left",
                         weight="bold" if kind == "model" else "normal",

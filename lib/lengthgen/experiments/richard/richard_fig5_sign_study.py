@@ -38,8 +38,8 @@ PAPER_SCALE = PAPER_SCALE_DYCK + (
     " This study has no paper counterpart: Fig. 5's 10^7-word model, 3 seeds, and 10 "
     "words.")
 
-READINGS = ("wo_wv", "wv_wot", "effective")
-READING_LABELS = {"wo_wv": "W_O W_V", "wv_wot": "W_V W_O^T", "effective": "W_O W_V diag(g) P"}
+_READINGS = ("wo_wv", "wv_wot", "effective")
+_READING_LABELS = {"wo_wv": "W_O W_V", "wv_wot": "W_V W_O^T", "effective": "W_O W_V diag(g) P"}
 
 
 def _config(scale: str, seeds: list[int], settings: dict) -> dict:
@@ -79,7 +79,7 @@ def dominant_eigenvalue(matrix: np.ndarray) -> dict:
             "gap": float(abs(top) / second) if second > 0 else float("inf")}
 
 
-def effective_map(w_o_w_v: np.ndarray, gain: np.ndarray) -> np.ndarray:
+def _effective_map(w_o_w_v: np.ndarray, gain: np.ndarray) -> np.ndarray:
     """W_O W_V diag(g) P: what the attention layer does to the (centred, rescaled) residual
     stream through the LayerNorm in front of it (P = I - 11^T/d removes the mean)."""
     d = len(gain)
@@ -94,7 +94,7 @@ def readings(model) -> dict:
     w_v, w_o = value_and_output(model)
     with torch.no_grad():
         gain = model.blocks[-1].ln_attn.weight.double().cpu().numpy()
-    return {"wo_wv": m, "wv_wot": w_v @ w_o.T, "effective": effective_map(m, gain)}, gain
+    return {"wo_wv": m, "wv_wot": w_v @ w_o.T, "effective": _effective_map(m, gain)}, gain
 
 
 def run_one(params, config, device):
@@ -118,7 +118,7 @@ def data(records):
              "dominant_real": r["metrics"][f"{reading}_real"],
              "dominant_imag": r["metrics"][f"{reading}_imag"],
              "out_of_sample": r["metrics"]["out_of_sample"]}
-            for r in records for reading in READINGS]
+            for r in records for reading in _READINGS]
 
 
 def figure(records):
@@ -129,19 +129,19 @@ def figure(records):
     # stacked for the book's column
     fig, axes = plt.subplots(2, 1, figsize=(7.4, 9.6))
     markers = {"wo_wv": "o", "wv_wot": "s", "effective": "^"}
-    width = 0.8 / len(READINGS)
+    width = 0.8 / len(_READINGS)
     cmap = plt.cm.viridis
-    for j, reading in enumerate(READINGS):
+    for j, reading in enumerate(_READINGS):
         for i, setting in enumerate(settings):
             rows = [r["metrics"] for r in records if r["params"]["setting"] == setting]
-            x = np.full(len(rows), i + (j - (len(READINGS) - 1) / 2) * width)
+            x = np.full(len(rows), i + (j - (len(_READINGS) - 1) / 2) * width)
             # a complex dominant pair has no sign: drawn hollow
             real = np.array([m[f"{reading}_imag"] == 0 for m in rows])
             values = np.array([m[f"{reading}_real"] for m in rows])
             colors = cmap(np.array([m["out_of_sample"] for m in rows]))
             axes[0].scatter(x[real], values[real], marker=markers[reading], c=colors[real], s=30,
                             edgecolor="black", lw=0.4,
-                            label=READING_LABELS[reading] if i == 0 else None)
+                            label=_READING_LABELS[reading] if i == 0 else None)
             axes[0].scatter(x[~real], values[~real], marker=markers[reading], s=30,
                             facecolor="none", edgecolor=colors[~real])
     axes[0].axhline(0, color="grey", lw=0.6)

@@ -93,7 +93,7 @@ def figure(records):
 
 
 # on a phone: a matrix's panel and a spectrum's (in inches), and the seeds' key
-PHONE_MATRIX_IN, PHONE_SPECTRUM_IN, PHONE_KEY_IN = 1.7, 1.2, 0.25
+_PHONE_MATRIX_IN, _PHONE_SPECTRUM_IN, _PHONE_KEY_IN = 1.7, 1.2, 0.25
 
 
 def phone_figure(records):
@@ -107,8 +107,8 @@ def phone_figure(records):
 
     models = _models(records)
     colors = _seed_colors(records)
-    heights = [PHONE_KEY_IN] + [PHONE_MATRIX_IN] * len(models) + \
-        [PHONE_SPECTRUM_IN] * 2 * len(models)
+    heights = [_PHONE_KEY_IN] + [_PHONE_MATRIX_IN] * len(models) + \
+        [_PHONE_SPECTRUM_IN] * 2 * len(models)
     fig = plt.figure(figsize=(3.8, sum(heights) + 1.0 * len(heights)))
     grid = fig.add_gridspec(len(heights), 1, height_ratios=heights)
     key_row(fig, fig.add_subplot(grid[0]),

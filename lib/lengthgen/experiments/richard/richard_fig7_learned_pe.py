@@ -41,7 +41,7 @@ def runs(config):
     return spread.model_runs(config, key="variant")
 
 
-def kmeans(curves: np.ndarray, k: int, rng, iterations: int = 50):
+def _kmeans(curves: np.ndarray, k: int, rng, iterations: int = 50):
     """Plain Lloyd iterations: (centroids [k, T], label of each curve)."""
     k = min(k, len(curves))
     centroids = curves[rng.choice(len(curves), k, replace=False)]
@@ -57,7 +57,7 @@ def run_one(params, config, device):
                              device)
     curves = position_curves(model, params["variant"])             # [d, T]
     rng = np.random.default_rng([params["seed"], 7])
-    centroids, labels = kmeans(curves, config["clusters"], rng)
+    centroids, labels = _kmeans(curves, config["clusters"], rng)
     return {"variant": params["variant"], "curves": curves.tolist(),
             "centroids": centroids.tolist(),
             "cluster_sizes": np.bincount(labels, minlength=len(centroids)).tolist(),

@@ -45,8 +45,8 @@ PAPER_SCALE = PAPER_SCALE_DYCK + (
     " This study has no paper counterpart: Fig. 7's models and eq1-res with 3 seeds, also"
     " on fresh words.")
 
-VARIANTS = LEARNED_PE_VARIANTS + ("eq1-res",)
-STATISTICS = ("end_abs_mean", "end_relative")
+_VARIANTS = LEARNED_PE_VARIANTS + ("eq1-res",)
+_STATISTICS = ("end_abs_mean", "end_relative")
 
 
 def _base_specs(scale: str) -> dict:
@@ -80,7 +80,7 @@ def study_spec(config: dict, setting: str, variant: str, seed: int) -> dict:
 def runs(config):
     return [{"name": f"{setting}-{variant}-s{seed}", "setting": setting, "variant": variant,
              "seed": seed}
-            for setting in config["settings"] for variant in VARIANTS for seed in config["seeds"]]
+            for setting in config["settings"] for variant in _VARIANTS for seed in config["seeds"]]
 
 
 def end_statistics(curves: np.ndarray) -> dict:
@@ -119,11 +119,11 @@ def run_one(params, config, device):
 def data(records):
     return [{"setting": r["params"]["setting"], "variant": r["params"]["variant"],
              "seed": r["params"]["seed"], "statistic": stat, "value": r["metrics"][stat]}
-            for r in records for stat in STATISTICS + ("readout_end", "token_weight")
+            for r in records for stat in _STATISTICS + ("readout_end", "token_weight")
             if r["metrics"].get(stat) is not None]
 
 
-COLORS = {**{v: VARIANT_COLORS[v] for v in LEARNED_PE_VARIANTS}, "eq1-res": "darkorange"}
+_COLORS = {**{v: VARIANT_COLORS[v] for v in LEARNED_PE_VARIANTS}, "eq1-res": "darkorange"}
 
 
 def figure(records):
@@ -133,17 +133,17 @@ def figure(records):
     settings = registered_settings(records, CONFIGS)
     labels = [setting_label(config["settings"][s]) for s in settings]
     fig, axes = plt.subplots(1, 3, figsize=(16, 4.6), gridspec_kw={"width_ratios": [2, 2, 1.2]})
-    width = 0.8 / len(VARIANTS)
-    for ax, stat in zip(axes, STATISTICS):
-        for j, variant in enumerate(VARIANTS):
+    width = 0.8 / len(_VARIANTS)
+    for ax, stat in zip(axes, _STATISTICS):
+        for j, variant in enumerate(_VARIANTS):
             for i, setting in enumerate(settings):
                 values = [r["metrics"][stat] for r in records if r["params"]["setting"] == setting
                           and r["params"]["variant"] == variant]
                 if not values:
                     continue
-                x = i + (j - (len(VARIANTS) - 1) / 2) * width
-                ax.scatter(np.full(len(values), x), values, s=14, color=COLORS[variant], alpha=0.6)
-                ax.hlines(np.mean(values), x - width / 2, x + width / 2, color=COLORS[variant],
+                x = i + (j - (len(_VARIANTS) - 1) / 2) * width
+                ax.scatter(np.full(len(values), x), values, s=14, color=_COLORS[variant], alpha=0.6)
+                ax.hlines(np.mean(values), x - width / 2, x + width / 2, color=_COLORS[variant],
                           lw=2.5, label=variant if i == 0 else None)
         ax.set_xticks(range(len(settings)))
         ax.set_xticklabels(labels, fontsize=8)
@@ -159,8 +159,8 @@ def figure(records):
         values = [r["metrics"]["readout_end"] for r in records if r["params"]["setting"] == setting
                   and r["metrics"].get("readout_end") is not None]
         if values:
-            ax.scatter(np.full(len(values), i), values, s=14, color=COLORS["eq1"], alpha=0.6)
-            ax.hlines(np.mean(values), i - 0.3, i + 0.3, color=COLORS["eq1"], lw=2.5)
+            ax.scatter(np.full(len(values), i), values, s=14, color=_COLORS["eq1"], alpha=0.6)
+            ax.hlines(np.mean(values), i - 0.3, i + 0.3, color=_COLORS["eq1"], lw=2.5)
     ax.axhline(-0.5, color="limegreen", ls="--", lw=1.5, label="closed form (-1/2)")
     ax.axhline(0, color="black", lw=0.5)
     ax.set_xticks(range(len(settings)))

@@ -30,7 +30,7 @@ CONFIGS["test"] = {**CONFIGS["test"], "seeds": [0, 1]}
 # mean, min and max over seeds of the other values per setting (rank 1 has every seed)
 SPREAD_BY = ("model", "train_size", "max_depth", "rank")
 
-PAPER_BALANCED = {"single": 0, "many": 52}  # out of 100, Table 1 of the paper
+_PAPER_BALANCED = {"single": 0, "many": 52}  # out of 100, Table 1 of the paper
 
 
 def runs(config):
@@ -50,7 +50,7 @@ def run_one(params, config, device):
     return {"train_size": spec["train_size"], "max_depth": spec["max_depth"],
             "context": context, "trials": config["trials"],
             "balanced": sum(is_balanced(context + c, spec["n"]) for c in completions),
-            "paper_balanced_of_100": PAPER_BALANCED[params["model"]],
+            "paper_balanced_of_100": _PAPER_BALANCED[params["model"]],
             "top": [{"completion": c, "count": k, "balanced": is_balanced(context + c, spec["n"])}
                     for c, k in counts.most_common(config["top"])]}
 
@@ -71,7 +71,7 @@ def data(records):
     return rows
 
 
-SHOWN_PER_SEED = 3   # completions per seed in the table (data() has the config's top)
+_SHOWN_PER_SEED = 3   # completions per seed in the table (data() has the config's top)
 
 
 def _sorted(records):
@@ -108,7 +108,7 @@ def _chart(chart, records, models) -> None:
 def _title(records) -> str:
     return ("Completions of the deepest context of $D_{32}$ (16 open brackets); "
             + spread.seeds_label(records, lambda r: r["params"]["model"]).replace(
-                "per setting", "per model") + f"; table: the {SHOWN_PER_SEED} most "
+                "per setting", "per model") + f"; table: the {_SHOWN_PER_SEED} most "
             "frequent completions of each seed")
 
 
@@ -124,7 +124,7 @@ def figure(records):
         for r in group:
             m = r["metrics"]
             who = f"{m['train_size']} (q <= {m['max_depth']}), seed {r['params']['seed']}"
-            for t in m["top"][:SHOWN_PER_SEED]:
+            for t in m["top"][:_SHOWN_PER_SEED]:
                 rows.append([who, t["completion"], str(t["count"]),
                              "yes" if t["balanced"] else "no"])
             rows.append([who, "total balanced", f"{m['balanced']} / {m['trials']}", ""])
@@ -149,7 +149,7 @@ def figure(records):
 
 
 # the phone's table: its columns' shares of the panel's width (completion, count, balanced?)
-PHONE_COLUMNS = (0.52, 0.2, 0.28)
+_PHONE_COLUMNS = (0.52, 0.2, 0.28)
 
 
 def phone_figure(records):
@@ -168,7 +168,7 @@ def phone_figure(records):
                           f"{r['params']['seed']}: {m['balanced']}/{m['trials']} balanced",
                           "", ""], True))
             rows += [([t["completion"], str(t["count"]), "yes" if t["balanced"] else "no"],
-                      False) for t in m["top"][:SHOWN_PER_SEED]]
+                      False) for t in m["top"][:_SHOWN_PER_SEED]]
     # the table across the figure, the chart in a column of its own right of a sliver of
     # one: the layout then puts the chart's y label in the space between the two columns,
     # not in a margin left of the table too (the table's first column has no room to spare)
@@ -180,7 +180,7 @@ def phone_figure(records):
     ax.axis("off")
     table = ax.table(cellText=[cells for cells, _ in rows],
                      colLabels=["completion", "count", "balanced?"],
-                     colWidths=list(PHONE_COLUMNS), bbox=[0, 0, 1, 1])
+                     colWidths=list(_PHONE_COLUMNS), bbox=[0, 0, 1, 1])
     table.auto_set_font_size(False)
     table.set_fontsize(10.5)
     for (row, col), cell in table.get_celld().items():

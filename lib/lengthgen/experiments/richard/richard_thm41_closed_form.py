@@ -53,7 +53,7 @@ def runs(config):
     return out
 
 
-def training_words(n: int, limit: int, rng) -> list[str]:
+def _training_words(n: int, limit: int, rng) -> list[str]:
     """All of D_2n when it is small, else the deepest, the shallowest and random others."""
     words = enumerate_words(n) if n <= 12 else []
     if len(words) <= limit:
@@ -64,19 +64,19 @@ def training_words(n: int, limit: int, rng) -> list[str]:
     return extremes + [others[i] for i in sorted(picks)]
 
 
-def all_prefixes(n: int) -> list[str]:
+def _all_prefixes(n: int) -> list[str]:
     """Every non-empty proper prefix of every word of D_2n."""
     return sorted({w[:r] for w in enumerate_words(n) for r in range(1, 2 * n)})
 
 
-def exhaustive(n: int, limit: int, rng) -> dict:
+def _exhaustive(n: int, limit: int, rng) -> dict:
     from lengthgen.models.dyck import ClosedFormHead, NoPositionHead   # torch only where run
-    prefixes = all_prefixes(n)
+    prefixes = _all_prefixes(n)
     heights = {p: int(path(p)[-1]) for p in prefixes}
     bound = 1 - 2 * n * math.exp(-n)
     general_ok = memo_ok = repulsive_checked = repulsive_failed = 0
     min_prob = memo_min_prob = 1.0
-    words = training_words(n, limit, rng)
+    words = _training_words(n, limit, rng)
     for s in words:
         head = ClosedFormHead(s, gamma=-0.5)
         completions, probs = head.complete(prefixes, greedy=True)
@@ -111,7 +111,7 @@ def exhaustive(n: int, limit: int, rng) -> dict:
     }
 
 
-def sampled(n: int, config, rng) -> dict:
+def _sampled(n: int, config, rng) -> dict:
     """Sampled (multinomial) completions in D_2n, from random, deep and the deepest prefixes."""
     from lengthgen.models.dyck import ClosedFormHead
     count = config["sampled_prefixes"]
@@ -136,7 +136,7 @@ def sampled(n: int, config, rng) -> dict:
     return out
 
 
-def memorization(d: int, config, seed: int) -> dict:
+def _memorization(d: int, config, seed: int) -> dict:
     """Theorem 3.1: exact regeneration probability from the one-token prefix, over seeds."""
     from lengthgen.models.dyck import MemorizationHead
     from lengthgen.theory.dyck_bound import theorem31_bound, theorem31_min_dimension
@@ -159,13 +159,13 @@ def memorization(d: int, config, seed: int) -> dict:
 def run_one(params, config, device):
     rng = np.random.default_rng([params["seed"], params.get("n", 0), params.get("d", 0)])
     if params["kind"] == "exhaustive":
-        return exhaustive(params["n"], config["max_train_words"], rng)
+        return _exhaustive(params["n"], config["max_train_words"], rng)
     if params["kind"] == "sampled":
-        return sampled(params["n"], config, rng)
-    return memorization(params["d"], config, params["seed"])
+        return _sampled(params["n"], config, rng)
+    return _memorization(params["d"], config, params["seed"])
 
 
-QUANTITIES = {
+_QUANTITIES = {
     "exhaustive": ("generalization_rate", "memorization_rate", "no_pe_rate",
                    "repulsive_success_rate", "generalization_failure_probability",
                    "no_pe_failure_probability", "theorem_failure_bound", "n_prefixes",
@@ -203,7 +203,7 @@ def data(records):
         rows += [{"run": r["run_name"], "kind": kind, "seed": r["params"]["seed"],
                   "N": r["params"].get("n", ""), "d": r["params"].get("d", ""),
                   "quantity": q, "value": "" if m[q] is None else m[q]}
-                 for q in QUANTITIES[kind]]
+                 for q in _QUANTITIES[kind]]
     return rows
 
 

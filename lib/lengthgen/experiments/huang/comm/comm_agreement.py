@@ -17,7 +17,7 @@ from lengthgen.experiments.huang.comm.analysis import agreement
 
 FIGURE_ID = "comm-agreement"
 TITLE = "Bob's activations against the forward pass, for every compiled C-RASP program"
-ERROR_COLUMN = "max |Bob - forward|"
+_ERROR_COLUMN = "max |Bob - forward|"
 
 CONFIGS = {
     "test": {"programs": ["majority_ab", "dyck1", "tomita4", "binary_majority_interleave"],
@@ -39,7 +39,7 @@ def run_one(params: dict, config: dict, device) -> dict:
     return row
 
 
-EPSILON = 2.0 ** -52   # float64's machine epsilon: the scale of one rounding step near 1
+_EPSILON = 2.0 ** -52   # float64's machine epsilon: the scale of one rounding step near 1
 
 
 def data(records: list[dict]) -> list[dict]:
@@ -52,14 +52,14 @@ def data(records: list[dict]) -> list[dict]:
         error = m["max_error"]
         rows.append({"program": m["program"], "fragment": m["fragment"], "runs": m["runs"],
                      "lengths": m["lengths"], "max_error": error,
-                     "max_error_epsilons": round(error / EPSILON, 2)})
+                     "max_error_epsilons": round(error / _EPSILON, 2)})
     return rows
 
 
 def table(records: list[dict]) -> list[dict]:
     """The chapter's table: data() with the error written as in the records (e.g. 2.2e-16)."""
     return [{"program": r["program"], "fragment": r["fragment"], "runs": r["runs"],
-             "lengths": r["lengths"], ERROR_COLUMN: f"{r['max_error']:.1e}"}
+             "lengths": r["lengths"], _ERROR_COLUMN: f"{r['max_error']:.1e}"}
             for r in data(records)]
 
 

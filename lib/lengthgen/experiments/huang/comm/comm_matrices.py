@@ -17,12 +17,12 @@ from lengthgen.theory.communication import summary
 FIGURE_ID = "comm-matrices"
 TITLE = "Communication matrices of the chapter's problems: distinct rows and one-way bits by m"
 
-PROBLEMS = ["equality", "copy", "addition", "dyck2", "majority_ab", "dyck1", "parity",
+_PROBLEMS = ["equality", "copy", "addition", "dyck2", "majority_ab", "dyck1", "parity",
             "inner_equality", "inner_equality_early"]
 CONFIGS = {
-    "test": {"problems": PROBLEMS, "ms": [2, 4, 6]},
-    "book": {"problems": PROBLEMS, "ms": [2, 4, 6, 8]},
-    "paper": {"problems": PROBLEMS, "ms": [2, 4, 6, 8]},
+    "test": {"problems": _PROBLEMS, "ms": [2, 4, 6]},
+    "book": {"problems": _PROBLEMS, "ms": [2, 4, 6, 8]},
+    "paper": {"problems": _PROBLEMS, "ms": [2, 4, 6, 8]},
 }
 
 

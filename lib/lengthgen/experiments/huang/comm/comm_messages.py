@@ -17,11 +17,11 @@ from lengthgen.experiments.huang.comm.analysis import in_config_order, message_c
 FIGURE_ID = "comm-messages"
 TITLE = "How many different messages Alice sends over all her halves, per compiled program"
 
-PROGRAMS = ["majority_ab", "dyck1", "tomita4", "abab_star"]
+_PROGRAMS = ["majority_ab", "dyck1", "tomita4", "abab_star"]
 CONFIGS = {
-    "test": {"programs": PROGRAMS, "m": 6},
-    "book": {"programs": PROGRAMS, "m": 10},
-    "paper": {"programs": PROGRAMS, "m": 12},
+    "test": {"programs": _PROGRAMS, "m": 6},
+    "book": {"programs": _PROGRAMS, "m": 10},
+    "paper": {"programs": _PROGRAMS, "m": 12},
 }
 
 

@@ -45,7 +45,7 @@ def runs(config: dict) -> list[dict]:
     return [{"name": name, "program": name, "seed": config["seed"]} for name in names]
 
 
-def check_strings(program, lengths, config: dict, rng) -> list:
+def _check_strings(program, lengths, config: dict, rng) -> list:
     """Per length: random strings of every kind, plus uniform members of the program's
     language when lengthgen.tasks defines it."""
     from lengthgen.crasp.compile import sample_strings   # here: data() and runs() need no torch
@@ -59,7 +59,7 @@ def check_strings(program, lengths, config: dict, rng) -> list:
     return strings
 
 
-def summarize(report, compiled) -> dict:
+def _summarize(report, compiled) -> dict:
     size = compiled.size()
     by_length = {str(n): entry for n, entry in sorted(report.by_length.items())}
     inexact = [n for n, e in sorted(report.by_length.items()) if e["max_error"] > EXACT]
@@ -82,8 +82,8 @@ def run_one(params: dict, config: dict, device) -> dict:
     program = library.program_over(params["program"], config["vocab"])
     rng = np.random.default_rng(params["seed"])
     longest = max(config["lengths"])
-    strings = check_strings(program, config["lengths"], config, rng)
-    beyond = check_strings(program, config["break_lengths"], config, rng)
+    strings = _check_strings(program, config["lengths"], config, rng)
+    beyond = _check_strings(program, config["break_lengths"], config, rng)
     metrics = {"fragment": program.fragment(), "operations": len(program.ops),
                "alphabet": len(program.alphabet)}
     with one_thread():
@@ -93,7 +93,7 @@ def run_one(params: dict, config: dict, device) -> dict:
                                                    beyond, True)):
             compiled = compile_program(program, max_length, mode.split("_")[0])
             compiled.model.to(device if str(device).startswith("cuda") else "cpu")
-            metrics[mode] = summarize(verify(program, compiled, checked, longer), compiled)
+            metrics[mode] = _summarize(verify(program, compiled, checked, longer), compiled)
     return metrics
 
 

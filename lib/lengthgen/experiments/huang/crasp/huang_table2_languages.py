@@ -33,7 +33,7 @@ def run_one(params, config, device):
             "star_free": meta.star_free, "dot_depth": meta.dot_depth, "ac0": meta.ac0}
 
 
-EXTRA = [("star-free", lambda m: {True: "yes", False: "no"}[m["star_free"]]),
+_EXTRA = [("star-free", lambda m: {True: "yes", False: "no"}[m["star_free"]]),
          ("dot-depth", lambda m: str(m["dot_depth"] or "-")),
          ("AC0", lambda m: "yes" if m["ac0"] else "no")]
 
@@ -47,8 +47,8 @@ def data(records: list[dict]) -> list[dict]:
 
 def markdown_table(records: list[dict]) -> str:
     """The table as Markdown, for the book's HTML table (verdict cells coloured by class)."""
-    return table_markdown(records, EXTRA)
+    return table_markdown(records, _EXTRA)
 
 
 def figure(records):
-    return regenerated_figure(records, EXTRA, "Table 2", "the language's DFA")
+    return regenerated_figure(records, _EXTRA, "Table 2", "the language's DFA")

@@ -30,11 +30,11 @@ def run_one(params, config, device):
     return {"name": meta.name, "number": None, "cells": cells_of(meta.id, config), "ac0": meta.ac0}
 
 
-EXTRA = [("AC0", lambda m: "yes" if m["ac0"] else "no")]
+_EXTRA = [("AC0", lambda m: "yes" if m["ac0"] else "no")]
 
 
 def figure(records):
-    return regenerated_figure(records, EXTRA, "Table 3", "the task's solver")
+    return regenerated_figure(records, _EXTRA, "Table 3", "the task's solver")
 
 
 def data(records: list[dict]) -> list[dict]:
@@ -45,4 +45,4 @@ def data(records: list[dict]) -> list[dict]:
 
 def markdown_table(records: list[dict]) -> str:
     """The table as Markdown, for the book's HTML table."""
-    return table_markdown(records, EXTRA)
+    return table_markdown(records, _EXTRA)

@@ -42,7 +42,7 @@ CONFIGS = {
     "paper": {**_SHARED, "targets": list(TARGETS), "widths": [16, 64, 256], "steps": 15000,
               "checkpoints": [1000, 3000, 15000], "seeds": [0, 1, 2]},
 }
-BANDS = ("all", "seen", "unseen")  # causal entries; distances < train_length; >= train_length
+_BANDS = ("all", "seen", "unseen")  # causal entries; distances < train_length; >= train_length
 
 
 def runs(config: dict) -> list[dict]:
@@ -63,7 +63,7 @@ def trainings(config: dict) -> list:
             for w in config["widths"]]
 
 
-def errors(products, target: str, config: dict, bands=BANDS) -> dict:
+def errors(products, target: str, config: dict, bands=_BANDS) -> dict:
     """{band: {n: {"model", "zero", "constant"}}} for every test length and each of `bands`
     (the unseen band only where a window is longer than the training windows)."""
     from lengthgen.theory.positional_fit import band_errors, distance_band   # torch: here
@@ -104,7 +104,7 @@ def data(records: list[dict]) -> list[dict]:
     rows = []
     for r in records:
         p, m = r["params"], r["metrics"]
-        for band in BANDS:
+        for band in _BANDS:
             for n, e in m["bands"][band].items():
                 rows.append({"target": p["target"], "kind": m["kind"], "width": p["width"],
                              "seed": p["seed"], "band": band, "n": int(n), "mse": e["model"],
@@ -160,7 +160,7 @@ def figure(records: list[dict]):
 
 
 # on a phone: each group's two panels (in inches), and the key of the widths' line styles
-PHONE_PANEL_IN, PHONE_KEY_IN = 1.2, 0.25
+_PHONE_PANEL_IN, _PHONE_KEY_IN = 1.2, 0.25
 
 
 def phone_figure(records: list[dict]):
@@ -176,9 +176,9 @@ def phone_figure(records: list[dict]):
     config = records[0]["config"]
     kinds = _kinds(records)
     widths = sorted({r["params"]["width"] for r in records})
-    fig = plt.figure(figsize=(3.8, PHONE_KEY_IN + 2 * PHONE_PANEL_IN * len(kinds) + 1.5))
+    fig = plt.figure(figsize=(3.8, _PHONE_KEY_IN + 2 * _PHONE_PANEL_IN * len(kinds) + 1.5))
     grid = fig.add_gridspec(1 + 2 * len(kinds), 1,
-                            height_ratios=[PHONE_KEY_IN] + [PHONE_PANEL_IN] * 2 * len(kinds))
+                            height_ratios=[_PHONE_KEY_IN] + [_PHONE_PANEL_IN] * 2 * len(kinds))
     key_row(fig, fig.add_subplot(grid[0]),
             [Line2D([], [], color="black", ls=style) for style in _STYLES[:len(widths)]],
             [f"d={width}" for width in widths])

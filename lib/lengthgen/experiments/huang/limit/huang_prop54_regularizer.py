@@ -21,22 +21,22 @@ CONFIGS = {
     "paper": {"lengths": [16, 32, 64, 128, 256, 512, 1024, 2048], "width_ratio": 1.0,
               "fixed_width": 16, "heads": 1, "seeds": 100},
 }
-RULES = ("linear", "fixed")
-TITLES = {"first_position": r"$\sum_j (p_0^\top K^\top Q\, p_j)^2$",
+_RULES = ("linear", "fixed")
+_TITLES = {"first_position": r"$\sum_j (p_0^\top K^\top Q\, p_j)^2$",
           "all_pairs": r"$\frac{1}{N}\sum_{j\leq i} (p_j^\top K^\top Q\, p_i)^2$"}
 
 
-def width(rule: str, n: int, config: dict) -> int:
+def _width(rule: str, n: int, config: dict) -> int:
     return max(1, round(config["width_ratio"] * n)) if rule == "linear" else config["fixed_width"]
 
 
 def runs(config: dict) -> list[dict]:
     return [{"name": f"{rule}-N{n}", "rule": rule, "n": n}
-            for rule in RULES for n in config["lengths"]]
+            for rule in _RULES for n in config["lengths"]]
 
 
 def run_one(params: dict, config: dict, device) -> dict:
-    n, d, heads = params["n"], width(params["rule"], params["n"], config), config["heads"]
+    n, d, heads = params["n"], _width(params["rule"], params["n"], config), config["heads"]
     metrics = {"width": d}
     for variant in VARIANTS:
         values = [sample_term(n, d, d, heads, variant, seed) for seed in range(config["seeds"])]
@@ -49,7 +49,7 @@ def data(records: list[dict]) -> list[dict]:
     """One row per width rule, context length and regularizer term: the mean and standard
     deviation over seeds (the error bars) and the exact expectation (the dashed lines)."""
     rows = []
-    for r in sorted(records, key=lambda r: (RULES.index(r["params"]["rule"]), r["params"]["n"])):
+    for r in sorted(records, key=lambda r: (_RULES.index(r["params"]["rule"]), r["params"]["n"])):
         for variant in VARIANTS:
             term = r["metrics"][variant]
             rows.append({"rule": r["params"]["rule"], "n": r["params"]["n"],
@@ -65,7 +65,7 @@ def figure(records: list[dict]):
     labels = {"linear": f"width d = {config['width_ratio']:g} N",
               "fixed": f"fixed width d = {config['fixed_width']}"}
     for ax, variant in zip(axes, VARIANTS):
-        for rule, color in zip(RULES, ("C0", "C3")):
+        for rule, color in zip(_RULES, ("C0", "C3")):
             rows = sorted((r for r in records if r["params"]["rule"] == rule),
                           key=lambda r: r["params"]["n"])
             ns = [r["params"]["n"] for r in rows]
@@ -79,7 +79,7 @@ def figure(records: list[dict]):
         ax.set_yscale("log")
         ax.set_xlabel("context length N")
         ax.set_ylabel("regularizer term")
-        ax.set_title(TITLES[variant])
+        ax.set_title(_TITLES[variant])
     # one legend for both panels, under them: inside a panel it covered the measured points
     handles, names = axes[0].get_legend_handles_labels()
     fig.legend(handles, names, loc="lower center", ncols=2, frameon=False)

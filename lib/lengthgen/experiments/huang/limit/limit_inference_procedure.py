@@ -32,7 +32,7 @@ PAPER_SCALE = ("No paper counterpart (the paper runs no inference procedure). It
 # mean, min and max over seeds of the other values per setting
 SPREAD_BY = ("task", "train_length")
 
-PRODUCT_PERIOD, PRODUCT_TAU = 2, 2
+_PRODUCT_PERIOD, _PRODUCT_TAU = 2, 2
 _MODEL = {"d_model": 64, "n_layers": 2, "n_heads": 2}
 CONFIGS = {
     "test": {"tasks": ["aa_star", "parity"], "train_lengths": [4], "seeds": [0], "steps": 20,
@@ -58,7 +58,7 @@ def _bins(n: int) -> list[tuple[int, int]]:
     return [(1, n), (n + 1, 2 * n)]
 
 
-def job(params: dict, config: dict):
+def _job(params: dict, config: dict):
     """One run as the engine's typed Job (the figure's one spelling of its model): an APE
     decoder of config["model"] whose position table holds Len 2n, trained on Len 1..n with
     an evaluation every 100 steps."""
@@ -78,7 +78,7 @@ def job(params: dict, config: dict):
 def trainings(config: dict) -> list:
     """For `figure cost`: one decoder per task, training length and seed."""
     from lengthgen.runs.cost import job_training
-    return [job_training(job({"task": task_id, "train_length": n, "seed": 0}, config),
+    return [job_training(_job({"task": task_id, "train_length": n, "seed": 0}, config),
                          count=len(config["seeds"]))
             for task_id in config["tasks"] for n in config["train_lengths"]]
 
@@ -89,12 +89,12 @@ def run_one(params: dict, config: dict, device) -> dict:
     from lengthgen.tasks.base import bin_name
     from lengthgen.models.products import product_report
     from lengthgen.train import EVAL_SEED_OFFSET, train
-    n, run = params["train_length"], job(params, config)
+    n, run = params["train_length"], _job(params, config)
     task, model = run.build()
     result = train(model, task, run.train, device)
     accuracy = evaluate(model, task, _bins(n), config["test_samples"],
                         params["seed"] + 2 * EVAL_SEED_OFFSET, device)
-    products = product_report(model.cpu(), period=PRODUCT_PERIOD, tau=PRODUCT_TAU)
+    products = product_report(model.cpu(), period=_PRODUCT_PERIOD, tau=_PRODUCT_TAU)
     return {"in_distribution": accuracy[bin_name(1, n)]["accuracy"],
             "twice_length": accuracy[bin_name(n + 1, 2 * n)]["accuracy"],
             "steps": result.steps, "n_params": model.num_parameters(),
@@ -156,8 +156,8 @@ def figure(records: list[dict]):
                  fontsize=9)
     ax_products.set_ylabel("distance of first-layer positional products")
     ax_products.set_ylim(0, 1.03)
-    ax_products.set_title(f"limit: from periodic(Δ = {PRODUCT_PERIOD}) + "
-                          f"local(τ = {PRODUCT_TAU}); translation: from any f(i - j)", fontsize=9)
+    ax_products.set_title(f"limit: from periodic(Δ = {_PRODUCT_PERIOD}) + "
+                          f"local(τ = {_PRODUCT_TAU}); translation: from any f(i - j)", fontsize=9)
     for axis in (ax, ax_products):
         axis.set_xlabel("training length n (train on 1..n)")
         axis.set_xscale("log", base=2)

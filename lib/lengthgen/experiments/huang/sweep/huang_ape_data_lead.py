@@ -50,7 +50,7 @@ CONFIGS = {
 }
 
 
-def variants(config) -> list[str]:
+def _variants(config) -> list[str]:
     """The variants of any cell, in the leads' order."""
     used = {v for _, names in config["cells"].values() for v in names}
     return [v for v in leads.ALL_VARIANTS if v in used]
@@ -81,7 +81,7 @@ def table(records, config) -> str:
     """Per cell and variant, Len 101-150 accuracy (mean over the seeds that fit, with their
     range), how many fit, and the verdict against the book's protocol; "not in this study"
     where a cell does not train that variant."""
-    return leads.lead_table(records, variants(config),
+    return leads.lead_table(records, _variants(config),
                             {task: names for task, (_, names) in config["cells"].items()})
 
 

@@ -27,7 +27,7 @@ def engine_job(job, config):
     return budget.to_engine_job(job, config)
 
 
-def cells(records: list[dict]) -> list[dict]:
+def _cells(records: list[dict]) -> list[dict]:
     """The complete cells of the job records, as the book sweep's cell records."""
     if not records:
         return []
@@ -39,13 +39,13 @@ _figure, _phone = drawing.fig1_figures("Fig. 1 at the paper's budget (GPU; compl
 
 
 def figure(records):
-    return _figure(cells(records))
+    return _figure(_cells(records))
 
 
 def phone_figure(records):
-    return _phone(cells(records))
+    return _phone(_cells(records))
 
 
 def data(records):
     """One row per (complete cell, seed, bin), as Fig. 1's `figure data`."""
-    return analysis.tidy(analysis.table(cells(records)))
+    return analysis.tidy(analysis.table(_cells(records)))

@@ -16,16 +16,16 @@ from lengthgen.tasks.metadata import info, language_ids
 FIGURE_ID = "huang-fig4-starfree"
 TITLE = "Longest-bin accuracy of star-free and non-star-free languages"
 SOURCE = "huang-fig1-languages"
-GROUPS = ("star-free", "not star-free")
+_GROUPS = ("star-free", "not star-free")
 
 
-def points(records) -> list[dict]:
+def _points(records) -> list[dict]:
     """One row per (language, encoding, source): whether it is star-free, its accuracy on the
     longest bin in percent (ours: the mean over the seeds that fit, with the lowest and highest
     seed; the paper's: its number), whether the cell fit, and the mean accuracy of its group
     (star-free or not) for that encoding and source, which the figure draws as a red line."""
     rows = [{"task": p["task"], "language": info(p["task"]).name,
-             "group": GROUPS[0] if info(p["task"]).star_free else GROUPS[1],
+             "group": _GROUPS[0] if info(p["task"]).star_free else _GROUPS[1],
              "encoding": p["encoding"], "source": p["source"],
              "accuracy_percent": analysis.percent(p["accuracy"]),
              "seed_min_percent": analysis.percent(p["seed_min"]),
@@ -41,7 +41,7 @@ def points(records) -> list[dict]:
 def group_means(records) -> dict:
     """{(encoding, source, group): mean accuracy % on Len 101-150} over the cells drawn."""
     out = {}
-    for row in points(records):
+    for row in _points(records):
         out[(row["encoding"], row["source"], row["group"])] = row["group_mean_percent"]
     return out
 
@@ -50,29 +50,29 @@ def group_counts(records, encoding: str) -> str:
     """How many languages of each group the means are over, for one encoding: the cells this
     book's sweep has run out of the panel's (the paper's means are taken on the same cells),
     e.g. "11 of 11 star-free and 5 of 6 not star-free languages"."""
-    drawn = {p["task"] for p in points(records)
+    drawn = {p["task"] for p in _points(records)
              if p["encoding"] == encoding and p["source"] == "ours"}
     parts = []
-    for group in GROUPS:
+    for group in _GROUPS:
         every = [t for t in records[0]["config"]["tasks"] if t in language_ids()
-                 and info(t).star_free == (group == GROUPS[0])]   # the panel's languages
+                 and info(t).star_free == (group == _GROUPS[0])]   # the panel's languages
         parts.append(f"{sum(t in drawn for t in every)} of {len(every)} {group}")
     return " and ".join(parts) + " languages"
 
 
 def data(records):
     """What the figure draws: see points()."""
-    return points(records)
+    return _points(records)
 
 
 def figure(records):
     import matplotlib.pyplot as plt
     import numpy as np
-    rows = points(records)
+    rows = _points(records)
     fig, axes = plt.subplots(1, 2, figsize=(8.4, 3.4), sharey=True)
     rng = np.random.default_rng(0)  # horizontal jitter only, so overlapping points show
     for ax, encoding in zip(axes, protocol.ENCODINGS):
-        for g, group in enumerate(GROUPS):
+        for g, group in enumerate(_GROUPS):
             for source, marker, offset in (("ours", "o", -0.15), ("paper", "s", 0.15)):
                 chosen = [p for p in rows if p["encoding"] == encoding
                           and p["source"] == source and p["group"] == group]
@@ -85,8 +85,8 @@ def figure(records):
                 if chosen:
                     mean = chosen[0]["group_mean_percent"]
                     ax.plot([g + offset - 0.1, g + offset + 0.1], [mean, mean], color="#d73027")
-        ax.set_xticks(range(len(GROUPS)))
-        ax.set_xticklabels(GROUPS)
+        ax.set_xticks(range(len(_GROUPS)))
+        ax.set_xticklabels(_GROUPS)
         ax.set_xlim(-0.6, 1.6)
         ax.set_ylim(-5, 105)
         ax.set_title(f"{PositionalEncoding(encoding).label} (red: group mean)", fontsize=10)

@@ -44,7 +44,7 @@ def data(records):
     return rows
 
 
-LOST = "a row that lost its name"
+_LOST = "a row that lost its name"
 TABLE_HEADER = ["task", "PE", "ours (book search)", "why", "mean steps",
                 "paper (its Tables 6-7)", "paper max steps"]
 
@@ -53,7 +53,7 @@ def table_rows(records) -> list[list]:
     """The chapter's table: one row per cell (the task by the name the paper writes), ours
     beside the paper's setting."""
     return [[info(r["task"]).name, PositionalEncoding(r["encoding"]).label, r["ours"],
-             r["ours_rule"], r["ours_steps_mean"], r["paper"] or LOST, r["paper_max_steps"]]
+             r["ours_rule"], r["ours_steps_mean"], r["paper"] or _LOST, r["paper_max_steps"]]
             for r in data(records)]
 
 
@@ -63,7 +63,7 @@ def figure(records):
     fig, ax = plt.subplots(figsize=(9.5, 0.24 * len(rows) + 0.8))
     ax.axis("off")
     cells = [[info(r["task"]).name, PositionalEncoding(r["encoding"]).label, r["ours"], str(r["ours_steps_mean"]),
-              r["paper"] or LOST] for r in rows]
+              r["paper"] or _LOST] for r in rows]
     table = ax.table(cellText=cells, colLabels=["task", "PE", "ours (book search)",
                                                 "steps (mean)", "paper (Tables 6-7)"],
                      loc="center", cellLoc="left")
