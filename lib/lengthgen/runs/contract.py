@@ -45,7 +45,8 @@ A chapter's numbers, its verdicts and its "Paper vs this book" rows are not part
 they usually read several figures, so each paper's package computes them in its analysis
 module, from the records, read through the registry; what it needs from a figure's code (its
 rows) lives below both, in a module the figure imports (tests/test_architecture.py counts a
-look-up by id as an import).
+look-up by id as an import). So a figure module's public names are the contract's (NAMES) and
+no others: its own helpers start with "_" (tests/test_figure_contract_exports.py).
 
 FIGURE_ID is a plain name (it names a folder of results/), and the run names of one scale
 have one record file each (`a/b` and `a_b` would share `a_b.json`).
@@ -68,6 +69,12 @@ SCALES = {"test", "book", "paper"}
 PLANNED_SCALES = SCALES | {"gpu"}   # "gpu": the paper's budget on a GPU (a planned figure's)
 CALLABLE = ("figure", "phone_figure", "data", "runs", "run_one", "trainings", "check_record",
             "plan", "spec", "engine_job", "score")
+# every name the contract gives a meaning (above, and CONFIG_KEYS: lengthgen.runs.config_keys):
+# a figure module's public names are these and no others; its own helpers start with "_", and
+# what other code needs from it lives in its paper's rows, protocol or analysis module
+# (tests/test_figure_contract_exports.py)
+NAMES = frozenset(COMMON + OWN_RUNS + PLANNED + CALLABLE
+                  + ("SPREAD_BY", "PAPER_SCALE", "QUEUE_FIRST", "SOURCE", "CONFIG_KEYS"))
 # a figure id names a folder of results/: a plain name (no separator, no leading dot)
 PLAIN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 
