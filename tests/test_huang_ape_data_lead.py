@@ -93,7 +93,7 @@ def test_the_study_runs_at_test_scale_and_its_table_marks_what_it_does_not_train
         if params["variant"] == "fixed_data":
             assert metrics["epochs"] >= 1
         records.append({"metrics": metrics, "params": params})
-    text = lead.table(records, {**config, "cells": {
+    text = leads.data_lead_table(records, {**config, "cells": {
         "d3": config["cells"]["d3"], "aa_star": [config["cells"]["aa_star"][0], ["book"]]}})
     assert "| (aa)* (APE) |" in text and "not in this study" in text
     assert lead.data(records)

@@ -5,7 +5,7 @@ from dataclasses import replace
 
 import pytest
 
-from lengthgen.experiments.huang.sweep import huang_ape_leads as leads
+from lengthgen.experiments.huang.sweep import huang_ape_leads as study, leads
 from lengthgen.experiments.huang.sweep import protocol
 from lengthgen.runs.records import load_records
 from lengthgen.tasks.languages import FullDepthDyck
@@ -26,14 +26,14 @@ def test_the_cells_are_the_settings_the_book_sweep_selected():
     sweep = _sweep_runs()
     if not sweep:
         pytest.skip("no committed book records of huang-fig1-languages")
-    for task, setting in leads.CONFIGS["book"]["cells"].items():
+    for task, setting in study.CONFIGS["book"]["cells"].items():
         assert sweep[(task, 0)]["selected"] == setting, task
         assert sweep[(task, 0)]["fit"], f"{task}: the lead is about cells that fit"
 
 
 @pytest.mark.parametrize("variant", leads.VARIANTS)
 def test_each_variant_changes_one_thing_of_the_sweeps_training(variant):
-    config = leads.CONFIGS["book"]
+    config = study.CONFIGS["book"]
     params = {"task": "d3", "variant": variant, "setting": config["cells"]["d3"], "seed": 1}
     trained_on, model, cfg = leads.training(params, config)
     job = protocol.job_for("d3", "ape", params["setting"], 1, config["sweep"])
@@ -50,7 +50,7 @@ def test_each_variant_changes_one_thing_of_the_sweeps_training(variant):
 
 
 def test_full_depth_runs_only_for_dyck_cells():
-    names = [r["name"] for r in leads.runs(leads.CONFIGS["book"])]
+    names = [r["name"] for r in study.runs(study.CONFIGS["book"])]
     assert "aa_star__full_depth__s0" not in names and "d4__full_depth__s2" in names
     assert len(names) == len(set(names)) == 3 * (3 + 3 + 2)
     first_seed = [n for n in names if n.endswith("__s0")]
@@ -62,7 +62,7 @@ def test_the_unchanged_trainings_reproduce_the_sweeps_records_on_the_same_cpu():
     """Same code path, same seed, one CPU thread, the same CPU model: the "book" variant must
     give the sweep's own numbers. (On another CPU model the kernels round differently and 3,000
     steps turn that into another trajectory, which is why the variant is trained at all.)"""
-    records = [r for r in load_records(leads.FIGURE_ID, "book")
+    records = [r for r in load_records(study.FIGURE_ID, "book")
                if r["metrics"]["variant"] == "book"]
     if not records:
         pytest.skip("no committed book-variant records of huang-ape-leads yet")

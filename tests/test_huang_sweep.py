@@ -7,7 +7,7 @@ import torch
 from lengthgen.errors import LengthgenError
 from lengthgen.runs.records import committed_records
 from lengthgen.runs.registry import experiment
-from lengthgen.experiments.huang.sweep import analysis, protocol, tables
+from lengthgen.experiments.huang.sweep import analysis, drawing, protocol, tables
 from lengthgen.tasks import get_task
 from lengthgen.tasks.metadata import info
 from lengthgen.train import TrainConfig, decoder_for_task, learning_rate, train
@@ -86,7 +86,7 @@ def test_languages_whose_name_our_copy_lost_try_the_rows_that_lost_a_name():
     # the rows hold the ten languages besides Tomita 1-7, in each table
     for encoding in protocol.ENCODINGS:
         named = {r["task"] for r in protocol.reference_hparams() if r["encoding"] == encoding}
-        lost = [t for t in experiment(FIGURE).TASKS if t not in named]
+        lost = [t for t in experiment(FIGURE).CONFIGS["book"]["tasks"] if t not in named]
         assert len(lost) == 10
         with open(protocol.DATA / "huang_table6_7_unnamed.csv") as f:
             rows = [line.split(",") for line in f if line.startswith(encoding + ",")]
@@ -372,7 +372,8 @@ def test_the_chapter_tables_come_from_the_library():
     # Tables 6-7 from the committed records: one row per cell under the same headings, the
     # encoding in the PE column and the paper's setting (or the lost-name mark) beside ours
     _, records = committed_records("huang-table6-7-hparams")
-    rows = [dict(zip(hparams.TABLE_HEADER, r, strict=True)) for r in hparams.table_rows(records)]
+    rows = [dict(zip(tables.HPARAMS_HEADER, r, strict=True))
+            for r in tables.hparams_rows(hparams.data(records))]
     cells = hparams.data(records)
     assert rows and len({(r["task"], r["PE"]) for r in rows}) == len(rows)   # a cell once
     for row, cell in zip(rows, cells, strict=True):
@@ -447,7 +448,6 @@ def test_fig1_marks_the_cells_not_run_in_their_slots():
     bars would be (issue: empty slots carried no mark)."""
     import matplotlib
     matplotlib.use("Agg")
-    from lengthgen.experiments.huang.sweep import drawing
     records = [cell_record("tomita2", "ape", [bins(1.0, 1.0, 1.0)])]
     fig = drawing.draw_fig1(analysis.table(records), "t", tasks=["tomita1", "tomita2"])
     texts = [[t.get_text() for t in ax.texts] for ax in fig.axes]
@@ -518,7 +518,7 @@ def test_fig2_draws_the_papers_number_in_every_row_of_both_panels():
     dotdepth = experiment("huang-fig2-dotdepth")
     record = cell_record("tomita1", "ape", [bins(1.0, 1.0, 1.0)])
     record["config"]["tasks"] = ["tomita1", "d12", "012_02"]
-    paper = [p for p in dotdepth.points([record]) if p["source"] == "paper"]
+    paper = [p for p in dotdepth.data([record]) if p["source"] == "paper"]
     assert {(p["task"], p["encoding"]) for p in paper} == {
         (t, e) for t in ("tomita1", "d12", "012_02") for e in protocol.ENCODINGS}
     reference = protocol.reference()
@@ -547,7 +547,7 @@ def test_fig1_of_the_languages_has_a_reading_guide_and_typeset_names():
     for draw in (languages.figure, languages.phone_figure):
         fig = draw(records)
         notes = " ".join(t.get_text() for t in fig.texts)
-        assert languages.GUIDE in notes and "✓" in languages.GUIDE
+        assert drawing.LANGUAGES_GUIDE in notes and "✓" in drawing.LANGUAGES_GUIDE
         names = [t.get_text() for ax in fig.axes
                  for t in ax.get_xticklabels() + ax.get_yticklabels() if "D" in t.get_text()]
         assert "$D_{2}$" in names and "$D_{12}$" in names and "D_12" not in names

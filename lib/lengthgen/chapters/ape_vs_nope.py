@@ -14,10 +14,9 @@ import functools
 
 from lengthgen.config import get_device, get_scale
 from lengthgen.experiments.huang.sweep import (analysis, budget, huang_ape_data_lead,
-                                               huang_ape_leads, huang_fig1_algorithmic,
-                                               huang_fig1_languages,
+                                               huang_fig1_algorithmic, huang_fig1_languages,
                                                huang_fig4_starfree, huang_table6_7_hparams,
-                                               protocol, tables)
+                                               leads, protocol, tables)
 from lengthgen.results import results_dir
 from lengthgen.runs.records import caption, records_for
 from lengthgen.viz.book import book_figure, draw_ahead, book_table, book_text, glue_numbers
@@ -71,11 +70,11 @@ def _budget() -> tuple[dict, list]:
 
 def glue_protocol() -> None:
     """The protocol's numbers in prose and the protocol table (paper, book, paper config)."""
-    books = [huang_fig1_languages.BOOK, huang_fig1_algorithmic.BOOK]
-    for key, text in tables.protocol_numbers(books, huang_fig1_languages.PAPER).items():
+    books = [huang_fig1_languages.CONFIGS["book"], huang_fig1_algorithmic.CONFIGS["book"]]
+    for key, text in tables.protocol_numbers(books, huang_fig1_languages.CONFIGS["paper"]).items():
         book_text(key, text)   # huang-p-cap, huang-p-seeds, ... (the keys are spelled there)
     book_table("huang-protocol", HTMLTable(tables.PROTOCOL_HEADER, tables.protocol_rows(
-        huang_fig1_languages.BOOK, huang_fig1_languages.PAPER)).markdown)
+        huang_fig1_languages.CONFIGS["book"], huang_fig1_languages.CONFIGS["paper"])).markdown)
 
 
 def glue_headline() -> str:
@@ -135,8 +134,8 @@ def glue_leads() -> None:
     """The study of the two leads (huang-ape-leads): its figure, table and summary sentence."""
     book_figure("huang-ape-leads")
     records = records_for("huang-ape-leads")[1]
-    book_table("huang-leads", huang_ape_leads.lead_table(records), caption(records))
-    book_text("huang-leads-summary", huang_ape_leads.lead_summary(records))
+    book_table("huang-leads", leads.lead_table(records), caption(records))
+    book_text("huang-leads-summary", leads.lead_summary(records))
 
 
 def glue_data_lead() -> None:
@@ -145,8 +144,8 @@ def glue_data_lead() -> None:
     book_figure("huang-ape-data-lead")
     scale, records = records_for("huang-ape-data-lead")
     config = huang_ape_data_lead.CONFIGS[scale]
-    book_table("huang-data-lead", huang_ape_data_lead.table(records, config), caption(records))
-    book_text("huang-data-lead-summary", huang_ape_leads.lead_summary(records))
+    book_table("huang-data-lead", leads.data_lead_table(records, config), caption(records))
+    book_text("huang-data-lead-summary", leads.lead_summary(records))
     registered = len(huang_ape_data_lead.runs(config))
     seeds = sorted({r["metrics"]["seed"] for r in records})
     progress = (f"all {registered} of its trainings ({len(config['seeds'])} seeds) are "
@@ -167,19 +166,19 @@ def glue_language_cells() -> None:
             book_text(f"huang-{task_id.replace('_', '-')}-{encoding}",
                       tables.cell_text(s["rows"], task_id, encoding))
     # glue keys: huang-{sf,nsf}-{ape,nope}-{ours,paper}
-    for (encoding, source, group), mean in huang_fig4_starfree.group_means(
+    for (encoding, source, group), mean in analysis.starfree_group_means(
             s["records"]).items():
         short = "sf" if group == "star-free" else "nsf"
         book_text(f"huang-{short}-{encoding}-{source}", f"{mean:.1f}%")
-    book_text("huang-sf-groups-ape", huang_fig4_starfree.group_counts(s["records"], "ape"))
+    book_text("huang-sf-groups-ape", analysis.starfree_group_counts(s["records"], "ape"))
 
 
 def hparams_table() -> None:
     """Tables 6-7: the setting each cell selected, beside the paper's."""
     records, _ = _both()
     book_table("huang-table6-7-hparams", HTMLTable(
-        huang_table6_7_hparams.TABLE_HEADER,
-        huang_table6_7_hparams.table_rows(records)).markdown, caption(records))
+        tables.HPARAMS_HEADER,
+        tables.hparams_rows(huang_table6_7_hparams.data(records))).markdown, caption(records))
 
 
 def glue_differences() -> None:

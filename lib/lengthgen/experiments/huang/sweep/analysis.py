@@ -6,7 +6,7 @@ from lengthgen.experiments.huang.sweep.protocol import (ENCODINGS, LONGEST_BIN, 
 from lengthgen.experiments.spread import wilson_interval
 from lengthgen.tasks import get_task
 from lengthgen.tasks.base import bin_name
-from lengthgen.tasks.metadata import YES
+from lengthgen.tasks.metadata import YES, info, language_ids
 
 
 SUCCESS_ACCURACY = 0.8    # a cell length-generalizes if its [101,150] accuracy is at least this
@@ -349,3 +349,47 @@ def full_depth_share(depth: int, lo: int, hi: int) -> float:
               for n in lengths]
     return sum(shares) / len(shares)
 
+
+# Fig. 4 (huang-fig4-starfree): the two groups it compares, and its rows
+STARFREE_GROUPS = ("star-free", "not star-free")
+
+
+def starfree_points(records) -> list[dict]:
+    """One row per (language, encoding, source): whether it is star-free, its accuracy on the
+    longest bin in percent (ours: the mean over the seeds that fit, with the lowest and highest
+    seed; the paper's: its number), whether the cell fit, and the mean accuracy of its group
+    (star-free or not) for that encoding and source, which the figure draws as a red line."""
+    rows = [{"task": p["task"], "language": info(p["task"]).name,
+             "group": STARFREE_GROUPS[0] if info(p["task"]).star_free else STARFREE_GROUPS[1],
+             "encoding": p["encoding"], "source": p["source"],
+             "accuracy_percent": percent(p["accuracy"]),
+             "seed_min_percent": percent(p["seed_min"]),
+             "seed_max_percent": percent(p["seed_max"]), "fit": p["fit"]}
+            for p in longest_bin_points(table(records))]
+    for row in rows:
+        same = [r["accuracy_percent"] for r in rows if (r["group"], r["encoding"], r["source"])
+                == (row["group"], row["encoding"], row["source"])]
+        row["group_mean_percent"] = sum(same) / len(same)
+    return rows
+
+
+def starfree_group_means(records) -> dict:
+    """{(encoding, source, group): mean accuracy % on Len 101-150} over the cells drawn."""
+    out = {}
+    for row in starfree_points(records):
+        out[(row["encoding"], row["source"], row["group"])] = row["group_mean_percent"]
+    return out
+
+
+def starfree_group_counts(records, encoding: str) -> str:
+    """How many languages of each group the means are over, for one encoding: the cells this
+    book's sweep has run out of the panel's (the paper's means are taken on the same cells),
+    e.g. "11 of 11 star-free and 5 of 6 not star-free languages"."""
+    drawn = {p["task"] for p in starfree_points(records)
+             if p["encoding"] == encoding and p["source"] == "ours"}
+    parts = []
+    for group in STARFREE_GROUPS:
+        every = [t for t in records[0]["config"]["tasks"] if t in language_ids()   # the panel's
+                 and info(t).star_free == (group == STARFREE_GROUPS[0])]          # languages
+        parts.append(f"{sum(t in drawn for t in every)} of {len(every)} {group}")
+    return " and ".join(parts) + " languages"

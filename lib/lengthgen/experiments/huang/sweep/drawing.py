@@ -9,6 +9,10 @@ from lengthgen.tasks.metadata import info
 
 BIN_COLORS = ("#9ecae1", "#4292c6", "#08306b")
 MARK = {"yes": ("✓", "#1a9850"), "no": ("✗", "#d73027"), "none found": ("?", "#777777")}
+# what to look at in the languages' panel (huang-fig1-languages; the algorithmic tasks' figure
+# has its guide in the chapter's prose)
+LANGUAGES_GUIDE = ("To read: where a language's mark is ✓, its darkest bar (Len 101-150) should "
+                   "reach 100%; where it is ✗, that bar should fall short.")
 
 
 def draw_fig1(rows: list[dict], title: str, tasks: list[str] | None = None,

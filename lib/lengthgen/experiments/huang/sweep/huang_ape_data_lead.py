@@ -50,12 +50,6 @@ CONFIGS = {
 }
 
 
-def _variants(config) -> list[str]:
-    """The variants of any cell, in the leads' order."""
-    used = {v for _, names in config["cells"].values() for v in names}
-    return [v for v in leads.ALL_VARIANTS if v in used]
-
-
 def runs(config):
     """Seed by seed (a sweep cut short has every variant of its first seeds), the changed
     trainings before the unchanged one."""
@@ -75,14 +69,6 @@ plan = plan_runs(runs)
 
 def engine_job(job, config):
     return leads.engine_job(job.params(), config)
-
-
-def table(records, config) -> str:
-    """Per cell and variant, Len 101-150 accuracy (mean over the seeds that fit, with their
-    range), how many fit, and the verdict against the book's protocol; "not in this study"
-    where a cell does not train that variant."""
-    return leads.lead_table(records, _variants(config),
-                            {task: names for task, (_, names) in config["cells"].items()})
 
 
 def trainings(config):

@@ -28,10 +28,7 @@ with the same test sets). The cells and settings are those the book sweep select
 Feeds: book/ape_vs_nope.ipynb, {numref}`fig-huang-leads`
 """
 from lengthgen.experiments.huang.sweep import leads, protocol
-from lengthgen.experiments.huang.sweep.leads import (ALL_VARIANTS, LABELS, VARIANTS,  # noqa: F401
-                                                     applies, data, figure, lead_summary,
-                                                     lead_table, run_one, score, summary,
-                                                     sweep_config, training, verdicts)
+from lengthgen.experiments.huang.sweep.leads import data, figure, run_one, score  # noqa: F401
 from lengthgen.runs.planned import Run as spec, plan_runs
 
 FIGURE_ID = "huang-ape-leads"
@@ -46,13 +43,13 @@ check_record = protocol.scores_problem   # each record is one training, scored o
 # The settings the book sweep selected for these cells (checked against its records by test).
 _BOOK_CELLS = {"d3": [1, 4, 128, 1e-4], "d4": [1, 4, 128, 1e-4], "aa_star": [1, 4, 128, 1e-4]}
 CONFIGS = {
-    "test": {"sweep": sweep_config("test"), "cells": {"d3": [1, 1, 16, 1e-2],
+    "test": {"sweep": leads.sweep_config("test"), "cells": {"d3": [1, 1, 16, 1e-2],
                                                       "aa_star": [1, 1, 16, 1e-2]},
-             "seeds": [0], "variants": list(VARIANTS)},
-    "book": {"sweep": sweep_config("book"), "cells": _BOOK_CELLS, "seeds": [0, 1, 2],
-             "variants": list(VARIANTS)},
-    "paper": {"sweep": {**sweep_config("book"), "steps": 30000}, "cells": _BOOK_CELLS,
-              "seeds": [0, 1, 2, 3, 4], "variants": list(VARIANTS)},
+             "seeds": [0], "variants": list(leads.VARIANTS)},
+    "book": {"sweep": leads.sweep_config("book"), "cells": _BOOK_CELLS, "seeds": [0, 1, 2],
+             "variants": list(leads.VARIANTS)},
+    "paper": {"sweep": {**leads.sweep_config("book"), "steps": 30000}, "cells": _BOOK_CELLS,
+              "seeds": [0, 1, 2, 3, 4], "variants": list(leads.VARIANTS)},
 }
 
 
@@ -63,7 +60,7 @@ def runs(config):
     return [{"name": f"{task}__{variant}__s{seed}", "task": task, "variant": variant,
              "setting": setting, "seed": seed}
             for seed in config["seeds"] for task, setting in config["cells"].items()
-            for variant in order if applies(task, variant)]
+            for variant in order if leads.applies(task, variant)]
 
 
 # a planned figure too (lengthgen.runs.planned): its runs train in GPU slices and queues
@@ -76,5 +73,4 @@ def engine_job(job, config):
 
 def trainings(config):
     """The runs' trainings, for `figure cost` (leads.trainings)."""
-    from lengthgen.experiments.huang.sweep import leads
     return leads.trainings(runs(config), config)

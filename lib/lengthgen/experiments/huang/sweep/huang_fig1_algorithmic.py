@@ -17,10 +17,9 @@ FIGURE_ID = "huang-fig1-algorithmic"
 TITLE = "APE vs NoPE on 8 algorithmic tasks: accuracy per test bin against C-RASP's prediction"
 PAPER_SCALE = protocol.PAPER_SCALE
 
-TASKS = [row.id for row in ALGORITHMIC]
+_TASKS = [row.id for row in ALGORITHMIC]
 
-CONFIGS = protocol.configs(TASKS, test_tasks=["binary_majority"])
-BOOK, PAPER = CONFIGS["book"], CONFIGS["paper"]
+CONFIGS = protocol.configs(_TASKS, test_tasks=["binary_majority"])
 check_record = protocol.scores_problem   # every training scored on the task's bins
 
 

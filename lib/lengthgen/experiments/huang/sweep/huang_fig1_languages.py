@@ -16,19 +16,14 @@ FIGURE_ID = "huang-fig1-languages"
 TITLE = "APE vs NoPE on 17 regular languages: accuracy per test bin against C-RASP's prediction"
 PAPER_SCALE = protocol.PAPER_SCALE
 
-TASKS = [row.id for row in LANGUAGES if row.number is not None]  # the 17 of Table 2
+_TASKS = [row.id for row in LANGUAGES if row.number is not None]  # the 17 of Table 2
 
-CONFIGS = protocol.configs(TASKS, test_tasks=["tomita2", "aa_star"])
-BOOK, PAPER = CONFIGS["book"], CONFIGS["paper"]
+CONFIGS = protocol.configs(_TASKS, test_tasks=["tomita2", "aa_star"])
 check_record = protocol.scores_problem   # every training scored on the task's bins
 
-
-# what to look at (the algorithmic tasks' figure has its guide in the chapter's prose)
-GUIDE = ("To read: where a language's mark is ✓, its darkest bar (Len 101-150) should reach "
-         "100%; where it is ✗, that bar should fall short.")
 # the figure for the column, and the one for a phone (the tasks down the side)
 figure, phone_figure = drawing.fig1_figures("Regular languages (Huang et al. 2025, Fig. 1)",
-                                            guide=GUIDE)
+                                            guide=drawing.LANGUAGES_GUIDE)
 
 
 def data(records):

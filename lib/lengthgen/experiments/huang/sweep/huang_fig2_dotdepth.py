@@ -18,7 +18,7 @@ TITLE = "Longest-bin accuracy against dot-depth for the star-free languages"
 SOURCE = "huang-fig1-languages"
 
 
-def points(records) -> list[dict]:
+def _points(records) -> list[dict]:
     """One row per (star-free language, encoding, source): its dot-depth and its accuracy on the
     longest bin in percent (ours: the mean over the seeds that fit, with the lowest and highest
     seed; the paper's: its number), and whether the cell fit. The paper's number is there for
@@ -44,8 +44,8 @@ def points(records) -> list[dict]:
 
 
 def data(records):
-    """What the figure draws: see points()."""
-    return points(records)
+    """What the figure draws: see _points()."""
+    return _points(records)
 
 
 def figure(records):
@@ -53,7 +53,7 @@ def figure(records):
     room for its name, so no two labels fall on one spot (a scatter against dot-depth put
     Tomita 1 and Tomita 2, both at 100%, on the same point)."""
     import matplotlib.pyplot as plt
-    rows = points(records)
+    rows = _points(records)
     languages = sorted({(p["dot_depth"], p["language"]) for p in rows})
     row_of = {name: i for i, (_, name) in enumerate(languages)}
     fig, axes = plt.subplots(1, 2, figsize=(8.4, 0.3 * len(languages) + 1.4))

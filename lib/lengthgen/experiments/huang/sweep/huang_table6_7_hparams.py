@@ -8,7 +8,7 @@ which needed the paper's, and which fit nothing.
 
 Feeds: book/ape_vs_nope.ipynb, {numref}`tab-huang-hparams`
 """
-from lengthgen.experiments.huang.sweep import analysis, protocol
+from lengthgen.experiments.huang.sweep import analysis, protocol, tables
 from lengthgen.experiments.spread import group_by
 from lengthgen.models.positions import PositionalEncoding
 from lengthgen.tasks.metadata import info
@@ -44,26 +44,13 @@ def data(records):
     return rows
 
 
-_LOST = "a row that lost its name"
-TABLE_HEADER = ["task", "PE", "ours (book search)", "why", "mean steps",
-                "paper (its Tables 6-7)", "paper max steps"]
-
-
-def table_rows(records) -> list[list]:
-    """The chapter's table: one row per cell (the task by the name the paper writes), ours
-    beside the paper's setting."""
-    return [[info(r["task"]).name, PositionalEncoding(r["encoding"]).label, r["ours"],
-             r["ours_rule"], r["ours_steps_mean"], r["paper"] or _LOST, r["paper_max_steps"]]
-            for r in data(records)]
-
-
 def figure(records):
     import matplotlib.pyplot as plt
     rows = data(records)
     fig, ax = plt.subplots(figsize=(9.5, 0.24 * len(rows) + 0.8))
     ax.axis("off")
     cells = [[info(r["task"]).name, PositionalEncoding(r["encoding"]).label, r["ours"], str(r["ours_steps_mean"]),
-              r["paper"] or _LOST] for r in rows]
+              r["paper"] or tables.HPARAMS_LOST] for r in rows]
     table = ax.table(cellText=cells, colLabels=["task", "PE", "ours (book search)",
                                                 "steps (mean)", "paper (Tables 6-7)"],
                      loc="center", cellLoc="left")

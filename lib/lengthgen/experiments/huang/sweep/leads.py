@@ -253,3 +253,18 @@ def lead_summary(records) -> str:
             f"the spread of its seeds, {verb(count('lower'), 'lowers', 'lower')} it, and "
             f"{verb(count('not separated'), 'is', 'are')} not separated from the book's "
             f"protocol.{wait}")
+
+
+# huang-ape-data-lead: its table (config["cells"]: task -> [setting, the variants it trains])
+def _data_lead_variants(config) -> list[str]:
+    """The variants of any cell, in the leads' order."""
+    used = {v for _, names in config["cells"].values() for v in names}
+    return [v for v in ALL_VARIANTS if v in used]
+
+
+def data_lead_table(records, config) -> str:
+    """Per cell and variant, Len 101-150 accuracy (mean over the seeds that fit, with their
+    range), how many fit, and the verdict against the book's protocol; "not in this study"
+    where a cell does not train that variant."""
+    return lead_table(records, _data_lead_variants(config),
+                      {task: names for task, (_, names) in config["cells"].items()})

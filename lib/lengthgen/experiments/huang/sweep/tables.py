@@ -377,3 +377,17 @@ def progress_rows(progress: list[dict]) -> list[list[str]]:
                      "; ".join(p["waiting_for"])])
     return rows
 
+
+# Tables 6-7 (huang-table6-7-hparams): the chapter's table, from that figure's data() rows
+HPARAMS_LOST = "a row that lost its name"
+HPARAMS_HEADER = ["task", "PE", "ours (book search)", "why", "mean steps",
+                  "paper (its Tables 6-7)", "paper max steps"]
+
+
+def hparams_rows(rows: list[dict]) -> list[list]:
+    """The chapter's table: one row per cell (the task by the name the paper writes), ours
+    beside the paper's setting; `rows` are huang-table6-7-hparams' data()."""
+    return [[info(r["task"]).name, PositionalEncoding(r["encoding"]).label, r["ours"],
+             r["ours_rule"], r["ours_steps_mean"], r["paper"] or HPARAMS_LOST,
+             r["paper_max_steps"]]
+            for r in rows]
