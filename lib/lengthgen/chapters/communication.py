@@ -12,14 +12,15 @@ from lengthgen.config import get_device, get_scale
 from lengthgen.crasp.library import program_names
 from lengthgen.errors import LengthgenError
 from lengthgen.experiments.huang.comm.analysis import paper_vs_book_rows, rounding_numbers
-from lengthgen.experiments.huang.comm.comm_agreement import table as agreement_table
-from lengthgen.experiments.huang.comm.comm_agreement import worst as agreement_worst
+from lengthgen.experiments.huang.comm.comm_agreement import data as agreement_data
 from lengthgen.experiments.huang.comm.comm_matrices import data as matrices_data
-from lengthgen.experiments.huang.comm.comm_messages import table as messages_table
+from lengthgen.experiments.huang.comm.comm_messages import data as messages_data
 from lengthgen.experiments.huang.comm.comm_rounding import data as rounding_data
 from lengthgen.experiments.huang.comm.drawing import matrix_figure
 from lengthgen.experiments.huang.comm.protocol import load as load_program
-from lengthgen.experiments.huang.comm.tables import matrix_table, program_table, rounding_table
+from lengthgen.experiments.huang.comm.tables import (agreement_table, agreement_worst,
+                                                    matrix_table, messages_table, program_table,
+                                                    rounding_table)
 from lengthgen.models.limit import LimitTransformer
 from lengthgen.runs.records import caption, committed_records
 from lengthgen.theory import communication as cc
@@ -30,10 +31,11 @@ from lengthgen.viz.message_slider import message_slider
 from lengthgen.viz.rerun import rerun_figure
 from lengthgen.viz.tables import HTMLTable
 
-__all__ = ["agreement_table", "agreement_worst", "alice", "bob", "book_figure", "draw_ahead", "book_table", "book_text", "caption", "cc",
+__all__ = ["agreement_data", "agreement_table", "agreement_worst", "alice", "bob", "book_figure", "draw_ahead", "book_table", "book_text", "caption", "cc",
            "committed_records", "copy_model", "copy_steps", "count_messages", "flip", "get_device",
            "get_scale", "HTMLTable", "LengthgenError", "LimitTransformer", "load_program",
-           "matrices_data", "matrix_figure", "matrix_table", "message_slider", "messages_table",
+           "matrices_data", "matrix_figure", "matrix_table", "message_slider", "messages_data",
+           "messages_table",
            "paper_vs_book_rows", "program_names", "program_table", "replay", "rerun_figure",
            "rounding_data", "rounding_numbers", "rounding_table",
            "run_protocol", "step_rows"]

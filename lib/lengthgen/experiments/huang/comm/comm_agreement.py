@@ -17,7 +17,6 @@ from lengthgen.experiments.huang.comm.analysis import agreement
 
 FIGURE_ID = "comm-agreement"
 TITLE = "Bob's activations against the forward pass, for every compiled C-RASP program"
-_ERROR_COLUMN = "max |Bob - forward|"
 
 CONFIGS = {
     "test": {"programs": ["majority_ab", "dyck1", "tomita4", "binary_majority_interleave"],
@@ -54,18 +53,6 @@ def data(records: list[dict]) -> list[dict]:
                      "lengths": m["lengths"], "max_error": error,
                      "max_error_epsilons": round(error / _EPSILON, 2)})
     return rows
-
-
-def table(records: list[dict]) -> list[dict]:
-    """The chapter's table: data() with the error written as in the records (e.g. 2.2e-16)."""
-    return [{"program": r["program"], "fragment": r["fragment"], "runs": r["runs"],
-             "lengths": r["lengths"], _ERROR_COLUMN: f"{r['max_error']:.1e}"}
-            for r in data(records)]
-
-
-def worst(records: list[dict]) -> str:
-    """The largest difference over every program, as the chapter's prose writes it."""
-    return f"{max(r['max_error'] for r in data(records)):.1e}"
 
 
 def figure(records: list[dict]):

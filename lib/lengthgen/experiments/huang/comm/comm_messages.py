@@ -44,12 +44,6 @@ def data(records: list[dict]) -> list[dict]:
             for r in in_config_order(records, "programs")]
 
 
-def table(records: list[dict]) -> list[dict]:
-    """The chapter's table."""
-    return [{"program": r["program"], "Alice's halves": r["halves"],
-             "different messages": r["messages"]} for r in data(records)]
-
-
 def figure(records: list[dict]):
     rows = data(records)
     fig, ax = plt.subplots(figsize=(6.4, 0.9 + 0.45 * len(rows)))

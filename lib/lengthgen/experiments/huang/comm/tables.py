@@ -27,3 +27,23 @@ def matrix_table(summaries) -> list[dict]:
              "distinct rows": r["distinct_rows"], "exact rank": r["rank"],
              "one-way bits": r["one_way_bits"], "fooling set": r["fooling_set"] or ""}
             for r in summaries]
+
+
+def agreement_table(rows) -> list[dict]:
+    """The chapter's table of comm-agreement's data() rows, the error written as in the records
+    (e.g. 2.2e-16)."""
+    return [{"program": r["program"], "fragment": r["fragment"], "runs": r["runs"],
+             "lengths": r["lengths"], "max |Bob - forward|": f"{r['max_error']:.1e}"}
+            for r in rows]
+
+
+def agreement_worst(rows) -> str:
+    """The largest difference over every program of comm-agreement's data() rows, as the
+    chapter's prose writes it."""
+    return f"{max(r['max_error'] for r in rows):.1e}"
+
+
+def messages_table(rows) -> list[dict]:
+    """The chapter's table of comm-messages' data() rows."""
+    return [{"program": r["program"], "Alice's halves": r["halves"],
+             "different messages": r["messages"]} for r in rows]
