@@ -28,9 +28,6 @@ ROOT = Path(__file__).resolve().parents[1]
 PENDING: set[tuple[str, str]] = {
     ("huang.crasp.huang_table2_languages", "markdown_table"),
     ("huang.crasp.huang_table3_algorithmic", "markdown_table"),
-    ("huang.limit.huang_fig5_6_positional", "errors"),
-    ("huang.limit.huang_fig5_6_positional", "summary"),
-    ("huang.limit.huang_fig5_6_positional", "table_rows"),
     ("izzo.izzo_fig2_modp", "scaling_figure"),
     ("izzo.izzo_fig2_modp", "scaling_growth"),
     ("izzo.izzo_fig3_hardmax", "group_rows"),

@@ -80,16 +80,17 @@ def test_checkpoints_report_the_model_of_that_step():
 
 def test_positional_figure_summary_and_table_agree_with_the_records(tmp_path, monkeypatch):
     from lengthgen.experiments.huang.limit import huang_fig5_6_positional as figure
+    from lengthgen.experiments.huang.limit.rows import positional_table, summary
     config = figure.CONFIGS["test"]
     records = [{"config": config, "params": p, "metrics": figure.run_one(p, config, "cpu")}
                for p in figure.runs(config)]
-    rows = figure.summary(records)
+    rows = summary(records)
     assert len(rows) == len(config["targets"]) * len(config["widths"])
     for row, record in zip(rows, records):
         whole = record["metrics"]["bands"]["all"]["100"]
         assert row["mse"] == record["metrics"]["test_mse"]["100"] == whole["model"]
         assert row["ratio_to_constant"] == whole["model"] / whole["constant"]
-    table = figure.table_rows(records)
+    table = positional_table(records)
     assert [r["target"] for r in table] == config["targets"]
     assert table[0]["ratio n=100"] == rows[0]["ratio_to_constant"]
     # the first checkpoint's ratio comes from the errors recorded at that step
@@ -98,4 +99,4 @@ def test_positional_figure_summary_and_table_agree_with_the_records(tmp_path, mo
     # tidy rows: one per run, band and length (no unseen band at the training length)
     assert len(figure.data(records)) == len(records) * (2 * 2 + 1)
     # at the training length there is no unseen band: the summary says so instead of failing
-    assert all(r["unseen_mse"] is None for r in figure.summary(records, 50))
+    assert all(r["unseen_mse"] is None for r in summary(records, 50))

@@ -10,6 +10,7 @@ listed in one place and a module can move without touching the book.
 from lengthgen.config import get_device, get_scale
 from lengthgen.errors import LengthgenError
 from lengthgen.experiments.huang.limit.analysis import limit_numbers, limit_paper_vs_book
+from lengthgen.experiments.huang.limit.rows import positional_table
 from lengthgen.models.limit import LimitTransformer
 from lengthgen.runs.records import caption, committed_records
 from lengthgen.runs.registry import experiment
@@ -25,7 +26,7 @@ __all__ = ["attention", "book_figure", "draw_ahead", "book_table", "caption", "c
            "draw_small_multiples", "example_model", "experiment", "get_device", "get_scale",
            "glue_numbers", "HTMLTable", "LengthgenError", "limit_frame_slider", "limit_numbers",
            "limit_paper_vs_book", "limit_widget", "LimitTransformer", "logit_margin",
-           "positional_logits", "rerun_figure"]
+           "positional_logits", "positional_table", "rerun_figure"]
 
 
 def glue_paper_scale() -> None:

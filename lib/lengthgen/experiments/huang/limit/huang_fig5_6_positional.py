@@ -18,7 +18,7 @@ Feeds: book/limit_transformers.ipynb, {numref}`fig-huang-positional`
 """
 import matplotlib.pyplot as plt
 
-from lengthgen.experiments.huang.limit.rows import ratio, summary
+from lengthgen.experiments.huang.limit.rows import ratio
 from lengthgen.experiments.spread import key_row
 from lengthgen.theory.positional_targets import KINDS, TARGETS
 
@@ -63,7 +63,7 @@ def trainings(config: dict) -> list:
             for w in config["widths"]]
 
 
-def errors(products, target: str, config: dict, bands=_BANDS) -> dict:
+def _errors(products, target: str, config: dict, bands=_BANDS) -> dict:
     """{band: {n: {"model", "zero", "constant"}}} for every test length and each of `bands`
     (the unseen band only where a window is longer than the training windows)."""
     from lengthgen.theory.positional_fit import band_errors, distance_band   # torch: here
@@ -85,7 +85,7 @@ def run_one(params: dict, config: dict, device) -> dict:
 
     def checkpoint(step, model):
         by_steps[str(step)] = {n: e["model"] for n, e in
-                               errors(model.products().detach(), params["target"], config,
+                               _errors(model.products().detach(), params["target"], config,
                                       bands=("all",))["all"].items()}
 
     model = fit(params["target"], params["width"], config["steps"], params["seed"],
@@ -93,7 +93,7 @@ def run_one(params: dict, config: dict, device) -> dict:
                 batch_size=config["batch_size"], lr=config["lr"],
                 weight_penalty=config["weight_penalty"], checkpoints=config["checkpoints"],
                 on_checkpoint=checkpoint)
-    final = errors(model.products().detach(), params["target"], config)
+    final = _errors(model.products().detach(), params["target"], config)
     return {"kind": TARGETS[params["target"]][0],
             "test_mse": {n: e["model"] for n, e in final["all"].items()},
             "bands": final, "test_mse_by_steps": by_steps}
@@ -111,31 +111,6 @@ def data(records: list[dict]) -> list[dict]:
                              "zero_mse": e["zero"], "constant_mse": e["constant"],
                              "ratio_to_zero": ratio(e["model"], e["zero"]),
                              "ratio_to_constant": ratio(e["model"], e["constant"])})
-    return rows
-
-
-def table_rows(records: list[dict]) -> list[dict]:
-    """The book's table: per target and width, the error relative to the best constant at the
-    middle and the longest test length, after the first checkpoint and at the end, and the
-    error at the distances no training window contains (at the longest length)."""
-    config = records[0]["config"]
-    lengths = sorted(config["test_lengths"])  # twice the training length, if it was tested
-    middle = (2 * config["train_length"] if 2 * config["train_length"] in lengths
-              else lengths[len(lengths) // 2])
-    longest = max(config["test_lengths"])
-    first = config["checkpoints"][0]
-    at_middle = {(r["target"], r["width"]): r for r in summary(records, middle)}
-    rows = []
-    for r in summary(records, longest):
-        key = (r["target"], r["width"])
-        rows.append({"target": r["target"], "kind": r["kind"], "d": r["width"],
-                     f"MSE n={longest}": r["mse"],
-                     f"best constant n={longest}": r["constant_mse"],
-                     f"ratio n={middle}": at_middle[key]["ratio_to_constant"],
-                     f"ratio n={longest}, {first} steps": r[f"ratio_to_constant_at_{first}_steps"],
-                     f"ratio n={longest}": r["ratio_to_constant"],
-                     f"unseen MSE n={longest}": r["unseen_mse"],
-                     "unseen, always 0": r["unseen_zero_mse"]})
     return rows
 
 
