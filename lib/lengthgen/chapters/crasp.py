@@ -14,7 +14,8 @@ from lengthgen.crasp.compile import compile_and_verify, verify_up_to
 from lengthgen.crasp.library import get_program, program_text
 from lengthgen.crasp.trace import trace_figure, trace_html
 from lengthgen.errors import LengthgenError
-from lengthgen.experiments.huang.crasp import huang_table2_languages, huang_table3_algorithmic
+from lengthgen.experiments.huang.crasp.expressiveness import (ALGORITHMIC_COLUMNS,
+                                                              LANGUAGE_COLUMNS, table_markdown)
 from lengthgen.experiments.huang.crasp.analysis import crasp_paper_vs_book
 from lengthgen.runs.records import caption, committed_records
 from lengthgen.viz.book import book_figure, draw_ahead, book_table
@@ -27,9 +28,10 @@ __all__ = ["accepts", "book_figure", "draw_ahead", "book_table", "check_language
            "program_text",
            "rerun_figure", "run_program", "trace_figure", "trace_html", "verify_up_to"]
 
-# The expressiveness tables of Huang et al. (Tables 2 and 3), by the figure id of their records
-TABLES = {"huang-table2-languages": huang_table2_languages,
-          "huang-table3-algorithmic": huang_table3_algorithmic}
+# The expressiveness tables of Huang et al. (Tables 2 and 3), by the figure id of their records:
+# the columns each has beyond the verdicts
+TABLES = {"huang-table2-languages": LANGUAGE_COLUMNS,
+          "huang-table3-algorithmic": ALGORITHMIC_COLUMNS}
 
 
 def expressiveness_table(figure_id: str) -> tuple[str, str]:
@@ -39,7 +41,7 @@ def expressiveness_table(figure_id: str) -> tuple[str, str]:
         raise LengthgenError(f"no expressiveness table {figure_id!r}; valid: "
                              f"{', '.join(TABLES)}")
     _, records = committed_records(figure_id)
-    return TABLES[figure_id].markdown_table(records), caption(records)
+    return table_markdown(records, TABLES[figure_id]), caption(records)
 
 
 def paper_vs_book_table() -> None:

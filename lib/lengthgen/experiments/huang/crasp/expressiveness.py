@@ -123,6 +123,13 @@ def _md(text: str) -> str:
     return re.sub(r"([\\|*_`\[\]<>])", r"\\\1", for_reader(str(text)))
 
 
+# the columns each table has beyond the verdicts: (heading, record metrics -> cell)
+LANGUAGE_COLUMNS = [("star-free", lambda m: {True: "yes", False: "no"}[m["star_free"]]),
+                    ("dot-depth", lambda m: str(m["dot_depth"] or "-")),
+                    ("AC0", lambda m: "yes" if m["ac0"] else "no")]   # Table 2
+ALGORITHMIC_COLUMNS = [("AC0", lambda m: "yes" if m["ac0"] else "no")]   # Table 3
+
+
 def table_markdown(records: list[dict], extra_columns) -> str:
     """The same table as Markdown (for the book's HTML tables): each verdict cell is wrapped in
     a span of class lengthgen-yes / -no / -none-found / -missing, or lengthgen-differs where it

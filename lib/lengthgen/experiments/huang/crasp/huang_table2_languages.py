@@ -8,8 +8,8 @@ a disagreement is flagged in the record and in red in the table.
 
 Feeds: book/crasp.ipynb, {numref}`tab-crasp-languages`
 """
-from lengthgen.experiments.huang.crasp.expressiveness import (cell_rows, cells_of,
-                                                              regenerated_figure, table_markdown)
+from lengthgen.experiments.huang.crasp.expressiveness import (LANGUAGE_COLUMNS, cell_rows,
+                                                              cells_of, regenerated_figure)
 from lengthgen.tasks.metadata import info, language_ids
 
 FIGURE_ID = "huang-table2-languages"
@@ -33,11 +33,6 @@ def run_one(params, config, device):
             "star_free": meta.star_free, "dot_depth": meta.dot_depth, "ac0": meta.ac0}
 
 
-_EXTRA = [("star-free", lambda m: {True: "yes", False: "no"}[m["star_free"]]),
-         ("dot-depth", lambda m: str(m["dot_depth"] or "-")),
-         ("AC0", lambda m: "yes" if m["ac0"] else "no")]
-
-
 def data(records: list[dict]) -> list[dict]:
     """One row per task and column of the table: our entry, the paper's, whether they agree,
     and what backs ours (the checked program and how many strings it was run on, or the
@@ -45,10 +40,5 @@ def data(records: list[dict]) -> list[dict]:
     return cell_rows(records)
 
 
-def markdown_table(records: list[dict]) -> str:
-    """The table as Markdown, for the book's HTML table (verdict cells coloured by class)."""
-    return table_markdown(records, _EXTRA)
-
-
 def figure(records):
-    return regenerated_figure(records, _EXTRA, "Table 2", "the language's DFA")
+    return regenerated_figure(records, LANGUAGE_COLUMNS, "Table 2", "the language's DFA")

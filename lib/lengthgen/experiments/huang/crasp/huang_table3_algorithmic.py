@@ -7,8 +7,8 @@ with the paper's entries (tasks.metadata).
 
 Feeds: book/crasp.ipynb, {numref}`tab-crasp-algorithmic`
 """
-from lengthgen.experiments.huang.crasp.expressiveness import (cell_rows, cells_of,
-                                                              regenerated_figure, table_markdown)
+from lengthgen.experiments.huang.crasp.expressiveness import (ALGORITHMIC_COLUMNS, cell_rows,
+                                                              cells_of, regenerated_figure)
 from lengthgen.tasks.metadata import algorithmic_ids, info
 
 FIGURE_ID = "huang-table3-algorithmic"
@@ -30,19 +30,11 @@ def run_one(params, config, device):
     return {"name": meta.name, "number": None, "cells": cells_of(meta.id, config), "ac0": meta.ac0}
 
 
-_EXTRA = [("AC0", lambda m: "yes" if m["ac0"] else "no")]
-
-
 def figure(records):
-    return regenerated_figure(records, _EXTRA, "Table 3", "the task's solver")
+    return regenerated_figure(records, ALGORITHMIC_COLUMNS, "Table 3", "the task's solver")
 
 
 def data(records: list[dict]) -> list[dict]:
     """One row per task and column of the table (as for Table 2)."""
     return [{k: v for k, v in row.items() if k not in ("star_free", "dot_depth")}
             for row in cell_rows(records)]
-
-
-def markdown_table(records: list[dict]) -> str:
-    """The table as Markdown, for the book's HTML table."""
-    return table_markdown(records, _EXTRA)
