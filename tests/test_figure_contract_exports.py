@@ -100,11 +100,19 @@ def reaches_past(tree: ast.Module, figures: dict[str, str]) -> list[tuple[str, s
         inner = dotted.removeprefix(prefix) if dotted.startswith(prefix) else None
         return inner if inner in figures else None
 
-    def looked_up(node) -> str | None:   # experiment("<id>")
+    # the source's top-level string constants (FIGURE = "huang-fig1-languages")
+    constants = {t.id: node.value.value for node in tree.body if isinstance(node, ast.Assign)
+                 and isinstance(node.value, ast.Constant) for t in node.targets
+                 if isinstance(t, ast.Name)}
+
+    def looked_up(node) -> str | None:   # experiment("<id>") or experiment(FIGURE)
         if isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr",
                                                                              None)) == "experiment" \
-                and node.args and isinstance(node.args[0], ast.Constant):
-            return by_id.get(node.args[0].value)
+                and node.args:
+            arg = node.args[0]
+            figure_id = (arg.value if isinstance(arg, ast.Constant) else
+                         constants.get(arg.id) if isinstance(arg, ast.Name) else None)
+            return by_id.get(figure_id) if isinstance(figure_id, str) else None
         return None
 
     def scope(node) -> list:   # the nodes of one scope: a function's own, not its inner ones
@@ -236,13 +244,16 @@ def test_a_helper_beyond_the_contract_is_found():
 from lengthgen.experiments.izzo.izzo_kgram import figure, gap_table
 from lengthgen.experiments.izzo import izzo_fig1_simpletask as fig1, rows
 from lengthgen.runs.registry import experiment
+KGRAM = "izzo-kgram"
 fig1.figure(records); fig1.model_for(params); rows.gap_table(records)
 experiment("izzo-kgram").table_rows(records)
 kgram = experiment("izzo-kgram")
 kgram.data(records); kgram.attention_rows(records); kgram.__name__
+experiment(KGRAM).headline(records)
 '''
     assert sorted(reaches_past(ast.parse(user), figures)) == [
-        ("izzo.izzo_fig1_simpletask", "model_for", 5),
-        ("izzo.izzo_kgram", "attention_rows", 8),
+        ("izzo.izzo_fig1_simpletask", "model_for", 6),
+        ("izzo.izzo_kgram", "attention_rows", 9),
         ("izzo.izzo_kgram", "gap_table", 2),
-        ("izzo.izzo_kgram", "table_rows", 6)]
+        ("izzo.izzo_kgram", "headline", 10),
+        ("izzo.izzo_kgram", "table_rows", 7)]
