@@ -7,7 +7,7 @@ from lengthgen.experiments.huang.comm import analysis as comm_analysis
 from lengthgen.experiments.huang.comm import tables as comm_tables
 from lengthgen.experiments.izzo import (izzo_fig2_modp, izzo_fig3_hardmax, izzo_kgram,
                                         izzo_thm41_bound)
-from lengthgen.experiments.izzo import analysis
+from lengthgen.experiments.izzo import analysis, rows, tables
 from lengthgen.experiments.prose import sig
 from lengthgen.results import load_records, results_dir
 from lengthgen.theory import communication as cc
@@ -44,30 +44,29 @@ def test_summary_table_renames_the_summary_rows(figure_id, key, symbol):
 def test_simulation_table_keeps_the_worst_of_each_model_and_eps():
     module = experiment("izzo-thm41-bound")
     recs = records("izzo-thm41-bound")
-    rows, table = module.data(recs), module.simulation_table(recs)
+    rows, table = module.data(recs), tables.simulation_table(recs)
     assert len(table) == len({(r["model"], r["eps"]) for r in rows})
     for shown in table:
         group = [r for r in rows if (r["model"], r["eps"]) == (shown["model"], shown["eps"])]
         assert shown["longest |x|"] == max(r["x_length"] for r in group)
         assert shown["longest z"] == max(r["z_length_max"] for r in group)
         assert shown["largest output error"] == max(r["output_error_max"] for r in group)
-    low, high = module.theorem_lengths(recs)
+    low, high = tables.theorem_lengths(recs)
     assert low == min(r["N"] for r in rows) and high == max(r["N"] for r in rows) and low <= high
 
 
 def test_hardmax_table_and_headline_follow_the_data():
-    module = experiment("izzo-fig3-hardmax")
     recs = records("izzo-fig3-hardmax")
-    rows = module.group_rows(recs)   # the per-group summary the chapter tabulates
-    table = module.table_rows(recs)
-    assert len(table) == len(rows) and set(table[0]) == {
+    groups = rows.group_rows(recs)   # the per-group summary the chapter tabulates
+    table = tables.hardmax_table(recs)
+    assert len(table) == len(groups) and set(table[0]) == {
         "N", "seed", "positions", "count", "mean weight", "std of the weight", "test MSE at 80"}
-    numbers = module.headline(recs)
-    lengths = sorted({r["train_length"] for r in rows})
+    numbers = tables.hardmax_headline(recs)
+    lengths = sorted({r["train_length"] for r in groups})
     assert (numbers["first-n"], numbers["last-n"]) == (lengths[0], lengths[-1])
     assert numbers["lengths"].split(", ") == [str(n) for n in lengths]
     assert len(numbers["std"].split(", ")) == len(lengths)
-    worst_off = max(r["mean_weight"] for r in rows
+    worst_off = max(r["mean_weight"] for r in groups
                     if r["positions"] == "other" and r["train_length"] > lengths[0])
     assert numbers["off"] == sig(worst_off)
 
@@ -75,20 +74,20 @@ def test_hardmax_table_and_headline_follow_the_data():
 def test_kgram_tables_have_a_row_per_setting_and_per_run_and_length():
     module = experiment("izzo-kgram")
     recs = records("izzo-kgram")
-    assert len(module.table_rows(recs)) == len(module.data(recs))
-    attention = module.attention_rows(recs)
+    assert len(tables.kgram_table(recs)) == len(module.data(recs))
+    attention = tables.kgram_attention_rows(recs)
     assert len(attention) == sum(len(r["metrics"]["attention"]) for r in recs)
     assert all(isinstance(r["test length"], int) and r["phi layer 1"] for r in attention)
     for run in {(r["S"], r["k"], r["seed"]) for r in attention}:   # lengths in numeric order
         lengths = [r["test length"] for r in attention if (r["S"], r["k"], r["seed"]) == run]
         assert lengths == sorted(lengths), lengths
-    gap = module.gap_table([{"S": 2, "k": 3, "lengths": "1-32", "gap_mse": 0.5}])
+    gap = tables.kgram_gap_table([{"S": 2, "k": 3, "lengths": "1-32", "gap_mse": 0.5}])
     assert gap == [{"S": 2, "k": 3, "lengths": "1-32", "smoothed vs proportion (MSE)": 0.5}]
 
 
 def test_scaling_growth_has_one_value_per_compared_length():
     recs = records("izzo-fig2-modp")
-    numbers = experiment("izzo-fig2-modp").scaling_growth(recs)
+    numbers = tables.scaling_growth(recs)
     lengths = numbers["lengths"].split(", ")
     assert len(lengths) >= 1 and lengths == sorted(lengths, key=int)
     assert len(numbers["suffix"].split(", ")) == len(numbers["all"].split(", ")) == len(lengths)

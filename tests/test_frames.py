@@ -106,7 +106,7 @@ def test_a_redrawn_slider_lays_out_once_per_rendition_and_redraws_each_frame(mon
 def test_the_bound_figure_marks_each_setting_on_one_range_of_n():
     """The quantitative-bounds sliders' figure: at each setting the marked N is Theorem 4.1's,
     the bold curve is the chosen tau's, and one range of N holds every setting it was built for."""
-    from lengthgen.experiments.izzo.izzo_thm41_bound import BoundFigure
+    from lengthgen.experiments.izzo.drawing import BoundFigure
     from lengthgen.theory.izzo_bound import theorem41_length
     settings = [{"delta": d, "tau": t, "L": 4.0, "eps": 0.1, "p": 8, "gamma": g}
                 for d in (1, 32) for t in (1, 8) for g in (0.5, 2.0)]

@@ -308,8 +308,8 @@ def test_kgram_records_carry_where_the_layers_look(test_scale_records):
             assert 0 <= v["layer1_previous"] <= 1
             assert v["layer2_matches"] is None or 0 <= v["layer2_matches"] <= 1
         assert [len(phi) for phi in r["metrics"]["phi"]] == [r["params"]["k"]] * 2
-    from lengthgen.experiments.izzo.izzo_kgram import attention_summary
-    summary = attention_summary(test_scale_records["izzo-kgram"])
+    from lengthgen.experiments.izzo.tables import kgram_attention_summary
+    summary = kgram_attention_summary(test_scale_records["izzo-kgram"])
     runs = len(test_scale_records["izzo-kgram"])
     k2 = sum(r["params"]["k"] == 2 for r in test_scale_records["izzo-kgram"])
     assert int(summary["sure-runs"]) + int(summary["unsure-runs"]) == int(summary["k2-runs"]) == k2
@@ -317,7 +317,7 @@ def test_kgram_records_carry_where_the_layers_look(test_scale_records):
 
 
 def test_smoothing_gap_is_the_distance_to_the_laplace_target():
-    from lengthgen.experiments.izzo.izzo_kgram import smoothing_gap_rows
+    from lengthgen.experiments.izzo.tables import smoothing_gap_rows
     short, long = smoothing_gap_rows([(2, 2)], [(2, 8), (200, 200)], samples=100)
     assert short["gap_mse"] > 10 * long["gap_mse"] > 0   # the gap shrinks like 1/n^2
 

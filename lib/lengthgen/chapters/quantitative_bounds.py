@@ -12,9 +12,13 @@ from lengthgen.errors import LengthgenError
 from lengthgen.experiments.izzo.analysis import (headline, izzo_kgram_verdict,
                                                  izzo_paper_vs_book_rows, stop_counts,
                                                  summary_table)
-from lengthgen.experiments.izzo.izzo_fig2_modp import scaling_figure
-from lengthgen.experiments.izzo.izzo_kgram import smoothing_gap_rows
-from lengthgen.experiments.izzo.izzo_thm41_bound import BoundFigure
+from lengthgen.experiments.izzo.drawing import BoundFigure, scaling_figure
+from lengthgen.experiments.izzo.rows import pair_summary
+from lengthgen.experiments.izzo.tables import (bound_z_shares, hardmax_headline, hardmax_table,
+                                               kgram_attention_rows, kgram_attention_summary,
+                                               kgram_gap_table, kgram_table, scaling_growth,
+                                               simulation_table, smoothing_gap_rows,
+                                               theorem_lengths)
 from lengthgen.experiments.prose import sig
 from lengthgen.runs.records import caption, committed_records
 from lengthgen.runs.registry import experiment
@@ -27,13 +31,16 @@ from lengthgen.viz.costs import cause_numbers, chapter_cost_table, compare_table
 from lengthgen.viz.rerun import rerun_figure
 from lengthgen.viz.tables import HTMLTable
 
-__all__ = ["book_figure", "draw_ahead", "book_table", "book_text", "BoundFigure", "caption",
-           "committed_records", "experiment", "FrameSlider", "get_device", "get_scale",
-           "glue_numbers", "headline", "HTMLTable", "izzo_kgram_verdict",
-           "izzo_paper_vs_book_rows", "LengthgenError", "logit_margin", "modp_task_model",
-           "ModPTask", "rerun_figure", "scaling_figure", "show", "sig", "simple_task_model",
-           "SimpleTask", "simulate", "smoothing_gap_rows", "stop_counts", "summary_table",
-           "theorem41_length", "theorem_norm"]
+__all__ = ["book_figure", "draw_ahead", "book_table", "book_text", "BoundFigure",
+           "bound_z_shares", "caption", "committed_records", "experiment", "FrameSlider",
+           "get_device", "get_scale", "glue_numbers", "hardmax_headline", "hardmax_table",
+           "headline", "HTMLTable", "izzo_kgram_verdict", "izzo_paper_vs_book_rows",
+           "kgram_attention_rows", "kgram_attention_summary", "kgram_gap_table", "kgram_table",
+           "LengthgenError", "logit_margin", "modp_task_model", "ModPTask", "pair_summary",
+           "rerun_figure", "scaling_figure", "scaling_growth", "show", "sig",
+           "simple_task_model", "SimpleTask", "simulate", "simulation_table",
+           "smoothing_gap_rows", "stop_counts", "summary_table", "theorem41_length",
+           "theorem_lengths", "theorem_norm"]
 
 
 # The chapter's figures this book does not reproduce (the "Paper vs this book" verdicts); each

@@ -111,3 +111,107 @@ def curves_figure(records, key: str, symbol: str, task_name: str):
                  fontsize=10)
     fig.tight_layout()
     return fig
+
+
+def scaling_figure(records):
+    """Test loss against test length at the compared period, per train length: the paper's
+    scaling (solid) and every logit scaled by log i (dashed); bands: min to max over seeds."""
+    import matplotlib.pyplot as plt
+    rows = scaling_rows(records)
+    fig, ax = plt.subplots(figsize=(6.0, 3.8))
+    lengths = sorted({r["train_length"] for r in rows})
+    for i, n in enumerate(lengths):
+        for scaling, style in (("suffix", "o-"), ("all", "s--")):
+            pts = [r for r in rows if r["train_length"] == n and r["logit_scaling"] == scaling]
+            if not pts:
+                continue
+            xs = [r["test_length"] for r in pts]
+            ax.plot(xs, [r["test_loss"] for r in pts], style, ms=3, color=f"C{i}",
+                    label=f"N = {n}, {'log i on the suffix only' if scaling == 'suffix' else 'log i on every logit'}")
+            ax.fill_between(xs, [r["test_loss_min"] for r in pts],
+                            [r["test_loss_max"] for r in pts], color=f"C{i}", alpha=0.15, lw=0)
+    ax.set(xscale="log", yscale="log", xlabel="test length", ylabel="test MSE",
+           title=f"ModPTask Δ = {rows[0]['period'] if rows else '?'}: two logit scalings")
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    return fig
+
+
+class BoundFigure:
+    """The calculator's picture: N against Delta (one curve per tau, the chosen tau bold) with
+    the two terms apart, and the chosen setting marked (the bound's numbers:
+    theory.izzo_bound.theorem41_length). Built once for every setting it will show (dicts of
+    delta, tau, L, eps, p, gamma), so that one range of N serves them all and a slider's frames
+    compare by eye, then redrawn per setting by `show`: the layout is done once, with room for
+    the longest title and label any setting gives."""
+
+    def __init__(self, settings: list[dict], deltas=range(1, 33), taus=(1, 2, 4, 8, 16)):
+        import matplotlib.pyplot as plt
+
+        from lengthgen.theory.izzo_bound import theorem41_length   # here: data() needs no torch
+        self.bound, self.deltas, self.taus = theorem41_length, list(deltas), tuple(taus)
+        values, texts = [], []
+        for setting in settings:
+            values += [y for ys in self._curves(setting).values() for y in ys]
+            values.append(self._point(setting)["hardmax"])
+            texts.append(self._texts(setting))
+        fig, ax = plt.subplots(figsize=(6.4, 3.8))
+        self.curves = {t: ax.plot(self.deltas, self.deltas, lw=0.9, alpha=0.5,
+                                  label=rf"$\tau\Delta L^2/\varepsilon^2$, $\tau$ = {t}")[0]
+                       for t in self.taus}
+        self.hardmax = ax.axhline(1, color="k", ls="--", lw=1.2, label=r"$2^{p/\gamma}$ (hardmax)")
+        title, label = (max(column, key=len) for column in zip(*texts))
+        (self.point,) = ax.plot([], [], "o", ms=9, color="crimson", zorder=5, label=label)
+        ax.set_yscale("log")
+        ax.set_ylim(min(values) / 2, max(values) * 2)
+        ax.set_xlabel(r"period $\Delta$")
+        ax.set_ylabel("training length N (constants = 1)")
+        self.title = ax.set_title(title, fontsize=10)
+        # the legend under the axes: inside, it would hide the marked setting wherever it falls
+        ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2,
+                  frameon=False)
+        fig.tight_layout()
+        self.fig, self.ax = fig, ax
+
+    def _curves(self, s: dict) -> dict:
+        return {t: [self.bound(d, t, s["L"], s["eps"], s["p"], s["gamma"])["statistics"]
+                    for d in self.deltas] for t in self.taus}
+
+    def _point(self, s: dict) -> dict:
+        return self.bound(s["delta"], s["tau"], s["L"], s["eps"], s["p"], s["gamma"])
+
+    def _texts(self, s: dict) -> tuple[str, str]:
+        """The title and the marked setting's legend label at a setting."""
+        point = self._point(s)
+        return (rf"Theorem 4.1 at $L$ = {s['L']:g}, $\varepsilon$ = {s['eps']:g}, "
+                rf"$p$ = {s['p']}, $\gamma$ = {s['gamma']:g}",
+                f"N = {point['N']:.3g} ({point['regime']} term)")
+
+    def show(self, delta: int, tau: int, L: float = 1.0, eps: float = 0.1, p: int = 8,
+             gamma: float = 1.0):
+        """The figure at one setting (one of those it was built for)."""
+        setting = {"delta": delta, "tau": tau, "L": L, "eps": eps, "p": p, "gamma": gamma}
+        for t, ys in self._curves(setting).items():
+            self.curves[t].set_ydata(ys)
+            self.curves[t].set_linewidth(2.4 if t == tau else 0.9)
+            self.curves[t].set_alpha(1 if t == tau else 0.5)
+        point = self._point(setting)
+        self.hardmax.set_ydata([point["hardmax"]] * 2)
+        self.point.set_data([delta], [point["N"]])
+        title, label = self._texts(setting)
+        # a layout for a narrow column may have broken the longest title or label into lines:
+        # break these where it broke that one (after as many words)
+        self.title.set_text(_broken_like(title, self.title.get_text()))
+        entry = self.ax.get_legend().texts[-1]
+        entry.set_text(_broken_like(label, entry.get_text()))
+        return self.fig
+
+
+def _broken_like(text: str, laid_out: str) -> str:
+    """`text` broken into lines after the same numbers of words as `laid_out`."""
+    words, out = text.split(" "), []
+    for line in laid_out.split("\n")[:-1]:
+        count = len(line.split(" "))
+        out.append(" ".join(words[:count]))
+        words = words[count:]
+    return "\n".join(out + [" ".join(words)])

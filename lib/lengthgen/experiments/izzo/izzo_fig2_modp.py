@@ -7,7 +7,7 @@ finds it grows linearly in the period Delta = p, as Theorem 4.1's tau Delta L^2 
 says. The train lengths are the multiples N / p in `n_over_p` of each period, so every period
 is read at the same relative lengths. Every run trains to the paper's stop rule (loss < 1e-5)
 with the paper's logit scaling; `compare_all` adds runs with every logit scaled by log i (the
-Limit Transformer's scaling), drawn by `scaling_figure`.
+Limit Transformer's scaling), drawn by `drawing.scaling_figure`.
 
 The model's positional table has period p (the Delta = p of the paper's construction; the paper
 does not say which encoding it trained). Book scale: 3 seeds instead of 8, batch 256 instead of
@@ -21,8 +21,6 @@ from lengthgen.experiments.izzo.drawing import curves_figure
 from lengthgen.experiments.izzo.protocol import (PAPER_PROTOCOL, PAPER_SCALE,  # noqa: F401
                                                  build_model, train_and_test)
 from lengthgen.experiments.izzo.rows import modp_train_length as _length  # N = N/p * p
-from lengthgen.experiments.izzo.rows import scaling_rows
-from lengthgen.experiments.prose import sig
 from lengthgen.tasks.izzo import ModPTask
 
 FIGURE_ID = "izzo-fig2-modp"
@@ -73,42 +71,6 @@ def run_one(params, config, device):
                           config["test_lengths"], device)
 
 
-def scaling_growth(records) -> dict:
-    """The prose's numbers of the logit-scaling comparison (glued as izzo-scaling-KEY): per
-    scaling, the growth of the test loss from 64 to the longest test length at each compared
-    train length, and those train lengths.
-
-    Feeds: book/quantitative_bounds.ipynb, {numref}`fig-izzo-scalings`"""
-    growth = {}
-    for r in scaling_rows(records):
-        growth.setdefault((r["logit_scaling"], r["train_length"]), r["growth_longest_over_64"])
-    ordered = sorted(growth.items())
-    # glue keys: izzo-scaling-{suffix,all,lengths}
-    # glue keys: izzo-scaling-{suffix,all}-{stopped,runs,stopped-growth}
-    out = {"suffix": ", ".join(sig(v) for (s, _), v in ordered if s == "suffix"),
-           "all": ", ".join(sig(v) for (s, _), v in ordered if s == "all"),
-           "lengths": ", ".join(str(n) for (s, n), _ in ordered if s == "all")}
-    # how many compared runs of each scaling met the stop rule, and the growth of those that
-    # did with every logit scaled (the creep is not an unfinished fit if they creep too)
-    config = records[0]["config"]
-    extra = config.get("compare_all")
-    if extra:
-        tests = config["test_lengths"]
-        first, last = str(64 if 64 in tests else min(tests)), str(max(tests))
-        lengths = {_length(extra["period"], r) for r in extra["n_over_p"]}
-        for scaling in (config["logit_scaling"], "all"):
-            group = [r for r in records if r["params"]["period"] == extra["period"]
-                     and r["params"]["train_length"] in lengths
-                     and r["params"].get("logit_scaling", config["logit_scaling"]) == scaling]
-            met = [r for r in group if r["metrics"]["reached_stop_loss"]]
-            out[f"{scaling}-stopped"], out[f"{scaling}-runs"] = str(len(met)), str(len(group))
-            grown = [r["metrics"]["test_loss"][last] / r["metrics"]["test_loss"][first]
-                     for r in met]
-            out[f"{scaling}-stopped-growth"] = (f"{sig(min(grown))} to {sig(max(grown))}"
-                                                if grown else "-")
-    return out
-
-
 def data(records):
     """One row per (p, train length, test length) of the paper's scaling (see
     izzo_common.curve_rows); the comparison runs of the other scaling are in scaling_rows."""
@@ -117,30 +79,6 @@ def data(records):
 
 def figure(records):
     return curves_figure(records, "period", "Δ", "ModPTask")
-
-
-def scaling_figure(records):
-    """Test loss against test length at the compared period, per train length: the paper's
-    scaling (solid) and every logit scaled by log i (dashed); bands: min to max over seeds."""
-    import matplotlib.pyplot as plt
-    rows = scaling_rows(records)
-    fig, ax = plt.subplots(figsize=(6.0, 3.8))
-    lengths = sorted({r["train_length"] for r in rows})
-    for i, n in enumerate(lengths):
-        for scaling, style in (("suffix", "o-"), ("all", "s--")):
-            pts = [r for r in rows if r["train_length"] == n and r["logit_scaling"] == scaling]
-            if not pts:
-                continue
-            xs = [r["test_length"] for r in pts]
-            ax.plot(xs, [r["test_loss"] for r in pts], style, ms=3, color=f"C{i}",
-                    label=f"N = {n}, {'log i on the suffix only' if scaling == 'suffix' else 'log i on every logit'}")
-            ax.fill_between(xs, [r["test_loss_min"] for r in pts],
-                            [r["test_loss_max"] for r in pts], color=f"C{i}", alpha=0.15, lw=0)
-    ax.set(xscale="log", yscale="log", xlabel="test length", ylabel="test MSE",
-           title=f"ModPTask Δ = {rows[0]['period'] if rows else '?'}: two logit scalings")
-    ax.legend(fontsize=7)
-    fig.tight_layout()
-    return fig
 
 
 def trainings(config):

@@ -13,8 +13,6 @@ import numpy as np
 
 from lengthgen.experiments.izzo.protocol import (PAPER_PROTOCOL, PAPER_SCALE,  # noqa: F401
                                                  build_model, train_and_test)
-from lengthgen.experiments.izzo.rows import group_rows
-from lengthgen.experiments.prose import sig
 from lengthgen.tasks.izzo import ModPTask
 
 FIGURE_ID = "izzo-fig3-hardmax"
@@ -60,40 +58,6 @@ def run_one(params, config, device):
     metrics["attention_mean"] = weights.mean(axis=0).tolist()
     metrics["attention_std"] = weights.std(axis=0).tolist()
     return metrics
-
-
-def table_rows(records) -> list[dict]:
-    """The chapter's table: `group_rows` with the headers the reader sees."""
-    shown = {"train_length": "N", "seed": "seed", "positions": "positions", "count": "count",
-             "mean_weight": "mean weight", "std_weight": "std of the weight",
-             "test_loss": "test MSE at 80"}
-    return [{header: row[key] for key, header in shown.items()} for row in group_rows(records)]
-
-
-def headline(records) -> dict:
-    """The numbers the chapter's prose quotes, formatted (keys glued as izzo-fig3-KEY): the
-    largest mean weight off the k mod p positions (past the shortest train length when there
-    are several), the largest std on them per train length, and the shortest and longest train
-    lengths with their test loss and weight off the positions.
-
-    Feeds: book/quantitative_bounds.ipynb, {numref}`fig-izzo-fig3-hardmax`,
-    {numref}`tab-izzo-hardmax-table`"""
-    rows = group_rows(records)
-    lengths = sorted({r["train_length"] for r in rows})
-    first, last = lengths[0], lengths[-1]
-    off = [r for r in rows if r["positions"] == "other"]
-    # glue keys: izzo-fig3-{off,std,lengths,first-loss,first-off,last-loss,first-n,last-n}
-    return {
-        "off": sig(max(r["mean_weight"] for r in off
-                       if r["train_length"] > first or len(lengths) == 1)),
-        "std": ", ".join(sig(max(r["std_weight"] for r in rows
-                                 if r["positions"] == "k mod p" and r["train_length"] == n))
-                         for n in lengths),
-        "lengths": ", ".join(str(n) for n in lengths),
-        "first-loss": sig(max(r["test_loss"] for r in rows if r["train_length"] == first)),
-        "first-off": sig(max(r["mean_weight"] for r in off if r["train_length"] == first)),
-        "last-loss": sig(max(r["test_loss"] for r in rows if r["train_length"] == last)),
-        "first-n": first, "last-n": last}
 
 
 def data(records):

@@ -12,11 +12,11 @@ grows with the vocabulary size S (at k = 2) and with k (at S = 2).
 
 Why the target changed: the first version used the Laplace-smoothed (n_s + 1) / (n + S). Its
 models stalled at a training loss of about 1e-2 and their loss rose with the test length.
-`smoothing_gap_rows` measures the cause: the smoothed target differs from the proportion (what
-an attention average over the matches gives) by a term that depends on the count n, hence on
-the length: averaged over train lengths 1..32 the gap is about 4e-2 at S = k = 2, so a model
-of proportions cannot fit it, and what a model learns about n at short lengths is wrong at long
-ones.
+`tables.smoothing_gap_rows` measures the cause: the smoothed target differs from the
+proportion (what an attention average over the matches gives) by a term that depends on the
+count n, hence on the length: averaged over train lengths 1..32 the gap is about 4e-2 at
+S = k = 2, so a model of proportions cannot fit it, and what a model learns about n at short
+lengths is wrong at long ones.
 Book scale: 3 seeds, batch 256, one train length (see CONFIGS).
 
 Feeds: book/quantitative_bounds.ipynb, {numref}`fig-izzo-kgram`
@@ -101,113 +101,6 @@ def _attention_shares(model, task, lengths, samples: int, seed: int, device) -> 
         out[str(n)] = {"layer1_previous": float(first[:, n - k:n - 1].sum(-1).mean()),
                        "layer2_matches": float(share[found].mean()) if found.any() else None}
     return out
-
-
-def smoothing_gap_rows(settings, length_bins, samples: int = 2000, seed: int = 0) -> list:
-    """The measurement behind the change of target: per (S, k) and length bin, the mean squared
-    distance (summed over the S outputs) between the Laplace-smoothed (n_s + 1) / (n + S) of
-    the first version and the proportion n_s / n the task now uses, on `samples` strings."""
-    rows = []
-    for S, k in settings:
-        task = KGramTask(S, k)
-        rng = np.random.default_rng(seed)
-        for lo, hi in length_bins:
-            batch = task.sample(rng, samples, max(lo, task.min_len), hi)
-            values = batch.inputs - 1
-            y = batch.targets[np.arange(samples), batch.lengths - 1]
-            smoothed = []
-            for row, n in zip(values, batch.lengths):
-                counts = np.zeros(S)
-                string, context = list(row[:n]), list(row[n - k + 1:n])
-                for end in range(k - 2, n - 1):
-                    if string[end - k + 2:end + 1] == context:
-                        counts[string[end + 1]] += 1
-                smoothed.append((counts + 1) / (counts.sum() + S))
-            gap = ((np.array(smoothed) - y) ** 2).sum(axis=1).mean()
-            rows.append({"S": S, "k": k, "lengths": f"{lo}-{hi}", "gap_mse": float(gap)})
-    return rows
-
-
-_SATURATED = 0.95  # layer 1's weight on the previous tokens that counts as a settled local read
-
-
-def attention_summary(records) -> dict:
-    """What the prose says about where the layers look, computed from the records: the range
-    over runs of layer 1's weight on the previous tokens and of layer 2's weight on the matches
-    at the shortest and longest test length, the range of layer 1's phi at distance 1, and the
-    regime it puts layer 1 in (the previous token's weight grows like i^phi against the i
-    other positions: phi > 1 sharpens with length, phi < 1 fades), and, for k = 2, the growth
-    of the loss from the shortest to the longest test length for the runs whose layer-1 read is
-    already settled at the shortest length (weight >= SATURATED) and for the others; the final
-    training losses of k = 2 and of longer contexts.
-
-    Feeds: book/quantitative_bounds.ipynb, {numref}`fig-izzo-kgram`,
-    {numref}`tab-izzo-kgram-attention`"""
-    def span(values):
-        values = [v for v in values if v is not None]
-        return f"{min(values):.2g} to {max(values):.2g}" if values else "-"
-    lengths = sorted({int(n) for r in records for n in r["metrics"]["attention"]})
-    first, last = str(lengths[0]), str(lengths[-1])
-    att = [r["metrics"]["attention"] for r in records]
-    phi1 = [r["metrics"]["phi"][0][1] for r in records]
-    l1 = [(a[first]["layer1_previous"], a[last]["layer1_previous"]) for a in att]
-    sharper = sum(b > a for a, b in l1)
-    regime = ("above 1 in every run: the paper's position-dominated regime" if min(phi1) > 1
-              else "below 1 in every run: the token-dominated regime, where the local read "
-                   "fades" if max(phi1) < 1 else "on both sides of 1 across runs")
-    growth = [r["metrics"]["test_loss"][last] / r["metrics"]["test_loss"][first]
-              for r in records]
-    pairs = [(a, g) for r, (a, _), g in zip(records, l1, growth) if r["params"]["k"] == 2]
-    sure = [g for a, g in pairs if a >= _SATURATED]
-    unsure = [g for a, g in pairs if a < _SATURATED]
-    longer = [r["metrics"]["train_loss"] for r in records if r["params"]["k"] > 2]
-    # the chapter glues these with glue_numbers(..., prefix="izzo-kgram"):
-    # glue keys: izzo-kgram-{first,last,phi1,regime,saturated,k2-runs,k2-train}
-    # glue keys: izzo-kgram-{sure-runs,sure-growth,unsure-runs,unsure-growth}
-    # glue keys: izzo-kgram-{longer-context-train,l1-first,l1-last,l1-sharper,l2-first,l2-last}
-    return {"first": first, "last": last, "phi1": span(phi1), "regime": regime,
-            "saturated": f"{_SATURATED:g}", "sure-runs": str(len(sure)),
-            "sure-growth": span(sure), "unsure-runs": str(len(unsure)),
-            "unsure-growth": span(unsure), "k2-runs": str(len(pairs)),
-            "longer-context-train": span(longer),
-            "k2-train": span(r["metrics"]["train_loss"] for r in records
-                             if r["params"]["k"] == 2),
-            "l1-first": span(a for a, _ in l1), "l1-last": span(b for _, b in l1),
-            "l1-sharper": f"{sharper} of {len(l1)}",
-            "l2-first": span(a[first]["layer2_matches"] for a in att),
-            "l2-last": span(a[last]["layer2_matches"] for a in att)}
-
-
-def gap_table(rows) -> list[dict]:
-    """The chapter's table of `smoothing_gap_rows`."""
-    return [{"S": r["S"], "k": r["k"], "lengths": r["lengths"],
-             "smoothed vs proportion (MSE)": r["gap_mse"]} for r in rows]
-
-
-def table_rows(records) -> list[dict]:
-    """The chapter's table: `data` with the headers the reader sees."""
-    shown = {"S": "S", "k": "k", "train_length": "N", "test_length": "test length",
-             "test_loss": "test MSE", "test_loss_min": "smallest seed",
-             "test_loss_max": "largest seed", "train_loss": "train loss",
-             "stopped_by_loss": "stopped by the rule"}
-    return [{header: row[key] for key, header in shown.items()} for row in data(records)]
-
-
-def attention_rows(records) -> list[dict]:
-    """Per run and test length: layer 1's weight on the previous tokens, layer 2's on the
-    matches (blank where none) and layer 1's learned local bias phi."""
-    rows = []
-    for r in sorted(records, key=lambda r: (r["params"]["S"], r["params"]["k"],
-                                            r["params"]["seed"])):
-        phi = ", ".join(f"{v:.2f}" for v in r["metrics"]["phi"][0])
-        # records keep their keys as sorted strings ("128" before "32"): order by length
-        for n, a in sorted(r["metrics"]["attention"].items(), key=lambda item: int(item[0])):
-            rows.append({"S": r["params"]["S"], "k": r["params"]["k"], "seed": r["params"]["seed"],
-                         "test length": int(n), "layer 1 on previous": a["layer1_previous"],
-                         "layer 2 on matches": ("" if a["layer2_matches"] is None
-                                                else a["layer2_matches"]),
-                         "phi layer 1": phi})
-    return rows
 
 
 def data(records):

@@ -19,8 +19,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.ticker import NullFormatter
 
-from lengthgen.experiments.izzo.rows import bound_data, pair_summary  # noqa: F401 (the chapter's)
-from lengthgen.experiments.prose import sig
+from lengthgen.experiments.izzo.rows import bound_data
 from lengthgen.tasks.izzo import ModPTask, SimpleTask
 
 FIGURE_ID = "izzo-thm41-bound"
@@ -141,121 +140,6 @@ def data(records):
     """One row per (model, eps, |x|): the worst |z|, statistic and output errors, beside the
     theorem's N (`izzo.rows.bound_data`, which the chapter's analysis reads too)."""
     return bound_data(records)
-
-
-def simulation_table(records) -> list[dict]:
-    """The chapter's simulation table: per (model, eps), the worst over every |x| and input of
-    |z|, the statistic change and the output error, beside L eps and the theorem's N."""
-    worst = {}
-    for r in data(records):
-        w = worst.setdefault((r["model"], r["eps"]), {**r, "x_length": 0})
-        for k in ("x_length", "z_length_max", "statistic_error_max", "output_error_max"):
-            w[k] = max(w[k], r[k])
-    return [{"model": w["model"], "eps": w["eps"], "longest |x|": w["x_length"],
-             "longest z": w["z_length_max"], "largest proportion change": w["statistic_error_max"],
-             "largest output error": w["output_error_max"], "L eps": w["L_eps"],
-             "theorem's N": w["N"]} for w in worst.values()]
-
-
-def theorem_lengths(records) -> tuple[float, float]:
-    """The smallest and largest N of Theorem 4.1 over the models and eps of the records."""
-    lengths = [r["metrics"]["N"] for r in records]
-    return min(lengths), max(lengths)
-
-
-def _z_shares(records) -> dict[str, str]:
-    """The longest z as a share of the theorem's N (constants set to 1), worst case per model
-    and eps: for the ModPTask pairs, where L = 1 and the second half needs tau Delta / eps^2
-    positions, the theorem's second term itself, and for every other model or pair. Ranges as
-    text, for the chapter's sentence on how short z is.
-
-    Feeds: book/quantitative_bounds.ipynb, {numref}`tab-izzo-simulation-table`,
-    {numref}`tab-izzo-pair-table`"""
-    groups = {"modp-pairs": [], "others": []}   # glue keys: izzo-z-share-{modp-pairs,others}
-    for row in simulation_table(records):
-        modp_pair = row["model"].startswith("pair: ModPTask")
-        groups["modp-pairs" if modp_pair else "others"].append(row["longest z"]
-                                                                / row["theorem's N"])
-    return {name: (f"{sig(min(v))} to {sig(max(v))}" if v else "none")
-            for name, v in groups.items()}
-
-
-class BoundFigure:
-    """The calculator's picture: N against Delta (one curve per tau, the chosen tau bold) with
-    the two terms apart, and the chosen setting marked (the bound's numbers:
-    theory.izzo_bound.theorem41_length). Built once for every setting it will show (dicts of
-    delta, tau, L, eps, p, gamma), so that one range of N serves them all and a slider's frames
-    compare by eye, then redrawn per setting by `show`: the layout is done once, with room for
-    the longest title and label any setting gives."""
-
-    def __init__(self, settings: list[dict], deltas=range(1, 33), taus=(1, 2, 4, 8, 16)):
-        from lengthgen.theory.izzo_bound import theorem41_length   # here: data() needs no torch
-        self.bound, self.deltas, self.taus = theorem41_length, list(deltas), tuple(taus)
-        values, texts = [], []
-        for setting in settings:
-            values += [y for ys in self._curves(setting).values() for y in ys]
-            values.append(self._point(setting)["hardmax"])
-            texts.append(self._texts(setting))
-        fig, ax = plt.subplots(figsize=(6.4, 3.8))
-        self.curves = {t: ax.plot(self.deltas, self.deltas, lw=0.9, alpha=0.5,
-                                  label=rf"$\tau\Delta L^2/\varepsilon^2$, $\tau$ = {t}")[0]
-                       for t in self.taus}
-        self.hardmax = ax.axhline(1, color="k", ls="--", lw=1.2, label=r"$2^{p/\gamma}$ (hardmax)")
-        title, label = (max(column, key=len) for column in zip(*texts))
-        (self.point,) = ax.plot([], [], "o", ms=9, color="crimson", zorder=5, label=label)
-        ax.set_yscale("log")
-        ax.set_ylim(min(values) / 2, max(values) * 2)
-        ax.set_xlabel(r"period $\Delta$")
-        ax.set_ylabel("training length N (constants = 1)")
-        self.title = ax.set_title(title, fontsize=10)
-        # the legend under the axes: inside, it would hide the marked setting wherever it falls
-        ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2,
-                  frameon=False)
-        fig.tight_layout()
-        self.fig, self.ax = fig, ax
-
-    def _curves(self, s: dict) -> dict:
-        return {t: [self.bound(d, t, s["L"], s["eps"], s["p"], s["gamma"])["statistics"]
-                    for d in self.deltas] for t in self.taus}
-
-    def _point(self, s: dict) -> dict:
-        return self.bound(s["delta"], s["tau"], s["L"], s["eps"], s["p"], s["gamma"])
-
-    def _texts(self, s: dict) -> tuple[str, str]:
-        """The title and the marked setting's legend label at a setting."""
-        point = self._point(s)
-        return (rf"Theorem 4.1 at $L$ = {s['L']:g}, $\varepsilon$ = {s['eps']:g}, "
-                rf"$p$ = {s['p']}, $\gamma$ = {s['gamma']:g}",
-                f"N = {point['N']:.3g} ({point['regime']} term)")
-
-    def show(self, delta: int, tau: int, L: float = 1.0, eps: float = 0.1, p: int = 8,
-             gamma: float = 1.0):
-        """The figure at one setting (one of those it was built for)."""
-        setting = {"delta": delta, "tau": tau, "L": L, "eps": eps, "p": p, "gamma": gamma}
-        for t, ys in self._curves(setting).items():
-            self.curves[t].set_ydata(ys)
-            self.curves[t].set_linewidth(2.4 if t == tau else 0.9)
-            self.curves[t].set_alpha(1 if t == tau else 0.5)
-        point = self._point(setting)
-        self.hardmax.set_ydata([point["hardmax"]] * 2)
-        self.point.set_data([delta], [point["N"]])
-        title, label = self._texts(setting)
-        # a layout for a narrow column may have broken the longest title or label into lines:
-        # break these where it broke that one (after as many words)
-        self.title.set_text(_broken_like(title, self.title.get_text()))
-        entry = self.ax.get_legend().texts[-1]
-        entry.set_text(_broken_like(label, entry.get_text()))
-        return self.fig
-
-
-def _broken_like(text: str, laid_out: str) -> str:
-    """`text` broken into lines after the same numbers of words as `laid_out`."""
-    words, out = text.split(" "), []
-    for line in laid_out.split("\n")[:-1]:
-        count = len(line.split(" "))
-        out.append(" ".join(words[:count]))
-        words = words[count:]
-    return "\n".join(out + [" ".join(words)])
 
 
 def figure(records):
