@@ -2,6 +2,7 @@
 import numpy as np
 import pytest
 
+from lengthgen.experiments.richard import protocol, rows
 from lengthgen.runs.registry import experiment
 from lengthgen.runs.runner import run_experiment
 
@@ -70,14 +71,14 @@ def test_each_seed_studies_the_models_of_its_own_seed(scale):
         for params in experiment(fid).runs(config):
             seed, depth = params["seed"], 4 if params["model"] == "single" else 8
             size = 1 if params["model"] == "single" else max(cfg["sizes"])
-            assert seeded_spec(config, params["model"], seed) == right.model_spec(
+            assert seeded_spec(config, params["model"], seed) == protocol.model_spec(
                 cfg, train_size=size, max_depth=depth, seed=seed)
     config, cfg = experiment("richard-fig7-learned-pe").CONFIGS[scale], ablation.CONFIGS[scale]
     runs = experiment("richard-fig7-learned-pe").runs(config)
     assert {p["seed"] for p in runs} == set(config_seeds(config)) and len(runs) == 3 * len(
         config_seeds(config))
     for params in runs:
-        assert seeded_spec(config, params["variant"], params["seed"]) == ablation.ablation_spec(
+        assert seeded_spec(config, params["variant"], params["seed"]) == protocol.ablation_spec(
             cfg, params["variant"], max(cfg["ks"]), params["seed"])
 
 
@@ -135,8 +136,8 @@ def test_fig3_left_paper_config_searches_the_papers_learning_rates(monkeypatch, 
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     seen = []
-    real = fig3.trained_model
-    monkeypatch.setattr(fig3, "trained_model", lambda spec, device: seen.append(spec["lr"]) or
+    real = protocol.trained_model
+    monkeypatch.setattr(protocol, "trained_model", lambda spec, device: seen.append(spec["lr"]) or
                         real(spec, device))
     config = {**{k: v for k, v in fig3.CONFIGS["test"].items() if k != "lr"}, "dims": [2],
               "lrs": [1e-3, 5e-2]}
@@ -146,7 +147,7 @@ def test_fig3_left_paper_config_searches_the_papers_learning_rates(monkeypatch, 
 
     metrics = [{"d": 2, "layers": 1, "heads": 1, "accuracy": a} for a in (0.2, 0.7, 0.4)]
     metrics.append({"d": 4, "layers": 1, "heads": 1, "accuracy": 0.1})
-    assert sorted(m["accuracy"] for m in fig3.best_per_shape(metrics)) == [0.1, 0.7]
+    assert sorted(m["accuracy"] for m in rows.best_per_shape(metrics)) == [0.1, 0.7]
 
 
 @pytest.mark.parametrize("scale", ["test", "book", "paper"])
@@ -158,21 +159,21 @@ def test_studies_start_from_the_models_of_the_figures_they_study(scale):
     fig7 = experiment("richard-fig7-learned-pe").CONFIGS[scale]["models"]
     cfg = order.CONFIGS[scale]
     for variant, spec in fig7.items():
-        assert order.study_spec(cfg, "base", variant, 0) == spec
+        assert protocol.order_study_spec(cfg, "base", variant, 0) == spec
         for setting, changes in cfg["settings"].items():
-            other = order.study_spec(cfg, setting, variant, 1)
+            other = protocol.order_study_spec(cfg, setting, variant, 1)
             assert {k for k in spec if spec[k] != other.get(k)} == set(changes) | {"seed"}
-    assert order.study_spec(cfg, "base", "eq1-res", 0)["layers"] == 1
+    assert protocol.order_study_spec(cfg, "base", "eq1-res", 0)["layers"] == 1
     many = experiment("richard-fig5-spectrum").CONFIGS[scale]["models"]["many"]
     cfg = sign.CONFIGS[scale]
-    assert sign.study_spec(cfg, "base", 0) == many
+    assert protocol.sign_study_spec(cfg, "base", 0) == many
     for setting, changes in cfg["settings"].items():
-        other = sign.study_spec(cfg, setting, 2)
+        other = protocol.sign_study_spec(cfg, setting, 2)
         assert {k for k in many if many[k] != other.get(k)} == set(changes) | {"seed"}
 
 
 def test_dominant_eigenvalue_finds_a_known_negative_one():
-    from lengthgen.experiments.richard.richard_fig5_sign_study import dominant_eigenvalue
+    from lengthgen.experiments.richard.protocol import dominant_eigenvalue
     rng = np.random.default_rng(0)
     basis = rng.normal(size=(4, 4))
     matrix = basis @ np.diag([0.5, -3.0, 2.0, 1.0]) @ np.linalg.inv(basis)  # not symmetric
@@ -185,8 +186,7 @@ def test_dominant_eigenvalue_finds_a_known_negative_one():
 
 
 def test_effective_map_carries_the_layernorm_gain_and_the_centring():
-    from lengthgen.experiments.richard.richard_fig5_sign_study import (dominant_eigenvalue,
-                                                                       effective_map)
+    from lengthgen.experiments.richard.protocol import dominant_eigenvalue, effective_map
     d = 5
     m = 2.0 * np.eye(d)
     assert np.isclose(dominant_eigenvalue(effective_map(m, np.ones(d)))["real"], 2.0)
@@ -199,8 +199,9 @@ def test_the_two_readings_of_value_times_projection_differ(tmp_path, monkeypatch
     """W_O W_V and W_V W_O^T of the same layer have different spectra in general."""
     from lengthgen.experiments.richard import richard_fig5_sign_study as sign
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
-    model, _ = sign.trained_model(sign.study_spec(sign.CONFIGS["test"], "base", 0), "cpu")
-    matrices, gain = sign.readings(model)
+    spec = protocol.sign_study_spec(sign.CONFIGS["test"], "base", 0)
+    model, _ = protocol.trained_model(spec, "cpu")
+    matrices, gain = protocol.value_readings(model)
     attn = model.blocks[-1].attn
     d = model.cfg.d_model
     w_v = attn.in_proj.weight[-d:].detach().double().numpy()
@@ -212,7 +213,7 @@ def test_the_two_readings_of_value_times_projection_differ(tmp_path, monkeypatch
 
 
 def test_end_statistics_on_hand_made_curves():
-    from lengthgen.experiments.richard.richard_fig7_order_study import end_statistics
+    from lengthgen.experiments.richard.protocol import end_statistics
     curves = np.array([[1.0, 1.0, 1.0, 1.0],      # ends at 1, RMS 1
                        [0.0, 2.0, -2.0, 0.0],     # ends at 0, RMS sqrt(2)
                        [3.0, 3.0, 3.0, -3.0]])    # ends at 3 (sign ignored), RMS 3
@@ -227,8 +228,9 @@ def test_end_statistics_on_hand_made_curves():
 
 def test_eq1_res_is_one_uniform_head_with_residual_layernorm_and_tied_frozen_tokens():
     from lengthgen.experiments.richard.protocol import build_model, position_curves
-    from lengthgen.experiments.richard.richard_fig7_order_study import CONFIGS, study_spec
-    model = build_model(study_spec(CONFIGS["test"], "base", "eq1-res", 0))
+    from lengthgen.experiments.richard.protocol import order_study_spec
+    from lengthgen.experiments.richard.richard_fig7_order_study import CONFIGS
+    model = build_model(order_study_spec(CONFIGS["test"], "base", "eq1-res", 0))
     assert len(model.blocks) == 1 and model.blocks[0].mlp is None
     assert model.cfg.attention == "uniform" and model.cfg.n_heads == 1
     assert model.unembed.weight is model.token_embeddings.weight
@@ -250,7 +252,7 @@ def test_unknown_variant_is_one_clear_error():
 def test_eq1_readout_ignores_coordinates_the_output_does_not_read():
     """eq1's output reads the curves only through w = V^T 1; in d = 1 with V = v the readout is
     the closed form's own curve, whatever v is; a coordinate with w_j = 0 ends anywhere."""
-    from lengthgen.experiments.richard.richard_fig7_order_study import readout
+    from lengthgen.experiments.richard.protocol import readout
     from lengthgen.models.dyck import ClosedFormHead
     head = ClosedFormHead("(()(()))()")
     curve = np.cumsum(head.positions[:, 0])

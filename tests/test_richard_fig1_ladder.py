@@ -4,6 +4,7 @@ richard-fig1-boolean, the top paper rung is the paper's model, and a rung's run 
 rung names."""
 import pytest
 
+from lengthgen.experiments.richard.boolean_protocol import RUNG_KEYS, rung_config, rung_flops
 from lengthgen.runs.registry import experiment
 from lengthgen.runs.runner import run_experiment
 
@@ -14,13 +15,13 @@ SHARED = ("clauses", "window", "batch_size", "lr", "test_pool", "held_out", "tes
 
 @pytest.mark.parametrize("scale", ["test", "book", "paper"])
 def test_each_rung_takes_more_training_operations_than_the_one_before(scale):
-    flops = LADDER.rung_flops(LADDER.CONFIGS[scale])
+    flops = rung_flops(LADDER.CONFIGS[scale])
     assert len(flops) == len(LADDER.CONFIGS[scale]["rungs"]) >= 2
     assert all(b > a for a, b in zip(flops, flops[1:])), flops
 
 
 def test_the_book_ladder_doubles_its_operations_rung_by_rung():
-    flops = LADDER.rung_flops(LADDER.CONFIGS["book"])
+    flops = rung_flops(LADDER.CONFIGS["book"])
     ratios = [b / a for a, b in zip(flops, flops[1:])]
     assert all(1.8 <= r <= 2.2 for r in ratios), ratios
 
@@ -31,7 +32,7 @@ def test_rung_flops_is_the_cost_estimate_of_the_rung():
     config = LADDER.CONFIGS["book"]
     trainings = LADDER.trainings(config)
     assert [t.count for t in trainings] == [len(config["seeds"])] * len(config["rungs"])
-    for t, spec, flops in zip(trainings, config["rungs"], LADDER.rung_flops(config)):
+    for t, spec, flops in zip(trainings, config["rungs"], rung_flops(config)):
         assert (t.d_model, t.layers, t.steps) == (spec["d"], spec["layers"], spec["steps"])
         assert flops == t.flops_per_step() * spec["steps"]
         per_token = 6 * t.n_params + 6 * t.layers * config["window"] * t.d_model
@@ -45,8 +46,8 @@ def test_rung_zero_is_the_books_boolean_setting_and_the_top_paper_rung_the_paper
     config, the paper's model."""
     for scale, rung in (("book", 0), ("paper", -1)):
         ladder, boolean = LADDER.CONFIGS[scale], BOOLEAN.CONFIGS[scale]
-        flat = LADDER.rung_config(ladder, rung if rung >= 0 else len(ladder["rungs"]) - 1)
-        for key in LADDER.RUNG_KEYS + SHARED:
+        flat = rung_config(ladder, rung if rung >= 0 else len(ladder["rungs"]) - 1)
+        for key in RUNG_KEYS + SHARED:
             assert flat[key] == boolean[key], (scale, key)
         assert ladder["train_depth"] == 3 and ladder["train_depth"] in boolean["train_depths"]
         assert "rungs" not in flat and "seeds" not in flat
@@ -68,10 +69,10 @@ def records(tmp_path_factory):
 
 def test_a_run_trains_the_model_and_steps_its_rung_names(records):
     config = LADDER.CONFIGS["test"]
-    flops = LADDER.rung_flops(config)
+    flops = rung_flops(config)
     for r in sorted(records, key=lambda r: r["params"]["rung"]):
         m, spec = r["metrics"], config["rungs"][r["params"]["rung"]]
-        assert {k: m[k] for k in LADDER.RUNG_KEYS} == spec
+        assert {k: m[k] for k in RUNG_KEYS} == spec
         assert m["train_flops"] == flops[m["rung"]]
         assert m["train_tokens"] == spec["steps"] * config["batch_size"] * config["window"]
         assert m["train_depth"] == config["train_depth"]

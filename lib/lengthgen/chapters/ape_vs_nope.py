@@ -15,8 +15,7 @@ import functools
 from lengthgen.config import get_device, get_scale
 from lengthgen.experiments.huang.sweep import (analysis, budget, huang_ape_data_lead,
                                                huang_fig1_algorithmic, huang_fig1_languages,
-                                               huang_fig4_starfree, huang_table6_7_hparams,
-                                               leads, protocol, tables)
+                                               huang_table6_7_hparams, leads, protocol, tables)
 from lengthgen.results import results_dir
 from lengthgen.runs.records import caption, records_for
 from lengthgen.viz.book import book_figure, draw_ahead, book_table, book_text, glue_numbers

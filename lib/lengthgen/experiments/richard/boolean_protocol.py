@@ -13,6 +13,7 @@ from collections import Counter
 
 import numpy as np
 
+from lengthgen.experiments import spread
 from lengthgen.experiments.richard.rows import SPLITS
 from lengthgen.experiments.richard.protocol import decoder_sizes
 from lengthgen.tasks.boolean import (END, EQUALS, START, TOKEN_ID, VOCAB, BooleanWindowTask,
@@ -140,3 +141,27 @@ def train_and_score(params, config, device):
             metrics[f"{split}_depth{q}_n"] = len(right)
             metrics[f"baseline_{split}_depth{q}"] = float(np.mean(base)) if base else None
     return metrics
+
+
+# the compute ladder (richard-fig1-ladder): a config with "rungs", each a model, steps and pool
+RUNG_KEYS = ("d", "layers", "heads", "steps", "pool")   # what a rung sets
+
+
+def rung_config(config: dict, rung: int) -> dict:
+    """The flat config of one rung that `train_and_score` reads: the task and training
+    settings of the config with the rung's model, steps and pool."""
+    spec = config["rungs"][rung]
+    flat = {k: v for k, v in config.items() if k not in ("rungs", "seeds", "train_depth")}
+    return {**flat, **{k: spec[k] for k in RUNG_KEYS}}
+
+
+def ladder_trainings(config) -> list:
+    """One decoder per rung, trained once per seed (for `figure cost`)."""
+    seeds = len(spread.config_seeds(config))
+    return [training(rung_config(config, i), count=seeds) for i in range(len(config["rungs"]))]
+
+
+def rung_flops(config) -> list[float]:
+    """The training operations of one model of each rung (`runs.cost`'s estimate: FLOPs per
+    step times steps), the ladder's x-axis: each rung about twice the one before."""
+    return [t.flops_per_step() * t.steps for t in ladder_trainings(config)]

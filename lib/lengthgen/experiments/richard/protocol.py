@@ -377,3 +377,64 @@ def registered_settings(records: list[dict], configs: dict) -> list[str]:
     back from JSON with its keys sorted)."""
     order = configs.get(records[0]["scale"], records[0]["config"])["settings"]
     return [s for s in order if any(r["params"]["setting"] == s for r in records)]
+
+
+# the sign study (richard-fig5-sign-study): the model of a run, and what it reads off it
+def sign_study_spec(config: dict, setting: str, seed: int) -> dict:
+    """The model of one run: the base spec, the setting's changes, the seed."""
+    return {**config["base_spec"], **config["settings"][setting], "seed": seed}
+
+
+def dominant_eigenvalue(matrix: np.ndarray) -> dict:
+    """The eigenvalue of largest modulus: real and imaginary part, modulus, and how far it
+    stands out (modulus over the second largest modulus)."""
+    eig = np.linalg.eigvals(np.asarray(matrix, dtype=float))
+    order = np.argsort(-np.abs(eig))
+    top = eig[order[0]]
+    second = abs(eig[order[1]]) if len(eig) > 1 else 0.0
+    return {"real": float(top.real), "imag": float(top.imag), "modulus": float(abs(top)),
+            "gap": float(abs(top) / second) if second > 0 else float("inf")}
+
+
+def effective_map(w_o_w_v: np.ndarray, gain: np.ndarray) -> np.ndarray:
+    """W_O W_V diag(g) P: what the attention layer does to the (centred, rescaled) residual
+    stream through the LayerNorm in front of it (P = I - 11^T/d removes the mean)."""
+    d = len(gain)
+    centre = np.eye(d) - np.full((d, d), 1.0 / d)
+    return w_o_w_v @ np.diag(gain) @ centre
+
+
+def value_readings(model) -> dict:
+    """The three readings of the top block's value map (richard-fig5-sign-study: W_O W_V,
+    W_V W_O^T and W_O W_V diag(g) P), and the gain g of the LayerNorm in front of it."""
+    import torch
+    m = value_projection(model)
+    w_v, w_o = value_and_output(model)
+    with torch.no_grad():
+        gain = model.blocks[-1].ln_attn.weight.double().cpu().numpy()
+    return {"wo_wv": m, "wv_wot": w_v @ w_o.T, "effective": effective_map(m, gain)}, gain
+
+
+# the order study (richard-fig7-order-study): the model of a run, and what it reads off it
+def order_study_spec(config: dict, setting: str, variant: str, seed: int) -> dict:
+    """The model of one run: the variant's base spec, the setting's changes, the seed."""
+    return {**config["base_specs"][variant], **config["settings"][setting], "seed": seed}
+
+
+def end_statistics(curves: np.ndarray) -> dict:
+    """How far curves [d, T] end from 0, absolute and relative to their typical size."""
+    curves = np.asarray(curves, dtype=float)
+    end_abs = float(np.abs(curves[:, -1]).mean())
+    amplitude = float(np.sqrt((curves ** 2).mean(axis=1)).mean())
+    return {"end_abs_mean": end_abs, "amplitude": amplitude,
+            "end_relative": end_abs / amplitude if amplitude > 0 else float("nan")}
+
+
+def readout(value_weight: np.ndarray, curves: np.ndarray) -> dict:
+    """eq1: the curve its output reads, w^T c(r) / (1^T V 1) with w = V^T 1 (V acts as
+    x -> V x; the tied unembedding of '(' is the all-ones vector), and the token weight."""
+    value_weight = np.asarray(value_weight, dtype=float)
+    w = value_weight.sum(axis=0)                     # V^T 1
+    token_weight = float(w.sum())                    # 1^T V 1
+    curve = w @ np.asarray(curves, dtype=float) / token_weight
+    return {"readout_end": float(curve[-1]), "token_weight": token_weight}

@@ -24,7 +24,9 @@ windows of 1024 tokens, 16 a batch): five rungs up to the paper's model, one see
 Feeds: book/dyck_appendix.ipynb, {numref}`fig-dyck-boolean-ladder`
 """
 from lengthgen.experiments import spread
-from lengthgen.experiments.richard.boolean_protocol import train_and_score, training
+from lengthgen.experiments.richard.boolean_protocol import (RUNG_KEYS, ladder_trainings,
+                                                            rung_config, rung_flops,
+                                                            train_and_score)
 from lengthgen.experiments.richard.rows import PAPER, SPLITS
 
 FIGURE_ID = "richard-fig1-ladder"
@@ -38,7 +40,6 @@ PAPER_SCALE = ("The paper's task (Sec. 2.2): 5 clauses, windows of 1024 tokens, 
 # `figure data ID --over-seeds`: the columns that name a setting
 SPREAD_BY = ("rung", "d", "layers", "heads", "steps", "pool", "train_flops", "test_depth",
              "split", "predictor", "n")
-RUNG_KEYS = ("d", "layers", "heads", "steps", "pool")   # what a rung sets
 
 CONFIGS = {
     "test": {"clauses": 1, "train_depth": 1, "test_depths": [1], "test_pool": 40,
@@ -64,14 +65,6 @@ CONFIGS = {
 }
 
 
-def rung_config(config: dict, rung: int) -> dict:
-    """The flat config of one rung that `boolean_protocol` reads: the task and training
-    settings of the config with the rung's model, steps and pool."""
-    spec = config["rungs"][rung]
-    flat = {k: v for k, v in config.items() if k not in ("rungs", "seeds", "train_depth")}
-    return {**flat, **{k: spec[k] for k in RUNG_KEYS}}
-
-
 def runs(config):
     return [{"name": f"rung{i}{spread.run_suffix(config, seed)}", "rung": i,
              "train_depth": config["train_depth"], "seed": seed}
@@ -80,14 +73,7 @@ def runs(config):
 
 def trainings(config):
     """For `figure cost`: one decoder per rung and seed."""
-    seeds = len(spread.config_seeds(config))
-    return [training(rung_config(config, i), count=seeds) for i in range(len(config["rungs"]))]
-
-
-def rung_flops(config) -> list[float]:
-    """The training operations of one model of each rung (`runs.cost`'s estimate: FLOPs per
-    step times steps), the ladder's x-axis: each rung about twice the one before."""
-    return [t.flops_per_step() * t.steps for t in trainings(config)]
+    return ladder_trainings(config)
 
 
 def run_one(params, config, device):

@@ -14,9 +14,9 @@ Feeds: book/dyck.ipynb, {numref}`fig-dyck-capacity`
 """
 import numpy as np
 
+from lengthgen.experiments.richard import protocol, rows
 from lengthgen.experiments.richard.protocol import (completion_rate, deep_test_prefixes,
-                                                    model_spec, trainable_parameters,
-                                                    trained_model)
+                                                    model_spec, trainable_parameters)
 from lengthgen.experiments import spread
 from lengthgen.tasks.dyck import is_balanced, sample_words
 from lengthgen.experiments.richard.protocol import PAPER_SCALE_DYCK
@@ -64,17 +64,6 @@ def runs(config):
     return out
 
 
-def best_per_shape(trained: list[dict]) -> list[dict]:
-    """The metrics of the most accurate model of each (d, layers, heads): with a search over
-    learning rates, the shape's best performance, which is what the paper plots."""
-    best = {}
-    for m in trained:
-        key = (m["d"], m["layers"], m["heads"])
-        if key not in best or m["accuracy"] > best[key]["accuracy"]:
-            best[key] = m
-    return list(best.values())
-
-
 def _test_prefixes(config) -> list[str]:
     rng = np.random.default_rng([config["seed"], 9])
     return deep_test_prefixes(config["n"], config["test_prefixes"], config["test_depth"], rng)
@@ -92,7 +81,7 @@ def run_one(params, config, device):
                                   for p, c in zip(prefixes, completions)]))
         return {"accuracy": accuracy, "n_params": head.n_weights, "d": 1, "layers": 1,
                 "heads": 1, "train_word": word}
-    model, _ = trained_model(_spec_of(params, config), device)
+    model, _ = protocol.trained_model(_spec_of(params, config), device)
     return {"accuracy": completion_rate(model, prefixes, config["n"], rng, device),
             "n_params": trainable_parameters(model), "d": params["d"],
             "layers": params["layers"], "heads": params["heads"]}
@@ -101,7 +90,7 @@ def run_one(params, config, device):
 def data(records):
     """One row per model: its shape, learning rate, parameter count and accuracy, and whether
     it is its shape's best (the point drawn)."""
-    best = {id(m) for m in best_per_shape([r["metrics"] for r in records
+    best = {id(m) for m in rows.best_per_shape([r["metrics"] for r in records
                                            if r["params"]["kind"] == "trained"])}
     rows = [{"run": r["run_name"], "kind": r["params"]["kind"], "seed": r["params"]["seed"],
              "d": r["metrics"]["d"], "layers": r["metrics"]["layers"],
@@ -124,9 +113,10 @@ def figure(records):
                             if k not in ("name", "seed")))
 
     runs_of = spread.group_by([r for r in records if r["params"]["kind"] == "trained"], setting)
-    means = [{**g[0]["metrics"], "accuracy": spread.spread([r["metrics"]["accuracy"] for r in g])[0],
+    means = [{**g[0]["metrics"],
+              "accuracy": spread.spread([r["metrics"]["accuracy"] for r in g])[0],
               "seeds": [r["metrics"]["accuracy"] for r in g]} for g in runs_of.values()]
-    trained = best_per_shape(means)
+    trained = rows.best_per_shape(means)
     markers = {1: "o", 2: "s", 4: "^"}
     dims = sorted({m["d"] for m in trained})
     colors = plt.cm.viridis(np.linspace(0, 0.9, max(len(dims), 1)))

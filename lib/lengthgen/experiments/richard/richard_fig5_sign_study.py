@@ -25,11 +25,11 @@ Feeds: book/dyck_appendix.ipynb, {numref}`fig-dyck-sign-study`
 """
 import numpy as np
 
+from lengthgen.experiments.richard import protocol
 from lengthgen.experiments.richard.protocol import (SAMPLES_CONFIGS, completion_rate,
                                                     deep_test_prefixes, many_spec,
                                                     registered_settings, setting_label,
-                                                    trained_model, value_and_output,
-                                                    value_projection)
+                                                    trained_model)
 from lengthgen.experiments.richard.protocol import PAPER_SCALE_DYCK
 
 FIGURE_ID = "richard-fig5-sign-study"
@@ -59,56 +59,23 @@ CONFIGS = {
 }
 
 
-def study_spec(config: dict, setting: str, seed: int) -> dict:
-    return {**config["base_spec"], **config["settings"][setting], "seed": seed}
-
-
 def runs(config):
     return [{"name": f"{setting}-s{seed}", "setting": setting, "seed": seed}
             for setting in config["settings"] for seed in config["seeds"]]
 
 
-def dominant_eigenvalue(matrix: np.ndarray) -> dict:
-    """The eigenvalue of largest modulus: real and imaginary part, modulus, and how far it
-    stands out (modulus over the second largest modulus)."""
-    eig = np.linalg.eigvals(np.asarray(matrix, dtype=float))
-    order = np.argsort(-np.abs(eig))
-    top = eig[order[0]]
-    second = abs(eig[order[1]]) if len(eig) > 1 else 0.0
-    return {"real": float(top.real), "imag": float(top.imag), "modulus": float(abs(top)),
-            "gap": float(abs(top) / second) if second > 0 else float("inf")}
-
-
-def _effective_map(w_o_w_v: np.ndarray, gain: np.ndarray) -> np.ndarray:
-    """W_O W_V diag(g) P: what the attention layer does to the (centred, rescaled) residual
-    stream through the LayerNorm in front of it (P = I - 11^T/d removes the mean)."""
-    d = len(gain)
-    centre = np.eye(d) - np.full((d, d), 1.0 / d)
-    return w_o_w_v @ np.diag(gain) @ centre
-
-
-def readings(model) -> dict:
-    """The three matrices of the module docstring, for the top block of a decoder."""
-    import torch
-    m = value_projection(model)
-    w_v, w_o = value_and_output(model)
-    with torch.no_grad():
-        gain = model.blocks[-1].ln_attn.weight.double().cpu().numpy()
-    return {"wo_wv": m, "wv_wot": w_v @ w_o.T, "effective": _effective_map(m, gain)}, gain
-
-
 def run_one(params, config, device):
-    spec = study_spec(config, params["setting"], params["seed"])
+    spec = protocol.sign_study_spec(config, params["setting"], params["seed"])
     model, _ = trained_model(spec, device)
     rng = np.random.default_rng([params["seed"], 13])
     deep = deep_test_prefixes(spec["n"], config["test_prefixes"], config["test_depth"], rng)
-    matrices, gain = readings(model)
+    matrices, gain = protocol.value_readings(model)
     out = {"setting": params["setting"], "d": spec["d"], "steps": spec["steps"],
            "train_size": spec["train_size"],
            "out_of_sample": completion_rate(model, deep, spec["n"], rng, device),
            "ln_gain_min": float(gain.min()), "ln_gain_negative_share": float((gain < 0).mean())}
     for name, matrix in matrices.items():
-        for key, value in dominant_eigenvalue(matrix).items():
+        for key, value in protocol.dominant_eigenvalue(matrix).items():
             out[f"{name}_{key}"] = value
     return out
 
@@ -171,4 +138,5 @@ def figure(records):
 def trainings(config):
     """For `figure cost`: the study's models (richard.protocol.spec_trainings)."""
     from lengthgen.experiments.richard.protocol import spec_trainings
-    return spec_trainings([study_spec(config, p["setting"], p["seed"]) for p in runs(config)])
+    return spec_trainings([protocol.sign_study_spec(config, p["setting"], p["seed"])
+                           for p in runs(config)])

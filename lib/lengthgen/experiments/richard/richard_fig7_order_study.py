@@ -33,6 +33,7 @@ Feeds: book/dyck_appendix.ipynb, {numref}`fig-dyck-order-study`
 """
 import numpy as np
 
+from lengthgen.experiments.richard import protocol
 from lengthgen.experiments.richard.protocol import (LEARNED_PE_VARIANTS, VARIANT_COLORS,
                                                     learned_pe_models, position_curves,
                                                     registered_settings, setting_label,
@@ -72,47 +73,23 @@ CONFIGS = {
 }
 
 
-def study_spec(config: dict, setting: str, variant: str, seed: int) -> dict:
-    """The model of one run: the variant's base spec, the setting's changes, the seed."""
-    return {**config["base_specs"][variant], **config["settings"][setting], "seed": seed}
-
-
 def runs(config):
     return [{"name": f"{setting}-{variant}-s{seed}", "setting": setting, "variant": variant,
              "seed": seed}
             for setting in config["settings"] for variant in _VARIANTS for seed in config["seeds"]]
 
 
-def end_statistics(curves: np.ndarray) -> dict:
-    """How far curves [d, T] end from 0, absolute and relative to their typical size."""
-    curves = np.asarray(curves, dtype=float)
-    end_abs = float(np.abs(curves[:, -1]).mean())
-    amplitude = float(np.sqrt((curves ** 2).mean(axis=1)).mean())
-    return {"end_abs_mean": end_abs, "amplitude": amplitude,
-            "end_relative": end_abs / amplitude if amplitude > 0 else float("nan")}
-
-
-def readout(value_weight: np.ndarray, curves: np.ndarray) -> dict:
-    """eq1: the curve its output reads, w^T c(r) / (1^T V 1) with w = V^T 1 (V acts as
-    x -> V x; the tied unembedding of '(' is the all-ones vector), and the token weight."""
-    value_weight = np.asarray(value_weight, dtype=float)
-    w = value_weight.sum(axis=0)                     # V^T 1
-    token_weight = float(w.sum())                    # 1^T V 1
-    curve = w @ np.asarray(curves, dtype=float) / token_weight
-    return {"readout_end": float(curve[-1]), "token_weight": token_weight}
-
-
 def run_one(params, config, device):
-    spec = study_spec(config, params["setting"], params["variant"], params["seed"])
+    spec = protocol.order_study_spec(config, params["setting"], params["variant"], params["seed"])
     model, _ = trained_model(spec, device)
     curves = position_curves(model, params["variant"])
     out = {"setting": params["setting"], "variant": params["variant"], "d": spec["d"],
            "steps": spec["steps"], "train_size": spec["train_size"],
-           **end_statistics(curves), "readout_end": None, "token_weight": None}
+           **protocol.end_statistics(curves), "readout_end": None, "token_weight": None}
     if params["variant"] == "eq1":
         import torch
         with torch.no_grad():
-            out.update(readout(model.value.weight.double().cpu().numpy(), curves))
+            out.update(protocol.readout(model.value.weight.double().cpu().numpy(), curves))
     return out
 
 
@@ -175,5 +152,5 @@ def figure(records):
 def trainings(config):
     """For `figure cost`: the study's models (richard.protocol.spec_trainings)."""
     from lengthgen.experiments.richard.protocol import spec_trainings
-    return spec_trainings([study_spec(config, p["setting"], p["variant"], p["seed"])
+    return spec_trainings([protocol.order_study_spec(config, p["setting"], p["variant"], p["seed"])
                            for p in runs(config)])

@@ -23,3 +23,14 @@ def boolean_data(records) -> list[dict]:
                      "predictor": "paper (1e8 parameters)",
                      "accuracy": PAPER[f"{split}_depth3"], "n": ""})
     return rows
+
+
+def best_per_shape(trained: list[dict]) -> list[dict]:
+    """The metrics of the most accurate model of each (d, layers, heads): with a search over
+    learning rates, the shape's best performance, which is what the paper plots."""
+    best = {}
+    for m in trained:
+        key = (m["d"], m["layers"], m["heads"])
+        if key not in best or m["accuracy"] > best[key]["accuracy"]:
+            best[key] = m
+    return list(best.values())
