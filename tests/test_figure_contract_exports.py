@@ -23,22 +23,6 @@ from lengthgen.runs.registry import EXPERIMENTS, FIGURES_PACKAGE, _folder
 
 ROOT = Path(__file__).resolve().parents[1]
 
-# (figure module, name) pairs not yet moved out: this list may only shrink (each must still be
-# a public name its module defines, so a moved name must leave the list too)
-PENDING: set[tuple[str, str]] = {
-    ("try_gallery", "BINS"),
-    ("try_gallery", "DESCRIPTIONS"),
-    ("try_gallery", "FIG1_FIGURE"),
-    ("try_gallery", "GALLERY"),
-    ("try_gallery", "HIGH_BASELINE"),
-    ("try_gallery", "LIBRARY"),
-    ("try_gallery", "LONGEST"),
-    ("try_gallery", "fig1_comparison"),
-    ("try_gallery", "ordered"),
-    ("try_gallery", "summary"),
-}
-
-
 def beyond_contract(tree: ast.Module) -> list[str]:
     """The public names a module's source defines at its top level beyond the contract's
     (imports are not definitions: see the module docstring)."""
@@ -168,20 +152,13 @@ def taken() -> dict[tuple[str, str], list[str]]:
 
 def test_figure_modules_define_only_the_contract():
     assert len(figure_modules()) >= 30   # the registry found the figures (not an empty walk)
-    assert sorted(defined_beyond() - PENDING) == [], \
+    assert sorted(defined_beyond()) == [], \
         "figure modules define public names beyond the contract (prefix them with '_', or " \
         "move what other code needs to the paper's rows/protocol/analysis module)"
 
 
 def test_no_code_takes_a_helper_from_a_figure_module():
-    reached = {pair: where for pair, where in taken().items() if pair not in PENDING}
-    assert reached == {}, "take these from the paper's rows/protocol/analysis module instead"
-
-
-def test_pending_only_shrinks():
-    """Every pair still PENDING is still defined in its figure module or taken from it."""
-    assert sorted(PENDING - defined_beyond() - set(taken())) == [], \
-        "moved or renamed: take these out of PENDING"
+    assert taken() == {}, "take these from the paper's rows/protocol/analysis module instead"
 
 
 SYNTHETIC = '''

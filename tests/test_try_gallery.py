@@ -7,6 +7,7 @@ import re
 import pytest
 
 from lengthgen.crasp import parse_program
+from lengthgen.experiments import try_rows
 from lengthgen.runs.registry import EXPERIMENTS, experiment, module_runs
 from lengthgen.tasks.metadata import NONE_FOUND, YES
 
@@ -28,21 +29,21 @@ def module():
 
 def test_the_gallery_is_registered_and_has_at_least_six_programs_that_are_not_fig1_tasks():
     assert FIGURE in EXPERIMENTS
-    gallery = module().GALLERY
+    gallery = try_rows.GALLERY
     assert len(gallery) >= 6 and not set(gallery) & FIG1_TASKS
-    assert set(gallery) == set(CLAIMED) and set(module().DESCRIPTIONS) >= set(gallery)
+    assert set(gallery) == set(CLAIMED) and set(try_rows.DESCRIPTIONS) >= set(gallery)
 
 
 @pytest.mark.parametrize("name", sorted(CLAIMED))
 def test_every_program_parses_with_the_fragment_the_gallery_claims(name):
-    program = parse_program(module().GALLERY[name], filename=name, name=name)
+    program = parse_program(try_rows.GALLERY[name], filename=name, name=name)
     assert program.fragment() == CLAIMED[name]
     assert program.output not in program.token_outputs.values()   # an accepting program
 
 
 def test_at_least_two_programs_use_periodic_or_local_relations_and_get_no_nope_prediction():
     from lengthgen.experiments.try_program import predictions
-    positional = [n for n, text in module().GALLERY.items()
+    positional = [n for n, text in try_rows.GALLERY.items()
                   if predictions(parse_program(text))["nope"] == NONE_FOUND]
     assert len(positional) >= 2
     assert {CLAIMED[n] for n in positional} == {"C-RASP[periodic]", "C-RASP[local]"}
@@ -50,8 +51,8 @@ def test_at_least_two_programs_use_periodic_or_local_relations_and_get_no_nope_p
 
 def test_the_library_runs_are_two_plain_and_two_positional_fig1_languages():
     from lengthgen.crasp.library import get_program
-    fragments = [get_program(n).fragment() for n in module().LIBRARY]
-    assert set(module().LIBRARY) <= FIG1_TASKS
+    fragments = [get_program(n).fragment() for n in try_rows.LIBRARY]
+    assert set(try_rows.LIBRARY) <= FIG1_TASKS
     assert fragments.count("C-RASP[]") == 2 and len(fragments) == 4
 
 
@@ -88,7 +89,7 @@ def chosen(records, *names):
 def test_run_one_at_test_scale_returns_what_the_readers_read():
     m = module()
     everything = records_at_test_scale()
-    assert [r["run_name"] for r in m.ordered(everything)] == \
+    assert [r["run_name"] for r in try_rows.ordered(everything)] == \
         [p["name"] for p in module_runs(m, "test")]
     records = chosen(everything, "two_back_a", "library-tomita1")
     for r in records:
@@ -96,7 +97,7 @@ def test_run_one_at_test_scale_returns_what_the_readers_read():
         metrics = r["metrics"]
         assert set(metrics["encodings"]) == {"ape", "nope"}
         assert [s["seed"] for s in metrics["encodings"]["ape"]["seeds"]] == [0, 1, 2]
-        assert [c["bin"] for c in metrics["constant_verdicts"]] == m.BINS
+        assert [c["bin"] for c in metrics["constant_verdicts"]] == try_rows.BINS
     two_back = records[0]["metrics"]
     assert two_back["fragment"] == "C-RASP[local]"
     assert two_back["prediction"] == {"ape": YES, "nope": NONE_FOUND}
@@ -105,7 +106,7 @@ def test_run_one_at_test_scale_returns_what_the_readers_read():
     assert len(rows) == 2 * 2 * 3
     assert {r["program"] for r in rows} == {"two_back_a", "tomita1"}
     assert all(0.0 <= r["accuracy"] <= 1.0 and r["min"] <= r["accuracy"] + 1e-12 for r in rows)
-    summary = m.summary(records)
+    summary = try_rows.summary(records)
     assert summary["two_back_a"]["nope_agrees"] == "n/a"
     assert summary["tomita1"]["fragment"] == "C-RASP[]"
     fig = m.figure(records)
@@ -118,7 +119,7 @@ def test_the_fig1_comparison_reads_the_same_cell_and_says_none_without_one():
     records = chosen(records_at_test_scale(), "two_back_a", "library-tomita1")
     planted = [{"task": "tomita1", "encoding": "ape", "accuracy": {"101-150": 1.0},
                 "ours_success": True}]
-    rows = m.fig1_comparison(records, planted)
+    rows = try_rows.fig1_comparison(records, planted)
     assert [(r["program"], r["encoding"]) for r in rows] == [("tomita1", "ape"),
                                                              ("tomita1", "nope")]
     ape, nope = rows
@@ -148,7 +149,7 @@ def test_the_widget_callback_trains_the_text_at_test_scale_and_fills_the_bar():
     from lengthgen.experiments.try_program import total_steps
     box = try_widget(scale="test", device="cpu")
     area, button, progress, answer = widget_parts(box)
-    area.value = module().GALLERY["no_bb_majority"]
+    area.value = try_rows.GALLERY["no_bb_majority"]
     button.click()
     text = answer.value
     assert "fragment: C-RASP[local]" in text and "NoPE: no prediction" in text
@@ -175,6 +176,6 @@ def test_the_page_glues_every_table_it_pastes():
     nb = Path(__file__).resolve().parents[1] / "book" / "try_your_own.ipynb"
     text = "".join("".join(c["source"]) for c in json.loads(nb.read_text())["cells"])
     pasted = set(re.findall(r"\{glue:md\} (try-table-[\w-]+)", text))
-    assert pasted == {f"try-table-{page.key(n)}" for n in module().GALLERY}
+    assert pasted == {f"try-table-{page.key(n)}" for n in try_rows.GALLERY}
     verdicts = set(re.findall(r"\{glue:md\}`try-verdict-([\w-]+)`", text))
-    assert verdicts == {page.key(n) for n in module().GALLERY}
+    assert verdicts == {page.key(n) for n in try_rows.GALLERY}

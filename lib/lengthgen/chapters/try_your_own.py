@@ -9,7 +9,7 @@ registry and `huang.sweep.analysis.table`, as the APE vs NoPE chapter reads them
 import functools
 
 from lengthgen.config import get_device, get_scale
-from lengthgen.experiments import try_gallery, try_program
+from lengthgen.experiments import try_gallery, try_program, try_rows
 from lengthgen.experiments.huang.sweep import analysis
 from lengthgen.experiments.prose import listing, pct
 from lengthgen.runs.records import caption, committed_records
@@ -31,30 +31,30 @@ SAID = {"yes": "yes", "no": "no", "n/a": "no prediction"}
 def gallery_records() -> tuple[str, list]:
     """(scale, records) of the try gallery, read once per kernel."""
     scale, records = committed_records(try_gallery.FIGURE_ID)
-    return scale, try_gallery.ordered(records)
+    return scale, try_rows.ordered(records)
 
 
 @functools.lru_cache(maxsize=None)
 def fig1_rows() -> tuple:
     """Fig. 1's cells of the regular languages (none where the sweep has no records)."""
-    found = committed_records(try_gallery.FIG1_FIGURE, missing_ok=True)
+    found = committed_records(try_rows.FIG1_FIGURE, missing_ok=True)
     return tuple(analysis.table(found[1])) if found else ()
 
 
 def print_programs() -> None:
     """Every gallery program as the reader would write it, with its fragment and prediction."""
     from lengthgen.crasp import parse_program
-    for name, text in try_gallery.GALLERY.items():
+    for name, text in try_rows.GALLERY.items():
         program = parse_program(text, filename=name, name=name)
         pred = try_program.predictions(program)
-        print(f"// {name}: {try_gallery.DESCRIPTIONS[name]}   [{program.fragment()}; APE: "
+        print(f"// {name}: {try_rows.DESCRIPTIONS[name]}   [{program.fragment()}; APE: "
               f"{pred['ape']}, NoPE: {pred['nope']}]")
         print(text)
 
 
 def _cells(records, kind: str):
     """(program, encoding, the Len 101-150 cell) of every predicted cell of one kind of run."""
-    longest = try_gallery.LONGEST
+    longest = try_rows.LONGEST
     return [(r["metrics"]["program"], encoding, r["metrics"]["encodings"][encoding]["bins"][longest])
             for r in records if r["metrics"]["kind"] == kind
             for encoding in try_program.ENCODINGS
@@ -65,11 +65,11 @@ def glue_gallery() -> str:
     """The numbers the page's prose pastes, and the gallery figure's provenance. Returns the
     records' caption."""
     scale, records = gallery_records()
-    summary = try_gallery.summary(records)
-    high = summary[try_gallery.HIGH_BASELINE]
+    summary = try_rows.summary(records)
+    high = summary[try_rows.HIGH_BASELINE]
     book_text("try-high-baseline", pct(high["baseline_train"]))
     book_text("try-high-baseline-long", pct(high["baseline_long"]))
-    book_text("try-high-name", try_gallery.HIGH_BASELINE)
+    book_text("try-high-name", try_rows.HIGH_BASELINE)
     highest = max((s for s in summary.values() if s["kind"] == "gallery"),
                   key=lambda s: s["baseline_train"])
     book_text("try-high-is-highest", "the highest" if highest is high else "not the highest")
@@ -99,18 +99,18 @@ def program_verdicts() -> dict:
         m = r["metrics"]
         parts = []
         for encoding in try_program.ENCODINGS:
-            cell = m["encodings"][encoding]["bins"][try_gallery.LONGEST]
+            cell = m["encodings"][encoding]["bins"][try_rows.LONGEST]
             parts.append(f"{try_program.label(encoding)} {pct(cell['mean_accuracy'])} "
                          f"({SAID[cell['agrees']]})")
-        base = pct(m["baseline"][try_gallery.LONGEST])
-        out[key(m["program"])] = (f"on Len {try_gallery.LONGEST}, " + ", ".join(parts)
+        base = pct(m["baseline"][try_rows.LONGEST])
+        out[key(m["program"])] = (f"on Len {try_rows.LONGEST}, " + ", ".join(parts)
                                   + f", constant baseline {base}")
     return out
 
 
 def _table(metrics: dict) -> str:
     rows = []
-    for b in try_gallery.BINS:
+    for b in try_rows.BINS:
         row = [f"Len {b}", pct(metrics["accepted_share"][b]), pct(metrics["baseline"][b])]
         for encoding in try_program.ENCODINGS:
             cell = metrics["encodings"][encoding]["bins"][b]
@@ -142,7 +142,7 @@ def comparison_table() -> None:
     """try's verdicts on four of Fig. 1's languages beside Fig. 1's next-symbol cells
     (`try-fig1-comparison`), and a sentence on where they agree and differ (`try-fig1-same`)."""
     _, records = gallery_records()
-    rows = try_gallery.fig1_comparison(records, list(fig1_rows()))
+    rows = try_rows.fig1_comparison(records, list(fig1_rows()))
     said = {True: "yes", False: "no", None: "no record yet"}
     table = [[r["program"], r["fragment"], try_program.label(r["encoding"]),
               "yes" if r["predicted"] == YES else "no prediction",

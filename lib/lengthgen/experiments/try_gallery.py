@@ -16,59 +16,27 @@ The gallery is chosen to show what the prediction can and cannot say:
     constant predictor is right on more than 90% of the training bin: why the baseline is
     printed beside every score.
 The library runs are two C-RASP[] languages of Fig. 1 (Tomita 1 and 2) and two that need
-positions (aa* with a periodic relation, Tomita 4 with a local one); `fig1_comparison` sets
-their verdicts beside Fig. 1's next-symbol cells for the same language and encoding.
+positions (aa* with a periodic relation, Tomita 4 with a local one);
+`try_rows.fig1_comparison` sets their verdicts beside Fig. 1's next-symbol cells for the same
+language and encoding.
 
 Feeds: book/try_your_own.ipynb, {numref}`fig-try-gallery`
 """
 from lengthgen.experiments import try_program as trying
-from lengthgen.tasks.base import bin_name
-from lengthgen.tasks.program import FIG1_BINS
+from lengthgen.experiments import try_rows
 
 FIGURE_ID = "try-gallery"
 TITLE = ("Try your own language: APE and NoPE on the per-prefix verdicts of C-RASP programs "
          "that are not Fig. 1 tasks, and on four of Fig. 1's languages")
 
-# name -> C-RASP source. Each line of a program is one operation (lengthgen.crasp.syntax).
-GALLERY = {
-    "balanced_ab": "alphabet a b\nCa := #Q(a)\nCb := #Q(b)\naccept Ca = Cb\n",
-    "b_lead_small": "alphabet a b\nCa := #Q(a)\nCb := #Q(b)\naccept Cb <= Ca + 3\n",
-    "more_a_than_b_some_c": ("alphabet a b c\nCa := #Q(a)\nCb := #Q(b)\n"
-                             "accept Cb + Cb < Ca and exists Q(c)\n"),
-    "at_least_40_a": "alphabet a b\nCa := #Q(a)\naccept Ca >= 40\n",
-    "even_len_majority": ("alphabet a b\nCa := #Q(a)\nCb := #Q(b)\n"
-                          "accept i mod 2 = 0 and Cb < Ca\n"),
-    "no_bb_majority": ("alphabet a b\nCa := #Q(a)\nCb := #Q(b)\n"
-                       "BB := Q(b) and #[j = i - 1] Q(b) >= 1\n"
-                       "accept not exists BB and Cb <= Ca\n"),
-    "two_back_a": "alphabet a b\naccept #[j = i - 2] Q(a) >= 1\n",
-}
-# what each program says, in words (the page's table and the figure's panel titles)
-DESCRIPTIONS = {
-    "balanced_ab": "as many a's as b's",
-    "b_lead_small": "b's lead a's by at most 3",
-    "more_a_than_b_some_c": "more than twice as many a's as b's, and some c",
-    "at_least_40_a": "at least 40 a's",
-    "even_len_majority": "even length and more a's than b's",
-    "no_bb_majority": "no bb anywhere, and no more b's than a's",
-    "two_back_a": "the symbol two places back is a",
-    "tomita1": "Tomita 1: 1*",
-    "tomita2": "Tomita 2: (10)*",
-    "aa_star": "(aa)*",
-    "tomita4": "Tomita 4: no 000",
-}
-HIGH_BASELINE = "at_least_40_a"        # the gallery's high-baseline program
-# Fig. 1's languages run through try: two C-RASP[] ones, one periodic, one local
-LIBRARY = ["tomita1", "tomita2", "aa_star", "tomita4"]
-FIG1_FIGURE = "huang-fig1-languages"   # whose next-symbol cells the library runs are set beside
-
 CONFIGS = {
     # Tomita 2 accepts one string per even length: 300 strings (the test scale's check) find
     # too few of them, so the test config runs two of the four
-    "test": {"try_scale": "test", "programs": GALLERY, "library": ["tomita1", "aa_star"]},
-    "book": {"try_scale": "book", "programs": GALLERY, "library": LIBRARY},
+    "test": {"try_scale": "test", "programs": try_rows.GALLERY,
+             "library": ["tomita1", "aa_star"]},
+    "book": {"try_scale": "book", "programs": try_rows.GALLERY, "library": try_rows.LIBRARY},
     # try has no paper budget of its own (the paper trains no reader's program): the book's
-    "paper": {"try_scale": "book", "programs": GALLERY, "library": LIBRARY},
+    "paper": {"try_scale": "book", "programs": try_rows.GALLERY, "library": try_rows.LIBRARY},
 }
 PAPER_SCALE = (
     "The paper trains no reader's program, so nothing here is taken from it but Fig. 1's "
@@ -139,25 +107,15 @@ def trainings(config):
     return out
 
 
-BINS = [bin_name(lo, hi) for lo, hi in FIG1_BINS]
-LONGEST = BINS[-1]
-
-
-def ordered(records):
-    """The records in the config's order: the gallery, then the library."""
-    order = {name: k for k, name in enumerate([*GALLERY, *(f"library-{n}" for n in LIBRARY)])}
-    return sorted(records, key=lambda r: (order.get(r["run_name"], len(order)), r["run_name"]))
-
-
 def data(records):
     """One row per program, encoding and bin: the mean over the seeds read (those at 100% on
     Len 1-50, else all), the seeds' range, the baseline, the prediction and the agreement."""
     rows = []
-    for r in ordered(records):
+    for r in try_rows.ordered(records):
         m = r["metrics"]
         for encoding in trying.ENCODINGS:
             enc = m["encodings"][encoding]
-            for b in BINS:
+            for b in try_rows.BINS:
                 cell = enc["bins"][b]
                 rows.append({"program": m["program"], "kind": m["kind"],
                              "fragment": m["fragment"], "encoding": encoding, "bin": b,
@@ -183,7 +141,7 @@ def figure(records):
     from matplotlib.ticker import PercentFormatter
 
     from lengthgen.experiments.huang.sweep.drawing import BIN_COLORS, MARK
-    records = ordered(records)
+    records = try_rows.ordered(records)
     cols = 4
     rows = -(-len(records) // cols)
     fig, axes = plt.subplots(rows, cols, figsize=(12, 2.7 * rows), sharey=True, squeeze=False)
@@ -192,7 +150,7 @@ def figure(records):
         m = r["metrics"]
         for g, encoding in enumerate(trying.ENCODINGS):
             enc = m["encodings"][encoding]
-            for k, b in enumerate(BINS):
+            for k, b in enumerate(try_rows.BINS):
                 cell = enc["bins"][b]
                 x = g + (k - 1) * width
                 ax.bar(x, cell["mean_accuracy"], width, color=BIN_COLORS[k],
@@ -223,45 +181,4 @@ def figure(records):
     fig.tight_layout(rect=(0, 0.05, 1, 0.97))
     return fig
 
-
-def fig1_comparison(records, fig1_rows):
-    """For each library run and encoding: try's verdict on Len 101-150 beside Fig. 1's
-    next-symbol cell of the same language (`huang.sweep.analysis.table` rows; None where that
-    cell has no record yet). "same": both generalize or both do not."""
-    cells = {(row["task"], row["encoding"]): row for row in fig1_rows}
-    out = []
-    for r in ordered(records):
-        m = r["metrics"]
-        if m["kind"] != "library":
-            continue
-        for encoding in trying.ENCODINGS:
-            cell = m["encodings"][encoding]["bins"][LONGEST]
-            fig1 = cells.get((m["program"], encoding))
-            out.append({"program": m["program"], "fragment": m["fragment"], "encoding": encoding,
-                        "predicted": m["encodings"][encoding]["predicted"],
-                        "try_accuracy": cell["mean_accuracy"],
-                        "try_baseline": m["baseline"][LONGEST],
-                        "try_generalizes": cell["generalizes"],
-                        "fig1_accuracy": None if fig1 is None else fig1["accuracy"][LONGEST],
-                        "fig1_generalizes": None if fig1 is None else fig1["ours_success"],
-                        "same": None if fig1 is None
-                        else bool(fig1["ours_success"]) == bool(cell["generalizes"])})
-    return out
-
-
-def summary(records) -> dict:
-    """Per program: fragment, the APE and NoPE means on Len 101-150, the baseline on the
-    training bin and on 101-150, and the agreement with the prediction per encoding."""
-    out = {}
-    for r in ordered(records):
-        m = r["metrics"]
-        out[m["program"]] = {
-            "kind": m["kind"], "fragment": m["fragment"],
-            "baseline_train": m["baseline"][BINS[0]], "baseline_long": m["baseline"][LONGEST],
-            **{f"{encoding}_long": m["encodings"][encoding]["bins"][LONGEST]["mean_accuracy"]
-               for encoding in trying.ENCODINGS},
-            **{f"{encoding}_agrees": m["encodings"][encoding]["bins"][LONGEST]["agrees"]
-               for encoding in trying.ENCODINGS},
-            "fit": {encoding: m["encodings"][encoding]["fit"] for encoding in trying.ENCODINGS}}
-    return out
 
