@@ -14,9 +14,10 @@ Feeds: book/dyck.ipynb, {numref}`fig-dyck-capacity`
 """
 import numpy as np
 
-from lengthgen.experiments.richard import protocol, rows
+from lengthgen.experiments.richard import protocol
 from lengthgen.experiments.richard.protocol import (completion_rate, deep_test_prefixes,
                                                     model_spec, trainable_parameters)
+from lengthgen.experiments.richard.rows import best_per_shape
 from lengthgen.experiments import spread
 from lengthgen.tasks.dyck import is_balanced, sample_words
 from lengthgen.experiments.richard.protocol import PAPER_SCALE_DYCK
@@ -90,7 +91,7 @@ def run_one(params, config, device):
 def data(records):
     """One row per model: its shape, learning rate, parameter count and accuracy, and whether
     it is its shape's best (the point drawn)."""
-    best = {id(m) for m in rows.best_per_shape([r["metrics"] for r in records
+    best = {id(m) for m in best_per_shape([r["metrics"] for r in records
                                            if r["params"]["kind"] == "trained"])}
     rows = [{"run": r["run_name"], "kind": r["params"]["kind"], "seed": r["params"]["seed"],
              "d": r["metrics"]["d"], "layers": r["metrics"]["layers"],
@@ -116,7 +117,7 @@ def figure(records):
     means = [{**g[0]["metrics"],
               "accuracy": spread.spread([r["metrics"]["accuracy"] for r in g])[0],
               "seeds": [r["metrics"]["accuracy"] for r in g]} for g in runs_of.values()]
-    trained = rows.best_per_shape(means)
+    trained = best_per_shape(means)
     markers = {1: "o", 2: "s", 4: "^"}
     dims = sorted({m["d"] for m in trained})
     colors = plt.cm.viridis(np.linspace(0, 0.9, max(len(dims), 1)))
