@@ -12,7 +12,9 @@ it does not draw. Two checks keep it closed:
   paper's rows, protocol or analysis module, which the figure imports too.
 
 Names a figure module imports from below (`from ...protocol import build_model`) are bound in
-it, but the second check makes sure nobody takes them from there.
+it, but the second check makes sure nobody takes them from there. What it reads statically: a
+module bound by an import, or by `experiment("<id>")` / `experiment(NAME)` with NAME a string
+constant of the same file; not one handed back by a helper function (`module().X`).
 """
 import ast
 import json
@@ -22,6 +24,7 @@ from lengthgen.runs.contract import NAMES
 from lengthgen.runs.registry import EXPERIMENTS, FIGURES_PACKAGE, _folder
 
 ROOT = Path(__file__).resolve().parents[1]
+
 
 def beyond_contract(tree: ast.Module) -> list[str]:
     """The public names a module's source defines at its top level beyond the contract's
