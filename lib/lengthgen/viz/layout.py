@@ -238,7 +238,11 @@ def tight_layout(fig, taller: bool = False) -> None:
             for _ in range(2):
                 hang_legends(fig)
                 caught.clear()
-                fig.tight_layout(rect=(0, _figure_level_bottom(fig), 1, 1))
+                # (with a `rect`, matplotlib measures every axes twice, the second time to fit
+                # the first's margins into it: a rect of the whole figure would find the same
+                # margins again, so none is passed where nothing sits at the figure's bottom)
+                bottom = _figure_level_bottom(fig)
+                fig.tight_layout(rect=(0, bottom, 1, 1) if bottom else None)
             hang_legends(fig)
         if not any("not applied" in str(warning.message) and
                    ("height" in str(warning.message) or "top" in str(warning.message))
