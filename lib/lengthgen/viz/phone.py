@@ -11,6 +11,7 @@ import re
 
 from lengthgen.viz.layout import (DPI, below_axes, drawn, hang_legends, relegend,
                                   saved_width_px, tight_layout)
+from lengthgen.viz.layout import renderer as renderer_of
 
 MIN_PHONE_PANEL_IN = 1.6   # a panel gets this much width even if its labels need more
 MIN_PHONE_PANEL_HEIGHT_IN = 1.2   # and this much height, or what its tick labels need
@@ -147,24 +148,26 @@ def turn_crowded_tick_labels(fig) -> bool:
     return changed
 
 
-def widen_crushed_panels(fig) -> None:
+def widen_crushed_panels(fig, is_drawn: bool = False) -> bool:
     """A panel that long labels beside it squeeze below MIN_PHONE_PANEL_IN gets the width it
     lacks: the figure is then wider than the column, and pans on a phone (Picture.html) rather
     than show a plot too narrow to read. (The layout of the wider figure may give the panel
     more than it lacked, titles that reached past the labels having room now: the figure is
-    then narrowed again, to what the panel needs.)"""
+    then narrowed again, to what the panel needs.) `is_drawn`: the figure was drawn (`drawn`)
+    and not changed since, so it is measured as it is. Returns whether it still is."""
     for attempt in range(4):
-        renderer = drawn(fig)
-        widths = [ax.get_window_extent(renderer).width / fig.dpi for ax in panels(fig)]
+        measure = renderer_of(fig) if is_drawn and attempt == 0 else drawn(fig)
+        widths = [ax.get_window_extent(measure).width / fig.dpi for ax in panels(fig)]
         lacking = MIN_PHONE_PANEL_IN - min(widths, default=MIN_PHONE_PANEL_IN)
         if lacking < 0.05 and (attempt == 0 or lacking > -0.05):
-            return
+            return True
         width, height = fig.get_size_inches()
         fig.set_size_inches(width + lacking, height)
         tight_layout(fig, taller=True)
+    return False
 
 
-def stack_rows(fig, width_px: float) -> None:
+def stack_rows(fig, width_px: float, is_drawn: bool = False) -> None:
     """Stack the rows of panels again, top to bottom, each with the room its own titles, labels
     and legends take, each panel at least MIN_PHONE_PANEL_HEIGHT_IN tall or as tall as its tick
     labels need (`_needed_height`). The figure gets the height this takes.
@@ -174,12 +177,12 @@ def stack_rows(fig, width_px: float) -> None:
     images of fixed aspect it may leave none, a title on the x label above). A figure whose
     rows are apart and would change by less than a tenth of an inch is left as it is. A taller
     panel may get longer tick labels beside it: the panels are then narrowed to keep the figure
-    within `width_px` (tight_layout, which would do it, would undo the rows' heights)."""
+    within `width_px` (tight_layout, which would do it, would undo the rows' heights).
+    `is_drawn`: as for `widen_crushed_panels`."""
     from matplotlib.font_manager import FontProperties
     from matplotlib.pyplot import rcParams
     from matplotlib.transforms import Bbox
-    renderer = drawn(fig)
-    rows = _rows(fig, renderer)
+    rows = _rows(fig, renderer_of(fig) if is_drawn else drawn(fig))
     if not rows:
         return
     # tight_layout's room between two rows' decorations (its pad, in font sizes)
