@@ -61,10 +61,8 @@ def fit_to_column(fig, width_px: int = COLUMN_PX, min_font_pt: float = MIN_FONT_
         tight_layout(fig, taller=phone)
     if phone and phone_layout.turn_crowded_tick_labels(fig):
         tight_layout(fig, taller=phone)
-    is_drawn = False   # (drawn by saved_width_px and not changed since: measured as it is)
     for _ in range(8):
         saved = saved_width_px(fig)
-        is_drawn = True
         if saved <= width_px + 1:
             break
         legends = [legend for legend in fig.findobj(Legend) if legend._ncols > 1]
@@ -79,8 +77,7 @@ def fit_to_column(fig, width_px: int = COLUMN_PX, min_font_pt: float = MIN_FONT_
         else:
             break
         tight_layout(fig, taller=phone)
-        is_drawn = False
     if phone:   # the panels' width and height, last: no tight_layout comes after them
-        is_drawn = phone_layout.widen_crushed_panels(fig, is_drawn)
-        phone_layout.stack_rows(fig, width_px, is_drawn)
+        # (stack_rows measures the figure on widen_crushed_panels' draw where it is unchanged)
+        phone_layout.stack_rows(fig, width_px, phone_layout.widen_crushed_panels(fig))
     return fig

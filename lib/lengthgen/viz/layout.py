@@ -295,7 +295,11 @@ def wrap_titles(fig, width_in: float, axes_titles: bool = True) -> bool:
 
 
 def saved_width_px(fig) -> float:
-    fig.draw_without_rendering()  # legends and texts lay themselves out when drawn
+    """The width in pixels at DPI of the figure's image as `save_png` saves it."""
+    if not laid_out_by_hand(fig):
+        fig.draw_without_rendering()   # a layout engine (constrained) runs when drawn
+    # (no draw else: measuring an axes places what a draw would, its aspect, its axes locator,
+    # its titles, and texts and legends are measured where they will be drawn)
     box = fig.get_tightbbox(renderer(fig))
     return box.width * DPI + 2 * DPI * 0.1  # savefig's pad_inches = 0.1
 

@@ -148,16 +148,16 @@ def turn_crowded_tick_labels(fig) -> bool:
     return changed
 
 
-def widen_crushed_panels(fig, is_drawn: bool = False) -> bool:
+def widen_crushed_panels(fig) -> bool:
     """A panel that long labels beside it squeeze below MIN_PHONE_PANEL_IN gets the width it
     lacks: the figure is then wider than the column, and pans on a phone (Picture.html) rather
     than show a plot too narrow to read. (The layout of the wider figure may give the panel
     more than it lacked, titles that reached past the labels having room now: the figure is
-    then narrowed again, to what the panel needs.) `is_drawn`: the figure was drawn (`drawn`)
-    and not changed since, so it is measured as it is. Returns whether it still is."""
+    then narrowed again, to what the panel needs.) Returns whether the figure is as it was
+    last drawn (`drawn`): unchanged since this measured it."""
     for attempt in range(4):
-        measure = renderer_of(fig) if is_drawn and attempt == 0 else drawn(fig)
-        widths = [ax.get_window_extent(measure).width / fig.dpi for ax in panels(fig)]
+        renderer = drawn(fig)
+        widths = [ax.get_window_extent(renderer).width / fig.dpi for ax in panels(fig)]
         lacking = MIN_PHONE_PANEL_IN - min(widths, default=MIN_PHONE_PANEL_IN)
         if lacking < 0.05 and (attempt == 0 or lacking > -0.05):
             return True
@@ -178,7 +178,8 @@ def stack_rows(fig, width_px: float, is_drawn: bool = False) -> None:
     rows are apart and would change by less than a tenth of an inch is left as it is. A taller
     panel may get longer tick labels beside it: the panels are then narrowed to keep the figure
     within `width_px` (tight_layout, which would do it, would undo the rows' heights).
-    `is_drawn`: as for `widen_crushed_panels`."""
+    `is_drawn`: the figure was drawn (`drawn`) and not changed since, so it is measured as it
+    is."""
     from matplotlib.font_manager import FontProperties
     from matplotlib.pyplot import rcParams
     from matplotlib.transforms import Bbox
