@@ -57,6 +57,22 @@ def drawn(fig):
     return renderer(fig)
 
 
+def measured(fig):
+    """The renderer to measure `fig` with, its axes placed as a draw would place them: by a
+    draw where a layout engine places them (`laid_out_by_hand`), else as a draw does first,
+    each axes' aspect and axes locator applied (a colorbar's, an image's). The rest a draw would
+    lay out, measuring lays out too (an axis's ticks, a legend's box, a text's lines), so a
+    figure laid out by hand is measured without a draw, at a fraction of its cost (`drawn`
+    draws)."""
+    if not laid_out_by_hand(fig):
+        return drawn(fig)
+    measure = renderer(fig)
+    for ax in fig.axes:
+        locator = ax.get_axes_locator()
+        ax.apply_aspect(locator(ax, measure) if locator else None)
+    return measure
+
+
 def renderer(fig):
     """The renderer that measures what `fig` draws: its canvas's (agg's, for the figures here),
     or None where its canvas has none, which every measure (get_window_extent, get_tightbbox)
@@ -296,11 +312,7 @@ def wrap_titles(fig, width_in: float, axes_titles: bool = True) -> bool:
 
 def saved_width_px(fig) -> float:
     """The width in pixels at DPI of the figure's image as `save_png` saves it."""
-    if not laid_out_by_hand(fig):
-        fig.draw_without_rendering()   # a layout engine (constrained) runs when drawn
-    # (no draw else: measuring an axes places what a draw would, its aspect, its axes locator,
-    # its titles, and texts and legends are measured where they will be drawn)
-    box = fig.get_tightbbox(renderer(fig))
+    box = fig.get_tightbbox(measured(fig))
     return box.width * DPI + 2 * DPI * 0.1  # savefig's pad_inches = 0.1
 
 

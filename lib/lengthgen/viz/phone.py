@@ -9,9 +9,8 @@ grows taller rather than wider where it can.
 """
 import re
 
-from lengthgen.viz.layout import (DPI, below_axes, drawn, hang_legends, relegend,
+from lengthgen.viz.layout import (DPI, below_axes, measured, hang_legends, relegend,
                                   saved_width_px, tight_layout)
-from lengthgen.viz.layout import renderer as renderer_of
 
 MIN_PHONE_PANEL_IN = 1.6   # a panel gets this much width even if its labels need more
 MIN_PHONE_PANEL_HEIGHT_IN = 1.2   # and this much height, or what its tick labels need
@@ -50,9 +49,9 @@ def wrap_legends(fig, width_in: float) -> None:
     more the narrower the panel gets, and tight_layout squeezes the panel to a sliver."""
     from matplotlib.legend import Legend
     legends = fig.findobj(Legend)
-    if not legends:   # no draw
+    if not legends:
         return
-    renderer = drawn(fig)
+    renderer = measured(fig)
     for legend in legends:
         room = width_in * DPI * 0.9
         if below_axes(legend):
@@ -62,7 +61,7 @@ def wrap_legends(fig, width_in: float) -> None:
         box = legend.get_window_extent(renderer)
         if box.width > room and legend._ncols > 1:
             legend = relegend(legend, 1)
-            fig.draw_without_rendering()
+            renderer = measured(fig)
             box = legend.get_window_extent(renderer)
         if box.width > room:
             texts = legend.texts + [legend.get_title()]
@@ -76,7 +75,7 @@ def wrap_tick_labels(fig, width_in: float) -> bool:
     MIN_PHONE_PANEL_IN beside them for the panel into lines (`stack_rows` then gives every
     row room for its lines). Numbers are never broken. Returns whether any was."""
     named = _named_tick_panels(fig, "y")
-    renderer = drawn(fig) if named else None   # most figures have none: no draw
+    renderer = measured(fig) if named else None   # most figures have none
     wrapped = False
     for ax in named:
         labels = [label for label in ax.get_yticklabels() if label.get_text().strip()]
@@ -98,7 +97,7 @@ def wrap_tick_labels(fig, width_in: float) -> bool:
 def wrap_labels(fig) -> bool:
     """Break titles wider than their panels, and axis labels longer than their axes, into
     lines. Returns whether any was broken."""
-    renderer = drawn(fig)
+    renderer = measured(fig)
     wrapped = False
     for ax in fig.axes:
         box = ax.get_window_extent(renderer)
@@ -120,7 +119,7 @@ def turn_crowded_tick_labels(fig) -> bool:
     narrow panel, put each word of a name on its own line if the widest word fits between two
     ticks, else turn the names upright (on one line each). Returns whether any changed."""
     named = _named_tick_panels(fig, "x")
-    renderer = drawn(fig) if named else None   # most figures have none: no draw
+    renderer = measured(fig) if named else None   # most figures have none
     changed = False
     for ax in named:
         labels = sorted((label for label in ax.get_xticklabels()
@@ -148,26 +147,24 @@ def turn_crowded_tick_labels(fig) -> bool:
     return changed
 
 
-def widen_crushed_panels(fig) -> bool:
+def widen_crushed_panels(fig) -> None:
     """A panel that long labels beside it squeeze below MIN_PHONE_PANEL_IN gets the width it
     lacks: the figure is then wider than the column, and pans on a phone (Picture.html) rather
     than show a plot too narrow to read. (The layout of the wider figure may give the panel
     more than it lacked, titles that reached past the labels having room now: the figure is
-    then narrowed again, to what the panel needs.) Returns whether the figure is as it was
-    last drawn (`drawn`): unchanged since this measured it."""
+    then narrowed again, to what the panel needs.)"""
     for attempt in range(4):
-        renderer = drawn(fig)
+        renderer = measured(fig)
         widths = [ax.get_window_extent(renderer).width / fig.dpi for ax in panels(fig)]
         lacking = MIN_PHONE_PANEL_IN - min(widths, default=MIN_PHONE_PANEL_IN)
         if lacking < 0.05 and (attempt == 0 or lacking > -0.05):
-            return True
+            return
         width, height = fig.get_size_inches()
         fig.set_size_inches(width + lacking, height)
         tight_layout(fig, taller=True)
-    return False
 
 
-def stack_rows(fig, width_px: float, is_drawn: bool = False) -> None:
+def stack_rows(fig, width_px: float) -> None:
     """Stack the rows of panels again, top to bottom, each with the room its own titles, labels
     and legends take, each panel at least MIN_PHONE_PANEL_HEIGHT_IN tall or as tall as its tick
     labels need (`_needed_height`). The figure gets the height this takes.
@@ -177,13 +174,11 @@ def stack_rows(fig, width_px: float, is_drawn: bool = False) -> None:
     images of fixed aspect it may leave none, a title on the x label above). A figure whose
     rows are apart and would change by less than a tenth of an inch is left as it is. A taller
     panel may get longer tick labels beside it: the panels are then narrowed to keep the figure
-    within `width_px` (tight_layout, which would do it, would undo the rows' heights).
-    `is_drawn`: the figure was drawn (`drawn`) and not changed since, so it is measured as it
-    is."""
+    within `width_px` (tight_layout, which would do it, would undo the rows' heights)."""
     from matplotlib.font_manager import FontProperties
     from matplotlib.pyplot import rcParams
     from matplotlib.transforms import Bbox
-    rows = _rows(fig, renderer_of(fig) if is_drawn else drawn(fig))
+    rows = _rows(fig, measured(fig))
     if not rows:
         return
     # tight_layout's room between two rows' decorations (its pad, in font sizes)
