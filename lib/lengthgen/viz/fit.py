@@ -10,7 +10,7 @@ panels given the height they need).
 """
 from lengthgen.viz import phone as phone_layout
 from lengthgen.viz.layout import (COLUMN_PX, DPI, MIN_FONT_PT, MIN_PANEL_IN, below_axes,
-                                  drawn, laid_out_by_hand, reflow, relegend, saved_width_px,
+                                  laid_out_by_hand, measured, reflow, relegend, saved_width_px,
                                   tight_layout, wrap_titles)
 
 
@@ -44,7 +44,7 @@ def fit_to_column(fig, width_px: int = COLUMN_PX, min_font_pt: float = MIN_FONT_
     if phone:   # before the first layout (see wrap_legends)
         phone_layout.wrap_legends(fig, target)
     if moved:   # the panels keep their height, the legends under them get theirs
-        renderer = drawn(fig)
+        renderer = measured(fig)
         extra = sum(legend.get_window_extent(renderer).height for legend in moved) / fig.dpi
         width, height = fig.get_size_inches()
         fig.set_size_inches(width, height + extra)

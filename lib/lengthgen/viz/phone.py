@@ -9,7 +9,7 @@ grows taller rather than wider where it can.
 """
 import re
 
-from lengthgen.viz.layout import (DPI, below_axes, drawn, hang_legends, relegend,
+from lengthgen.viz.layout import (DPI, below_axes, measured, hang_legends, relegend,
                                   saved_width_px, tight_layout)
 
 MIN_PHONE_PANEL_IN = 1.6   # a panel gets this much width even if its labels need more
@@ -49,9 +49,9 @@ def wrap_legends(fig, width_in: float) -> None:
     more the narrower the panel gets, and tight_layout squeezes the panel to a sliver."""
     from matplotlib.legend import Legend
     legends = fig.findobj(Legend)
-    if not legends:   # no draw
+    if not legends:
         return
-    renderer = drawn(fig)
+    renderer = measured(fig)
     for legend in legends:
         room = width_in * DPI * 0.9
         if below_axes(legend):
@@ -61,7 +61,7 @@ def wrap_legends(fig, width_in: float) -> None:
         box = legend.get_window_extent(renderer)
         if box.width > room and legend._ncols > 1:
             legend = relegend(legend, 1)
-            fig.draw_without_rendering()
+            renderer = measured(fig)
             box = legend.get_window_extent(renderer)
         if box.width > room:
             texts = legend.texts + [legend.get_title()]
@@ -75,7 +75,7 @@ def wrap_tick_labels(fig, width_in: float) -> bool:
     MIN_PHONE_PANEL_IN beside them for the panel into lines (`stack_rows` then gives every
     row room for its lines). Numbers are never broken. Returns whether any was."""
     named = _named_tick_panels(fig, "y")
-    renderer = drawn(fig) if named else None   # most figures have none: no draw
+    renderer = measured(fig) if named else None   # most figures have none
     wrapped = False
     for ax in named:
         labels = [label for label in ax.get_yticklabels() if label.get_text().strip()]
@@ -97,7 +97,7 @@ def wrap_tick_labels(fig, width_in: float) -> bool:
 def wrap_labels(fig) -> bool:
     """Break titles wider than their panels, and axis labels longer than their axes, into
     lines. Returns whether any was broken."""
-    renderer = drawn(fig)
+    renderer = measured(fig)
     wrapped = False
     for ax in fig.axes:
         box = ax.get_window_extent(renderer)
@@ -119,7 +119,7 @@ def turn_crowded_tick_labels(fig) -> bool:
     narrow panel, put each word of a name on its own line if the widest word fits between two
     ticks, else turn the names upright (on one line each). Returns whether any changed."""
     named = _named_tick_panels(fig, "x")
-    renderer = drawn(fig) if named else None   # most figures have none: no draw
+    renderer = measured(fig) if named else None   # most figures have none
     changed = False
     for ax in named:
         labels = sorted((label for label in ax.get_xticklabels()
@@ -154,7 +154,7 @@ def widen_crushed_panels(fig) -> None:
     more than it lacked, titles that reached past the labels having room now: the figure is
     then narrowed again, to what the panel needs.)"""
     for attempt in range(4):
-        renderer = drawn(fig)
+        renderer = measured(fig)
         widths = [ax.get_window_extent(renderer).width / fig.dpi for ax in panels(fig)]
         lacking = MIN_PHONE_PANEL_IN - min(widths, default=MIN_PHONE_PANEL_IN)
         if lacking < 0.05 and (attempt == 0 or lacking > -0.05):
@@ -178,8 +178,7 @@ def stack_rows(fig, width_px: float) -> None:
     from matplotlib.font_manager import FontProperties
     from matplotlib.pyplot import rcParams
     from matplotlib.transforms import Bbox
-    renderer = drawn(fig)
-    rows = _rows(fig, renderer)
+    rows = _rows(fig, measured(fig))
     if not rows:
         return
     # tight_layout's room between two rows' decorations (its pad, in font sizes)
