@@ -212,10 +212,7 @@ def test_caption_refuses_an_empty_list():
 # Figures registered before their first book-scale run, and why: each is skipped by the check
 # below while it has no records, and fails it once records exist (then its entry goes). Its
 # chapter cell shows a "not yet run" note meanwhile, never a figure.
-AWAITING_FIRST_RUN = {
-    "richard-fig1-ladder": "issue 53: its book sweep (about 35 CPU-minutes) is the lead's to "
-                           "run: python -m lengthgen figure run richard-fig1-ladder --scale book",
-}
+AWAITING_FIRST_RUN: dict[str, str] = {}   # figure id -> why it has no records yet (the command)
 
 
 @pytest.mark.parametrize("figure_id", FIGURE_IDS)

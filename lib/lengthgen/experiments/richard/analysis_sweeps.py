@@ -118,6 +118,12 @@ STEP_WORDS = {"rises": "rises", "falls": "falls",
               "same": "does not move beyond the spread of its seeds"}
 
 
+def _loss(value: float) -> str:
+    """A training loss to three decimals: the ladder's losses differ in the second (1.03 and
+    1.02 would both print as 1.0)."""
+    return f"{value:.3f}"
+
+
 def ladder_numbers(records: list[dict]) -> dict:
     """The compute ladder toward Fig. 1 (richard-fig1-ladder), at its one training and test
     depth, per rung over seeds: the training operations of one model, the model's in-sample
@@ -148,7 +154,7 @@ def ladder_numbers(records: list[dict]) -> dict:
                                   for i in order),
            "beat": "none" if not beat else "rung " + listing(str(i) for i in beat),
            "in-steps": moves(f"in_sample_depth{q}"),
-           "loss": listing(mean_span(acc(i, "train_loss"), num) for i in order),
+           "loss": listing(mean_span(acc(i, "train_loss"), _loss) for i in order),
            "loss-steps": moves("train_loss")}
     out["result"] = (f"Over {out['seeds']}, the models' in-sample accuracy at depth {q} is "
                      f"{out['in']} on rungs {order[0]} to {order[-1]}, against {out['base']} for "
