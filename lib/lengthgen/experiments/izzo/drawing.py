@@ -1,6 +1,7 @@
 """The loss curves of Izzo et al. Figs. 1 and 2 (and the bands Fig. k-gram reuses), drawn from
 the rows of `analysis`."""
 from lengthgen.experiments.izzo.analysis import curve_rows, summary_rows
+from lengthgen.experiments.izzo.rows import scaling_rows
 
 
 def loss_band(ax, pts, color: str, label: str) -> None:
