@@ -301,3 +301,29 @@ def test_a_figure_drawn_ahead_from_records_that_changed_since_is_drawn_again(tmp
                                 lambda *a, **k: (lambda s, r: (s, r[::-1]))(*records_for(*a, **k)))
         book.book_figure(figure_id)
         assert drawn_here == ([1] if changed else [])
+
+
+def test_a_kernel_that_drew_in_workers_shuts_down_without_a_traceback(tmp_path):
+    """Jupyter interrupts a kernel's whole process group as it shuts it down: the workers
+    ignore that SIGINT (the pool ends them), so a build's log gets no KeyboardInterrupt
+    traceback from each chapter (it did, from both workers, before they ignored it)."""
+    import subprocess
+    import sys
+    import textwrap
+    script = tmp_path / "run.py"
+    script.write_text(textwrap.dedent("""
+        import nbformat
+        from nbclient import NotebookClient
+        nb = nbformat.v4.new_notebook()
+        nb.cells = [nbformat.v4.new_code_cell(
+            "import functools, math, os\\n"
+            "os.environ['LENGTHGEN_DRAW_WORKERS'] = '2'\\n"
+            "from lengthgen.viz.parallel import in_parallel\\n"
+            "print(in_parallel([functools.partial(math.factorial, n) for n in range(6)]))")]
+        NotebookClient(nb, kernel_name="python3", timeout=120).execute()
+        print("OUT", nb.cells[0].outputs[0]["text"].strip())
+    """))
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                          timeout=300)
+    assert "OUT [1, 1, 2, 6, 24, 120]" in done.stdout, done.stdout + done.stderr
+    assert "Traceback" not in done.stderr, done.stderr

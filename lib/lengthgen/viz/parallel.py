@@ -123,8 +123,14 @@ def _settings() -> dict:
 
 def _start_worker() -> None:
     """(in a worker, once) Draw without a screen: a notebook's kernel hands its own backend
-    down in $MPLBACKEND, which needs the kernel."""
+    down in $MPLBACKEND, which needs the kernel. And ignore SIGINT: Jupyter interrupts a
+    kernel by signalling its whole process group, workers included, as it shuts the kernel
+    down; the interrupt is the kernel's to handle (a worker stopped by it printed a
+    KeyboardInterrupt traceback into every build's log), and the pool ends its workers."""
+    import signal
+
     import matplotlib
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     matplotlib.use("Agg")
 
 
