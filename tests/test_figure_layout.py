@@ -39,6 +39,9 @@ DRAWN_FOR_PHONES += DYCK_FOR_PHONES
 # legend of six lines) was 2,470 CSS px tall on a phone, the Dyck chapter's spectrum (six
 # panels, two legends) 1,780, and its spectra did not say which model they were
 TALL_ON_PHONES = ["huang-fig5-6-positional", "richard-fig5-spectrum"]
+# and the Boolean compute ladder (Dyck appendix): its rungs' five-line names, laid flat and turned
+# upright by the phone's layout, made it about 1,260 CSS px tall, twice its height with short names
+TALL_ON_PHONES += ["richard-fig1-ladder"]
 DRAWN_FOR_PHONES += TALL_ON_PHONES
 # a phone's screen is about 800 CSS px tall: a figure drawn for phones takes at most two (its
 # height at its natural size, NARROW_PX wide; a 360 px screen shows it 297 / 380 of that)

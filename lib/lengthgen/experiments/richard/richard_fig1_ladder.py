@@ -97,6 +97,17 @@ def _rung_label(m: dict) -> str:
 
 
 def figure(records):
+    return _draw(records, _rung_label, "paper\nd=1024, 8L\n100,000 steps")
+
+
+def phone_figure(records):
+    """The same panels, the rungs named by number only: their five-line names, laid flat and
+    turned upright by the phone's layout, made the figure twice as tall (the caption and the
+    column's axis say what each rung is)."""
+    return _draw(records, lambda m: f"rung {m['rung']}", "paper")
+
+
+def _draw(records, rung_label, paper_label):
     import matplotlib.pyplot as plt
 
     groups = spread.group_by(sorted(records, key=lambda r: r["params"]["rung"]),
@@ -131,12 +142,12 @@ def figure(records):
     spread.line(loss, rungs, [[r["metrics"]["train_loss"] for r in groups[i]] for i in rungs],
                 "o-", "black", label="final training loss")
     loss.set(ylabel="training loss\n(per token)", title="training loss")
-    ticks = [_rung_label(groups[i][0]["metrics"]) for i in rungs]
+    ticks = [rung_label(groups[i][0]["metrics"]) for i in rungs]
     paper = cfg["train_depth"] == 3 and 3 in depths
     # one x-axis for all panels (named under the last), with room for the paper's stars
     loss.set_xlim(rungs[0] - 0.5, (paper_x if paper else rungs[-1]) + 0.5)
     loss.set_xticks(rungs + [paper_x] if paper else rungs,
-                    ticks + ["paper\nd=1024, 8L\n100,000 steps"] if paper else ticks,
+                    ticks + [paper_label] if paper else ticks,
                     fontsize=8)
     handles = {label: h for ax in axes for h, label in zip(*ax.get_legend_handles_labels())}
     fig.legend(handles.values(), handles.keys(), loc="lower center", ncol=2, fontsize=7)
