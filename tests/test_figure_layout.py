@@ -42,6 +42,9 @@ TALL_ON_PHONES = ["huang-fig5-6-positional", "richard-fig5-spectrum"]
 # and the Boolean compute ladder (Dyck appendix): its rungs' five-line names, laid flat and turned
 # upright by the phone's layout, made it about 1,260 CSS px tall, twice its height with short names
 TALL_ON_PHONES += ["richard-fig1-ladder"]
+# and the learned positional embeddings (Dyck chapter): nine models' panels and a summary, one
+# per row, made it about 3,010 CSS px tall; now two to a row on one scale
+TALL_ON_PHONES += ["richard-fig7-learned-pe"]
 DRAWN_FOR_PHONES += TALL_ON_PHONES
 # a phone's screen is about 800 CSS px tall: a figure drawn for phones takes at most two (its
 # height at its natural size, NARROW_PX wide; a 360 px screen shows it 297 / 380 of that)

@@ -85,36 +85,115 @@ def data(records):
     return rows
 
 
+def _sorted(records):
+    """The records in the figure's order: by variant (as in Fig. 6), then by seed."""
+    order = {v: i for i, v in enumerate(LEARNED_PE_VARIANTS)}
+    return sorted(records, key=lambda r: (order.get(r["params"]["variant"], 99),
+                                          r["params"]["seed"]))
+
+
+def _draw_curves(ax, m) -> None:
+    """One model's panel: the curves (thin, grey) and their k-means centroids (thick)."""
+    import matplotlib.pyplot as plt
+    curves = np.array(m["curves"])
+    x = np.arange(1, curves.shape[1] + 1)
+    ax.plot(x, curves.T, color="grey", lw=0.4, alpha=0.4)
+    colors = plt.cm.tab10(np.arange(len(m["centroids"])))
+    for c, color in zip(m["centroids"], colors):
+        ax.plot(x, c, color=color, lw=1.6)
+    ax.axhline(0, color="black", lw=0.5)
+
+
 def figure(records):
     """A panel per variant and seed, two to a row for the book's column: the curves (thin) and
     their centroids (thick); the last panel: the mean absolute end value of each seed's curves
     (dots), their mean and min-max range, per variant."""
     import matplotlib.pyplot as plt
 
-    order = {v: i for i, v in enumerate(LEARNED_PE_VARIANTS)}
-    records = sorted(records, key=lambda r: (order.get(r["params"]["variant"], 99),
-                                             r["params"]["seed"]))
-    variants = spread.group_by(records, lambda r: r["params"]["variant"])
+    records = _sorted(records)
     rows = -(-(len(records) + 1) // 2)
     fig, axes = plt.subplots(rows, 2, figsize=(7.4, 2.9 * rows), squeeze=False)
     axes = list(axes.ravel())
     for ax, r in zip(axes, records):
         m, seed = r["metrics"], r["params"]["seed"]
-        curves = np.array(m["curves"])
-        x = np.arange(1, curves.shape[1] + 1)
-        ax.plot(x, curves.T, color="grey", lw=0.4, alpha=0.4)
-        colors = plt.cm.tab10(np.arange(len(m["centroids"])))
-        for c, color in zip(m["centroids"], colors):
-            ax.plot(x, c, color=color, lw=1.6)
-        ax.axhline(0, color="black", lw=0.5)
+        _draw_curves(ax, m)
         ax.set_title(f"{r['params']['variant']}, seed {seed}: mean |end| "
                      f"{m['end_abs_mean']:.2f}", fontsize=10.5)
         ax.set_xlabel("position r", fontsize=10.5)
         ax.set_ylabel("cumulative PE", fontsize=10.5)
-    ends = [[r["metrics"]["end_abs_mean"] for r in group] for group in variants.values()]
-    summary = axes[len(records)]
     for ax in axes[len(records) + 1:]:
         ax.axis("off")
+    _draw_summary(axes[len(records)], records)
+    fig.suptitle("Cumulative positional embeddings (thin) and k-means centroids (thick); "
+                 + spread.seeds_label(records, lambda r: r["params"]["variant"]).replace(
+                     "per setting", "per variant"), fontsize=10.5)
+    fig.tight_layout()
+    return fig
+
+
+# on a phone: a model's panel and the summary's (in inches)
+_PHONE_PANEL_IN, _PHONE_SUMMARY_IN = 1.15, 1.0
+
+
+def phone_figure(records):
+    """The same panels for a phone's column, where the column's figure laid out again put its
+    ten panels one per row: 3,010 px tall. Here the models' panels go two to a row on one y
+    scale, its numbers on the left only and named in the title and the key (a y label beside
+    every row would leave the panels too narrow), each panel named by variant and seed (the
+    mean |end| its title had in the column is its dot in the summary), the x label under the
+    lowest panel of each column; the key of thin and thick lines fills the grid's last place,
+    and the summary is a row of its own under the grid, its axis named in its title. (A grid
+    with a row that spans it is left as it is by the phone's layout, which would put the
+    panels of a full grid one per row.)"""
+    import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator
+
+    records = _sorted(records)
+    rows = -(-len(records) // 2)
+    fig = plt.figure(figsize=(3.8, rows * (_PHONE_PANEL_IN + 0.9) + _PHONE_SUMMARY_IN + 2))
+    grid = fig.add_gridspec(rows + 1, 2, height_ratios=[_PHONE_PANEL_IN] * rows
+                            + [_PHONE_SUMMARY_IN])
+    axes = []
+    for index, r in enumerate(records):
+        ax = fig.add_subplot(grid[index // 2, index % 2], sharex=axes[0] if axes else None,
+                             sharey=axes[0] if axes else None)
+        axes.append(ax)
+        _draw_curves(ax, r["metrics"])
+        ax.set_title(f"{r['params']['variant']}\nseed {r['params']['seed']}", fontsize=10.5)
+        if index % 2:
+            ax.tick_params(axis="y", labelleft=False)
+        if index + 2 >= len(records):   # the lowest of its column
+            ax.set_xlabel("position r", fontsize=10.5)
+    axes[0].yaxis.set_major_locator(MaxNLocator(5, integer=True))
+    if len(records) % 2:   # the grid's last place: the key, drawn in it (a legend of the
+        # figure there would be taken for a note under the panels, and an axes' own legend is
+        # moved under its axes by the phone's layout)
+        key = fig.add_subplot(grid[rows - 1, 1])
+        key.axis("off")
+        for y, width, color, text in ((0.65, 0.8, "grey", "a coordinate's\ncumulative PE"),
+                                      (0.3, 1.6, "tab:blue", "k-means\ncentroid")):
+            key.plot([0, 0.18], [y, y], color=color, lw=width, transform=key.transAxes)
+            key.text(0.24, y, text, va="center", fontsize=10.5, transform=key.transAxes)
+    summary = fig.add_subplot(grid[rows, :])
+    _draw_summary(summary, records)
+    # the names flat (the ticks spread to the panel's edges), the axis named in the title
+    summary.set_xticks(summary.get_xticks(), [t.get_text() for t in summary.get_xticklabels()],
+                       rotation=0, ha="center", rotation_mode="default")
+    summary.set(xlim=(-0.35, len(summary.get_xticks()) - 0.65), xlabel="", ylabel="")
+    summary.set_title("mean |end value|: each seed (dots),\nmean and min-max", fontsize=10.5)
+    fig.suptitle("Cumulative sums of the learned positional embeddings (up) by position r; "
+                 + spread.seeds_label(records, lambda r: r["params"]["variant"])
+                 .replace(", mean and min-max", "").replace("per setting", "per variant"),
+                 fontsize=10.5)
+    fig.tight_layout()
+    return fig
+
+
+def _draw_summary(summary, records) -> None:
+    """The last panel: each seed's mean absolute end value (dots), their mean and min-max
+    range, per variant."""
+    variants = spread.group_by(records, lambda r: r["params"]["variant"])
+    ends = [[r["metrics"]["end_abs_mean"] for r in group] for group in variants.values()]
     xs = list(range(len(variants)))
     for x, values in zip(xs, ends):
         summary.scatter([x] * len(values), values, color="tab:blue", s=14, zorder=4)
@@ -127,11 +206,6 @@ def figure(records):
     summary.set(xlim=(-0.5, len(xs) - 0.5), ylim=(0, None), xlabel="variant",
                 ylabel="mean |end value|")
     summary.set_title("per seed (dots), mean and min-max", fontsize=10.5)
-    fig.suptitle("Cumulative positional embeddings (thin) and k-means centroids (thick); "
-                 + spread.seeds_label(records, lambda r: r["params"]["variant"]).replace(
-                     "per setting", "per variant"), fontsize=10.5)
-    fig.tight_layout()
-    return fig
 
 
 def trainings(config):
