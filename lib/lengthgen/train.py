@@ -27,7 +27,8 @@ import torch
 
 from lengthgen.engine.checkpoints import (_resumable_fields, _restore_rng, _rng_state,  # noqa: F401
                                           checkpoint_problem, load_checkpoint, member_state,
-                                          restore_member, restoring, save_checkpoint)
+                                          restore_feed, restore_member, restoring,
+                                          save_checkpoint)
 from lengthgen.engine.settings import (EVAL_SEED_OFFSET, SCHEDULES, TrainConfig,  # noqa: F401
                                        TrainResult, history_metrics, learning_rate, should_stop)
 from lengthgen.engine.single import (adamw, decoder_for_task, length_chunks,  # noqa: F401
@@ -84,6 +85,7 @@ def train(model: Decoder, task: Task, cfg: TrainConfig, device="cpu",
         with restoring(checkpoint):
             restore_member(group, 0, state, member)
             _restore_rng(rng, state["rng"], device)
+            restore_feed(feed, 0, state)   # the task's place in its data (a fixed set's epoch)
         step, elapsed, member.stopped = state["step"], state["elapsed"], state["stopped"]
         member.abandoned = state.get("abandoned", False)
         # the losses since the last evaluation, so a resumed run logs the same train_loss
@@ -107,7 +109,7 @@ def train(model: Decoder, task: Task, cfg: TrainConfig, device="cpu",
                                  f"(lr {cfg.lr:g}); lower the learning rate{kept()}")
         try:
             save_checkpoint(checkpoint, {
-                **member_state(group, 0, member, state), "run": run,
+                **member_state(group, 0, member, state, feed), "run": run,
                 "rng": _rng_state(rng, device), "stopped": member.stopped,
                 "abandoned": member.abandoned})
         except OSError as e:   # a full disk, a folder turned read-only

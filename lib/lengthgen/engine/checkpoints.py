@@ -66,13 +66,23 @@ STATE_KEYS = ("model", "adam", "step", "history", "elapsed", "recent")
 CHECKPOINT_KEYS = STATE_KEYS + ("run", "rng", "stopped")
 
 
-def member_state(group, row: int, member, loop_state: dict) -> dict:
+def member_state(group, row: int, member, loop_state: dict, feed=None) -> dict:
     """Row `row` of a group, in the resume format: the group's weights and moments, and the
     loop's step, elapsed time and recent losses with the member's history (`loop.run`'s state
-    and MemberState)."""
-    return {**group.member_state(row), "step": loop_state["step"], "history": member.history,
-            "elapsed": loop_state["elapsed"],
-            "recent": [float(r[row]) for r in loop_state["recent"]]}
+    and MemberState); and, from a feed that has one, where the member stands in its data
+    ("feed": a host generator's state and its task's, `engine.feeds.HostFeed.state`; a state
+    without it resumes with its generator from the start, as states written before it did)."""
+    state = {**group.member_state(row), "step": loop_state["step"], "history": member.history,
+             "elapsed": loop_state["elapsed"],
+             "recent": [float(r[row]) for r in loop_state["recent"]]}
+    data = None if feed is None else feed.state(row)
+    return state if data is None else {**state, "feed": data}
+
+
+def restore_feed(feed, row: int, state: dict) -> None:
+    """Put row `row` of a feed where a member state says (see `member_state`)."""
+    if "feed" in state:
+        feed.restore(row, state["feed"])
 
 
 def restore_member(group, row: int, state: dict, member) -> None:

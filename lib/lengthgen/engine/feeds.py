@@ -6,7 +6,10 @@ Two feeds, one interface (`batch(step)` -> inputs, targets, mask [S, B, T] and A
 * `HostFeed` draws each member's batch with its task's numpy sampler and its own seeded
   generator, exactly as `train` always has (the same batches and offsets, in the same order),
   then stacks them padded to a common width. Every CPU figure trains through it, so the
-  book's records keep their data streams. Its cost is host time every step.
+  book's records keep their data streams. Its cost is host time every step. A member's
+  place in its stream (its generator's state and its task's `training_state`, a fixed
+  set's place in its epoch) goes into the member's state (`engine.checkpoints`), so that a
+  resumed member draws what it would have drawn.
 * `DeviceFeed` makes batches on the device (`lengthgen.engine.device_data`), many steps at a
   time, keyed by (member seed, step, row) with a counter-based generator: a member's batches
   depend only on its run and the step, so they are the same in any group, after a resume and
@@ -45,6 +48,13 @@ class HostFeed:
         self.any_absolute = any(self.absolute)
         self.target_dtype, self.device = target_dtype, device
         self.width = width   # None: the widest batch of the step (what `train` feeds)
+        for task in self.tasks:   # a run starts at the start of its task's training data
+            task.restore_training_state(None)
+        shared = [t for t in self.tasks if self.tasks.count(t) > 1 and
+                  t.training_state() is not None]
+        if shared:   # one object, one place in its data: it cannot serve two members
+            raise LengthgenError(f"{shared[0].id}: one task object with a training state "
+                                 f"serves several members; give each its own")
 
     def batch(self, step: int):
         batches, offsets = [], []
@@ -63,6 +73,20 @@ class HostFeed:
         shifts = (torch.as_tensor(np.stack(offsets)).to(self.device, non_blocking=True)
                   if self.any_absolute else None)
         return (*tensors, shifts)
+
+    def state(self, row: int) -> dict:
+        """Where row `row` stands in its data: its generator's state and its task's training
+        state (`Task.training_state`)."""
+        return {"numpy": self.rngs[row].bit_generator.state,
+                "task": self.tasks[row].training_state()}
+
+    def restore(self, row: int, state: dict) -> None:
+        """Put row `row` where `state` (a `state()`) says, to draw what it would have drawn."""
+        if not isinstance(state, dict) or set(state) != {"numpy", "task"}:
+            raise LengthgenError("a member's feed state is not a host generator's and its "
+                                 "task's state")
+        self.rngs[row].bit_generator.state = state["numpy"]
+        self.tasks[row].restore_training_state(state["task"])
 
     def retain(self, keep: list[int]) -> None:
         for name in ("tasks", "configs", "rngs", "ranges", "n_positions", "absolute"):
@@ -135,6 +159,13 @@ class DeviceFeed:
         inputs, targets, mask, offsets = self._pool
         return (inputs[:, j], targets[:, j], mask[:, j],
                 None if offsets is None else offsets[:, j])
+
+    def state(self, row: int) -> None:
+        """None: a member's device batches depend on its seed and step only."""
+        return None
+
+    def restore(self, row: int, state: dict) -> None:
+        """Nothing to restore (a state a host feed wrote is of no use here: see `state`)."""
 
     def retain(self, keep: list[int]) -> None:
         index = torch.tensor(keep, device=self.device)

@@ -17,14 +17,15 @@ Slices: with a `deadline`, training stops at that time and the state of every un
 `train()`'s checkpoint files hold) comes back in `JobOutcome.state`, small enough to keep
 as a file for small models; passing it back as `resume` continues the job where it stopped. With
 the device sampler a resumed job sees the batches it would have seen (they are keyed by seed
-and step), so a job trained in slices follows the trajectory of a job trained at once, up to
-float rounding.
+and step), and with the host's its state keeps where its generator and its task's data stood
+(`engine.feeds.HostFeed.state`): either way a job trained in slices follows the trajectory of
+a job trained at once, up to float rounding.
 """
 from dataclasses import dataclass, field
 
 import torch
 
-from lengthgen.engine.checkpoints import member_state, restore_member
+from lengthgen.engine.checkpoints import member_state, restore_feed, restore_member
 from lengthgen.engine.feeds import DeviceFeed, HostFeed
 from lengthgen.engine.groups import StackedGroup
 from lengthgen.engine.loop import MemberState, run
@@ -170,6 +171,7 @@ def _train_group(jobs, built, part, device, sampler, deadline, until_step, resum
         step = resume[part[0]]["step"]
         for j, i in enumerate(part):
             restore_member(group, j, resume[i], members[j])
+            restore_feed(feed, j, resume[i])
         elapsed = max(resume[i]["elapsed"] for i in part)
         recent = [torch.tensor(column, device=device)
                   for column in zip(*(resume[i]["recent"] for i in part))]
@@ -185,7 +187,8 @@ def _train_group(jobs, built, part, device, sampler, deadline, until_step, resum
     for position, j in enumerate(alive):
         i = part[j]
         outcomes[i] = JobOutcome(jobs[i], None, None, group_size=len(part),
-                                 state=member_state(group, position, members[j], state))
+                                 state=member_state(group, position, members[j], state,
+                                                    feed))
     finished = group.finished_models()
     for j, i in enumerate(part):
         if outcomes[i].result is not None:

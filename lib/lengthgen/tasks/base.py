@@ -65,6 +65,18 @@ class Task(ABC):
         here instead, while `sample` keeps drawing the evaluation sets from the task's law."""
         return self.sample(rng, batch_size, min_len, max_len)
 
+    def training_state(self):
+        """What the next training batches depend on besides the run's generator, for a resume
+        to continue from (a finite set's place in its epoch: `tasks.fixed`); None for a task
+        that draws fresh batches. The trainers keep it in a run's state (`engine.feeds`)."""
+        return None
+
+    def restore_training_state(self, state) -> None:
+        """Go on from a `training_state()` (None: from the start, as a new run does)."""
+        if state is not None:
+            raise LengthgenError(f"{self.id}: draws fresh training batches and has no training "
+                                 f"state to restore; this state is another task's")
+
     @abstractmethod
     def max_tokens(self, length: int) -> int:
         """Number of model input positions (T) an example of Len = length occupies."""

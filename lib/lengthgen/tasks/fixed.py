@@ -8,6 +8,10 @@ its *training* batches (`Task.training_batch`, what the trainer's host feed asks
 such a set: `size` strings drawn once from the task's own law with a seed of their own, served
 in a new random order each epoch (the order drawn from the training run's generator), the
 batch size kept; a batch that reaches the end of an epoch is completed from the next one.
+Where it stands (the rest of the epoch's order, the epochs started) is its `training_state`,
+which a run's checkpoint and a slice's hand-off keep with the run's generator, so that a
+resumed run serves the batches an uninterrupted one would (`engine.feeds.HostFeed`). One
+object serves one run.
 Everything else is the wrapped task's: `sample` still draws fresh strings from its law, so the
 in-distribution evaluation sets and every test bin are strings the model may never have seen,
 as in the authors' code. Only the data regime changes, nothing else (the APE vs NoPE chapter's
@@ -59,11 +63,33 @@ class FixedTrainingSet(Task):
         take, self._order = self._order[:batch_size], self._order[batch_size:]
         return _select(self.pool, take, self.task)
 
+    def training_state(self) -> dict:
+        """The rest of this epoch's order and the epochs started."""
+        return {"order": [int(i) for i in self._order], "epochs": self.epochs}
+
+    def restore_training_state(self, state) -> None:
+        if state is None:   # a new run: the first epoch
+            self._order, self.epochs = np.zeros(0, np.int64), 0
+            return
+        order = np.asarray(state.get("order") if isinstance(state, dict) else None)
+        whole = order.ndim == 1 and (order.dtype.kind in "iu" or len(order) == 0)  # [] is float
+        if not whole or not ((0 <= order) & (order < self.size)).all() \
+                or not isinstance(state.get("epochs"), int):
+            raise LengthgenError(f"{self.id}: a training state that is not this set's (an "
+                                 f"order over {self.size} strings and an epoch count)")
+        self._order, self.epochs = order.astype(np.int64), state["epochs"]
+
     def max_tokens(self, length: int) -> int:
         return self.task.max_tokens(length)
 
     def class_names(self) -> list[str]:
         return self.task.class_names()
+
+
+def epochs_started(batches: int, batch_size: int, size: int) -> int:
+    """The epochs a run of `batches` batches has started on a set of `size` strings (its
+    `epochs` at the end): an epoch starts when the one before runs out."""
+    return -(-batches * batch_size // size)
 
 
 def _concatenate(batches: list[Batch]) -> Batch:

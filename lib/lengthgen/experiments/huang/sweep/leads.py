@@ -96,20 +96,25 @@ def run_one(params, config, device):
     from lengthgen.train import train
     trained_on, model, train_cfg = training(params, config)
     result = train(model, trained_on, train_cfg, device)
-    seen = {"epochs": trained_on.epochs} if params["variant"] == "fixed_data" else {}
-    return {**_scores(params, model, result, config, device), **seen}
+    return _scores(params, model, result, config, device)
 
 
 def _scores(params, model, result, config, device) -> dict:
+    """A finished run's metrics, however it trained (`run_one` on the CPU, `score` in a GPU
+    slice): the sweep's scores, and on a fixed training set the epochs its batches started."""
+    from lengthgen.tasks.fixed import epochs_started
     scores = protocol.score_training(model, get_task(params["task"]), params["setting"],
                                      params["seed"], result, config["sweep"], device)
+    seen = {"epochs": epochs_started(result.steps, job(params, config).train.batch_size,
+                                     config["fixed_size"])} \
+        if params["variant"] == "fixed_data" else {}
     return {"task": params["task"], "variant": params["variant"],
-            "n_positions": model.cfg.n_positions, **scores}
+            "n_positions": model.cfg.n_positions, **scores, **seen}
 
 
 def score(model, job, result, config, device, group_size):
     """A run trained in a GPU slice, scored as `run_one` scores it (the planned figure's
-    `score`; a fixed training set's epochs are not counted there)."""
+    `score`)."""
     return _scores(job.params(), model, result, config, device)
 
 
