@@ -141,7 +141,7 @@ def phone_figure(records):
     scale, its numbers on the left only and named in the title and the key (a y label beside
     every row would leave the panels too narrow), each panel named by variant and seed (the
     mean |end| its title had in the column is its dot in the summary), the x label under the
-    lowest panel of each column; the key of thin and thick lines fills the grid's last place,
+    lowest panel of each column; the key of thin and thick lines takes the place after the last,
     and the summary is a row of its own under the grid, its axis named in its title. (A grid
     with a row that spans it is left as it is by the phone's layout, which would put the
     panels of a full grid one per row.)"""
@@ -149,7 +149,7 @@ def phone_figure(records):
     from matplotlib.ticker import MaxNLocator
 
     records = _sorted(records)
-    rows = -(-len(records) // 2)
+    rows = -(-(len(records) + 1) // 2)   # and the key's place
     fig = plt.figure(figsize=(3.8, rows * (_PHONE_PANEL_IN + 0.9) + _PHONE_SUMMARY_IN + 2))
     grid = fig.add_gridspec(rows + 1, 2, height_ratios=[_PHONE_PANEL_IN] * rows
                             + [_PHONE_SUMMARY_IN])
@@ -165,15 +165,15 @@ def phone_figure(records):
         if index + 2 >= len(records):   # the lowest of its column
             ax.set_xlabel("position r", fontsize=10.5)
     axes[0].yaxis.set_major_locator(MaxNLocator(5, integer=True))
-    if len(records) % 2:   # the grid's last place: the key, drawn in it (a legend of the
-        # figure there would be taken for a note under the panels, and an axes' own legend is
-        # moved under its axes by the phone's layout)
-        key = fig.add_subplot(grid[rows - 1, 1])
-        key.axis("off")
-        for y, width, color, text in ((0.65, 0.8, "grey", "a coordinate's\ncumulative PE"),
-                                      (0.3, 1.6, "tab:blue", "k-means\ncentroid")):
-            key.plot([0, 0.18], [y, y], color=color, lw=width, transform=key.transAxes)
-            key.text(0.24, y, text, va="center", fontsize=10.5, transform=key.transAxes)
+    # the place after the panels: the key, drawn in it (a legend of the figure there would be
+    # taken for a note under the panels, and an axes' own legend is moved under its axes by
+    # the phone's layout)
+    key = fig.add_subplot(grid[len(records) // 2, len(records) % 2])
+    key.axis("off")
+    for y, width, color, text in ((0.65, 0.8, "grey", "a coordinate's\ncumulative PE"),
+                                  (0.3, 1.6, "tab:blue", "k-means\ncentroid")):
+        key.plot([0, 0.18], [y, y], color=color, lw=width, transform=key.transAxes)
+        key.text(0.24, y, text, va="center", fontsize=10.5, transform=key.transAxes)
     summary = fig.add_subplot(grid[rows, :])
     _draw_summary(summary, records)
     # the names flat (the ticks spread to the panel's edges), the axis named in the title
