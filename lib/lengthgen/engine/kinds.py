@@ -8,11 +8,15 @@ figure's params to a Job; that function is the one place the paper spells a mode
 
   decoder      DecoderConfig (lengthgen.models.decoder): options are its fields beyond the
                task's sizes (vocabulary, output classes, and a position table for the longest
-               test bin unless n_positions is given). The only kind train_jobs stacks.
+               test bin unless n_positions is given), or all of them (a model sized by its
+               own vocabulary and window, such as Richard's Boolean decoder, makes no task to
+               be sized). The only kind train_jobs stacks.
   limit-style  LimitStyleConfig (lengthgen.models.limit_style, Izzo et al.): options are its
                fields beyond the task's vocabulary and outputs.
   dyck         DyckModelConfig (lengthgen.models.dyck_variants, Richard's ablation): a variant
                and its size, all in the options (its table is 2N rows, whatever the task).
+  token-mlp    TokenMLPConfig (lengthgen.models.token_mlp, Huang et al.'s baseline): options
+               are its width and hidden units; the task gives its vocabulary and classes.
 """
 from dataclasses import dataclass
 from typing import Callable
@@ -21,30 +25,46 @@ import torch
 
 from lengthgen.errors import unknown_name
 from lengthgen.engine.single import decoder_config_for_task
-from lengthgen.models.decoder import Decoder
+from lengthgen.models.decoder import Decoder, DecoderConfig
 from lengthgen.models.dyck_variants import DyckModelConfig, build_dyck_model
 from lengthgen.models.limit_style import LimitStyleConfig, LimitStyleTransformer
+from lengthgen.models.token_mlp import TokenMLP, TokenMLPConfig
 from lengthgen.tasks.base import Task
 
 
 @dataclass(frozen=True)
 class ModelKind:
-    config: Callable                 # (task or None, options) -> the kind's typed config
+    config: Callable                 # (get_task, options) -> the kind's typed config; it
+    #                                  calls get_task() only where it takes sizes from the task
     build: Callable                  # typed config -> a fresh module (torch seeded before)
-    sized_by_task: bool = True       # False: config() never reads the task (none is made)
     stacks: bool = False             # whether train_jobs trains it in stacked groups
 
 
-def _limit_style_config(task: Task, options: dict) -> LimitStyleConfig:
+# the DecoderConfig fields that a task would otherwise size
+_TASK_SIZES = {"vocab_size", "n_classes", "n_positions"}
+
+
+def _decoder_config(get_task: Callable[[], Task], options: dict) -> DecoderConfig:
+    if _TASK_SIZES <= options.keys():
+        return DecoderConfig(**options)
+    return decoder_config_for_task(get_task(), **options)
+
+
+def _token_mlp_config(get_task: Callable[[], Task], options: dict) -> TokenMLPConfig:
+    task = get_task()
+    return TokenMLPConfig(len(task.vocab), task.n_classes, **options)
+
+
+def _limit_style_config(get_task: Callable[[], Task], options: dict) -> LimitStyleConfig:
+    task = get_task()
     return LimitStyleConfig(vocab_size=len(task.vocab), n_outputs=task.n_classes, **options)
 
 
 KINDS = {
-    "decoder": ModelKind(lambda task, options: decoder_config_for_task(task, **options),
-                         Decoder, stacks=True),
+    "decoder": ModelKind(_decoder_config, Decoder, stacks=True),
     "limit-style": ModelKind(_limit_style_config, LimitStyleTransformer),
-    "dyck": ModelKind(lambda task, options: DyckModelConfig(**options), build_dyck_model,
-                      sized_by_task=False),
+    "dyck": ModelKind(lambda get_task, options: DyckModelConfig(**options), build_dyck_model),
+    "token-mlp": ModelKind(_token_mlp_config, TokenMLP),
 }
 
 
@@ -57,8 +77,7 @@ def kind(name: str) -> ModelKind:
 def model_config(name: str, get_task: Callable[[], Task], options: dict):
     """The typed config of a model of kind `name` with these options (get_task is called only
     where the kind takes sizes from the task)."""
-    spec = kind(name)
-    return spec.config(get_task() if spec.sized_by_task else None, options)
+    return kind(name).config(get_task, options)
 
 
 def build(name: str, config, seed: int) -> torch.nn.Module:

@@ -61,7 +61,7 @@ def _job(params, config):
     """One run as the engine's Job (izzo.protocol.job): two layers, no positional encoding,
     a learned local bias over the k - 1 previous tokens."""
     task = KGramTask(params["S"], params["k"], train_max=params["train_length"])
-    return job(task, config, params["seed"], params["train_length"], n_layers=2, pe="nope",
+    return job(task, config, params["seed"], params["train_length"], layers=2, pe="nope",
                local_tau=params["k"] - 1)
 
 

@@ -43,14 +43,15 @@ PAPER_SCALE = (
     "the cap, an upper bound (runs that meet the stop rule end far earlier).")
 
 
-def job(task, config: dict, seed: int, train_length: int, **options) -> Job:
-    """One run of an Izzo figure as the engine's typed Job: the protocol's limit-style model
-    (the one place its size is read: width, MLP width, initialization and logit scaling from
-    the config; `options`: what the figure chooses, its encoding, period, layers or local bias,
-    or another logit scaling) on strings of lengths min_len..train_length, trained with
-    `train_config`."""
+def job(task, config: dict, seed: int, train_length: int, layers: int = 1,
+        **options) -> Job:
+    """One run of an Izzo figure as the engine's typed Job: the protocol's limit-style model of
+    `layers` layers (the one place its size is spelled: width, MLP width, initialization and
+    logit scaling from the config; `options`: what the figure chooses, its encoding, period or
+    local bias, or another logit scaling) on strings of lengths min_len..train_length, trained
+    with `train_config`."""
     from lengthgen.engine.jobs import Job
-    model = {"d_model": config["d_model"], "mlp_width": config["mlp_width"],
+    model = {"n_layers": layers, "d_model": config["d_model"], "mlp_width": config["mlp_width"],
              "init": config["init"], "logit_scaling": config["logit_scaling"], **options}
     return Job(task, model, train_config(config, seed, train_length, task.min_len),
                kind="limit-style")

@@ -157,8 +157,8 @@ def job(spec: dict) -> Job:
     with a short warmup and a cosine decay, evaluated once at the end."""
     from lengthgen.engine.jobs import Job
     from lengthgen.train import TrainConfig
-    model = DyckModelConfig(spec["variant"], n_positions=2 * spec["n"], **decoder_sizes(spec),
-                            dropout=spec.get("dropout", 0.0))
+    model = DyckModelConfig(variant=spec["variant"], n_positions=2 * spec["n"],
+                            dropout=spec.get("dropout", 0.0), **decoder_sizes(spec))
     train = TrainConfig.from_config(spec, warmup_steps=min(100, spec["steps"] // 10),
                                     schedule="cosine", eval_every=spec["steps"],
                                     eval_samples=32, stop_accuracy=None)
