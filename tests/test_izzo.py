@@ -161,11 +161,10 @@ def test_a_stacked_group_refuses_a_model_that_is_not_a_decoder():
 
 
 def test_a_train_length_above_the_position_table_is_refused():
-    from lengthgen.experiments.izzo.protocol import train_and_test
-    task = ModPTask(2, 0, train_max=50)
-    model = build_model(task, PAPER_PROTOCOL, 0, pe="ape", n_positions=32)
+    from lengthgen.experiments.izzo.protocol import job, train_and_test
+    run = job(ModPTask(2, 0, train_max=50), PAPER_PROTOCOL, 0, 50, pe="ape", n_positions=32)
     with pytest.raises(LengthgenError, match="position table"):
-        train_and_test(task, model, PAPER_PROTOCOL, 0, 50, [50], "cpu")
+        train_and_test(run, {**PAPER_PROTOCOL, "test_lengths": [50]}, "cpu")
 
 
 def test_nan_loss_stops_with_the_step_and_keeps_the_checkpoint(tmp_path):

@@ -1,6 +1,7 @@
 """`python -m lengthgen train ...` trains one decoder on one task and writes one record;
 `python -m lengthgen list` shows the task, language and figure ids."""
 import time
+from dataclasses import replace
 from pathlib import Path
 
 from lengthgen.cli.args import (DefaultsFormatter, check_length, count, device, positive,
@@ -135,23 +136,20 @@ def _check_checkpoint(checkpoint: str | None) -> None:
     check_writable(path.parent.resolve(), f"--checkpoint {checkpoint!r}")
 
 
-def estimate(task, args) -> dict:
-    """What a run of these options needs, from the options alone (nothing allocated): the
-    parameter count (DecoderConfig's own count), memory in bytes (float32 weights, gradients and
+def estimate(job, samples: int) -> dict:
+    """What a run of a decoder Job needs, from the job alone (nothing allocated; `samples`
+    test examples per bin): the parameter count (DecoderConfig's own count, with a position
+    table for the longest input it may see), memory in bytes (float32 weights, gradients and
     two Adam moments, plus the activations kept for the backward pass of the largest batch:
     per layer and token about 12 + 3 x mlp_ratio values of width d and 3 attention rows per
     head), and the sizes of the files it writes. Measured against bench_train.py: 0.75 GB
     estimated for the 4-layer, d=256 model at batch 64 and length 100, 0.69 GB peak."""
-    from lengthgen.models.decoder import DecoderConfig
-    hidden = args.mlp_ratio * args.dim
-    if not hidden < 1e12:
-        raise LengthgenError(f"--mlp-ratio {args.mlp_ratio:g} x --dim {args.dim} gives an MLP "
-                             f"of {hidden:.3g} units; use a smaller --mlp-ratio")
-    lo, hi = (task.train_range[0] if args.min_len is None else args.min_len,
-              task.train_range[1] if args.max_len is None else args.max_len)
+    task, train = job.get_task(), job.train
+    lo = task.train_range[0] if train.min_len is None else train.min_len
+    hi = task.train_range[1] if train.max_len is None else train.max_len
     longest = max([task.max_tokens(b) for _, b in task.test_bins] + [task.max_tokens(hi)])
-    cfg = DecoderConfig(vocab_size=len(task.vocab), n_classes=task.n_classes,
-                        n_positions=longest, **model_options(args))   # refuses > 1e9 weights
+    # the job's decoder with that table (DecoderConfig refuses over 1e9 weights)
+    cfg = replace(job, model={**job.model, "n_positions": longest}).model_config()
     params = cfg.approximate_parameters()
 
     def activations(batch: int, tokens: int, backward: bool) -> float:
@@ -161,21 +159,34 @@ def estimate(task, args) -> dict:
         return 4.0 * batch * tokens * per_token * (1 if backward else 0.5)
 
     train_tokens = task.max_tokens(max(lo, hi))
-    eval_batch = min(256, args.samples)
-    memory = 16.0 * params + max(activations(args.batch_size, train_tokens, True),
+    eval_batch = min(256, samples)
+    memory = 16.0 * params + max(activations(train.batch_size, train_tokens, True),
                                  activations(eval_batch, longest, False),
-                                 activations(min(512, args.batch_size), train_tokens, False))
-    history = args.steps // args.eval_every + 2
+                                 activations(min(512, train.batch_size), train_tokens, False))
+    history = train.steps // train.eval_every + 2
     return {"parameters": params, "memory": memory,
             "record": RECORD_BYTES + HISTORY_POINT_BYTES * history,
             "checkpoint": 12.0 * params + 65_536}
 
 
-def model_options(args) -> dict:
-    """The decoder's settings from the flags, by DecoderConfig's names (the one place the CLI
-    spells a model's size: the estimate and the training both read it)."""
-    return dict(pe=args.pe, n_layers=args.layers, n_heads=args.heads, d_model=args.dim,
-                mlp_ratio=args.mlp_ratio, log_length_scaling=args.log_length_scaling)
+def job(task, args):
+    """The run the flags describe, as the engine's typed Job: the decoder's settings by
+    DecoderConfig's names (the one place the CLI spells a model's size) and the training
+    settings by TrainConfig's (and the two whose flags are shorter). The estimate, the
+    training and the record's name and params all read it."""
+    from lengthgen.engine.jobs import Job
+    from lengthgen.train import TrainConfig
+    hidden = args.mlp_ratio * args.dim
+    if not hidden < 1e12:
+        raise LengthgenError(f"--mlp-ratio {args.mlp_ratio:g} x --dim {args.dim} gives an MLP "
+                             f"of {hidden:.3g} units; use a smaller --mlp-ratio")
+    model = dict(pe=args.pe, n_layers=args.layers, n_heads=args.heads, d_model=args.dim,
+                 mlp_ratio=args.mlp_ratio, log_length_scaling=args.log_length_scaling)
+    train = TrainConfig.from_config(vars(args), warmup_steps=args.warmup,
+                                    checkpoint_path=args.checkpoint)
+    name = (f"{task.id}-{args.pe}-L{args.layers}H{args.heads}D{args.dim}-lr{args.lr:g}"
+            f"-s{args.seed}")
+    return Job(task, model, train, name=name)
 
 
 def _check_file_size(out: Path, sizes: dict, checkpoint: str | None) -> None:
@@ -197,7 +208,7 @@ def _check_file_size(out: Path, sizes: dict, checkpoint: str | None) -> None:
 def _train(args):
     from lengthgen.cli.args import check_memory
     from lengthgen.tasks import get_task
-    from lengthgen.train import TrainConfig, train_and_evaluate
+    from lengthgen.train import train_and_evaluate
 
     task = get_task(args.task)
     for option, value in (("--min-len", args.min_len), ("--max-len", args.max_len)):
@@ -209,26 +220,22 @@ def _train(args):
     scale, device = get_scale(), get_device(args.device)
     out = out_dir(args.out, scale)
     _check_checkpoint(args.checkpoint)
-    # the options named as TrainConfig's fields, and the two whose flags are shorter
-    train_cfg = TrainConfig.from_config(vars(args), warmup_steps=args.warmup,
-                                        checkpoint_path=args.checkpoint)
-    train_cfg.length_range(task)   # a bad --min-len/--max-len for this task, said now
-    need = estimate(task, args)
+    run = job(task, args)
+    run.train.length_range(task)   # a bad --min-len/--max-len for this task, said now
+    need = estimate(run, args.samples)
     check_memory(need["memory"], f"this run ({need['parameters']:,.0f} parameters, batch "
                                  f"{args.batch_size:,})",
                  "use a smaller --dim, --layers, --mlp-ratio or --batch-size")
     _check_file_size(out, need, args.checkpoint)
-    model = model_options(args)
     started = run_started(str(device))  # the commit of the code that runs, read now
     start = time.perf_counter()
-    metrics = train_and_evaluate(task, train_cfg, device, samples_per_bin=args.samples,
-                                 generation=args.generation, progress=args.progress, **model)
-    name = (f"{task.id}-{args.pe}-L{model['n_layers']}H{model['n_heads']}D{model['d_model']}"
-            f"-lr{args.lr:g}-s{args.seed}")
+    metrics = train_and_evaluate(task, run.train, device, samples_per_bin=args.samples,
+                                 generation=args.generation, progress=args.progress, **run.model)
+    name = run.name
     params = {"name": name, "task": task.id, "seed": args.seed, "samples_per_bin": args.samples,
-              "generation": args.generation, **model}
+              "generation": args.generation, **run.model}
     record = {"figure_id": "train", "run_name": name, "task": task.id,
-              "config": train_cfg.to_dict(), "params": params, "scale": scale,
+              "config": run.train.to_dict(), "params": params, "scale": scale,
               "seed": args.seed, "metrics": metrics,
               **run_finished(started, time.perf_counter() - start)}
     stop = "stopped early" if metrics["stopped_early"] else "ran all steps"

@@ -74,25 +74,17 @@ def _scale(args) -> str:
 def _check_memory(task, scale: str) -> None:
     """The run's memory, estimated as `train` estimates one run and times the seeds of one
     stacked group, refused above LENGTHGEN_MEMORY_LIMIT as `train` refuses it."""
-    from types import SimpleNamespace
-
     from lengthgen.cli.args import check_memory
     from lengthgen.cli.train import estimate
     from lengthgen.experiments.try_program import SCALES as CONFIGS
-    from lengthgen.tasks.program import TRAIN_RANGE
+    from lengthgen.experiments.try_program import jobs
     config = CONFIGS[scale]
-    model, train = config["model"], config["train"]
-    options = SimpleNamespace(layers=model["n_layers"], heads=model["n_heads"],
-                              dim=model["d_model"], mlp_ratio=4.0, pe="ape",
-                              log_length_scaling=False, min_len=TRAIN_RANGE[0],
-                              max_len=TRAIN_RANGE[1], batch_size=train["batch_size"],
-                              samples=config["samples_per_bin"], steps=train["steps"],
-                              eval_every=train["eval_every"])
-    need = estimate(task, options)
+    first = jobs(task, scale)[0]   # every job of the scale has this size
+    need = estimate(first, config["samples_per_bin"])
     seeds = config["seeds"]
     check_memory(seeds * need["memory"],
                  f"this run ({seeds} x {need['parameters']:,.0f} parameters, batch "
-                 f"{train['batch_size']:,})", "use a smaller program alphabet or --scale test")
+                 f"{first.train.batch_size:,})", "use a smaller program alphabet or --scale test")
 
 
 def _try(args):

@@ -14,7 +14,10 @@
     feeds.py       training batches from the host's samplers or made on the device
     device_data.py the device samplers of the Huang et al. tasks (exactly the host's law)
     rng.py         a counter-based generator: the same numbers on any device
-    jobs.py        Job (task, decoder settings, TrainConfig) and train_jobs: group, train, slices
+    kinds.py       the model kinds a Job trains (decoder, limit-style, dyck, token-mlp), each
+                   with its typed config, built by one function
+    jobs.py        Job (task, model kind and options, TrainConfig) and train_jobs: group,
+                   train, slices
 
 `lengthgen.train.train` (one model, any TrainableModel) is the front door for one run, and
 `train_jobs` for many; `lengthgen.experiments.huang.sweep.budget` runs the APE vs NoPE

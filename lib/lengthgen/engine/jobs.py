@@ -1,9 +1,12 @@
 """Training runs described once, as typed jobs, and trained many at a time.
 
-A `Job` is one training run: a task (a registered task id, or a Task object for a task that
-no registry holds, such as the one a reader's C-RASP program defines), the decoder's settings
-(DecoderConfig fields beyond the task's sizes) and a TrainConfig, whose seed is the run's seed (it fixes the initial weights,
-the data stream and the evaluation set). `train_jobs` trains any list of jobs: jobs whose
+A `Job` is one training run: a task (a registered task id, a Task object for a task that
+no registry holds, such as the one a reader's C-RASP program defines, or a function that makes
+the Task when the run first needs it), its model (a kind, `lengthgen.engine.kinds`, and that
+kind's options: for the default "decoder", DecoderConfig fields beyond the task's sizes) and a
+TrainConfig, whose seed is the run's seed (it fixes the initial weights, the data stream and
+the evaluation set). `train()` trains the model of any kind (`Job.build`); `train_jobs` trains
+decoder jobs, any list of them: jobs whose
 decoders share a shape (`lengthgen.engine.stacked.shape_key`), batch size and evaluation period
 train together in one stacked group, whatever their tasks, encodings, seeds, learning rates,
 schedules, step caps and stop rules; groups run one after another.
@@ -22,9 +25,11 @@ and step), and with the host's its state keeps where its generator and its task'
 a job trained at once, up to float rounding.
 """
 from dataclasses import dataclass, field
+from typing import Callable
 
 import torch
 
+from lengthgen.engine import kinds
 from lengthgen.engine.checkpoints import member_state, restore_feed, restore_member
 from lengthgen.engine.feeds import DeviceFeed, HostFeed
 from lengthgen.engine.groups import StackedGroup
@@ -35,19 +40,22 @@ from lengthgen.objectives import objective_of
 from lengthgen.tasks import get_task
 from lengthgen.tasks.base import Task
 from lengthgen.engine.settings import TrainConfig, TrainResult
-from lengthgen.engine.single import decoder_config_for_task, decoder_for_task, preamble
+from lengthgen.engine.single import preamble
 
 SAMPLERS = ("auto", "host", "device")
 
 
 @dataclass
 class Job:
-    task: str | Task                 # a task id, or the Task itself
-    model: dict                      # DecoderConfig fields, e.g. n_layers, d_model, pe
+    task: str | Task | Callable[[], Task]   # a task id, the Task, or a function making it
+    model: dict                      # the kind's options, e.g. a decoder's n_layers, d_model, pe
     train: TrainConfig
     name: str = ""                   # the caller's name for it (records, state files)
-    # the Task of a task id, resolved once however often grouping, sizing and building ask
+    kind: str = "decoder"            # the model's kind (lengthgen.engine.kinds.KINDS)
+    # the Task of a task id (or of a function), resolved once however often grouping, sizing
+    # and building ask
     _task: Task | None = field(default=None, init=False, repr=False, compare=False)
+    _made: object = field(default=None, init=False, repr=False, compare=False)
 
     @property
     def seed(self) -> int:
@@ -56,18 +64,32 @@ class Job:
     def get_task(self) -> Task:
         if isinstance(self.task, Task):
             return self.task
-        if self._task is None or self._task.id != self.task:
-            self._task = get_task(self.task)
+        if isinstance(self.task, str):
+            if self._task is None or self._task.id != self.task:
+                self._task = get_task(self.task)
+        elif self._task is None or self._made is not self.task:
+            self._task, self._made = self.task(), self.task
         return self._task
 
+    def model_config(self):
+        """The model's typed config (its kind's), without building its weights (cheap: for
+        grouping and costs; a kind not sized by the task makes no task)."""
+        return kinds.model_config(self.kind, self.get_task, self.model)
+
+    def build_model(self) -> torch.nn.Module:
+        """The freshly initialized model a run alone would start from (seeded by the job)."""
+        return kinds.build(self.kind, self.model_config(), self.seed)
+
     def build(self):
-        """(task, freshly initialized decoder): the decoder a run alone would start from."""
-        task = self.get_task()
-        return task, decoder_for_task(task, seed=self.seed, **self.model)
+        """(task, freshly initialized model): what a run alone would start from."""
+        return self.get_task(), self.build_model()
 
     def decoder_config(self):
-        """The decoder's config, without building its weights (cheap: for grouping)."""
-        return decoder_config_for_task(self.get_task(), **self.model)
+        """A decoder job's DecoderConfig (model_config), refused for other kinds."""
+        if self.kind != "decoder":
+            raise LengthgenError(f"{self.name or 'this job'}: a {self.kind} model has no "
+                                 f"decoder config (model_config gives its own)")
+        return self.model_config()
 
 
 @dataclass
@@ -117,6 +139,10 @@ def train_jobs(jobs: list[Job], device="cpu", *, sampler: str = "auto", deadline
     updated once per step of every group. Returns one outcome per job, in order."""
     device = torch.device(device)
     resume = resume or {}
+    alone = next((job for job in jobs if not kinds.kind(job.kind).stacks), None)
+    if alone is not None:
+        raise LengthgenError(f"{alone.name or 'a job'}: train_jobs stacks decoders; a "
+                             f"{alone.kind} model trains alone, with train()")
     built = [job.build() for job in jobs]
     for job, (task, model) in zip(jobs, built):
         if job.train.checkpoint_path is not None:

@@ -92,7 +92,7 @@ def trainings(config):
     from lengthgen.runs.cost import decoder_training, shape_label
     from lengthgen.tasks.program import TRAIN_RANGE
     scale = trying.SCALES[config["try_scale"]]
-    model, train = scale["model"], scale["train"]
+    train = scale["train"]
     out = []
     for params in runs(config):
         task = program_task(_program_of(params))
@@ -100,8 +100,8 @@ def trainings(config):
             cfg = job.decoder_config()
             out.append(decoder_training(
                 lambda cfg=cfg: Decoder(cfg),
-                shape=shape_label(model["n_layers"], model["n_heads"], model["d_model"]),
-                layers=model["n_layers"], d_model=model["d_model"], batch=train["batch_size"],
+                shape=shape_label(cfg.n_layers, cfg.n_heads, cfg.d_model),
+                layers=cfg.n_layers, d_model=cfg.d_model, batch=train["batch_size"],
                 tokens=task.max_tokens(TRAIN_RANGE[1]), steps=train["steps"],
                 count=scale["seeds"]))
     return out

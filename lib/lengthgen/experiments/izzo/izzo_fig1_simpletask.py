@@ -15,7 +15,7 @@ Feeds: book/quantitative_bounds.ipynb, {numref}`fig-izzo-fig1-simpletask`
 from lengthgen.experiments.izzo.analysis import curve_rows
 from lengthgen.experiments.izzo.drawing import curves_figure
 from lengthgen.experiments.izzo.protocol import (PAPER_PROTOCOL, PAPER_SCALE,  # noqa: F401
-                                                 build_model, train_and_test)
+                                                 job, train_and_test)
 from lengthgen.tasks.izzo import SimpleTask
 
 FIGURE_ID = "izzo-fig1-simpletask"
@@ -43,16 +43,14 @@ def runs(config):
             for seed in config["seeds"]]
 
 
-def _model_for(params, config):
-    """(task, fresh model) of one run."""
+def _job(params, config):
+    """One run as the engine's Job (izzo.protocol.job): no positional encoding."""
     task = SimpleTask(params["omega"], train_max=params["train_length"])
-    return task, build_model(task, config, params["seed"], pe="nope")
+    return job(task, config, params["seed"], params["train_length"], pe="nope")
 
 
 def run_one(params, config, device):
-    task, model = _model_for(params, config)
-    return train_and_test(task, model, config, params["seed"], params["train_length"],
-                          config["test_lengths"], device)
+    return train_and_test(_job(params, config), config, device)[0]
 
 
 def data(records):
@@ -67,4 +65,4 @@ def figure(records):
 def trainings(config):
     """For `figure cost`: one training per run (izzo.protocol.trainings)."""
     from lengthgen.experiments.izzo import protocol
-    return protocol.trainings(runs(config), config, _model_for)
+    return protocol.trainings(runs(config), config, _job)

@@ -19,7 +19,7 @@ Feeds: book/quantitative_bounds.ipynb, {numref}`fig-izzo-fig2-modp`
 from lengthgen.experiments.izzo.analysis import curve_rows
 from lengthgen.experiments.izzo.drawing import curves_figure
 from lengthgen.experiments.izzo.protocol import (PAPER_PROTOCOL, PAPER_SCALE,  # noqa: F401
-                                                 build_model, train_and_test)
+                                                 job, train_and_test)
 from lengthgen.experiments.izzo.rows import modp_train_length as _length  # N = N/p * p
 from lengthgen.tasks.izzo import ModPTask
 
@@ -57,18 +57,17 @@ def runs(config):
     return out
 
 
-def _model_for(params, config):
-    """(task, fresh model) of one run."""
+def _job(params, config):
+    """One run as the engine's Job (izzo.protocol.job): a positional table of period p, and
+    the run's own logit scaling where it has one."""
     task = ModPTask(params["period"], 0, train_max=params["train_length"])
     scaling = params.get("logit_scaling", config["logit_scaling"])
-    return task, build_model(task, config, params["seed"], pe="periodic",
-                             period=params["period"], logit_scaling=scaling)
+    return job(task, config, params["seed"], params["train_length"], pe="periodic",
+               period=params["period"], logit_scaling=scaling)
 
 
 def run_one(params, config, device):
-    task, model = _model_for(params, config)
-    return train_and_test(task, model, config, params["seed"], params["train_length"],
-                          config["test_lengths"], device)
+    return train_and_test(_job(params, config), config, device)[0]
 
 
 def data(records):
@@ -84,4 +83,4 @@ def figure(records):
 def trainings(config):
     """For `figure cost`: one training per run (izzo.protocol.trainings)."""
     from lengthgen.experiments.izzo import protocol
-    return protocol.trainings(runs(config), config, _model_for)
+    return protocol.trainings(runs(config), config, _job)

@@ -12,7 +12,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from lengthgen.experiments.izzo.protocol import (PAPER_PROTOCOL, PAPER_SCALE,  # noqa: F401
-                                                 build_model, train_and_test)
+                                                 job, train_and_test)
 from lengthgen.tasks.izzo import ModPTask
 
 FIGURE_ID = "izzo-fig3-hardmax"
@@ -38,20 +38,20 @@ def runs(config):
             for n in config["train_lengths"] for seed in config["seeds"]]
 
 
-def _model_for(params, config):
-    """(task, fresh model) of one run."""
+def _job(params, config):
+    """One run as the engine's Job (izzo.protocol.job): a positional table of period p."""
     task = ModPTask(config["period"], config["k"], train_max=params["train_length"])
-    return task, build_model(task, config, params["seed"], pe="periodic",
-                             period=config["period"])
+    return job(task, config, params["seed"], params["train_length"], pe="periodic",
+               period=config["period"])
 
 
 def run_one(params, config, device):
     import torch
 
     from lengthgen.evaluate import bin_rng
-    task, model = _model_for(params, config)
-    metrics = train_and_test(task, model, config, params["seed"], params["train_length"],
-                             config["test_lengths"], device)
+    run = _job(params, config)
+    metrics, model = train_and_test(run, config, device)
+    task = run.get_task()
     n = config["attention_length"]
     batch = task.sample(bin_rng(params["seed"], n, n), config["attention_samples"], n, n)
     weights = model.last_attention(torch.as_tensor(batch.inputs).to(device)).cpu().numpy()
@@ -111,4 +111,4 @@ def figure(records):
 def trainings(config):
     """For `figure cost`: one training per run (izzo.protocol.trainings)."""
     from lengthgen.experiments.izzo import protocol
-    return protocol.trainings(runs(config), config, _model_for)
+    return protocol.trainings(runs(config), config, _job)

@@ -25,7 +25,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from lengthgen.experiments.izzo.drawing import loss_band, name_two_and_five
-from lengthgen.experiments.izzo.protocol import PAPER_PROTOCOL, build_model, train_and_test
+from lengthgen.experiments.izzo.protocol import PAPER_PROTOCOL, job, train_and_test
 from lengthgen.experiments.izzo.rows import kgram_data
 from lengthgen.tasks.izzo import KGramTask
 
@@ -57,17 +57,18 @@ def runs(config):
             for seed in config["seeds"]]
 
 
-def _model_for(params, config):
-    """(task, fresh model) of one run: two layers."""
+def _job(params, config):
+    """One run as the engine's Job (izzo.protocol.job): two layers, no positional encoding,
+    a learned local bias over the k - 1 previous tokens."""
     task = KGramTask(params["S"], params["k"], train_max=params["train_length"])
-    return task, build_model(task, config, params["seed"], n_layers=2, pe="nope",
-                             local_tau=params["k"] - 1)
+    return job(task, config, params["seed"], params["train_length"], layers=2, pe="nope",
+               local_tau=params["k"] - 1)
 
 
 def run_one(params, config, device):
-    task, model = _model_for(params, config)
-    metrics = train_and_test(task, model, config, params["seed"], params["train_length"],
-                             config["test_lengths"], device)
+    run = _job(params, config)
+    metrics, model = train_and_test(run, config, device)
+    task = run.get_task()
     metrics["phi"] = [[float(v) for v in layer.local_bias.detach().cpu()]
                       for layer in model.layers]
     metrics["attention"] = _attention_shares(model, task, config["test_lengths"],
@@ -148,4 +149,4 @@ def figure(records):
 def trainings(config):
     """For `figure cost`: one training per run (izzo.protocol.trainings)."""
     from lengthgen.experiments.izzo import protocol
-    return protocol.trainings(runs(config), config, _model_for)
+    return protocol.trainings(runs(config), config, _job)

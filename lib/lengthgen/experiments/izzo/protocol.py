@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 from lengthgen.errors import LengthgenError
 
 if TYPE_CHECKING:   # annotations only: the figures' data() and runs() need no torch
+    from lengthgen.engine.jobs import Job
     from lengthgen.models.limit_style import LimitStyleTransformer
     from lengthgen.train import TrainConfig
 
@@ -42,16 +43,24 @@ PAPER_SCALE = (
     "the cap, an upper bound (runs that meet the stop rule end far earlier).")
 
 
-def build_model(task, config: dict, seed: int, **options) -> LimitStyleTransformer:
-    import torch
+def job(task, config: dict, seed: int, train_length: int, layers: int = 1,
+        **options) -> Job:
+    """One run of an Izzo figure as the engine's typed Job: the protocol's limit-style model of
+    `layers` layers (the one place its size is spelled: width, MLP width, initialization and
+    logit scaling from the config; `options`: what the figure chooses, its encoding, period or
+    local bias, or another logit scaling) on strings of lengths min_len..train_length, trained
+    with `train_config`."""
+    from lengthgen.engine.jobs import Job
+    model = {"n_layers": layers, "d_model": config["d_model"], "mlp_width": config["mlp_width"],
+             "init": config["init"], "logit_scaling": config["logit_scaling"], **options}
+    return Job(task, model, train_config(config, seed, train_length, task.min_len),
+               kind="limit-style")
 
-    from lengthgen.models.limit_style import LimitStyleConfig, LimitStyleTransformer
-    torch.manual_seed(seed)
-    options = {"logit_scaling": config["logit_scaling"], **options}
-    cfg = LimitStyleConfig(vocab_size=len(task.vocab), n_outputs=task.n_classes,
-                           d_model=config["d_model"], mlp_width=config["mlp_width"],
-                           init=config["init"], **options)
-    return LimitStyleTransformer(cfg)
+
+def build_model(task, config: dict, seed: int, **options) -> LimitStyleTransformer:
+    """A freshly initialized (seeded) model of the protocol (`job`'s), for a task's strings up
+    to its training range."""
+    return job(task, config, seed, task.train_range[1], **options).build_model()
 
 
 def train_config(config: dict, seed: int, train_length: int, min_len: int) -> TrainConfig:
@@ -70,41 +79,37 @@ def check_train_length(model, train_length: int) -> None:
                              f"({model.cfg.n_positions} rows)")
 
 
-def train_and_test(task, model, config: dict, seed: int, train_length: int,
-                   test_lengths, device) -> dict:
-    """Train with the protocol, then the test MSE at each test length; JSON-able metrics."""
+def train_and_test(run: Job, config: dict, device) -> tuple[dict, LimitStyleTransformer]:
+    """Train a run's model (`job`), then the test MSE at each of the config's test lengths;
+    JSON-able metrics, and the trained model."""
     from lengthgen.evaluate import evaluate
     from lengthgen.train import EVAL_SEED_OFFSET, train
-    check_train_length(model, train_length)
-    cfg = train_config(config, seed, train_length, task.min_len)
-    result = train(model, task, cfg, device)
-    test_seed = seed + 2 * EVAL_SEED_OFFSET
+    task, model = run.build()
+    check_train_length(model, run.train.max_len)
+    result = train(model, task, run.train, device)
+    test_seed = run.seed + 2 * EVAL_SEED_OFFSET
+    test_lengths = config["test_lengths"]
     losses = evaluate(model, task, [(n, n) for n in test_lengths], config["test_samples"],
                       test_seed, device, batch_size=512)
     return {"test_loss": {str(n): losses[f"{n}-{n}"]["loss"] for n in test_lengths},
             "train_loss": result.history[-1]["loss"], "steps": result.steps,
             "reached_stop_loss": result.stopped_early,
             "train_wall_time_s": round(result.wall_time_s, 3),
-            "n_params": model.num_parameters()}
+            "n_params": model.num_parameters()}, model
 
 
-def trainings(runs: list[dict], config: dict, model_for) -> list:
-    """For `figure cost` (`lengthgen.runs.cost`): one training per run, of the model
-    `model_for(params, config)` -> (task, model) builds (its layers, width and MLP read from
-    the model's own config: the figure's `model_for` is the one place its size is spelled), on
-    strings of its train length, a batch of config["batch_size"], for config["max_steps"]
-    steps: the cap, not the steps the stop rule takes (most runs stop well before it)."""
+def trainings(runs: list[dict], config: dict, job_for) -> list:
+    """For `figure cost` (`lengthgen.runs.cost`): one training per run, of the model of
+    `job_for(params, config)` (a figure's `_job`; its layers, width and MLP read from the model's
+    config), on strings of its train length, a batch of config["batch_size"], for
+    config["max_steps"] steps: the cap, not the steps the stop rule takes (most runs stop well
+    before it)."""
     from lengthgen.runs.cost import Training, count_parameters
     out = []
     for params in runs:
-        built = []
-
-        def build():   # counted on the meta device; its config is kept for the shape
-            built.append(model_for(params, config)[1])
-            return built[-1]
-        count = count_parameters(build)
-        cfg = built[-1].cfg
-        out.append(Training(f"{cfg.n_layers}L d{cfg.d_model} MLP {cfg.mlp_width}", count,
-                            cfg.n_layers, cfg.d_model, config["batch_size"],
-                            params["train_length"], config["max_steps"]))
+        run = job_for(params, config)
+        cfg = run.model_config()
+        out.append(Training(f"{cfg.n_layers}L d{cfg.d_model} MLP {cfg.mlp_width}",
+                            count_parameters(run.build_model), cfg.n_layers, cfg.d_model,
+                            config["batch_size"], params["train_length"], config["max_steps"]))
     return out

@@ -6,7 +6,7 @@ rule, sympy's grading, the trivial predictors, and one training scored on every 
 `train_and_score(params, config, device)` reads a flat config: the task (clauses, window,
 test_depths, test_pool, held_out, test_examples, seed), the model (d, layers, heads), the
 training pool's size (pool) and the training settings (steps, batch_size, lr); params give
-the run's train_depth and seed. torch is imported inside the functions that need it, so a
+the run's train_depth and seed. `job` is its one training as the engine's typed Job. torch is imported inside the functions that need it, so a
 figure's runs() and data() (what `figure data` calls) import none.
 """
 from collections import Counter
@@ -22,18 +22,37 @@ from lengthgen.tasks.boolean import (END, EQUALS, START, TOKEN_ID, VOCAB, Boolea
 CONSTANTS = (("true",), ("false",))
 
 
+def decoder(config, n_positions: int) -> dict:
+    """The decoder of a flat config as a Job's options (kind "decoder"): `decoder_sizes` over
+    the Boolean vocabulary, with a table of n_positions rows. Sized by its window and
+    vocabulary, not by a task, so a cost makes no training pool."""
+    return {"vocab_size": len(VOCAB), "n_classes": len(VOCAB), "n_positions": n_positions,
+            **decoder_sizes(config)}
+
+
+def job(params, config, train_pool, n_positions: int):
+    """One training as the engine's typed Job: the `decoder` of the config on windows of
+    config["window"] tokens cut from train_pool, a fixed budget with a cosine decay,
+    evaluated once at the end (no early stop), seeded by the run."""
+    from lengthgen.engine.jobs import Job
+    from lengthgen.train import TrainConfig
+    return Job(BooleanWindowTask(train_pool, config["window"]), decoder(config, n_positions),
+               TrainConfig.from_config(config, warmup_steps=config["steps"] // 10,
+                                       schedule="cosine", eval_every=config["steps"],
+                                       eval_samples=16, stop_accuracy=None,
+                                       seed=params["seed"]))
+
+
 def training(config, count: int):
     """For `figure cost`: `count` trainings of the decoder a flat config names, on windows of
     config["window"] tokens (its position table taken as the window: the longest test prompt
     adds a few rows, nothing to the cost)."""
     from lengthgen.models.decoder import Decoder, DecoderConfig
     from lengthgen.runs.cost import decoder_training, shape_label
-    size = decoder_sizes(config)
-    cfg = DecoderConfig(vocab_size=len(VOCAB), n_classes=len(VOCAB), n_positions=config["window"],
-                        **size)
+    cfg = DecoderConfig(**decoder(config, config["window"]))
     return decoder_training(lambda: Decoder(cfg),
-                            shape=shape_label(size["n_layers"], size["n_heads"], size["d_model"]),
-                            layers=size["n_layers"], d_model=size["d_model"],
+                            shape=shape_label(cfg.n_layers, cfg.n_heads, cfg.d_model),
+                            layers=cfg.n_layers, d_model=cfg.d_model,
                             batch=config["batch_size"], tokens=config["window"],
                             steps=config["steps"], count=count)
 
@@ -106,25 +125,16 @@ def baseline_answers(train_pool) -> dict:
 def train_and_score(params, config, device):
     """Train one decoder at params' depth and seed as the paper does, and score it and the
     trivial predictors on every test depth and split (the metrics of one record)."""
-    import torch
-
-    from lengthgen.models.decoder import Decoder, DecoderConfig
-    from lengthgen.train import TrainConfig, train
+    from lengthgen.train import train
     pools, held_out = test_pools(config)
     rng = np.random.default_rng([params["seed"], params["train_depth"]])
     train_pool = [ex for ex in make_pool(rng, config["pool"], config["clauses"],
                                          params["train_depth"]) if tuple(ex[1]) not in held_out]
     # room for the longest test prompt plus as many generated tokens as its expression has
     longest = max(2 * len(e) + 2 for pool in pools.values() for e, _ in pool)
-    cfg = DecoderConfig(vocab_size=len(VOCAB), n_classes=len(VOCAB),
-                        n_positions=max(longest, config["window"]), **decoder_sizes(config))
-    torch.manual_seed(params["seed"])
-    model = Decoder(cfg)
-    # a fixed budget with a cosine decay, evaluated once at the end (no early stop)
-    result = train(model, BooleanWindowTask(train_pool, config["window"]), TrainConfig.from_config(
-        config, warmup_steps=config["steps"] // 10, schedule="cosine",
-        eval_every=config["steps"], eval_samples=16, stop_accuracy=None,
-        seed=params["seed"]), device)
+    run = job(params, config, train_pool, max(longest, config["window"]))
+    task, model = run.build()
+    result = train(model, task, run.train, device)
     baselines = baseline_answers(train_pool)
     metrics = {"train_depth": params["train_depth"], "train_examples": len(train_pool),
                "n_params": model.num_parameters(), "held_out_answers": len(held_out),

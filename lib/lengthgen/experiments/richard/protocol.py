@@ -5,18 +5,10 @@ one single-sequence and one many-sequence model; Fig. 7 reuses the largest-sampl
 Fig. 6) ask trained_model() for the same spec: the first caller trains it and saves its
 weights in a cache folder keyed by the spec, the others load them.
 
-Model variants (the ablation of App. 5.3.4):
-  full          the decoder with learned absolute positions, softmax attention, MLP
-  nope          the same without positional embeddings
-  uniform-pm1   uniform attention (Q = 0) and frozen token embeddings '(' = u, ')' = -u with
-                u = (+1, -1, +1, ...) (see token_signs)
-  uniform-pm1-v uniform-pm1, no MLP, value and output projections frozen to the identity
-  eq1           Eq. (1) itself: one uniform head, frozen +-1 tokens, learned B and V, tied
-                unembedding, no LayerNorm, no residual
-and, outside the Fig. 6 sweep (STUDY_VARIANTS, used by the Fig. 7 order study):
-  eq1-res       Eq. (1) with a residual connection and LayerNorm, closer to the paper's model 5:
-                a one-layer decoder with one uniform head, no MLP, frozen tokens +-u tied as
-                unembedding; learned B, V, output projection and LayerNorm gains
+Model variants (the ablation of App. 5.3.4): `lengthgen.models.dyck_variants` defines them
+(VARIANTS, and STUDY_VARIANTS outside the Fig. 6 sweep). `job(spec)` is the one function from
+a spec to the engine's typed Job (a "dyck" model of the spec's variant and size, its training
+set and its TrainConfig): the weight cache, the cost and build_model all read it.
 
 Also here: the configs of the models several figures study (SAMPLES_CONFIGS, the models of
 Fig. 3 right; ABLATION_CONFIGS, the models of Fig. 6), so that no figure module imports
@@ -38,18 +30,16 @@ import numpy as np
 
 from lengthgen.config import cache_dir as library_cache
 from lengthgen.errors import LengthgenError
-from lengthgen.models.positions import PositionalEncoding
+from lengthgen.models.dyck_variants import VARIANTS, DyckModelConfig, token_signs
 from lengthgen.runs.execute import preflight
-from lengthgen.tasks.dyck import (CLOSE, OPEN, TOKEN_ID, VOCAB, DyckTask, deep_prefix,
-                                  distinct_words, is_balanced, sample_words)
+from lengthgen.tasks.dyck import (DyckTask, deep_prefix, distinct_words, is_balanced,
+                                  sample_words)
 
 if TYPE_CHECKING:   # annotations only
     import torch
 
-VARIANTS = ("full", "nope", "uniform-pm1", "uniform-pm1-v", "eq1")
-STUDY_VARIANTS = ("eq1-res",)   # not in VARIANTS: Fig. 6's registered config lists VARIANTS
-# every decoder variant has the learned absolute table except the NoPE ablation
-VARIANT_ENCODING = {"nope": PositionalEncoding.NOPE}
+    from lengthgen.engine.jobs import Job
+
 CACHE_VERSION = 3   # 3: the key holds the torch thread count, device type and torch version
 
 
@@ -64,36 +54,6 @@ def check_cache_writable() -> None:
     """Before any run of a figure that trains Dyck models: the cache folder takes files."""
     from lengthgen.results import check_writable
     check_writable(cache_dir(), "the trained Dyck model cache (XDG_CACHE_HOME)")
-
-
-def token_signs(d: int) -> torch.Tensor:
-    """u = (+1, -1, +1, ...): the frozen embedding of '(' (and -u of ')') in the decoder.
-
-    The paper writes E('(') = (1, ..., 1), but the decoder's pre-LayerNorm subtracts the mean
-    over coordinates, which maps that vector (plus any position) to the position alone: the
-    model could not see its input. u has +-1 entries, zero mean, and keeps '(' = -')'.
-    """
-    import torch
-    return torch.tensor([1.0 if i % 2 == 0 else -1.0 for i in range(d)])
-
-
-def _freeze_tokens(embedding: torch.nn.Embedding) -> None:
-    import torch
-    u = token_signs(embedding.weight.shape[1])
-    with torch.no_grad():
-        embedding.weight.zero_()
-        embedding.weight[TOKEN_ID[OPEN]] = u
-        embedding.weight[TOKEN_ID[CLOSE]] = -u
-    embedding.weight.requires_grad_(False)
-
-
-def _freeze_identity(linear: torch.nn.Linear) -> None:
-    import torch
-    with torch.no_grad():
-        linear.weight.copy_(torch.eye(linear.weight.shape[0]))
-        linear.bias.zero_()
-    linear.weight.requires_grad_(False)
-    linear.bias.requires_grad_(False)
 
 
 # What the `paper` configs of the Dyck figures take from the paper (Sec. 4.2, App. 5.3) and
@@ -190,35 +150,26 @@ def decoder_sizes(config: dict) -> dict:
     return {"n_layers": config["layers"], "n_heads": config["heads"], "d_model": config["d"]}
 
 
-def build_model(spec: dict) -> torch.nn.Module:
-    """A freshly initialized (seeded) model of one variant for D_2N with <bos>."""
-    import torch
+def job(spec: dict) -> Job:
+    """The training of a spec as the engine's typed Job: its "dyck" model (the spec's variant
+    at `decoder_sizes`, a table of 2N rows, its dropout), its training set (made when the run
+    first needs it: up to 4^12 distinct words, which the cost never needs) and a fixed budget
+    with a short warmup and a cosine decay, evaluated once at the end."""
+    from lengthgen.engine.jobs import Job
+    from lengthgen.train import TrainConfig
+    model = DyckModelConfig(variant=spec["variant"], n_positions=2 * spec["n"],
+                            dropout=spec.get("dropout", 0.0), **decoder_sizes(spec))
+    train = TrainConfig.from_config(spec, warmup_steps=min(100, spec["steps"] // 10),
+                                    schedule="cosine", eval_every=spec["steps"],
+                                    eval_samples=32, stop_accuracy=None)
+    return Job(lambda: DyckTask(spec["n"], words=training_words(spec),
+                                max_depth=spec.get("max_depth")),
+               model.to_dict(), train, kind="dyck")
 
-    from lengthgen.models.decoder import Decoder, DecoderConfig
-    from lengthgen.models.dyck import SelfAttentionHead
-    torch.manual_seed(spec["seed"])
-    variant, n_positions = spec["variant"], 2 * spec["n"]
-    if variant == "eq1":
-        return SelfAttentionHead(spec["d"], n_positions, uniform=True, fixed_tokens=True)
-    if variant not in VARIANTS + STUDY_VARIANTS:
-        raise LengthgenError(f"unknown Dyck model variant {variant!r}")
-    uniform = variant.startswith("uniform") or variant == "eq1-res"
-    cfg = DecoderConfig(vocab_size=len(VOCAB), n_classes=len(VOCAB), **decoder_sizes(spec),
-                        mlp_ratio=8,
-                        pe=VARIANT_ENCODING.get(variant, PositionalEncoding.APE),
-                        n_positions=n_positions,
-                        dropout=spec.get("dropout", 0.0),
-                        attention="uniform" if uniform else "softmax",
-                        use_mlp=variant not in ("uniform-pm1-v", "eq1-res"),
-                        tied_embeddings=variant == "eq1-res")
-    model = Decoder(cfg)
-    if uniform:
-        _freeze_tokens(model.token_embeddings)
-    if variant == "uniform-pm1-v":
-        for block in model.blocks:
-            _freeze_identity(block.attn.in_proj)
-            _freeze_identity(block.attn.out_proj)
-    return model
+
+def build_model(spec: dict) -> torch.nn.Module:
+    """A freshly initialized (seeded) model of the spec (`job`'s) for D_2N with <bos>."""
+    return job(spec).build_model()
 
 
 def training_words(spec: dict) -> list[str] | None:
@@ -259,28 +210,25 @@ def trained_model(spec: dict, device) -> tuple[torch.nn.Module, list[str] | None
     """Train (or load from the cache) the model of a spec; returns it and its training words.
     The cache folder is checked for writing before training, not after it."""
     from lengthgen.results import check_writable
-    from lengthgen.train import TrainConfig, save_checkpoint, train
+    from lengthgen.train import save_checkpoint, train
     key = hashlib.sha256(json.dumps(cache_key(spec, device),
                                     sort_keys=True).encode()).hexdigest()[:16]
     path = cache_dir() / f"{key}.pt"
-    model, words = build_model(spec), training_words(spec)
+    run = job(spec)
     state = _cached(path)
-    if state is not None:
+    if state is not None:   # no task to make: its words are all the caller needs of it
+        model = run.build_model()
         model.load_state_dict(state)
-        return model.to(device), words
+        return model.to(device), training_words(spec)
     check_writable(path.parent, "the trained Dyck model cache (XDG_CACHE_HOME)")
-    task = DyckTask(spec["n"], words=words, max_depth=spec.get("max_depth"))
-    # a fixed budget with a short warmup and a cosine decay, evaluated once at the end
-    cfg = TrainConfig.from_config(spec, warmup_steps=min(100, spec["steps"] // 10),
-                                  schedule="cosine", eval_every=spec["steps"], eval_samples=32,
-                                  stop_accuracy=None)
-    train(model, task, cfg, device)
+    task, model = run.build()
+    train(model, task, run.train, device)
     try:
         save_checkpoint(path, model.state_dict())
     except OSError as e:   # the model is trained: use it; only the next run trains it again
         print(f"warning: the trained Dyck model could not be cached in {path.parent} "
               f"({e.strerror or e.__class__.__name__})", file=sys.stderr)
-    return model, words
+    return model, task.words
 
 
 def spec_trainings(specs: list[dict]) -> list:
@@ -294,12 +242,12 @@ def spec_trainings(specs: list[dict]) -> list:
         if key in seen:
             continue
         seen.add(key)
-        size = decoder_sizes(spec)   # "eq1" is one attention head of width d
-        layers, heads = (1, 1) if spec["variant"] == "eq1" else (size["n_layers"],
-                                                                  size["n_heads"])
-        out.append(decoder_training(lambda: build_model(spec),
-                                    shape=shape_label(layers, heads, size["d_model"]),
-                                    layers=layers, d_model=size["d_model"],
+        run = job(spec)
+        size = run.model_config()   # "eq1" is one attention head of width d
+        layers, heads = (1, 1) if size.variant == "eq1" else (size.n_layers, size.n_heads)
+        out.append(decoder_training(run.build_model,
+                                    shape=shape_label(layers, heads, size.d_model),
+                                    layers=layers, d_model=size.d_model,
                                     batch=spec["batch_size"],
                                     tokens=2 * spec["n"], steps=spec["steps"], key=key))
     return out

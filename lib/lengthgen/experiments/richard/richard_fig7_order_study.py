@@ -22,7 +22,7 @@ Settings (each an override of the Fig. 7 spec): "base" is the Fig. 7 spec itself
 it is the very model Fig. 7 shows), "more-steps" and "most-steps" train 5x and 10x longer,
 "wider" uses a larger d, "fresh-words" draws new words at every step instead of a fixed set.
 Besides the three Fig. 7 variants, eq1-res is Eq. (1) with a residual connection and
-LayerNorm, as the paper's model 5 has (richard.protocol.STUDY_VARIANTS).
+LayerNorm, as the paper's model 5 has (lengthgen.models.dyck_variants.STUDY_VARIANTS).
 
 The token-embedding change (u = (+1, -1, ...) instead of the paper's all-ones) is not a
 setting: in eq1 it is a relabelling (flip the sign of coordinate j of B and of row and column

@@ -19,7 +19,7 @@ from matplotlib.ticker import NullFormatter, ScalarFormatter
 from lengthgen.config import one_thread
 from lengthgen.crasp import library
 from lengthgen.crasp.library import SMALL_VOCAB
-from lengthgen.experiments.huang.crasp.rows import EXACT, MODES, compile_data  # noqa: F401
+from lengthgen.experiments.huang.crasp.rows import EXACT, compile_data
 from lengthgen.experiments.huang.crasp.rows import mode_series as _series
 from lengthgen.tasks import languages
 

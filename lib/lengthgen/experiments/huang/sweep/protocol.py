@@ -437,32 +437,29 @@ def run_cell(task_id: str, encoding: str, config: dict, device) -> dict:
                          for b in bins}}
 
 
-def baseline_model(task, config: dict):
-    """The baseline's TokenMLPConfig for a task: the one spelling of its size (the config's
-    "baseline" block)."""
-    from lengthgen.models.token_mlp import TokenMLPConfig
+def baseline_job(task, config: dict):
+    """The baseline MLP's one training as the engine's typed Job (kind "token-mlp"): the one
+    spelling of its size (the config's "baseline" block), its own steps and rate; batch,
+    decay, schedule and evaluation as the transformers'; nothing else of theirs (no clipping
+    horizon, no giving up); seed 0 (its initial weights and data)."""
+    from lengthgen.engine.jobs import Job
+    from lengthgen.train import TrainConfig
     base = config["baseline"]
-    return TokenMLPConfig(len(task.vocab), task.n_classes, base["d_model"], base["hidden"])
-
-
-def run_baseline(task_id: str, config: dict, device) -> dict:
-    """The 2-layer MLP over the current token, trained like the transformers (lr 1e-3)."""
-    import torch
-
-    from lengthgen.evaluate import evaluate
-    from lengthgen.models.token_mlp import TokenMLP
-    from lengthgen.train import EVAL_SEED_OFFSET, TrainConfig, train
-    task = get_task(task_id)
-    base = config["baseline"]
-    # its own steps and rate (the baseline block); batch, decay, schedule and evaluation as the
-    # transformers'; nothing else of theirs (no clipping horizon, no giving up)
     cfg = TrainConfig.from_config(base, batch_size=config["batch_size"],
                                   weight_decay=config["weight_decay"], schedule=config["schedule"],
                                   eval_every=min(config["eval_every"], base["steps"]),
                                   eval_samples=config["eval_samples"], stop_accuracy=1.0, seed=0)
-    torch.manual_seed(0)  # the baseline's initial weights
-    model = TokenMLP(baseline_model(task, config))
-    result = train(model, task, cfg, device)
+    return Job(task, {"d_model": base["d_model"], "hidden": base["hidden"]}, cfg,
+               kind="token-mlp")
+
+
+def run_baseline(task_id: str, config: dict, device) -> dict:
+    """The 2-layer MLP over the current token, trained like the transformers (lr 1e-3)."""
+    from lengthgen.evaluate import evaluate
+    from lengthgen.train import EVAL_SEED_OFFSET, train
+    run = baseline_job(task_id, config)
+    task, model = run.build()
+    result = train(model, task, run.train, device)
     scores = evaluate(model, task, None, config["samples_per_bin"], 2 * EVAL_SEED_OFFSET, device)
     return {"task": task_id, "encoding": "baseline", "steps": result.steps,
             "n_params": model.num_parameters(),
@@ -509,7 +506,6 @@ def trainings(config: dict) -> list:
     """The sweep's trainings at a config (`lengthgen.runs.cost`): each cell's planned settings
     at their step caps, and the baseline MLP per task. Keys name the cell, setting and steps,
     so figures that draw the same cells count them once."""
-    from lengthgen.models.token_mlp import TokenMLP
     from lengthgen.runs.cost import Training, count_parameters, job_training
     out = []
     for task_id in config["tasks"]:
@@ -519,9 +515,9 @@ def trainings(config: dict) -> list:
                 job = job_for(task, encoding, setting, 0, config)
                 out.append(job_training(job, count, key=f"huang-sweep/{task_id}/{encoding}/"
                                         f"{setting.as_list()}/{job.train.steps}x{count}"))
-        mlp = baseline_model(task, config)
-        out.append(Training("token MLP", count_parameters(lambda: TokenMLP(mlp)), 0,
-                            base["d_model"], config["batch_size"],
+        mlp = baseline_job(task, config)
+        out.append(Training("token MLP", count_parameters(mlp.build_model), 0,
+                            mlp.model_config().d_model, config["batch_size"],
                             task.max_tokens(task.train_range[1]), base["steps"],
                             key=f"huang-sweep/{task_id}/baseline/{base['steps']}"))
     return out
