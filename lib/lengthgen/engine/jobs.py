@@ -19,8 +19,16 @@ as a file for small models; passing it back as `resume` continues the job where 
 the device sampler a resumed job sees the batches it would have seen (they are keyed by seed
 and step), so a job trained in slices follows the trajectory of a job trained at once, up to
 float rounding.
+
+Alone: a job whose model the stacked forward cannot hold (frozen weights, dropout, a module
+other than `Decoder`, such as Richard's Dyck variants) gives a `builder`; it trains in a group
+of its own as `train` trains a model (`engine.groups.ModuleGroup`, the host's sampler, torch's
+generator seeded by the run), so its trajectory is `train`'s. Its unfinished state holds its
+generators too ("rng", as `train`'s checkpoint does), so a resumed job sees the batches it
+would have seen.
 """
 from dataclasses import dataclass, field
+from typing import Callable
 
 import torch
 
@@ -45,6 +53,9 @@ class Job:
     model: dict                      # DecoderConfig fields, e.g. n_layers, d_model, pe
     train: TrainConfig
     name: str = ""                   # the caller's name for it (records, state files)
+    # () -> the freshly initialized (seeded) model of a job that trains alone (module
+    # docstring); `model` then holds only its size (n_layers, n_heads, d_model), for planning
+    builder: Callable | None = field(default=None, compare=False, repr=False)
     # the Task of a task id, resolved once however often grouping, sizing and building ask
     _task: Task | None = field(default=None, init=False, repr=False, compare=False)
 
@@ -59,13 +70,22 @@ class Job:
             self._task = get_task(self.task)
         return self._task
 
+    @property
+    def alone(self) -> bool:
+        return self.builder is not None
+
     def build(self):
         """(task, freshly initialized decoder): the decoder a run alone would start from."""
         task = self.get_task()
+        if self.alone:
+            return task, self.builder()
         return task, decoder_for_task(task, seed=self.seed, **self.model)
 
     def decoder_config(self):
-        """The decoder's config, without building its weights (cheap: for grouping)."""
+        """The decoder's config, without building its weights (cheap: for grouping; a job that
+        trains alone builds its model)."""
+        if self.alone:
+            return self.builder().cfg
         return decoder_config_for_task(self.get_task(), **self.model)
 
 
@@ -96,7 +116,10 @@ def use_device_sampler(sampler: str, device, tasks) -> bool:
 
 def group_key(job: Job, decoder_config=None) -> tuple:
     """Jobs with equal keys train in one group: same decoder shape, batch size, evaluation
-    period and size, length chunks and objective."""
+    period and size, length chunks and objective. A job that trains alone shares its key with
+    no other."""
+    if job.alone:
+        return ("alone", id(job))
     cfg = job.train
     decoder_config = decoder_config or job.decoder_config()
     return (shape_key(decoder_config), cfg.batch_size, cfg.eval_every, cfg.eval_samples,
@@ -160,6 +183,10 @@ def make_group(tasks, models, configs, device, sampler: str = "auto", graphs: bo
 
 def _train_group(jobs, built, part, device, sampler, deadline, until_step, resume, diverged,
                  outcomes, graphs=False, compile=False, progress=None):
+    if jobs[part[0]].alone:
+        _train_alone(jobs, built, part[0], device, deadline, until_step, resume, diverged,
+                     outcomes, progress)
+        return
     tasks = [built[i][0] for i in part]
     configs = [jobs[i].train for i in part]
     group, feed = make_group(tasks, [built[i][1] for i in part], configs, device, sampler,
@@ -190,3 +217,37 @@ def _train_group(jobs, built, part, device, sampler, deadline, until_step, resum
     for j, i in enumerate(part):
         if outcomes[i].result is not None:
             outcomes[i].model = finished.get(j)
+
+
+def _train_alone(jobs, built, i, device, deadline, until_step, resume, diverged, outcomes,
+                 progress=None):
+    """Job i in a group of its own, as `train` trains it (the module docstring, "Alone")."""
+    from lengthgen.engine.checkpoints import _restore_rng, _rng_state
+    from lengthgen.engine.groups import ModuleGroup
+    task, model = built[i]
+    cfg = jobs[i].train
+    group = ModuleGroup(model, task, cfg, device)
+    feed = HostFeed([task], [cfg], [model.cfg.n_positions], [model.cfg.pe.absolute],
+                    objective_of(task).target_dtype, device)
+    torch.manual_seed(cfg.seed)   # dropout, as train() seeds it
+    member, step, elapsed, recent = MemberState(), 0, 0.0, []
+    if i in resume:
+        state = resume[i]
+        restore_member(group, 0, state, member)
+        step, elapsed = state["step"], state["elapsed"]
+        recent = [torch.tensor([v], device=device) for v in state["recent"]]
+        if isinstance(state.get("rng"), dict):   # a state of this path: the same batches on
+            _restore_rng(feed.rngs[0], state["rng"], device)
+    results, state = run(group, feed, [task], [cfg], device, step=step, members=[member],
+                         recent=recent, elapsed=elapsed, deadline=deadline,
+                         until_step=until_step, diverged=diverged, progress=progress)
+    if results[0] is not None:
+        outcomes[i] = JobOutcome(jobs[i], results[0], model.cpu())
+        return
+    kept = member_state(group, 0, member, state)
+    kept["model"] = {n: t.detach().cpu().clone() for n, t in kept["model"].items()}
+    kept["adam"] = {**kept["adam"], **{k: {n: t.detach().cpu().clone()
+                                            for n, t in kept["adam"][k].items()}
+                                       for k in ("exp_avg", "exp_avg_sq")}}
+    outcomes[i] = JobOutcome(jobs[i], None, None, state={**kept, "rng": _rng_state(
+        feed.rngs[0], device)})

@@ -28,6 +28,7 @@ model: the figures' runs() and data() (what `figure data` calls) need none of th
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import sys
@@ -259,7 +260,7 @@ def trained_model(spec: dict, device) -> tuple[torch.nn.Module, list[str] | None
     """Train (or load from the cache) the model of a spec; returns it and its training words.
     The cache folder is checked for writing before training, not after it."""
     from lengthgen.results import check_writable
-    from lengthgen.train import TrainConfig, save_checkpoint, train
+    from lengthgen.train import save_checkpoint, train
     key = hashlib.sha256(json.dumps(cache_key(spec, device),
                                     sort_keys=True).encode()).hexdigest()[:16]
     path = cache_dir() / f"{key}.pt"
@@ -270,11 +271,7 @@ def trained_model(spec: dict, device) -> tuple[torch.nn.Module, list[str] | None
         return model.to(device), words
     check_writable(path.parent, "the trained Dyck model cache (XDG_CACHE_HOME)")
     task = DyckTask(spec["n"], words=words, max_depth=spec.get("max_depth"))
-    # a fixed budget with a short warmup and a cosine decay, evaluated once at the end
-    cfg = TrainConfig.from_config(spec, warmup_steps=min(100, spec["steps"] // 10),
-                                  schedule="cosine", eval_every=spec["steps"], eval_samples=32,
-                                  stop_accuracy=None)
-    train(model, task, cfg, device)
+    train(model, task, train_config(spec), device)
     try:
         save_checkpoint(path, model.state_dict())
     except OSError as e:   # the model is trained: use it; only the next run trains it again
@@ -283,10 +280,63 @@ def trained_model(spec: dict, device) -> tuple[torch.nn.Module, list[str] | None
     return model, words
 
 
+def train_config(spec: dict):
+    """How a Dyck model of a spec trains: a fixed budget with a short warmup and a cosine
+    decay, evaluated once at the end (`trained_model` and the slices' jobs)."""
+    from lengthgen.engine.settings import TrainConfig
+    return TrainConfig.from_config(spec, warmup_steps=min(100, spec["steps"] // 10),
+                                   schedule="cosine", eval_every=spec["steps"], eval_samples=32,
+                                   stop_accuracy=None)
+
+
+def trained_alone_size(spec: dict) -> dict:
+    """The size the slices plan a Dyck model's job with ("eq1" is one head of width d)."""
+    size = decoder_sizes(spec)
+    return {**size, "n_layers": 1, "n_heads": 1} if spec["variant"] == "eq1" else size
+
+
+class _WordsAtFirstBatch(DyckTask):
+    """The task `trained_model` trains a spec on, its finite training set drawn at the first
+    batch rather than when the job is built: a slice builds the job of every pending run to
+    choose among them, and 4^12 distinct words take minutes on the host. Runs of one seed, n,
+    size and depth share one draw per process (`_words`)."""
+
+    def __init__(self, spec: dict):
+        super().__init__(spec["n"], max_depth=spec.get("max_depth"))
+        self._spec = spec if spec.get("train_size") is not None else None
+
+    def sample(self, rng, batch_size, min_len, max_len):
+        if self._spec is not None:
+            self.words, self._spec = _words(_words_key(self._spec)), None
+        return super().sample(rng, batch_size, min_len, max_len)
+
+
+def _words_key(spec: dict) -> tuple:
+    return spec["seed"], spec["n"], spec["train_size"], spec.get("max_depth")
+
+
+@functools.lru_cache(maxsize=8)
+def _words(key: tuple) -> tuple:
+    seed, n, train_size, max_depth = key
+    return tuple(training_words({"seed": seed, "n": n, "train_size": train_size,
+                                 "max_depth": max_depth}))
+
+
+def dyck_job(spec: dict, name: str = ""):
+    """A spec's training as the engine's typed Job (what a planned figure's slices train):
+    the model and training of `trained_model`, trained alone (lengthgen.engine.jobs: the
+    stacked forward holds none of these models: the uniform variants freeze their token
+    embeddings (and uniform-pm1-v its projections), eq1 is not a Decoder, and every paper
+    config has dropout 0.1), so its trajectory is `trained_model`'s."""
+    from lengthgen.engine.jobs import Job
+    return Job(_WordsAtFirstBatch(spec), trained_alone_size(spec), train_config(spec),
+               name=name, builder=lambda: build_model(spec))
+
+
 def spec_trainings(specs: list[dict]) -> list:
     """For `figure cost` (`lengthgen.runs.cost`): one training per distinct spec, keyed by the
     spec as the weight cache is, so the figures that study one model count it once. A
-    sequence is a D_2N word: 2N tokens."""
+    sequence is a D_2N word: 2N tokens. Each trains alone, as `dyck_job` trains it."""
     from lengthgen.runs.cost import decoder_training, shape_label
     out, seen = [], set()
     for spec in specs:
@@ -294,14 +344,12 @@ def spec_trainings(specs: list[dict]) -> list:
         if key in seen:
             continue
         seen.add(key)
-        size = decoder_sizes(spec)   # "eq1" is one attention head of width d
-        layers, heads = (1, 1) if spec["variant"] == "eq1" else (size["n_layers"],
-                                                                  size["n_heads"])
+        size = trained_alone_size(spec)
         out.append(decoder_training(lambda: build_model(spec),
-                                    shape=shape_label(layers, heads, size["d_model"]),
-                                    layers=layers, d_model=size["d_model"],
-                                    batch=spec["batch_size"],
-                                    tokens=2 * spec["n"], steps=spec["steps"], key=key))
+                                    shape=shape_label(*size.values()),
+                                    layers=size["n_layers"], d_model=size["d_model"],
+                                    batch=spec["batch_size"], tokens=2 * spec["n"],
+                                    steps=spec["steps"], key=key, alone=True))
     return out
 
 
