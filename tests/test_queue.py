@@ -250,3 +250,15 @@ def test_dyck_figures_planned_records_are_run_ones_and_a_queue_resumes(tmp_path,
         forged = {**records[0], "params": {**records[0]["params"], "seed": 7}}
         with pytest.raises(Exception, match="not a registered run"):
             check_records(figure_id, [forged])
+
+
+def test_a_job_trained_alone_claims_no_compiled_step_and_no_graphs(tmp_path, dyck_cache):
+    """A slice asked for torch.compile and CUDA graphs trains a Dyck job alone, eagerly, as
+    train() does: its record must not say it ran a compiled (or captured) step."""
+    counts = planned.run_slice("richard-fig7-learned-pe", "test", tmp_path, CPU,
+                               time.time() + 300, graphs=True, compile=True,
+                               log=lambda *a, **k: None)
+    records = load_records("richard-fig7-learned-pe", "test", tmp_path)
+    assert counts["recorded"] == len(records) > 0
+    assert all("compiled" not in r["metrics"] and r["metrics"]["cuda_graphs"] is False
+               for r in records)
