@@ -236,7 +236,8 @@ def _train_alone(jobs, built, i, device, deadline, until_step, resume, diverged,
         restore_member(group, 0, state, member)
         step, elapsed = state["step"], state["elapsed"]
         recent = [torch.tensor([v], device=device) for v in state["recent"]]
-        if isinstance(state.get("rng"), dict):   # a state of this path: the same batches on
+        if isinstance(state.get("rng"), dict):   # kept by this path: the batches and dropout
+            # masks it would have seen
             _restore_rng(feed.rngs[0], state["rng"], device)
     results, state = run(group, feed, [task], [cfg], device, step=step, members=[member],
                          recent=recent, elapsed=elapsed, deadline=deadline,
