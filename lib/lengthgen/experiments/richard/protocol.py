@@ -307,12 +307,14 @@ class _WordsAtFirstBatch(DyckTask):
 
     def sample(self, rng, batch_size, min_len, max_len):
         if self._spec is not None:
-            self.words, self._spec = _words(_words_key(self._spec)), None
+            self.words, self._spec = drawn_words(self._spec), None
         return super().sample(rng, batch_size, min_len, max_len)
 
 
-def _words_key(spec: dict) -> tuple:
-    return spec["seed"], spec["n"], spec["train_size"], spec.get("max_depth")
+def drawn_words(spec: dict) -> tuple:
+    """`training_words` of a spec with a finite training set, drawn once per process: a
+    slice's job and the scoring of its model share one draw."""
+    return _words((spec["seed"], spec["n"], spec["train_size"], spec.get("max_depth")))
 
 
 @functools.lru_cache(maxsize=8)
