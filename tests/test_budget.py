@@ -274,3 +274,33 @@ def test_every_cell_says_how_far_it_is_and_what_it_waits_for():
     assert progress[("addition", "nope")]["stage"] == "not started"
     rows = tables.progress_rows(list(progress.values()))
     assert len(rows) == 50 and all(len(r) == len(tables.PROGRESS_HEADER) for r in rows)
+
+
+def test_a_plan_left_with_only_deferred_jobs_is_not_complete(tmp_path, monkeypatch):
+    """Jobs no slice can train (here: every seed but 0, as if they were the 12-layer setting)
+    are deferred, not done: once the slices have trained the rest, the plan is empty but the
+    figure is not complete. The folder keeps its marker (listing the records), the slice's
+    counts name the deferred jobs, and `figure run` says they are left."""
+    import torch
+
+    from lengthgen.runs.folders import IN_PROGRESS, marker_problems
+    from lengthgen.results import load_records
+    monkeypatch.setattr(budget, "in_a_slice", lambda job, config: job.seed == 0)
+    counts = run_slice(tmp_path, "test", torch.device("cpu"), time.time() + 120,
+                       log=lambda *a, **k: None)
+    folder = tmp_path / RECORDS_ID / "test"
+    records = budget.load_job_records(folder)
+    config = budget.budget_configs()["test"]
+    left = budget.deferred(config, records)
+    assert counts["recorded"] == len(records) > 0 and budget.plan(config, records) == []
+    assert left and all(j.seed > 0 for j in left) and counts["deferred"] == len(left)
+    assert planned.refresh(RECORDS_ID, "test", tmp_path) is False
+    assert (folder / IN_PROGRESS).is_file()
+    assert not marker_problems(folder, load_records(RECORDS_ID, "test", tmp_path))
+    assert budget.status(records, config)["complete"] == 0
+    with pytest.raises(Exception, match="deferred"):
+        planned.run_to_end(RECORDS_ID, "test", torch.device("cpu"), tmp_path)
+    monkeypatch.undo()   # every job fits a slice again: the next slice completes the figure
+    run_slice(tmp_path, "test", torch.device("cpu"), time.time() + 120, log=lambda *a, **k: None)
+    assert planned.refresh(RECORDS_ID, "test", tmp_path) is True
+    assert not (folder / IN_PROGRESS).exists()

@@ -146,3 +146,131 @@ def test_unfinished_jobs_of_every_queued_figure_are_packed_and_resumed(tmp_path)
                             states_in=tmp_path / "packs", **quiet)
     assert all(again[f]["resumed"] == kept[f] for f in PAIR), again
     assert not any(planned.pending(f, "test", tmp_path) for f in PAIR)
+
+
+# ---- Richard's Dyck figures and the inference procedure as planned figures (issue 53) -------
+DYCK = ["richard-fig7-learned-pe", "richard-fig7-order-study", "richard-fig4-completions",
+        "richard-fig5-spectrum", "richard-fig5-sign-study", "richard-table1-deepest",
+        "richard-fig6-ablation"]
+STACKED = ["limit-inference-procedure"]   # decoders the engine stacks
+NEWLY_PLANNED = DYCK + STACKED
+
+
+@pytest.fixture
+def dyck_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))   # run_one's weight cache
+
+
+def test_the_gpu_queue_lists_the_new_planned_figures_in_cost_order_with_their_minutes():
+    """`budget queue --scale gpu --list` names each new planned figure at its paper config,
+    after the Fig. 1 sweep, in the order of their H200 minutes per id, which are `figure cost`'s
+    (a Dyck model trained alone, at train()'s rate: engine and train() columns agree)."""
+    from lengthgen.runs import cost
+    rows = queue.order(queue.planned_figures(), "gpu")
+    ids = [r["figure_id"] for r in rows]
+    assert set(NEWLY_PLANNED) <= set(ids) and ids[0] == "huang-fig1-budget"
+    for figure_id in NEWLY_PLANNED:
+        row = rows[ids.index(figure_id)]
+        module = experiment(figure_id)
+        estimate = cost.estimate(figure_id, module.trainings(module.CONFIGS["paper"]))
+        assert row["scale"] == "paper" and row["minutes"] == pytest.approx(estimate.minutes())
+        alone = estimate.minutes() == pytest.approx(estimate.minutes(kind=cost.SINGLE_KIND))
+        assert alone == (figure_id in DYCK)
+    assert ids.index("richard-fig7-learned-pe") < ids.index("richard-fig7-order-study")
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "lib"), "OMP_NUM_THREADS": "1"}
+    listed = subprocess.run([sys.executable, "-m", "lengthgen", "budget", "queue", "--scale",
+                             "gpu", "--list"], capture_output=True, text=True, env=env)
+    assert listed.returncode == 0, listed.stderr
+    lines = {line.split("\t")[0]: line.split("\t") for line in listed.stdout.splitlines()}
+    assert list(lines) == ids
+    for figure_id in NEWLY_PLANNED:
+        row = rows[ids.index(figure_id)]
+        assert lines[figure_id][1] == "paper"
+        assert lines[figure_id][2].startswith(f"{row['minutes']:.1f} H200 min")
+
+
+def test_a_dyck_job_trains_alone_as_train_does_and_resumes_to_the_same_weights(tmp_path):
+    """A Dyck model (frozen tokens, dropout) is a job the stacked forward cannot hold: the
+    engine trains it alone, to `train()`'s very weights, and one stopped at step 3 and resumed
+    from its state (generators included) ends with the weights of one trained at once."""
+    from lengthgen.engine.jobs import train_jobs
+    from lengthgen.experiments.richard import protocol
+    from lengthgen.tasks.dyck import DyckTask
+    from lengthgen.train import train
+    spec = {**protocol.learned_pe_models("test")["uniform-pm1"], "steps": 6, "dropout": 0.1,
+            "seed": 3}
+    reference = protocol.build_model(spec)
+    alone = train(reference, DyckTask(spec["n"], protocol.training_words(spec)),
+                  protocol.train_config(spec), CPU)
+    job = protocol.job(spec, "j")
+    assert job.alone
+    (whole,) = train_jobs([job], CPU)
+    assert whole.result.steps == alone.steps == 6
+    for name, value in reference.state_dict().items():
+        assert torch.equal(whole.model.state_dict()[name], value), name
+    (cut,) = train_jobs([protocol.job(spec, "j")], CPU, until_step=3)
+    assert cut.result is None and cut.state["step"] == 3 and "rng" in cut.state
+    (resumed,) = train_jobs([protocol.job(spec, "j")], CPU, resume={0: cut.state})
+    for name, value in reference.state_dict().items():
+        assert torch.equal(resumed.model.state_dict()[name], value), name
+    frozen = whole.model.token_embeddings.weight
+    assert torch.equal(frozen, protocol.build_model(spec).token_embeddings.weight)
+
+
+def test_the_new_planned_figures_records_are_run_ones_and_a_queue_resumes(tmp_path, dyck_cache):
+    """The queue at test scale trains the new planned figures to the end: stopped after its
+    first group it keeps what it finished; run again, it trains only the rest; every record is
+    a registered run of its figure, with `run_one`'s own metrics where the engine trains the
+    model alone as train() does (the Dyck figures; the stacked decoders' numbers may round
+    differently: their keys and step counts), and the provenance of any record."""
+    from lengthgen.runs.slices import Stop
+    rows = queue.order(NEWLY_PLANNED, "test")
+    stop = Stop()
+
+    def stop_after_a_group(line, **kwargs):
+        if '"shape"' in line:
+            stop.signal = signal.SIGTERM
+    first = queue.run_queue(rows, tmp_path, CPU, time.time() + 300, stop=stop,
+                            states=tmp_path / "states", log=stop_after_a_group)
+    head = rows[0]["figure_id"]
+    assert list(first) == [head] and first[head]["recorded"] > 0
+    kept = _files(tmp_path)
+    assert len(kept) == first[head]["recorded"]
+    assert (in_progress(tmp_path / head / "test") is None) \
+        == (not planned.pending(head, "test", tmp_path))   # in progress while jobs are left
+    again = queue.run_queue(rows, tmp_path, CPU, time.time() + 300,
+                            states=tmp_path / "states", log=lambda *a, **k: None)
+    assert set(again) == set(NEWLY_PLANNED)
+    now = _files(tmp_path)
+    assert {name: now[name] for name in kept} == kept   # the finished job was not trained again
+    for figure_id in NEWLY_PLANNED:
+        module = experiment(figure_id)
+        config = module.CONFIGS["test"]
+        records = load_records(figure_id, "test", tmp_path)
+        assert sorted(r["run_name"] for r in records) == sorted(p["name"]
+                                                                for p in module.runs(config))
+        assert not (tmp_path / figure_id / "test" / IN_PROGRESS).exists()
+        check_records(figure_id, records)
+        for r in records:
+            assert r["config"] == config and r["git_commit"] and r["lib_digest"]
+            metrics = {k: v for k, v in r["metrics"].items() if k != "cuda_graphs"}
+            alone = module.run_one(r["params"], config, CPU)
+            if figure_id in DYCK:
+                assert metrics == alone, r["run_name"]
+            else:
+                assert set(metrics) == set(alone) and metrics["steps"] == alone["steps"]
+        forged = {**records[0], "params": {**records[0]["params"], "seed": 7}}
+        with pytest.raises(Exception, match="not a registered run"):
+            check_records(figure_id, [forged])
+
+
+def test_a_job_trained_alone_claims_no_compiled_step_and_no_graphs(tmp_path, dyck_cache):
+    """A slice asked for torch.compile and CUDA graphs trains a Dyck job alone, eagerly, as
+    train() does: its record must not say it ran a compiled (or captured) step."""
+    counts = planned.run_slice("richard-fig7-learned-pe", "test", tmp_path, CPU,
+                               time.time() + 300, graphs=True, compile=True,
+                               log=lambda *a, **k: None)
+    records = load_records("richard-fig7-learned-pe", "test", tmp_path)
+    assert counts["recorded"] == len(records) > 0
+    assert all("compiled" not in r["metrics"] and r["metrics"]["cuda_graphs"] is False
+               for r in records)

@@ -142,7 +142,10 @@ def _plan(args):
     pending = [j for j in budget.plan(config, records) if j.name not in records]
     for job in pending:
         print(job.name)
-    print(f"{len(records)} job(s) recorded, {len(pending)} planned next", file=sys.stderr)
+    left = budget.deferred(config, records)
+    print(f"{len(records)} job(s) recorded, {len(pending)} planned next"
+          + (f", {len(left)} deferred (too long for a slice): the sweep is not complete"
+             if left else ""), file=sys.stderr)
 
 
 def _estimate(args, config, records):

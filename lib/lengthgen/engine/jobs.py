@@ -6,7 +6,7 @@ the Task when the run first needs it), its model (a kind, `lengthgen.engine.kind
 kind's options: for the default "decoder", DecoderConfig fields beyond the task's sizes) and a
 TrainConfig, whose seed is the run's seed (it fixes the initial weights, the data stream and
 the evaluation set). `train()` trains the model of any kind (`Job.build`); `train_jobs` trains
-decoder jobs, any list of them: jobs whose
+decoder jobs (and Dyck models, each alone: "Alone" below), any list of them: jobs whose
 decoders share a shape (`lengthgen.engine.stacked.shape_key`), batch size and evaluation period
 train together in one stacked group, whatever their tasks, encodings, seeds, learning rates,
 schedules, step caps and stop rules; groups run one after another.
@@ -23,6 +23,13 @@ the device sampler a resumed job sees the batches it would have seen (they are k
 and step), and with the host's its state keeps where its generator and its task's data stood
 (`engine.feeds.HostFeed.state`): either way a job trained in slices follows the trajectory of
 a job trained at once, up to float rounding.
+
+Alone: a job whose kind the stacked forward cannot hold (Richard's Dyck models: frozen
+weights, dropout, a module other than `Decoder`; `engine.kinds`, `alone`) trains in a group of
+its own as `train` trains a model (`engine.groups.ModuleGroup`, the host's sampler, torch's
+generator seeded by the run), so its trajectory is `train`'s. Its unfinished state holds its
+generators too ("rng", as `train`'s checkpoint does), so a resumed job sees the batches it
+would have seen.
 """
 from dataclasses import dataclass, field
 from typing import Callable
@@ -84,6 +91,12 @@ class Job:
         """(task, freshly initialized model): what a run alone would start from."""
         return self.get_task(), self.build_model()
 
+    @property
+    def alone(self) -> bool:
+        """Whether train_jobs trains this job in a group of its own, as train() does (its kind
+        is one the stacked forward cannot hold: the module docstring, "Alone")."""
+        return kinds.kind(self.kind).alone
+
     def decoder_config(self):
         """A decoder job's DecoderConfig (model_config), refused for other kinds."""
         if self.kind != "decoder":
@@ -119,7 +132,10 @@ def use_device_sampler(sampler: str, device, tasks) -> bool:
 
 def group_key(job: Job, decoder_config=None) -> tuple:
     """Jobs with equal keys train in one group: same decoder shape, batch size, evaluation
-    period and size, length chunks and objective."""
+    period and size, length chunks and objective. A job that trains alone shares its key with
+    no other."""
+    if job.alone:
+        return ("alone", id(job))
     cfg = job.train
     decoder_config = decoder_config or job.decoder_config()
     return (shape_key(decoder_config), cfg.batch_size, cfg.eval_every, cfg.eval_samples,
@@ -139,10 +155,10 @@ def train_jobs(jobs: list[Job], device="cpu", *, sampler: str = "auto", deadline
     updated once per step of every group. Returns one outcome per job, in order."""
     device = torch.device(device)
     resume = resume or {}
-    alone = next((job for job in jobs if not kinds.kind(job.kind).stacks), None)
-    if alone is not None:
-        raise LengthgenError(f"{alone.name or 'a job'}: train_jobs stacks decoders; a "
-                             f"{alone.kind} model trains alone, with train()")
+    odd = next((job for job in jobs if not (kinds.kind(job.kind).stacks or job.alone)), None)
+    if odd is not None:
+        raise LengthgenError(f"{odd.name or 'a job'}: train_jobs stacks decoders and trains "
+                             f"Dyck models alone; a {odd.kind} model trains with train()")
     built = [job.build() for job in jobs]
     for job, (task, model) in zip(jobs, built):
         if job.train.checkpoint_path is not None:
@@ -187,6 +203,10 @@ def make_group(tasks, models, configs, device, sampler: str = "auto", graphs: bo
 
 def _train_group(jobs, built, part, device, sampler, deadline, until_step, resume, diverged,
                  outcomes, graphs=False, compile=False, progress=None):
+    if jobs[part[0]].alone:
+        _train_alone(jobs, built, part[0], device, deadline, until_step, resume, diverged,
+                     outcomes, progress)
+        return
     tasks = [built[i][0] for i in part]
     configs = [jobs[i].train for i in part]
     group, feed = make_group(tasks, [built[i][1] for i in part], configs, device, sampler,
@@ -219,3 +239,38 @@ def _train_group(jobs, built, part, device, sampler, deadline, until_step, resum
     for j, i in enumerate(part):
         if outcomes[i].result is not None:
             outcomes[i].model = finished.get(j)
+
+
+def _train_alone(jobs, built, i, device, deadline, until_step, resume, diverged, outcomes,
+                 progress=None):
+    """Job i in a group of its own, as `train` trains it (the module docstring, "Alone")."""
+    from lengthgen.engine.checkpoints import _restore_rng, _rng_state
+    from lengthgen.engine.groups import ModuleGroup
+    task, model = built[i]
+    cfg = jobs[i].train
+    group = ModuleGroup(model, task, cfg, device)
+    feed = HostFeed([task], [cfg], [model.cfg.n_positions], [model.cfg.pe.absolute],
+                    objective_of(task).target_dtype, device)
+    torch.manual_seed(cfg.seed)   # dropout, as train() seeds it
+    member, step, elapsed, recent = MemberState(), 0, 0.0, []
+    if i in resume:
+        state = resume[i]
+        restore_member(group, 0, state, member)
+        step, elapsed = state["step"], state["elapsed"]
+        recent = [torch.tensor([v], device=device) for v in state["recent"]]
+        if isinstance(state.get("rng"), dict):   # kept by this path: the batches and dropout
+            # masks it would have seen
+            _restore_rng(feed.rngs[0], state["rng"], device)
+    results, state = run(group, feed, [task], [cfg], device, step=step, members=[member],
+                         recent=recent, elapsed=elapsed, deadline=deadline,
+                         until_step=until_step, diverged=diverged, progress=progress)
+    if results[0] is not None:
+        outcomes[i] = JobOutcome(jobs[i], results[0], model.cpu())
+        return
+    kept = member_state(group, 0, member, state)
+    kept["model"] = {n: t.detach().cpu().clone() for n, t in kept["model"].items()}
+    kept["adam"] = {**kept["adam"], **{k: {n: t.detach().cpu().clone()
+                                            for n, t in kept["adam"][k].items()}
+                                       for k in ("exp_avg", "exp_avg_sq")}}
+    outcomes[i] = JobOutcome(jobs[i], None, None, state={**kept, "rng": _rng_state(
+        feed.rngs[0], device)})

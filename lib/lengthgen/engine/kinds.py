@@ -15,6 +15,7 @@ figure's params to a Job; that function is the one place the paper spells a mode
                fields beyond the task's vocabulary and outputs.
   dyck         DyckModelConfig (lengthgen.models.dyck_variants, Richard's ablation): a variant
                and its size, all in the options (its table is 2N rows, whatever the task).
+               train_jobs trains each alone, as train() does.
   token-mlp    TokenMLPConfig (lengthgen.models.token_mlp, Huang et al.'s baseline): options
                are its width and hidden units; the task gives its vocabulary and classes.
 """
@@ -38,6 +39,8 @@ class ModelKind:
     #                                  calls get_task() only where it takes sizes from the task
     build: Callable                  # typed config -> a fresh module (torch seeded before)
     stacks: bool = False             # whether train_jobs trains it in stacked groups
+    alone: bool = False              # whether train_jobs trains it in a group of its own, as
+    #                                  train() does (lengthgen.engine.jobs, "Alone")
 
 
 # the DecoderConfig fields that a task would otherwise size
@@ -63,7 +66,8 @@ def _limit_style_config(get_task: Callable[[], Task], options: dict) -> LimitSty
 KINDS = {
     "decoder": ModelKind(_decoder_config, Decoder, stacks=True),
     "limit-style": ModelKind(_limit_style_config, LimitStyleTransformer),
-    "dyck": ModelKind(lambda get_task, options: DyckModelConfig(**options), build_dyck_model),
+    "dyck": ModelKind(lambda get_task, options: DyckModelConfig(**options), build_dyck_model,
+                      alone=True),
     "token-mlp": ModelKind(_token_mlp_config, TokenMLP),
 }
 

@@ -53,6 +53,14 @@ class DyckModelConfig:
     def to_dict(self) -> dict:
         return asdict(self)
 
+    @property
+    def shape(self) -> tuple[int, int, int]:
+        """(layers, heads, width) as costs and the slices' planner count them: eq1 is one
+        attention head of width d_model, whatever its config's layers and heads say."""
+        if self.variant == "eq1":
+            return 1, 1, self.d_model
+        return self.n_layers, self.n_heads, self.d_model
+
 
 def token_signs(d: int) -> torch.Tensor:
     """u = (+1, -1, +1, ...): the frozen embedding of '(' (and -u of ')') in the decoder.

@@ -37,7 +37,10 @@ and one of three ways to get its records:
                              figure that runs its own may be planned too (`planned.plan_runs`);
                              one with no runs of its own is run by `figure run` in one slice
                              until its plan is empty. QUEUE_FIRST = True puts it at the head of
-                             a GPU queue (lengthgen.runs.queue).
+                             a GPU queue (lengthgen.runs.queue). Optional:
+                             deferred(config, records) -> jobs   what the records call for
+                             but no slice can train (too long for one): left, so the
+                             figure is not complete while any is
     draws others'   SOURCE   the figure id (or a tuple of ids) whose records it draws, and no
                              CONFIGS, runs or run_one of its own
 
@@ -68,7 +71,7 @@ PLANNED = ("CONFIGS", "plan", "spec", "engine_job", "score")
 SCALES = {"test", "book", "paper"}
 PLANNED_SCALES = SCALES | {"gpu"}   # "gpu": the paper's budget on a GPU (a planned figure's)
 CALLABLE = ("figure", "phone_figure", "data", "runs", "run_one", "trainings", "check_record",
-            "plan", "spec", "engine_job", "score")
+            "plan", "spec", "engine_job", "score", "deferred")
 # every name the contract gives a meaning (above, and CONFIG_KEYS: lengthgen.runs.config_keys):
 # a figure module's public names are these and no others; its own helpers start with "_", and
 # what other code needs from it lives in its paper's rows, protocol or analysis module

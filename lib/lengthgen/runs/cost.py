@@ -27,7 +27,9 @@ How the estimate is made (`estimate`):
    most MAX_GROUP), and a group step goes no faster than the fastest group step measured at
    that size (`group_ceiling_points`, interpolated the same way): a lone run of a small model
    gets a few hundred steps a second, not thousands. The same with the `train()` rows (one
-   model at a time, as most figure modules train today) gives the second H200 column.
+   model at a time, as most figure modules train today) gives the second H200 column; runs
+   that the engine trains alone (`Training.alone`: Richard's Dyck models, which the stacked
+   forward cannot hold) get that rate in the engine column too.
 3. The T4 (Colab's free card) has no bf16, so the library trains in fp32 there: a step takes
    the longer of the H200's time (the launch-bound floor) and its FLOPs at the T4's fp32 peak
    (8.1 TFLOPS) times the best fraction of its own peak the H200 reached in the benchmark
@@ -77,6 +79,8 @@ class Training:
     count: int = 1
     key: str = ""             # equal keys: the same runs, shared by figures (counted once)
     flops: float | None = None   # FLOPs per step where the model is not a decoder
+    alone: bool = False       # the engine trains each run alone (engine.jobs: a model the
+                              # stacked forward cannot hold), at train()'s rate
 
     def flops_per_step(self) -> float:
         if self.flops is not None:
@@ -117,11 +121,11 @@ def _no_init():
 
 
 def decoder_training(build, *, shape: str, layers: int, d_model: int, batch: int, tokens: int,
-                     steps: int, count: int = 1, key: str = "") -> Training:
+                     steps: int, count: int = 1, key: str = "", alone: bool = False) -> Training:
     """A Training of the model `build()` returns (its parameters counted, see
     count_parameters)."""
     return Training(shape, count_parameters(build), layers, d_model, batch, tokens, steps,
-                    count, key)
+                    count, key, alone=alone)
 
 
 def job_training(job, count: int = 1, key: str = "") -> Training:
@@ -233,10 +237,10 @@ def _best_efficiency() -> float:
     return max(f * r for f, r in measured_points("engine")) / peak
 
 
-def t4_steps_per_s(flops: float, group: int | None = None) -> float:
+def t4_steps_per_s(flops: float, group: int | None = None, kind: str = "engine") -> float:
     """Model-steps per second on a T4 in fp32 (the module docstring, point 3)."""
     t4 = rate_table()["cards"]["t4"]["dense_tflops"] * 1e12
-    seconds = max(1 / h200_steps_per_s(flops, group=group), flops / (t4 * _best_efficiency()))
+    seconds = max(1 / h200_steps_per_s(flops, kind, group), flops / (t4 * _best_efficiency()))
     return 1 / seconds
 
 
@@ -279,9 +283,10 @@ class Cost:
 
         def rate(t):
             group = min(groups[_group_key(t)], MAX_GROUP)
+            trainer = SINGLE_KIND if t.alone else kind   # a run trained alone: train()'s rate
             if card == "t4":
-                return t4_steps_per_s(t.flops_per_step(), group)
-            return h200_steps_per_s(t.flops_per_step(), kind, group)
+                return t4_steps_per_s(t.flops_per_step(), group, trainer)
+            return h200_steps_per_s(t.flops_per_step(), trainer, group)
         return sum(t.model_steps / rate(t) for t in self.trainings) / 60
 
     @property
@@ -378,6 +383,7 @@ def method() -> str:
         f"{_best_efficiency():.3f} (the best fraction of its {cards['h200']['dense_tflops']} "
         "TFLOPS bf16 peak the H200 reached); steps are the configs' caps (early stops, "
         "evaluation and sampling not counted); a figure's runs of one shape are one group, whose "
-        "step is no faster than the fastest measured at that size. benchmarks/check_cost.py "
+        "step is no faster than the fastest measured at that size (runs the engine trains alone "
+        "go at train()'s rate). benchmarks/check_cost.py "
         "sets it against a GPU run's clock. Fits: H200 engine minutes <= "
         f"{ALLOTMENT_MIN:g}.")

@@ -11,13 +11,19 @@ A planned figure (`lengthgen.runs.contract`) offers
     engine_job(job, config)          the engine's Job that trains it (lengthgen.engine.jobs)
     score(model, job, result, config, device, group_size) -> dict   a finished job's metrics
 
+and, optionally,
+
+    deferred(config, records) -> jobs   what the records call for but no slice can train (too
+                                     long for one): left, so the figure is not complete
+
 so a plan may depend on what earlier jobs found (the paper-budget sweep selects a setting from
 its seed-0 trainings, then trains its seeds). A figure that runs its own fixed runs becomes
 planned with `plan = planned.plan_runs(runs)` and `spec = planned.Run`: its runs not yet
 recorded. Its records, the folder they live in (results/<FIGURE_ID>/<scale>/), their provenance
 and the sweep marker are those of every figure: while the plan still calls for jobs, the folder's
 SWEEP_IN_PROGRESS marker lists the records done (rewritten by the slice that holds the folder's
-lock, at its start and its end), and once the plan is empty it is removed.
+lock, at its start and its end), and once the plan is empty and nothing is deferred it is
+removed.
 
 Scales: a planned figure's CONFIGS has "test" and any of "book", "paper" and "gpu" (the
 paper's budget on a GPU, for a figure whose GPU protocol is not its paper config: the
@@ -87,6 +93,16 @@ def pending(figure_id: str, scale: str, root=None, records: dict | None = None) 
     return [j for j in module.plan(module.CONFIGS[scale], records) if j.name not in records]
 
 
+def deferred(figure_id: str, scale: str, root=None, records: dict | None = None) -> list:
+    """The jobs the records call for that no slice can train (the figure's `deferred`, where it
+    has one) and that have no record: left, not done."""
+    module = experiment(figure_id)
+    if not callable(getattr(module, "deferred", None)):
+        return []
+    records = job_records(figure_id, scale, root) if records is None else records
+    return [j for j in module.deferred(module.CONFIGS[scale], records) if j.name not in records]
+
+
 def write_job_record(figure_id: str, scale: str, root, job, config: dict, metrics: dict,
                      started: dict, wall_time_s: float) -> Path:
     """A finished job's record, as `figure run` writes a run's (runs.execute)."""
@@ -110,8 +126,11 @@ def slice_work(figure_id: str, scale: str, root, device, graphs: bool = False,
 
     def record(job, model, result, group_size, started, seconds):
         metrics = module.score(model, job, result, config, device, group_size)
-        metrics["cuda_graphs"] = bool(graphs) and torch.device(device).type == "cuda"
-        if compile:   # which step ran: torch.compile rounds a little differently (1e-7)
+        # a job trained alone (engine.jobs) steps eagerly, as train() does: neither applies
+        stacked = not getattr(module.engine_job(job, config), "alone", False)
+        metrics["cuda_graphs"] = bool(graphs) and torch.device(device).type == "cuda" \
+            and stacked
+        if compile and stacked:   # which step ran: torch.compile rounds a little differently
             metrics["compiled"] = True
         write_job_record(figure_id, scale, root, job, config, metrics, started, seconds)
     return SliceWork(folder(figure_id, scale, root),
@@ -122,12 +141,13 @@ def slice_work(figure_id: str, scale: str, root, device, graphs: bool = False,
 
 def refresh(figure_id: str, scale: str, root=None) -> bool:
     """The folder's sweep marker, as every figure's: listing the records done while the plan
-    still calls for jobs, gone once it is empty. Only the lock's holder calls it. Returns
-    whether the plan is complete."""
+    still calls for jobs or defers some, gone once neither is left. Only the lock's holder
+    calls it. Returns whether the figure is complete: every job it calls for recorded."""
     from lengthgen.runs.folders import IN_PROGRESS, refresh_marker
     where = folder(figure_id, scale, root)
     records = job_records(figure_id, scale, root)
-    complete = bool(records) and not pending(figure_id, scale, root, records)
+    complete = bool(records) and not pending(figure_id, scale, root, records) \
+        and not deferred(figure_id, scale, root, records)
     if complete:
         (where / IN_PROGRESS).unlink(missing_ok=True)
     elif records:
@@ -144,17 +164,23 @@ def run_slice(figure_id: str, scale: str, root, device, deadline: float, *, work
     max_group, state_bytes, chain_s, rates, until_step, stop, log). Worker w of `workers`
     starts at the w-th cheapest shape. A whole slice (no `lock_fd`: the descriptor a worker's
     parent locked) checks its outputs, takes the records folder's lock, clears an earlier
-    slice's claims and refreshes the folder's marker at its start and end. Returns counts."""
+    slice's claims and refreshes the folder's marker at its start and end. Returns counts,
+    with "deferred": the jobs left that no slice can train, where there are any."""
     from lengthgen.runs import slices
     work = slice_work(figure_id, scale, root, device, graphs, compile)
     run = functools.partial(slices.run_slice, work, device, deadline, worker=worker,
                             share=workers, graphs=graphs, compile=compile, **options)
     if lock_fd is not None:
-        return run()
+        return _with_deferred(run(), figure_id, scale, root)
     slices.check_outputs({"the slice's records": work.folder, "states": options.get("states"),
                           "the states to hand on": options.get("states_out")})
     with held(figure_id, scale, root):
-        return run()
+        return _with_deferred(run(), figure_id, scale, root)
+
+
+def _with_deferred(counts: dict, figure_id: str, scale: str, root) -> dict:
+    left = deferred(figure_id, scale, root)
+    return {**counts, "deferred": len(left)} if left else counts
 
 
 class held:
@@ -204,6 +230,11 @@ def run_to_end(figure_id: str, scale: str, device, root=None, log=None) -> list[
     if left:
         raise LengthgenError(f"{figure_id}/{scale}: {len(left)} planned job(s) not trained "
                              f"(first: {left[0].name})")
+    left = deferred(figure_id, scale, root)
+    if left:
+        raise LengthgenError(f"{figure_id}/{scale}: {len(left)} job(s) deferred, too long for "
+                             f"a slice (first: {left[0].name}); the others are recorded, and "
+                             f"the figure is not complete")
     records = job_records(figure_id, scale, root)
     return [records[name] for name in sorted(records)]
 

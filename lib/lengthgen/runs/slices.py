@@ -279,7 +279,9 @@ class SliceWork:
 
 
 def _shape(job) -> tuple:
-    return (job.model["n_layers"], job.model["n_heads"], job.model["d_model"])
+    """(layers, heads, width) of a job's model, as the rate tables key them."""
+    cfg = job.model_config()
+    return getattr(cfg, "shape", None) or (cfg.n_layers, cfg.n_heads, cfg.d_model)
 
 
 class _Writes:

@@ -20,6 +20,7 @@ model: the figures' runs() and data() (what `figure data` calls) need none of th
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import sys
@@ -150,21 +151,20 @@ def decoder_sizes(config: dict) -> dict:
     return {"n_layers": config["layers"], "n_heads": config["heads"], "d_model": config["d"]}
 
 
-def job(spec: dict) -> Job:
+def job(spec: dict, name: str = "") -> Job:
     """The training of a spec as the engine's typed Job: its "dyck" model (the spec's variant
-    at `decoder_sizes`, a table of 2N rows, its dropout), its training set (made when the run
-    first needs it: up to 4^12 distinct words, which the cost never needs) and a fixed budget
-    with a short warmup and a cosine decay, evaluated once at the end."""
+    at `decoder_sizes`, a table of 2N rows, its dropout), its training set (drawn at the run's
+    first batch, once per process: up to 4^12 distinct words, which neither the cost nor a
+    slice choosing among its pending jobs needs) and `train_config`. The engine trains it
+    alone (lengthgen.engine.jobs, "Alone": the stacked forward holds none of these models: the
+    uniform variants freeze their token embeddings, and uniform-pm1-v its projections, eq1 is
+    not a Decoder, and every paper config has dropout 0.1), so a slice's trajectory is
+    `trained_model`'s. name: the caller's name for it (a planned figure's records)."""
     from lengthgen.engine.jobs import Job
-    from lengthgen.train import TrainConfig
     model = DyckModelConfig(variant=spec["variant"], n_positions=2 * spec["n"],
                             dropout=spec.get("dropout", 0.0), **decoder_sizes(spec))
-    train = TrainConfig.from_config(spec, warmup_steps=min(100, spec["steps"] // 10),
-                                    schedule="cosine", eval_every=spec["steps"],
-                                    eval_samples=32, stop_accuracy=None)
-    return Job(lambda: DyckTask(spec["n"], words=training_words(spec),
-                                max_depth=spec.get("max_depth")),
-               model.to_dict(), train, kind="dyck")
+    return Job(lambda: _WordsAtFirstBatch(spec), model.to_dict(), train_config(spec),
+               name=name, kind="dyck")
 
 
 def build_model(spec: dict) -> torch.nn.Module:
@@ -231,10 +231,53 @@ def trained_model(spec: dict, device) -> tuple[torch.nn.Module, list[str] | None
     return model, task.words
 
 
+def train_config(spec: dict):
+    """How a Dyck model of a spec trains: a fixed budget with a short warmup and a cosine
+    decay, evaluated once at the end (`trained_model` and the slices' jobs)."""
+    from lengthgen.engine.settings import TrainConfig
+    return TrainConfig.from_config(spec, warmup_steps=min(100, spec["steps"] // 10),
+                                   schedule="cosine", eval_every=spec["steps"], eval_samples=32,
+                                   stop_accuracy=None)
+
+
+class _WordsAtFirstBatch(DyckTask):
+    """The task `trained_model` trains a spec on, its finite training set drawn when first
+    read (at the first batch) rather than when the job is built: a slice builds the job of
+    every pending run to choose among them, and 4^12 distinct words take minutes on the host.
+    Runs of one seed, n, size and depth share one draw per process (`_words`)."""
+
+    def __init__(self, spec: dict):
+        self._spec = spec if spec.get("train_size") is not None else None
+        super().__init__(spec["n"], max_depth=spec.get("max_depth"))
+
+    @property
+    def words(self) -> list[str] | None:
+        if self._spec is not None:
+            self._words, self._spec = list(drawn_words(self._spec)), None
+        return self._words
+
+    @words.setter
+    def words(self, value) -> None:   # DyckTask's own (None here: drawn when first read)
+        self._words = value
+
+
+def drawn_words(spec: dict) -> tuple:
+    """`training_words` of a spec with a finite training set, drawn once per process: a
+    slice's job and the scoring of its model share one draw."""
+    return _words((spec["seed"], spec["n"], spec["train_size"], spec.get("max_depth")))
+
+
+@functools.lru_cache(maxsize=8)
+def _words(key: tuple) -> tuple:
+    seed, n, train_size, max_depth = key
+    return tuple(training_words({"seed": seed, "n": n, "train_size": train_size,
+                                 "max_depth": max_depth}))
+
+
 def spec_trainings(specs: list[dict]) -> list:
     """For `figure cost` (`lengthgen.runs.cost`): one training per distinct spec, keyed by the
     spec as the weight cache is, so the figures that study one model count it once. A
-    sequence is a D_2N word: 2N tokens."""
+    sequence is a D_2N word: 2N tokens. Each trains alone, as `job` trains it."""
     from lengthgen.runs.cost import decoder_training, shape_label
     out, seen = [], set()
     for spec in specs:
@@ -243,13 +286,11 @@ def spec_trainings(specs: list[dict]) -> list:
             continue
         seen.add(key)
         run = job(spec)
-        size = run.model_config()   # "eq1" is one attention head of width d
-        layers, heads = (1, 1) if size.variant == "eq1" else (size.n_layers, size.n_heads)
-        out.append(decoder_training(run.build_model,
-                                    shape=shape_label(layers, heads, size.d_model),
-                                    layers=layers, d_model=size.d_model,
-                                    batch=spec["batch_size"],
-                                    tokens=2 * spec["n"], steps=spec["steps"], key=key))
+        layers, heads, width = run.model_config().shape   # "eq1": one head of width d
+        out.append(decoder_training(run.build_model, shape=shape_label(layers, heads, width),
+                                    layers=layers, d_model=width, batch=spec["batch_size"],
+                                    tokens=2 * spec["n"], steps=spec["steps"], key=key,
+                                    alone=run.alone))
     return out
 
 

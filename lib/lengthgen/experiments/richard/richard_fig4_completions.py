@@ -7,6 +7,9 @@ specs, so the same trained weights (single_spec / many_spec). A config with "see
 each seed's own pair of models (the seed is in the model spec; each seed's single-word model
 has its own training word, so its own first and last contexts).
 
+A planned figure too (lengthgen.runs.planned): its runs train in GPU slices and queues, each
+model alone (richard.protocol.job), and are scored as `run_one` scores them.
+
 Feeds: book/dyck.ipynb, {numref}`fig-dyck-completions`
 """
 from collections import Counter
@@ -14,9 +17,12 @@ from collections import Counter
 import numpy as np
 
 from lengthgen.experiments import spread
-from lengthgen.experiments.richard.protocol import completion_configs, trained_model
+from lengthgen.experiments.richard.protocol import (completion_configs, trained_model,
+                                                    training_words)
 from lengthgen.tasks.dyck import is_balanced
+from lengthgen.experiments.richard import protocol
 from lengthgen.experiments.richard.protocol import PAPER_SCALE_DYCK
+from lengthgen.runs.planned import Run as spec, plan_runs
 
 FIGURE_ID = "richard-fig4-completions"
 TITLE = "Sampled completions of three contexts by a single-word and a many-word model"
@@ -59,10 +65,34 @@ def _distribution(model, context: str, n: int, trials: int, top: int, rng, devic
                     for c, k in counts.most_common(top)]}
 
 
+# a planned figure too (lengthgen.runs.planned): its runs train in GPU slices and queues
+plan = plan_runs(runs)
+
+
+def engine_job(job, config):
+    return protocol.job(_model_spec(job.params(), config), job.name)
+
+
+def score(model, job, result, config, device, group_size):
+    """A run trained in a slice, measured as `run_one` measures its model (a slice hands back
+    its models on the CPU)."""
+    return _measure(model.to(device), job.params(), config, device)
+
+
+def _model_spec(params, config) -> dict:
+    return spread.seeded_spec(config, params["model"], params["seed"])
+
+
 def run_one(params, config, device):
-    spec = spread.seeded_spec(config, params["model"], params["seed"])
-    model, _ = trained_model(spec, device)
-    _, single_words = trained_model(spread.seeded_spec(config, "single", params["seed"]), device)
+    model, _ = trained_model(_model_spec(params, config), device)
+    return _measure(model, params, config, device)
+
+
+def _measure(model, params, config, device) -> dict:
+    """The model's completions of three contexts made from the single-word model's training
+    word (drawn from its spec: no model is trained for it here)."""
+    spec = _model_spec(params, config)
+    single_words = training_words(spread.seeded_spec(config, "single", params["seed"]))
     rng = np.random.default_rng([params["seed"], 4])
     return {"train_size": spec["train_size"], "max_depth": spec["max_depth"],
             "single_word": single_words[0], "order": list(_contexts(single_words[0])),

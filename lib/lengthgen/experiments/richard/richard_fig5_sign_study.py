@@ -21,6 +21,9 @@ is the very model Fig. 5 shows), "more-steps" and "most-steps" (5x and 10x as ma
 "wider", "fewer-words" (10 training words) and "fresh-words" (new words of depth <= 8 at every
 step).
 
+A planned figure too (lengthgen.runs.planned): its runs train in GPU slices and queues, each
+model alone (richard.protocol.job), and are scored as `run_one` scores them.
+
 Feeds: book/dyck_appendix.ipynb, {numref}`fig-dyck-sign-study`
 """
 import numpy as np
@@ -31,6 +34,7 @@ from lengthgen.experiments.richard.protocol import (SAMPLES_CONFIGS, completion_
                                                     registered_settings, setting_label,
                                                     trained_model)
 from lengthgen.experiments.richard.protocol import PAPER_SCALE_DYCK
+from lengthgen.runs.planned import Run as spec, plan_runs
 
 FIGURE_ID = "richard-fig5-sign-study"
 TITLE = "Fig. 5 sign study: the dominant eigenvalue of the top value map against generalization"
@@ -64,9 +68,33 @@ def runs(config):
             for setting in config["settings"] for seed in config["seeds"]]
 
 
+# a planned figure too (lengthgen.runs.planned): its runs train in GPU slices and queues
+plan = plan_runs(runs)
+
+
+def engine_job(job, config):
+    return protocol.job(_model_spec(job.params(), config), job.name)
+
+
+def score(model, job, result, config, device, group_size):
+    """A run trained in a slice, measured as `run_one` measures its model (a slice hands back
+    its models on the CPU)."""
+    return _measure(model.to(device), job.params(), config, device)
+
+
+def _model_spec(params, config) -> dict:
+    return protocol.sign_study_spec(config, params["setting"], params["seed"])
+
+
 def run_one(params, config, device):
-    spec = protocol.sign_study_spec(config, params["setting"], params["seed"])
-    model, _ = trained_model(spec, device)
+    model, _ = trained_model(_model_spec(params, config), device)
+    return _measure(model, params, config, device)
+
+
+def _measure(model, params, config, device) -> dict:
+    """Out-of-sample completions and the dominant eigenvalue of each reading of the top
+    block's value map."""
+    spec = _model_spec(params, config)
     rng = np.random.default_rng([params["seed"], 13])
     deep = deep_test_prefixes(spec["n"], config["test_prefixes"], config["test_depth"], rng)
     matrices, gain = protocol.value_readings(model)

@@ -6,6 +6,9 @@ values and complex eigenvalues. The paper sees a low-rank M with a dominant nega
 eigenvalue in the model that generalizes better. A config with "seeds" studies each seed's own
 pair of models (the seed is in the model spec) and the figure overlays the seeds.
 
+A planned figure too (lengthgen.runs.planned): its runs train in GPU slices and queues, each
+model alone (richard.protocol.job), and are scored as `run_one` scores them.
+
 Feeds: book/dyck.ipynb, {numref}`fig-dyck-spectrum`
 """
 import numpy as np
@@ -13,7 +16,9 @@ import numpy as np
 from lengthgen.experiments import spread
 from lengthgen.experiments.richard.protocol import (SAMPLES_CONFIGS, many_spec, single_spec,
                                                     trained_model, value_projection)
+from lengthgen.experiments.richard import protocol
 from lengthgen.experiments.richard.protocol import PAPER_SCALE_DYCK
+from lengthgen.runs.planned import Run as spec, plan_runs
 from lengthgen.experiments.spread import key_row
 
 FIGURE_ID = "richard-fig5-spectrum"
@@ -37,9 +42,32 @@ def runs(config):
     return spread.model_runs(config)
 
 
+# a planned figure too (lengthgen.runs.planned): its runs train in GPU slices and queues
+plan = plan_runs(runs)
+
+
+def engine_job(job, config):
+    return protocol.job(_model_spec(job.params(), config), job.name)
+
+
+def score(model, job, result, config, device, group_size):
+    """A run trained in a slice, measured as `run_one` measures its model (a slice hands back
+    its models on the CPU)."""
+    return _measure(model.to(device), job.params(), config, device)
+
+
+def _model_spec(params, config) -> dict:
+    return spread.seeded_spec(config, params["model"], params["seed"])
+
+
 def run_one(params, config, device):
-    spec = spread.seeded_spec(config, params["model"], params["seed"])
-    model, _ = trained_model(spec, device)
+    model, _ = trained_model(_model_spec(params, config), device)
+    return _measure(model, params, config, device)
+
+
+def _measure(model, params, config, device) -> dict:
+    """W_O W_V of the top layer, its singular values and eigenvalues."""
+    spec = _model_spec(params, config)
     m = value_projection(model)
     eig = np.linalg.eigvals(m)
     order = np.argsort(-np.abs(eig))

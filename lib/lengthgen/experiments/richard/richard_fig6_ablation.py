@@ -12,6 +12,9 @@ Two variants differ from the paper's: eq1 has no residual or LayerNorm (the pape
 model 5 has both), and uniform-pm1-v freezes the attention's output projection to the
 identity as well as V (the paper states only V = I).
 
+A planned figure too (lengthgen.runs.planned): its runs train in GPU slices and queues, each
+model alone (richard.protocol.job), and are scored as `run_one` scores them.
+
 Feeds: book/dyck.ipynb, {numref}`fig-dyck-ablation`
 """
 import numpy as np
@@ -23,7 +26,9 @@ from lengthgen.experiments.richard.protocol import (ABLATION_CONFIGS, VARIANT_CO
                                                     trained_model)
 from lengthgen.tasks.dyck import sample_words
 from lengthgen.experiments import spread
-from lengthgen.experiments.richard.protocol import PAPER_SCALE_DYCK
+from lengthgen.experiments.richard import protocol
+from lengthgen.experiments.richard.protocol import PAPER_SCALE_DYCK, drawn_words
+from lengthgen.runs.planned import Run as spec, plan_runs
 
 FIGURE_ID = "richard-fig6-ablation"
 TITLE = "Ablation: positions, uniform attention with +-1 tokens, fixed V, Eq. (1) vs data size"
@@ -44,9 +49,33 @@ def runs(config):
             for seed in spread.config_seeds(config)]
 
 
+# a planned figure too (lengthgen.runs.planned): its runs train in GPU slices and queues
+plan = plan_runs(runs)
+
+
+def _model_spec(params, config) -> dict:
+    return ablation_spec(config, params["variant"], params["k"], params["seed"])
+
+
+def engine_job(job, config):
+    return protocol.job(_model_spec(job.params(), config), job.name)
+
+
+def score(model, job, result, config, device, group_size):
+    """A run trained in a slice, measured as `run_one` measures its model (a slice hands back
+    its models on the CPU; their training words, drawn once, as the job drew them)."""
+    params = job.params()
+    return _measure(model.to(device), drawn_words(_model_spec(params, config)), params, config,
+                    device)
+
+
 def run_one(params, config, device):
-    spec = ablation_spec(config, params["variant"], params["k"], params["seed"])
-    model, words = trained_model(spec, device)
+    model, words = trained_model(_model_spec(params, config), device)
+    return _measure(model, words, params, config, device)
+
+
+def _measure(model, words, params, config, device) -> dict:
+    """In-sample and out-of-sample completion rates of a model trained on `words`."""
     rng = np.random.default_rng([params["seed"], 6])
     seen = set(words)
     fresh = [w for w in sample_words(rng, config["n"], 2 * config["test_prefixes"])

@@ -9,6 +9,9 @@ single such curve (d = 1): minus the Dyck path of the training word, shifted by 
 A config with "seeds" studies each seed's own models (the seed is in the model spec, so these
 are Fig. 6's models of that seed).
 
+A planned figure too (lengthgen.runs.planned): its runs train in GPU slices and queues, each
+model alone (richard.protocol.job), and are scored as `run_one` scores them.
+
 Feeds: book/dyck.ipynb, {numref}`fig-dyck-learned-pe`
 """
 import numpy as np
@@ -17,7 +20,9 @@ from lengthgen.experiments import spread
 from lengthgen.experiments.richard.protocol import (ABLATION_CONFIGS, LEARNED_PE_VARIANTS,
                                                     learned_pe_models, position_curves,
                                                     trained_model)
+from lengthgen.experiments.richard import protocol
 from lengthgen.experiments.richard.protocol import PAPER_SCALE_DYCK
+from lengthgen.runs.planned import Run as spec, plan_runs
 
 FIGURE_ID = "richard-fig7-learned-pe"
 TITLE = "Cumulative sums of learned positional embeddings, with k-means centroids"
@@ -52,9 +57,28 @@ def _kmeans(curves: np.ndarray, k: int, rng, iterations: int = 50):
     return centroids, labels
 
 
+# a planned figure too (lengthgen.runs.planned): its runs train in GPU slices and queues
+plan = plan_runs(runs)
+
+
+def engine_job(job, config):
+    params = job.params()
+    return protocol.job(spread.seeded_spec(config, params["variant"], params["seed"]), job.name)
+
+
+def score(model, job, result, config, device, group_size):
+    """A run trained in a slice, measured as `run_one` measures its model."""
+    return _measure(model, job.params(), config)
+
+
 def run_one(params, config, device):
     model, _ = trained_model(spread.seeded_spec(config, params["variant"], params["seed"]),
                              device)
+    return _measure(model, params, config)
+
+
+def _measure(model, params, config) -> dict:
+    """The curves of a trained model, their k-means centroids and mean absolute end."""
     curves = position_curves(model, params["variant"])             # [d, T]
     rng = np.random.default_rng([params["seed"], 7])
     centroids, labels = _kmeans(curves, config["clusters"], rng)

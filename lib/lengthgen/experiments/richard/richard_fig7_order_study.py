@@ -29,6 +29,9 @@ setting: in eq1 it is a relabelling (flip the sign of coordinate j of B and of r
 j of V: the initial distribution is symmetric under it), and in the decoder variants the
 all-ones vector is erased by LayerNorm (token_signs), so there is nothing to compare.
 
+A planned figure too (lengthgen.runs.planned): its runs train in GPU slices and queues, each
+model alone (richard.protocol.job), and are scored as `run_one` scores them.
+
 Feeds: book/dyck_appendix.ipynb, {numref}`fig-dyck-order-study`
 """
 import numpy as np
@@ -39,6 +42,7 @@ from lengthgen.experiments.richard.protocol import (LEARNED_PE_VARIANTS, VARIANT
                                                     registered_settings, setting_label,
                                                     trained_model)
 from lengthgen.experiments.richard.protocol import PAPER_SCALE_DYCK
+from lengthgen.runs.planned import Run as spec, plan_runs
 
 FIGURE_ID = "richard-fig7-order-study"
 TITLE = "Fig. 7 order study: how far learned positional curves end from 0, per variant and setting"
@@ -79,12 +83,35 @@ def runs(config):
             for setting in config["settings"] for variant in _VARIANTS for seed in config["seeds"]]
 
 
+def _model_spec(params, config) -> dict:
+    return protocol.order_study_spec(config, params["setting"], params["variant"],
+                                     params["seed"])
+
+
+# a planned figure too (lengthgen.runs.planned): its runs train in GPU slices and queues
+plan = plan_runs(runs)
+
+
+def engine_job(job, config):
+    return protocol.job(_model_spec(job.params(), config), job.name)
+
+
+def score(model, job, result, config, device, group_size):
+    """A run trained in a slice, measured as `run_one` measures its model."""
+    return _measure(model, job.params(), config)
+
+
 def run_one(params, config, device):
-    spec = protocol.order_study_spec(config, params["setting"], params["variant"], params["seed"])
-    model, _ = trained_model(spec, device)
+    model, _ = trained_model(_model_spec(params, config), device)
+    return _measure(model, params, config)
+
+
+def _measure(model, params, config) -> dict:
+    """How far the model's positional curves end from 0 (and eq1's readout)."""
+    model_spec = _model_spec(params, config)
     curves = position_curves(model, params["variant"])
-    out = {"setting": params["setting"], "variant": params["variant"], "d": spec["d"],
-           "steps": spec["steps"], "train_size": spec["train_size"],
+    out = {"setting": params["setting"], "variant": params["variant"], "d": model_spec["d"],
+           "steps": model_spec["steps"], "train_size": model_spec["train_size"],
            **protocol.end_statistics(curves), "readout_end": None, "token_weight": None}
     if params["variant"] == "eq1":
         import torch

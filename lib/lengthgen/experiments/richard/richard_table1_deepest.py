@@ -5,6 +5,9 @@ The only balanced completion is 16 closing brackets. The two models are those of
 closes correctly 52 times out of 100, the single-word model never. A config with "seeds" studies
 each seed's own pair of models (the seed is in the model spec).
 
+A planned figure too (lengthgen.runs.planned): its runs train in GPU slices and queues, each
+model alone (richard.protocol.job), and are scored as `run_one` scores them.
+
 Feeds: book/dyck.ipynb, {numref}`fig-dyck-deepest`
 """
 from collections import Counter
@@ -14,7 +17,9 @@ import numpy as np
 from lengthgen.experiments import spread
 from lengthgen.experiments.richard.protocol import completion_configs, trained_model
 from lengthgen.tasks.dyck import is_balanced
+from lengthgen.experiments.richard import protocol
 from lengthgen.experiments.richard.protocol import PAPER_SCALE_DYCK
+from lengthgen.runs.planned import Run as spec, plan_runs
 
 FIGURE_ID = "richard-table1-deepest"
 TITLE = "Completions of the deepest context (16 open brackets) over repeated trials"
@@ -38,10 +43,33 @@ def runs(config):
     return spread.model_runs(config)
 
 
+# a planned figure too (lengthgen.runs.planned): its runs train in GPU slices and queues
+plan = plan_runs(runs)
+
+
+def engine_job(job, config):
+    return protocol.job(_model_spec(job.params(), config), job.name)
+
+
+def score(model, job, result, config, device, group_size):
+    """A run trained in a slice, measured as `run_one` measures its model (a slice hands back
+    its models on the CPU)."""
+    return _measure(model.to(device), job.params(), config, device)
+
+
+def _model_spec(params, config) -> dict:
+    return spread.seeded_spec(config, params["model"], params["seed"])
+
+
 def run_one(params, config, device):
+    model, _ = trained_model(_model_spec(params, config), device)
+    return _measure(model, params, config, device)
+
+
+def _measure(model, params, config, device) -> dict:
+    """The model's completions of the deepest context, counted."""
     from lengthgen.models.dyck import complete_with_model   # here: torch only where a model runs
-    spec = spread.seeded_spec(config, params["model"], params["seed"])
-    model, _ = trained_model(spec, device)
+    spec = _model_spec(params, config)
     context = "(" * spec["n"]
     rng = np.random.default_rng([params["seed"], 16])
     completions = complete_with_model(model, [context] * config["trials"], spec["n"], rng,

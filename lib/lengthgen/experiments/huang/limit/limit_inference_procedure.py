@@ -17,11 +17,15 @@ shows this. The `paper` scale is this book's experiment at larger settings (more
 lengths, seeds and steps), not a figure of the paper, and it does not use the paper's
 hyperparameter search of the APE vs NoPE sweep (huang.sweep.protocol.paper_grid).
 
+A planned figure too (lengthgen.runs.planned): its runs train in GPU slices and queues as the
+engine's stacked jobs, each scored as `run_one` scores its model.
+
 Feeds: book/limit_transformers.ipynb, {numref}`fig-inference-procedure`
 """
 import matplotlib.pyplot as plt
 
 from lengthgen.experiments import spread
+from lengthgen.runs.planned import Run as spec, plan_runs
 
 FIGURE_ID = "limit-inference-procedure"
 TITLE = "Accuracy at twice the training length: a C-RASP[periodic, local] language vs PARITY"
@@ -83,15 +87,38 @@ def trainings(config: dict) -> list:
             for task_id in config["tasks"] for n in config["train_lengths"]]
 
 
+# a planned figure too (lengthgen.runs.planned): its runs train in GPU slices and queues
+plan = plan_runs(runs)
+
+
+def engine_job(job, config):
+    return _job(job.params(), config)
+
+
+def score(model, job, result, config, device, group_size):
+    """A run trained in a slice, measured as `run_one` measures its model."""
+    return _measure(model, job.params(), result, config, device)
+
+
 def run_one(params: dict, config: dict, device) -> dict:
     # training and its models are imported here: data() and runs() need no torch
-    from lengthgen.evaluate import evaluate
-    from lengthgen.tasks.base import bin_name
-    from lengthgen.models.products import product_report
-    from lengthgen.train import EVAL_SEED_OFFSET, train
-    n, run = params["train_length"], _job(params, config)
+    from lengthgen.train import train
+    run = _job(params, config)
     task, model = run.build()
     result = train(model, task, run.train, device)
+    return _measure(model, params, result, config, device)
+
+
+def _measure(model, params: dict, result, config: dict, device) -> dict:
+    """Accuracy in distribution and up to twice the training length, and the first layer's
+    positional products against a Limit Transformer's shapes."""
+    from lengthgen.evaluate import evaluate
+    from lengthgen.models.products import product_report
+    from lengthgen.tasks import get_task
+    from lengthgen.tasks.base import bin_name
+    from lengthgen.train import EVAL_SEED_OFFSET
+    n, task = params["train_length"], get_task(params["task"])
+    model = model.to(device)   # a slice hands back its models on the CPU
     accuracy = evaluate(model, task, _bins(n), config["test_samples"],
                         params["seed"] + 2 * EVAL_SEED_OFFSET, device)
     products = product_report(model.cpu(), period=_PRODUCT_PERIOD, tau=_PRODUCT_TAU)

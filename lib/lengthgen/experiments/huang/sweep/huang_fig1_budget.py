@@ -7,12 +7,14 @@ setting from its seed-0 trainings and then calls for that setting's seeds, so a 
 minutes ends wherever its deadline falls and the next one plans what is left. Its scales are
 "test" (a toy of the same code path, on a CPU) and "gpu" (the protocol: records in
 results/huang-fig1-budget/gpu/). The chapter's paper-budget tables read its cells
-(`budget.cell_records`); the figure draws the cells complete so far as Fig. 1 is drawn.
+(`budget.cell_records`); the figure draws the cells complete so far as Fig. 1 is drawn. The
+12-layer setting's jobs, which no slice can train, are `deferred`: left, so the sweep is not
+complete while any is (its folder keeps its SWEEP_IN_PROGRESS marker).
 
 Feeds: book/ape_vs_nope.ipynb, {numref}`tab-huang-budget`
 """
 from lengthgen.experiments.huang.sweep import analysis, budget, drawing, protocol
-from lengthgen.experiments.huang.sweep.budget import plan, score, spec  # noqa: F401
+from lengthgen.experiments.huang.sweep.budget import deferred, plan, score, spec  # noqa: F401
 
 FIGURE_ID = "huang-fig1-budget"
 TITLE = ("APE vs NoPE on Fig. 1's 25 tasks at the paper's step budget, trained on a GPU in "
