@@ -17,11 +17,11 @@ issue 56 this module forked the kernel, which shared what it had built without p
 
 A job goes to a worker pickled, so it must be a function the worker can import (a function of
 a module, a functools.partial of one, with arguments that pickle: a figure id and its records,
-say; `FrameSlider.redrawn` sends its figure's maker, not the figure). A job that does not
-pickle (a notebook's own function, a closure) runs here, in turn, as does a job that fails in a
-worker, so that its error is raised here with its traceback. Where there is no fork server (not
-Unix) or one process draws, every job runs here, with the same results. As with any use of
-multiprocessing, a script that draws in workers keeps its own work under
+say; `FrameSlider.redrawn` sends its figures laid out, as matplotlib pickles them). A job
+that does not pickle (a notebook's own function, a closure) runs here, in turn, as does a job
+that fails in a worker, so that its error is raised here with its traceback. Where there is
+no fork server (not Unix) or one process draws, every job runs here, with the same results.
+As with any use of multiprocessing, a script that draws in workers keeps its own work under
 `if __name__ == "__main__":` (a worker imports the script it was started from).
 """
 import functools
