@@ -69,6 +69,11 @@ def test_results_come_back_in_order_from_other_processes(monkeypatch, no_fork_he
     pids = [pid for _, pid in results]
     assert pids[:3] == [os.getpid()] * 3          # the first block here
     assert set(pids[3:]) != {os.getpid()} and len(set(pids[3:])) == 1
+    # a job run here before these (a slider's first frame) counts in this process's block
+    results = in_parallel([functools.partial(_pid_of, k) for k in range(5)], workers=2, done=1)
+    assert [k for k, _ in results] == list(range(5))
+    pids = [pid for _, pid in results]
+    assert pids[:2] == [os.getpid()] * 2 and os.getpid() not in pids[2:]
 
 
 @forks
@@ -188,7 +193,7 @@ def test_frames_drawn_by_workers_are_those_drawn_by_one_process(monkeypatch, no_
     shared = FrameSlider(_log_frame, {"slope": slopes})
     assert shared.frames == alone.frames and shared.narrow_frames == alone.narrow_frames
     assert len(set(alone.frames)) == len(slopes)
-    # the first frame, 3 of the 5 others here, 2 in a worker
+    # the first frame and 2 of the 5 others here, 3 in a worker
     assert [block.ran_in_worker for block in sent] == [True]
 
 

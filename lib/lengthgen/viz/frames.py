@@ -141,11 +141,13 @@ class FrameSlider:
         # Row-major order over the sliders: index = sum(position_k * stride_k).
         self.settings = [dict(zip(self.names, combo))
                          for combo in itertools.product(*self.values.values())]
-        # The first frame here, then the others in blocks, one per process (`viz.parallel`):
-        # a slider that measures its figure on its first frame (`redrawn`) measures it here,
-        # before the other frames go to a worker.
+        # The first frame here, then the others in blocks, one per process (`viz.parallel`),
+        # the first frame counted in this process's block: a slider that measures its figure
+        # on its first frame (`redrawn`) measures it here, before the other frames go to a
+        # worker, and one that builds a figure per program (the message slider) builds each
+        # in one process only where the programs split evenly.
         renders = [functools.partial(_draw_and_render, draw, setting) for setting in self.settings]
-        self.pictures = [renders[0]()] + in_parallel(renders[1:])
+        self.pictures = [renders[0]()] + in_parallel(renders[1:], done=1)
         self.frames = [p.wide_uri for p in self.pictures]
         narrow = [p.narrow_uri for p in self.pictures]
         self.narrow_frames = narrow if all(narrow) else None

@@ -45,10 +45,14 @@ def blocks(count: int, workers: int) -> list[range]:
     return [range(a, b) for a, b in zip(starts, starts[1:])]
 
 
-def in_parallel(jobs: Sequence[Callable], workers: int | None = None) -> list:
+def in_parallel(jobs: Sequence[Callable], workers: int | None = None, done: int = 0) -> list:
     """Each job's result, in the jobs' order. The first block of jobs runs in this process,
-    every other block in a worker (or here, where it does not pickle or fails there)."""
-    parts = blocks(len(jobs), draw_workers() if workers is None else workers)
+    every other block in a worker (or here, where it does not pickle or fails there). `done`:
+    how many jobs before these this process ran already (a slider's first frame), counted in
+    its block, so that the blocks are those of all the jobs (a slider's figure per program,
+    say, is then built in one process, not in both)."""
+    parts = blocks(len(jobs) + done, draw_workers() if workers is None else workers)
+    parts = [range(max(part.start - done, 0), part.stop - done) for part in parts]
     if len(parts) <= 1:
         return [job() for job in jobs]
     sent = [InWorker(functools.partial(_run, jobs, part)) for part in parts[1:]]
