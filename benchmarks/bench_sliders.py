@@ -5,9 +5,10 @@ as its cell makes it at book scale, in CPU seconds of every process that draws.
         [--workers N] [--digests FILE]
 
 Each slider is made in a fresh Python process (as each chapter runs in a kernel of its own),
-after its chapter's module is imported in that process and in a drawing worker
-(`viz.parallel`), so that only the drawing is timed: the layout of its figures, every frame
-for the column and for a phone, the PNGs. CPU seconds count the process that makes the slider
+after its chapter's module is imported and a small figure drawn in that process and in a
+drawing worker (`viz.parallel`), as the figures before a slider have done in a chapter, so
+that only the slider's drawing is timed: the layout of its figures, every frame for the
+column and for a phone, the PNGs. CPU seconds count the process that makes the slider
 and every process under it (the fork server's workers, or the forked copies of older trees),
 so they hold still on a shared machine where wall seconds do not. `--workers N` sets
 LENGTHGEN_DRAW_WORKERS (default: unset, as in the book's build, two processes on two cores).
@@ -16,10 +17,31 @@ two trees' pixels. The file runs against another tree's library by PYTHONPATH (i
 chapters' facades only), which is how the numbers below were taken for tree 7fea4c9 (the
 matplotlib patches and a forked kernel) and after (issue 56, item 5).
 
-CPU seconds, all processes, two of them drawing (book scale, load 2-4 on 2 cores):
+Measured on 2026-11-28, book scale, two processes drawing, at a load of about 1 on the shared
+2-core machine (one run each, one after the other; runs at a load of 3 to 5 gave 10 to 25%
+more CPU seconds, in the same order): CPU seconds of all processes, and wall seconds.
+7fea4c9 had the matplotlib patches and forked the kernel; 7faed68 (= d796ac8 for drawing)
+had neither; "now" is after the changes listed below. All 136 frames have the same PNG
+bytes at 7faed68 and now (`--digests`); 7fea4c9's limit-slider frames differ from both, by
+layout changes made in between.
 
-    slider                               frames   7fea4c9   d796ac8   now
-    (filled in by the measurements of issue 56's time budget)
+    slider             frames   7fea4c9 CPU/wall   7faed68 CPU/wall   now CPU/wall
+    izzo-bound-slider      24         2.5   1.6          5.2   3.2        2.8   1.9
+    izzo-bound-knobs       24         2.5   1.6          5.3   3.3        3.0   2.1
+    limit-slider           64         7.3   4.1          8.6   4.7        8.3   4.6
+    comm-slider            24         5.4   3.2          5.7   5.7        5.6   3.7
+    all                   136        17.8  10.5         24.7  16.9       19.8  12.3
+
+In one process (`--workers 1`, at a load of 2.6 to 4): 18.0 and 18.0 s at 7fea4c9, 24.3 and
+22.9 s at 7faed68, 19.8 and 18.9 s with the first change below alone. What made the
+difference: (1) pyplot's `close` leaves a figure a canvas that cannot draw, so each savefig
+of a redrawn slider's figures made a new agg canvas and renderer, whose parser of math text
+started empty: every $10^k$ tick and legend formula was parsed again at every frame
+(`layout.keep_canvas`); (2) a redrawn slider's worker unpickles the figures laid out here
+instead of laying them out again; (3) the message slider drew all its frames in the kernel,
+its drawing a closure that does not pickle (a forked copy had run it), and now a class that
+does; (4) the slider's first frame counts in the kernel's block, so that the message slider
+lays out each program's figures in one process.
 """
 import argparse
 import functools
@@ -124,15 +146,26 @@ def cpu_seconds() -> tuple[float, float]:
     return time.process_time(), below
 
 
-def _import(module: str) -> None:
+def _warm(module: str) -> None:
+    """Import a chapter's module and draw a small figure (a log scale, math text) for the
+    column and for a phone, as a kernel and its workers have done before a chapter's slider:
+    the fonts loaded, matplotlib's parser of math text built."""
     import importlib
+
+    import matplotlib.pyplot as plt
+
+    from lengthgen.viz.layout import DPI, NARROW_DPI, save_png
     importlib.import_module(module)
+    fig, ax = plt.subplots(figsize=(3, 2))
+    ax.loglog([1, 1e3], [1, 1e3], label=r"$\tau\Delta$")
+    ax.legend()
+    for dpi in (DPI, NARROW_DPI):
+        save_png(fig, dpi)
+    plt.close(fig)
 
 
 def measure(name: str) -> dict:
     """(in the process made for it) Make one slider, timed; its frames' digests."""
-    import importlib
-
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -141,9 +174,8 @@ def measure(name: str) -> dict:
     from lengthgen.viz.parallel import in_parallel
     chapter, make = SLIDERS[name]
     module = f"lengthgen.chapters.{chapter}"
-    importlib.import_module(module)
-    # the workers started and the chapter imported there too (a forked copy has it already)
-    in_parallel([functools.partial(_import, module)] * draw_workers())
+    # here, and in the workers (started now; a forked copy has what this process has)
+    in_parallel([functools.partial(_warm, module)] * draw_workers())
 
     start, (here, below) = time.perf_counter(), cpu_seconds()
     slider = make()
