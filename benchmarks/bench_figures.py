@@ -15,8 +15,10 @@ seconds) and the totals; CPU seconds move less than wall seconds on a shared mac
         [--no-ahead]
 
 runs one chapter's notebook in a Jupyter kernel, as the book's build does (nothing is saved),
-and prints its wall time; `--no-ahead` first sets `viz.book.AHEAD` to 0, so that no figure is
-drawn for phones ahead of its cell (`draw_ahead`), only beside its column's drawing.
+and prints its wall time and the CPU seconds of the kernel and every process under it (its
+drawing workers, or forked copies in older trees), which a last cell added to the notebook
+reads; `--no-ahead` first sets `viz.book.AHEAD` to 0, so that no figure is drawn for phones
+ahead of its cell (`draw_ahead`), only beside its column's drawing.
 """
 import argparse
 import functools
@@ -90,15 +92,35 @@ def run_notebook(name: str, ahead: bool) -> int:
     if not ahead:
         notebook.cells.insert(0, nbformat.v4.new_code_cell(
             "import lengthgen.viz.book\nlengthgen.viz.book.AHEAD = 0"))
+    notebook.cells.append(nbformat.v4.new_code_cell(KERNEL_CPU))
     client = nbclient.NotebookClient(notebook, timeout=1200, kernel_name="python3",
                                      resources={"metadata": {"path": str(path.parent)}})
     start = time.perf_counter()
     client.execute()
     seconds = time.perf_counter() - start
-    print(f"{path.name}: {seconds:.1f} s in a kernel, figures drawn ahead: "
-          f"{'yes' if ahead else 'no'} (LENGTHGEN_DRAW_WORKERS="
-          f"{os.environ.get('LENGTHGEN_DRAW_WORKERS', 'default')})")
+    cpu = json.loads(notebook.cells[-1].outputs[0]["text"])
+    print(f"{path.name}: {seconds:.1f} s in a kernel, {cpu['kernel'] + cpu['below']:.1f} s CPU "
+          f"({cpu['kernel']:.1f} in the kernel, {cpu['below']:.1f} in processes under it), "
+          f"figures drawn ahead: {'yes' if ahead else 'no'} (LENGTHGEN_DRAW_WORKERS="
+          f"{os.environ.get('LENGTHGEN_DRAW_WORKERS', 'default')}, LENGTHGEN_SCALE="
+          f"{os.environ.get('LENGTHGEN_SCALE', 'default')})")
     return 0
+
+
+# The notebook's last cell: the CPU seconds of the kernel, and of the processes under it (those
+# running, with what they waited for, and those it waited for), as JSON.
+KERNEL_CPU = """\
+import json as _json, resource as _resource, psutil as _psutil
+_own = _resource.getrusage(_resource.RUSAGE_SELF)
+_below = _resource.getrusage(_resource.RUSAGE_CHILDREN)
+_below = _below.ru_utime + _below.ru_stime
+for _p in _psutil.Process().children(recursive=True):
+    try:
+        _t = _p.cpu_times()
+        _below += _t.user + _t.system + _t.children_user + _t.children_system
+    except _psutil.Error:
+        pass
+print(_json.dumps({"kernel": _own.ru_utime + _own.ru_stime, "below": _below}))"""
 
 
 if __name__ == "__main__":

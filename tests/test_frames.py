@@ -120,3 +120,28 @@ def test_the_bound_figure_marks_each_setting_on_one_range_of_n():
             line.get_linewidth() for t, line in figure.curves.items() if t != s["tau"])
         assert f"N = {n:.3g}" in fig.axes[0].get_legend().texts[-1].get_text()
     plt.close(figure.fig)
+
+
+def test_a_figure_closed_by_pyplot_is_saved_with_one_renderer_and_the_pixels_of_an_open_one():
+    """pyplot's close leaves a figure a canvas that cannot draw (a redrawn slider's figures are
+    closed once laid out): save_png gives it an agg canvas of its own, whose renderer, and its
+    parses of math text, serve every save after (a new renderer per frame parsed every
+    $10^{k}$ tick label again), and the pixels are those the figure gives open."""
+    from lengthgen.viz.layout import DPI, save_png
+
+    def draw():
+        fig, ax = plt.subplots(figsize=(4, 3))
+        ax.loglog([1, 1e4], [1, 1e4])
+        ax.set_title(r"$\tau\Delta$ at $N = 2^{10}$")
+        return fig
+
+    fig = draw()
+    want = save_png(fig, DPI, tight=False)
+    plt.close(fig)
+    fig = draw()
+    plt.close(fig)
+    first = save_png(fig, DPI, tight=False)
+    renderer = fig.canvas.renderer
+    assert save_png(fig, DPI, tight=False, text_px=first[1]) == first == want
+    assert fig.canvas.renderer is renderer
+

@@ -69,6 +69,26 @@ def test_mup_init_scales_by_role():
     assert standard.layers[0].query.weight.abs().max() > 0
 
 
+def test_mup_init_draws_nothing_for_a_model_built_on_the_meta_device(monkeypatch):
+    """A model built on the meta device only to count its parameters (`runs.cost`) has no
+    values: mup_init leaves it as it is (each draw there took about 0.7 ms), and the count is
+    the real model's."""
+    from lengthgen.runs.cost import count_parameters
+    drawn_on = []
+    normal = torch.Tensor.normal_
+
+    def spy(self, *args, **kwargs):
+        drawn_on.append(self.device.type)
+        return normal(self, *args, **kwargs)
+    monkeypatch.setattr(torch.Tensor, "normal_", spy)
+    config = LimitStyleConfig(vocab_size=4, d_model=64, mlp_width=256)
+    counted = count_parameters(lambda: LimitStyleTransformer(config))
+    assert drawn_on == []
+    real = LimitStyleTransformer(config)
+    assert drawn_on and set(drawn_on) == {"cpu"}
+    assert counted == sum(p.numel() for p in real.parameters())
+
+
 def test_unknown_init_scheme_names_the_valid_ones():
     with pytest.raises(LengthgenError, match="initialization scheme"):
         DecoderConfig(vocab_size=4, n_classes=4, init="xavier")

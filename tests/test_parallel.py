@@ -69,6 +69,11 @@ def test_results_come_back_in_order_from_other_processes(monkeypatch, no_fork_he
     pids = [pid for _, pid in results]
     assert pids[:3] == [os.getpid()] * 3          # the first block here
     assert set(pids[3:]) != {os.getpid()} and len(set(pids[3:])) == 1
+    # a job run here before these (a slider's first frame) counts in this process's block
+    results = in_parallel([functools.partial(_pid_of, k) for k in range(5)], workers=2, done=1)
+    assert [k for k, _ in results] == list(range(5))
+    pids = [pid for _, pid in results]
+    assert pids[:2] == [os.getpid()] * 2 and os.getpid() not in pids[2:]
 
 
 @forks
@@ -122,10 +127,11 @@ def _log_frame(slope):
 
 @forks
 def test_frames_of_a_redrawn_figure_drawn_by_workers_are_those_drawn_by_one_process(
-        monkeypatch, no_fork_here):
+        monkeypatch, no_fork_here, tmp_path):
     """A slider that redraws one figure per frame (`FrameSlider.redrawn`) sends its frames after
-    the first to a worker without the figure laid out here: the worker builds and lays out its
-    own from `make`, and draws the frames this process draws."""
+    the first to a worker with its figures laid out here (pickled): the worker lays out
+    nothing (`make` ran in this process only, once per rendition), and draws the frames this
+    process draws."""
     from lengthgen.viz import frames
     from lengthgen.viz.frames import FrameSlider
     slopes = [round(0.5 + 0.1 * k, 1) for k in range(8)]
@@ -143,11 +149,25 @@ def test_frames_of_a_redrawn_figure_drawn_by_workers_are_those_drawn_by_one_proc
     figures = frames._Redraw.figures
     monkeypatch.setattr(frames._Redraw, "figures", lambda self: built.append(
         self._built is None) or figures(self))   # (here only)
-    shared = FrameSlider.redrawn(_LogFigure, {"slope": slopes})
+    made = tmp_path / "made"   # (each process that runs make writes its pid there)
+    shared = FrameSlider.redrawn(_CountedLogFigure, {"slope": slopes}, fixed={"made": str(made)})
     assert shared.frames == alone.frames and shared.narrow_frames == alone.narrow_frames
     assert len(set(alone.frames)) == len(slopes)
     assert [block.ran_in_worker for block in sent] == [True]
     assert built.count(True) == 1   # here, the figures were built once
+    assert made.read_text().split() == [str(os.getpid())] * 2   # and nowhere else
+
+
+class _CountedLogFigure(_LogFigure):
+    """_LogFigure, which notes in the file `made` the process that made it."""
+
+    def __init__(self, settings):
+        super().__init__(settings)
+        with open(settings[0]["made"], "a") as out:
+            out.write(f"{os.getpid()}\n")
+
+    def show(self, slope, made):
+        return super().show(slope)
 
 
 def _log_figure():
@@ -173,7 +193,7 @@ def test_frames_drawn_by_workers_are_those_drawn_by_one_process(monkeypatch, no_
     shared = FrameSlider(_log_frame, {"slope": slopes})
     assert shared.frames == alone.frames and shared.narrow_frames == alone.narrow_frames
     assert len(set(alone.frames)) == len(slopes)
-    # the first frame, 3 of the 5 others here, 2 in a worker
+    # the first frame and 2 of the 5 others here, 3 in a worker
     assert [block.ran_in_worker for block in sent] == [True]
 
 
@@ -191,6 +211,34 @@ def test_a_figure_and_its_phone_drawing_give_one_picture_in_one_or_two_processes
     one, two = pictures
     assert (one.wide, one.narrow, one.alt) == (two.wide, two.narrow, two.alt)
     assert one.narrow != one.wide and one.narrow_text_px == two.narrow_text_px
+
+
+@forks
+def test_the_message_slider_draws_its_frames_in_a_worker_as_one_process_does(monkeypatch,
+                                                                              no_fork_here):
+    """The communication chapter's slider (figures per program, redrawn per N) sends a block of
+    its frames to a worker, which lays out its own figures for its programs: the frames are
+    those one process draws."""
+    from lengthgen.experiments.huang.comm import comm_protocol_bits as exp
+    from lengthgen.viz.message_slider import message_slider
+    config = dict(exp.CONFIGS["test"], programs=["dyck1", "majority_ab"], ns=[8, 16, 32])
+    records = [{"params": params, "metrics": exp.run_one(params, config, "cpu")}
+               for params in exp.runs(config)]
+    monkeypatch.setenv("LENGTHGEN_DRAW_WORKERS", "1")
+    alone = message_slider(records, ["dyck1", "majority_ab"])
+    monkeypatch.setenv("LENGTHGEN_DRAW_WORKERS", "2")
+    sent = []
+
+    class Watched(InWorker):
+        def __init__(self, job):
+            super().__init__(job)
+            sent.append(self)
+    monkeypatch.setattr(parallel, "InWorker", Watched)
+    shared = message_slider(records, ["dyck1", "majority_ab"])
+    assert len(set(alone.frames)) == 6 and len(set(alone.narrow_frames)) == 6
+    assert shared.frames == alone.frames and shared.narrow_frames == alone.narrow_frames
+    assert shared.alts == alone.alts
+    assert [block.ran_in_worker for block in sent] == [True]
 
 
 def test_a_notebook_lists_the_registered_figures_it_shows_in_order(tmp_path):

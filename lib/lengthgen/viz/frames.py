@@ -52,10 +52,13 @@ class _Redraw:
     """The frames of a `FrameSlider.redrawn` slider: `make(settings)` built and laid out once
     for the column and once for a phone, then each frame drawn by `.show(**setting)`.
 
-    It pickles without its figures, so that a worker (`viz.parallel`) draws a block of frames
-    too: the worker builds and lays out its own figures at its first frame (the same ones:
-    `make` and the layout give the same figures from the same settings), and takes each
-    figure's smallest text as measured here on the first frame."""
+    It pickles with its figures laid out (matplotlib's figures pickle), so that a worker
+    (`viz.parallel`) draws a block of frames too without laying them out again: unpickling
+    takes about 15 ms where a layout takes 0.3 to 0.7 s (benchmarks/bench_sliders.py), and
+    gives the same pixels. The worker takes each figure's smallest text as measured here on the
+    first frame. Figures that do not pickle (one holding a closure, say) are left out, and the
+    worker builds and lays out its own from `make` (the same ones: `make` and the layout give
+    the same figures from the same settings)."""
 
     def __init__(self, make: Callable, settings: list[dict], fixed: dict):
         self.make, self.settings, self.fixed = make, settings, fixed
@@ -63,7 +66,19 @@ class _Redraw:
         self._built = None
 
     def __getstate__(self) -> dict:
-        return {**vars(self), "_built": None}
+        import pickle
+        try:
+            figures = pickle.dumps(self._built, protocol=pickle.HIGHEST_PROTOCOL)
+        except Exception:   # (pickle says so in many ways)
+            figures = None
+        return {"make": self.make, "settings": self.settings, "fixed": self.fixed,
+                "text_px": self.text_px, "figures": figures}
+
+    def __setstate__(self, state: dict) -> None:
+        import pickle
+        self.make, self.settings, self.fixed = state["make"], state["settings"], state["fixed"]
+        self.text_px = state["text_px"]
+        self._built = None if state["figures"] is None else pickle.loads(state["figures"])
 
     def figures(self) -> list:
         """The figure objects for the column and for a phone, laid out."""
@@ -126,11 +141,13 @@ class FrameSlider:
         # Row-major order over the sliders: index = sum(position_k * stride_k).
         self.settings = [dict(zip(self.names, combo))
                          for combo in itertools.product(*self.values.values())]
-        # The first frame here, then the others in blocks, one per process (`viz.parallel`):
-        # a slider that measures its figure on its first frame (`redrawn`) measures it here,
-        # before the other frames go to a worker.
+        # The first frame here, then the others in blocks, one per process (`viz.parallel`),
+        # the first frame counted in this process's block: a slider that measures its figure
+        # on its first frame (`redrawn`) measures it here, before the other frames go to a
+        # worker, and one that builds a figure per program (the message slider) builds each
+        # in one process only where the programs split evenly.
         renders = [functools.partial(_draw_and_render, draw, setting) for setting in self.settings]
-        self.pictures = [renders[0]()] + in_parallel(renders[1:])
+        self.pictures = [renders[0]()] + in_parallel(renders[1:], done=1)
         self.frames = [p.wide_uri for p in self.pictures]
         narrow = [p.narrow_uri for p in self.pictures]
         self.narrow_frames = narrow if all(narrow) else None

@@ -330,6 +330,7 @@ def save_png(fig, dpi: int, tight: bool = True,
     import io
 
     import matplotlib
+    keep_canvas(fig)
     engine = fig.get_layout_engine()
     if tight or text_px is None or not laid_out_by_hand(fig):
         original_dpi = fig.dpi
@@ -353,6 +354,21 @@ def save_png(fig, dpi: int, tight: bool = True,
         fig.set_layout_engine(engine)
     return palette_png(buffer.getvalue(),
                        _canvas_px(box.size if tight else fig.get_size_inches(), dpi)), text_px
+
+
+def keep_canvas(fig) -> None:
+    """Give a figure that pyplot has closed an agg canvas of its own again.
+
+    pyplot's `close` leaves a figure a bare canvas (FigureCanvasBase), which can draw nothing,
+    so each savefig of it makes a new agg canvas, hence a new renderer, and a renderer's caches
+    start empty: its parser of math text (matplotlib keeps parses per parser: every $10^{3}$
+    tick label and $\\tau$ in a legend parsed again at every frame of a slider, most of a
+    frame's time) and its fonts. A canvas made here stays the figure's, and savefig draws with
+    its renderer for as long as the size and dpi stay the same (every frame of a slider). The
+    pixels are the same: agg clears its renderer before every draw."""
+    if not hasattr(fig.canvas, "print_rgba"):
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        FigureCanvasAgg(fig)   # (a canvas made for a figure becomes its canvas)
 
 
 def _canvas_px(size_in, dpi: float) -> tuple[int, int]:

@@ -68,6 +68,39 @@ def message_frame(records: list[dict], program: str, n: int):
     return MessageFigure(records, program).show(n)
 
 
+class _MessageFrames:
+    """The slider's frames, drawn on two MessageFigures per program (the column's and the
+    phone's) laid out at the program's first frame and redrawn for each N after it: the frames
+    come program by program. It pickles without its figures, so that a worker
+    (`viz.parallel`) draws a block of frames too, laying out its own figures at its first
+    frame of each program (its block starts in another program than this process's first
+    frame, whose figures would not serve it)."""
+
+    def __init__(self, records: list[dict]):
+        self.records = records
+        self.program, self.figures, self.text_px = None, (), [None, None]
+
+    def __getstate__(self) -> dict:
+        return {**vars(self), "program": None, "figures": (), "text_px": [None, None]}
+
+    def __call__(self, program: str, n: int) -> Picture:
+        if program != self.program:
+            figures = (MessageFigure(self.records, program), MessageFigure(self.records, program))
+            for figure, width in zip(figures, (COLUMN_PX, NARROW_PX)):
+                fit_to_column(figure.fig, width_px=width)
+                plt.close(figure.fig)   # drawn only into PNGs (and freed with this object)
+            # each figure's smallest text, measured on its first frame (the same texts after)
+            self.program, self.figures, self.text_px = program, figures, [None, None]
+        (wide, wide_px), (narrow, narrow_px) = pngs = [
+            save_png(figure.show(n), dpi, tight=False, text_px=known)
+            for figure, dpi, known in zip(self.figures, (DPI, NARROW_DPI), self.text_px)]
+        self.text_px = [px for _, px in pngs]
+        alt = (f"Bar chart of the bits of Alice's message per layer for program {program} at "
+               f"N = {n:,}, split by what they carry, beside a log-log plot of the message's "
+               f"bits against N with the line N/2")
+        return Picture(wide, alt, narrow, wide_px, narrow_px)
+
+
 def message_slider(records: list[dict], programs: list[str], ns: list[int] | None = None,
                    max_ns: int = 6):
     """A kernel-free slider over N and program (frames drawn now, switched in the browser).
@@ -82,32 +115,8 @@ def message_slider(records: list[dict], programs: list[str], ns: list[int] | Non
         measured = sorted({r["n"] for rec in records for r in rec["metrics"]["by_n"]})
         picks = np.linspace(0, len(measured) - 1, min(max_ns, len(measured))).round()
         ns = [measured[int(k)] for k in sorted(set(picks))]
-    current = {}
-
-    def draw(program, n):   # frames come program by program: reuse two figures per program
-        if current.get("program") != program:
-            for figure in current.get("figures", ()):
-                plt.close(figure.fig)
-            figures = (MessageFigure(records, program), MessageFigure(records, program))
-            for figure, width in zip(figures, (COLUMN_PX, NARROW_PX)):
-                fit_to_column(figure.fig, width_px=width)
-            # each figure's smallest text, measured on its first frame (the same texts after)
-            current.update(program=program, figures=figures, text_px=[None, None])
-        (wide, wide_px), (narrow, narrow_px) = pngs = [
-            save_png(figure.show(n), dpi, tight=False, text_px=known)
-            for figure, dpi, known in zip(current["figures"], (DPI, NARROW_DPI),
-                                          current["text_px"])]
-        current["text_px"] = [px for _, px in pngs]
-        alt = (f"Bar chart of the bits of Alice's message per layer for program {program} at "
-               f"N = {n:,}, split by what they carry, beside a log-log plot of the message's "
-               f"bits against N with the line N/2")
-        return Picture(wide, alt, narrow, wide_px, narrow_px)
-
-    slider = FrameSlider(draw, {"program": programs, "n": ns},
-                         initial={"program": programs[0], "n": ns[len(ns) // 2]},
-                         labels={"program": "program", "n": "N"},
-                         caption="Alice's message for the input of each length that needed "
-                                 "the most bits, split by layer and by what it carries.")
-    for figure in current["figures"]:
-        plt.close(figure.fig)
-    return slider
+    return FrameSlider(_MessageFrames(records), {"program": programs, "n": ns},
+                       initial={"program": programs[0], "n": ns[len(ns) // 2]},
+                       labels={"program": "program", "n": "N"},
+                       caption="Alice's message for the input of each length that needed the "
+                               "most bits, split by layer and by what it carries.")

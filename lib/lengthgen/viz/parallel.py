@@ -17,11 +17,11 @@ issue 56 this module forked the kernel, which shared what it had built without p
 
 A job goes to a worker pickled, so it must be a function the worker can import (a function of
 a module, a functools.partial of one, with arguments that pickle: a figure id and its records,
-say; `FrameSlider.redrawn` sends its figure's maker, not the figure). A job that does not
-pickle (a notebook's own function, a closure) runs here, in turn, as does a job that fails in a
-worker, so that its error is raised here with its traceback. Where there is no fork server (not
-Unix) or one process draws, every job runs here, with the same results. As with any use of
-multiprocessing, a script that draws in workers keeps its own work under
+say; `FrameSlider.redrawn` sends its figures laid out, as matplotlib pickles them). A job
+that does not pickle (a notebook's own function, a closure) runs here, in turn, as does a job
+that fails in a worker, so that its error is raised here with its traceback. Where there is
+no fork server (not Unix) or one process draws, every job runs here, with the same results.
+As with any use of multiprocessing, a script that draws in workers keeps its own work under
 `if __name__ == "__main__":` (a worker imports the script it was started from).
 """
 import functools
@@ -45,10 +45,14 @@ def blocks(count: int, workers: int) -> list[range]:
     return [range(a, b) for a, b in zip(starts, starts[1:])]
 
 
-def in_parallel(jobs: Sequence[Callable], workers: int | None = None) -> list:
+def in_parallel(jobs: Sequence[Callable], workers: int | None = None, done: int = 0) -> list:
     """Each job's result, in the jobs' order. The first block of jobs runs in this process,
-    every other block in a worker (or here, where it does not pickle or fails there)."""
-    parts = blocks(len(jobs), draw_workers() if workers is None else workers)
+    every other block in a worker (or here, where it does not pickle or fails there). `done`:
+    how many jobs before these this process ran already (a slider's first frame), counted in
+    its block, so that the blocks are those of all the jobs (a slider's figure per program,
+    say, is then built in one process, not in both)."""
+    parts = blocks(len(jobs) + done, draw_workers() if workers is None else workers)
+    parts = [range(max(part.start - done, 0), part.stop - done) for part in parts]
     if len(parts) <= 1:
         return [job() for job in jobs]
     sent = [InWorker(functools.partial(_run, jobs, part)) for part in parts[1:]]
