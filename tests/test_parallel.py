@@ -375,3 +375,39 @@ def test_a_kernel_that_drew_in_workers_shuts_down_without_a_traceback(tmp_path):
                           timeout=300)
     assert "OUT [1, 1, 2, 6, 24, 120]" in done.stdout, done.stdout + done.stderr
     assert "Traceback" not in done.stderr, done.stderr
+
+
+def test_a_kernel_that_drew_in_workers_ends_them_and_exits_by_itself(tmp_path):
+    """ipykernel ends its children with SIGTERM, then SIGKILL, waiting longer between rounds,
+    and multiprocessing's resource tracker ignores SIGTERM: a kernel that had drawn in workers
+    did not exit by itself, and its client terminated it after waiting (about 2.5 s at every
+    chapter of every build). Now the pool, its fork server and its tracker end as the kernel
+    starts to shut down, so the kernel exits by itself: its atexit handlers run, which a
+    terminated kernel's never do, and no process of the pool is left."""
+    import subprocess
+    import sys
+    import textwrap
+    ran, children = tmp_path / "atexit-ran", tmp_path / "children"
+    script = tmp_path / "run.py"
+    script.write_text(textwrap.dedent(f"""
+        import nbformat
+        from nbclient import NotebookClient
+        nb = nbformat.v4.new_notebook()
+        nb.cells = [nbformat.v4.new_code_cell(
+            "import atexit, functools, math, os, psutil\\n"
+            "os.environ['LENGTHGEN_DRAW_WORKERS'] = '2'\\n"
+            "from lengthgen.viz.parallel import in_parallel\\n"
+            "print(in_parallel([functools.partial(math.factorial, n) for n in range(6)]))\\n"
+            "def _at_exit():\\n"
+            "    open({str(children)!r}, 'w').write(str(len(psutil.Process().children())))\\n"
+            "    open({str(ran)!r}, 'w').write('ran')\\n"
+            "atexit.register(_at_exit)")]
+        NotebookClient(nb, kernel_name="python3", timeout=120).execute()
+        print("OUT", nb.cells[0].outputs[0]["text"].strip())
+    """))
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                          timeout=300)
+    assert "OUT [1, 1, 2, 6, 24, 120]" in done.stdout, done.stdout + done.stderr
+    assert ran.exists(), "the kernel was terminated: it did not exit by itself"
+    assert children.read_text() == "0"
+    assert "leaked" not in done.stderr, done.stderr
