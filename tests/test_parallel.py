@@ -398,8 +398,14 @@ def test_a_kernel_that_drew_in_workers_ends_them_and_exits_by_itself(tmp_path):
             "os.environ['LENGTHGEN_DRAW_WORKERS'] = '2'\\n"
             "from lengthgen.viz.parallel import in_parallel\\n"
             "print(in_parallel([functools.partial(math.factorial, n) for n in range(6)]))\\n"
+            "def _alive(child):\\n"
+            "    try:\\n"
+            "        return child.status() != psutil.STATUS_ZOMBIE\\n"
+            "    except psutil.Error:\\n"
+            "        return False\\n"
             "def _at_exit():\\n"
-            "    open({str(children)!r}, 'w').write(str(len(psutil.Process().children())))\\n"
+            "    alive = [c for c in psutil.Process().children() if _alive(c)]\\n"
+            "    open({str(children)!r}, 'w').write(str(len(alive)))\\n"
             "    open({str(ran)!r}, 'w').write('ran')\\n"
             "atexit.register(_at_exit)")]
         NotebookClient(nb, kernel_name="python3", timeout=120).execute()

@@ -42,6 +42,7 @@ PRELOAD = ["lengthgen.viz.book", "matplotlib.pyplot"]
 
 _pool = None   # the pool of workers, started at the first job sent to one
 _watching = False   # whether a kernel's shutdown ends the pool (`_end_with_the_kernel`)
+_helpers = False    # whether this process started multiprocessing's fork server and tracker
 
 
 def blocks(count: int, workers: int) -> list[range]:
@@ -155,7 +156,7 @@ def _unpickled(payload: bytes, settings: dict):
 def _workers():
     """The pool of workers (started now if it is not running), or None where there is no fork
     server or only one process draws."""
-    global _pool
+    global _pool, _helpers
     if _pool is None:
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
@@ -168,6 +169,7 @@ def _workers():
         # phone's rendition of this figure, of the next one) each have one
         _pool = ProcessPoolExecutor(max_workers=workers, mp_context=context,
                                     initializer=_start_worker)
+        _helpers = True
         _end_with_the_kernel()
     return _pool
 
@@ -177,12 +179,14 @@ def shutdown() -> None:
     server and its resource tracker (each ends when the pipe it reads closes; `_stop` is how
     multiprocessing closes it, the one way to end the tracker, which ignores SIGTERM). The next
     job sent to a worker starts them again."""
-    global _pool
-    if _pool is None:
+    global _pool, _helpers
+    if _pool is not None:
+        pool, _pool = _pool, None
+        pool.shutdown(wait=True, cancel_futures=True)
+        del pool
+    if not _helpers:   # (a pool forgotten as broken leaves them running: they end here too)
         return
-    pool, _pool = _pool, None
-    pool.shutdown(wait=True, cancel_futures=True)
-    del pool
+    _helpers = False
     import gc
     gc.collect()   # the pool's queues' semaphores, released before their tracker ends: it
     #                would report them as leaked
@@ -191,6 +195,15 @@ def shutdown() -> None:
         stop = getattr(helper, "_stop", None)   # (CPython 3.8 to 3.13; elsewhere the
         if stop is not None:                    # kernel's SIGTERM and SIGKILL end them)
             stop()
+
+
+def _on_exit_now(change) -> None:
+    if change["new"]:
+        try:
+            shutdown()
+        except Exception as e:   # (the kernel shuts down all the same: it ends its children)
+            import sys
+            print(f"lengthgen: the drawing workers did not end cleanly ({e})", file=sys.stderr)
 
 
 def _end_with_the_kernel() -> None:
@@ -206,7 +219,7 @@ def _end_with_the_kernel() -> None:
     shell = get_ipython()
     if shell is None or not shell.has_trait("exit_now"):
         return
-    shell.observe(lambda change: shutdown() if change["new"] else None, names="exit_now")
+    shell.observe(_on_exit_now, names="exit_now")
     _watching = True
 
 
