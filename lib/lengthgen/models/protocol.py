@@ -99,7 +99,8 @@ def mup_init(model: nn.Module, zero: tuple[str, ...] = ()) -> None:
     (vectors keep O(1) values). Parameters named in `zero` start at zero (muP's zero query).
     A parameter on the meta device (a model built only to be counted, `runs.cost`) has no
     values to draw and is left as it is: each draw still cost about 0.7 ms through the meta
-    kernels, 4 s of the quantitative-bounds chapter's cost table (772 models)."""
+    kernels (the quantitative-bounds chapter's cost table counts 772 models: 3.2 -> 1.5 s in
+    benchmarks/bench_chapter_costs.py without them)."""
     roles = model.parameter_roles()
     for name, param in model.named_parameters():
         role = roles.get(name)

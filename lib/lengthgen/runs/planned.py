@@ -127,7 +127,7 @@ def slice_work(figure_id: str, scale: str, root, device, graphs: bool = False,
     def record(job, model, result, group_size, started, seconds):
         metrics = module.score(model, job, result, config, device, group_size)
         # a job trained alone (engine.jobs) steps eagerly, as train() does: neither applies
-        stacked = not getattr(module.engine_job(job, config), "alone", False)
+        stacked = not module.engine_job(job, config).alone
         metrics["cuda_graphs"] = bool(graphs) and torch.device(device).type == "cuda" \
             and stacked
         if compile and stacked:   # which step ran: torch.compile rounds a little differently
