@@ -377,13 +377,31 @@ def test_a_kernel_that_drew_in_workers_shuts_down_without_a_traceback(tmp_path):
     assert "Traceback" not in done.stderr, done.stderr
 
 
-def test_a_kernel_that_drew_in_workers_ends_them_and_exits_by_itself(tmp_path):
+# A kernel whose main loop is woken often (a timer ticks), with a pool that takes 0.5 s to end:
+# ipykernel stops that loop 0.1 s after it starts to shut down, and the interpreter exited
+# while the pool was still ending (every time, with the ending done in the control thread;
+# in CI, about one kernel in 20 on a loaded machine, without the timer).
+_BUSY_KERNEL = ("\n"
+                "import time\n"
+                "import lengthgen.viz.parallel as parallel\n"
+                "from tornado.ioloop import PeriodicCallback\n"
+                "_shutdown = parallel.shutdown\n"
+                "def _slow_shutdown():\n"
+                "    time.sleep(0.5)\n"
+                "    _shutdown()\n"
+                "parallel.shutdown = _slow_shutdown\n"
+                "PeriodicCallback(lambda: None, 10).start()")
+
+
+@pytest.mark.parametrize("kernel", ["idle", "busy"])
+def test_a_kernel_that_drew_in_workers_ends_them_and_exits_by_itself(tmp_path, kernel):
     """ipykernel ends its children with SIGTERM, then SIGKILL, waiting longer between rounds,
     and multiprocessing's resource tracker ignores SIGTERM: a kernel that had drawn in workers
     did not exit by itself, and its client terminated it after waiting (about 2.5 s at every
     chapter of every build). Now the pool, its fork server and its tracker end as the kernel
     starts to shut down, so the kernel exits by itself: its atexit handlers run, which a
-    terminated kernel's never do, and no process of the pool is left."""
+    terminated kernel's never do, and no process of the pool is left when they do, also where
+    the kernel's main loop stops before the pool has ended (`_BUSY_KERNEL`)."""
     import subprocess
     import sys
     import textwrap
@@ -407,7 +425,8 @@ def test_a_kernel_that_drew_in_workers_ends_them_and_exits_by_itself(tmp_path):
             "    alive = [c for c in psutil.Process().children() if _alive(c)]\\n"
             "    open({str(children)!r}, 'w').write(str(len(alive)))\\n"
             "    open({str(ran)!r}, 'w').write('ran')\\n"
-            "atexit.register(_at_exit)")]
+            "atexit.register(_at_exit)"
+            {_BUSY_KERNEL if kernel == "busy" else ""!r})]
         NotebookClient(nb, kernel_name="python3", timeout=120).execute()
         print("OUT", nb.cells[0].outputs[0]["text"].strip())
     """))

@@ -28,10 +28,15 @@ In a kernel the pool ends as the kernel shuts down (`shutdown`), before the kern
 children: ipykernel sends every process of its group SIGTERM, waiting longer between rounds,
 and multiprocessing's resource tracker ignores SIGTERM by design, so a kernel that had drawn
 in workers took about 2.5 s more to shut down (the client's patience, then its SIGTERM): in
-each of the book's nine chapters, at every build and every `make test`.
+each of the book's nine chapters, at every build and every `make test`. The ending runs in a
+thread of its own that the interpreter waits for as it exits (not a daemon): ipykernel stops
+the kernel's main loop 0.1 s after it starts to shut down, and under load the interpreter
+then exited while the pool was still ending, leaving its fork server and tracker to end by
+themselves after the kernel (issue 56's CI run, about 1 kernel in 20 on a loaded machine).
 """
 import functools
 import pickle
+import threading
 from collections.abc import Callable, Sequence
 
 from lengthgen.config import draw_workers
@@ -42,6 +47,8 @@ PRELOAD = ["lengthgen.viz.book", "matplotlib.pyplot"]
 
 _pool = None   # the pool of workers, started at the first job sent to one
 _watching = False   # whether a kernel's shutdown ends the pool (`_end_with_the_kernel`)
+_exiting = threading.Event()   # the kernel has started to shut down
+_ended = threading.Event()     # ... and the pool has ended (`_ender`)
 _helpers = False    # whether this process started multiprocessing's fork server and tracker
 
 
@@ -198,12 +205,28 @@ def shutdown() -> None:
 
 
 def _on_exit_now(change) -> None:
+    """(in the kernel's control thread, as it starts to shut down) Have `_ender` end the pool,
+    and wait for it: ipykernel signals the kernel's children next."""
     if change["new"]:
-        try:
-            shutdown()
-        except Exception as e:   # (the kernel shuts down all the same: it ends its children)
-            import sys
-            print(f"lengthgen: the drawing workers did not end cleanly ({e})", file=sys.stderr)
+        _exiting.set()
+        _ended.wait(timeout=60)
+
+
+def _ender() -> None:
+    """(a thread of a kernel that drew in workers) End the pool when the kernel starts to shut
+    down, or when its main thread has ended without that (the interpreter, exiting, waits for
+    this thread before its atexit handlers, which is why the ending is done here)."""
+    main = threading.main_thread()
+    while not _exiting.wait(0.5):
+        if not main.is_alive():
+            break
+    try:
+        shutdown()
+    except Exception as e:   # (the kernel shuts down all the same: it ends its children)
+        import sys
+        print(f"lengthgen: the drawing workers did not end cleanly ({e})", file=sys.stderr)
+    finally:
+        _ended.set()
 
 
 def _end_with_the_kernel() -> None:
@@ -220,6 +243,7 @@ def _end_with_the_kernel() -> None:
     if shell is None or not shell.has_trait("exit_now"):
         return
     shell.observe(_on_exit_now, names="exit_now")
+    threading.Thread(target=_ender, name="lengthgen-end-drawing-workers").start()
     _watching = True
 
 
