@@ -10,6 +10,12 @@ os.environ.setdefault("MPLBACKEND", "Agg")
 # Tiny models on a shared 2-core machine run 10-30x faster on one thread than on two
 # (measured by benchmarks/bench_train.py); notebook kernels inherit this too.
 os.environ.setdefault("OMP_NUM_THREADS", "1")
+# Under pytest-xdist every core already runs a test process, so a chapter's kernel (or a test)
+# that drew in a pool of workers (`viz.parallel`) would gain nothing and pay the pool's start
+# and its pickling: the nine chapters on one core took 132.4 s with two drawing processes and
+# 111.8 s with one (2026-11-28). The tests of the pool set their own number of processes.
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    os.environ.setdefault("LENGTHGEN_DRAW_WORKERS", "1")
 
 # A first kernel start can take over a minute on a loaded 2-core machine, and nbmake has no
 # flag for nbclient's 60 s startup timeout: give every client 300 s unless told otherwise.

@@ -6,13 +6,16 @@ import matplotlib.pyplot as plt
 import pytest
 
 from lengthgen.runs.records import committed_records
-from lengthgen.viz.book import picture, show
+from lengthgen.viz.book import Picture, _phone_figure, picture
 from lengthgen.viz.fit import fit_to_column
 from lengthgen.viz.layout import (COLUMN_PX, DPI, MIN_FONT_PT, NARROW_DPI, NARROW_PX,
-                                  saved_width_px)
+                                  save_png, saved_width_px)
 from test_figure_text_overlap import _corners, _depth   # (turned boxes of texts)
+from test_figure_text_overlap import drawn   # (each figure drawn once for both files)
 
 matplotlib.use("Agg")
+
+pytestmark = pytest.mark.xdist_group("figures")   # (with test_figure_text_overlap: `drawn`)
 
 # the multi-panel figures of the Dyck chapter and its appendix that were laid out for the column
 # after they had overlapping titles or ticks (each takes about two seconds to draw and fit; the
@@ -142,11 +145,9 @@ def test_a_tall_figure_keeps_its_title_clear_of_the_panels():
 def test_dyck_figures_read_well_in_the_column(figure_id):
     if committed_records(figure_id, missing_ok=True) is None:
         pytest.skip(f"{figure_id}: no committed records")
-    fig, _ = show(figure_id)
-    fit_to_column(fig)
+    fig = drawn(figure_id)[0]   # laid out for the column
     problems = layout_problems(fig)
     assert saved_width_px(fig) <= COLUMN_PX + 1, figure_id
-    plt.close(fig)
     assert problems == [], f"{figure_id}: {problems[:5]}"
 
 
@@ -158,8 +159,9 @@ def test_no_label_lies_on_another_and_no_legend_on_the_data(figure_id, width):
     phone, no two texts of a panel overlap and every legend lies outside the panels."""
     if committed_records(figure_id, missing_ok=True) is None:
         pytest.skip(f"{figure_id}: no committed records")
-    fig, _ = show(figure_id)
-    fit_to_column(fig, width_px=width)
+    from lengthgen.runs.registry import experiment
+    assert not hasattr(experiment(figure_id), "phone_figure")   # (a phone's rendition is the
+    fig = drawn(figure_id)[0 if width == COLUMN_PX else 1]       # figure, laid out at NARROW_PX)
     problems = layout_problems(fig)
     renderer = fig.canvas.get_renderer()
     for n, ax in enumerate(fig.axes):
@@ -172,7 +174,6 @@ def test_no_label_lies_on_another_and_no_legend_on_the_data(figure_id, width):
         for n, ax in enumerate(fig.axes):
             if _overlap(legend.get_window_extent(renderer), ax.get_window_extent(renderer)):
                 problems.append(f"a legend covers panel {n}")
-    plt.close(fig)
     assert problems == [], f"{figure_id} at {width} px: {problems[:5]}"
 
 
@@ -198,17 +199,14 @@ def test_long_tick_names_are_broken_into_lines_on_a_phone():
 def test_figures_read_on_a_phone_without_panning(figure_id):
     """The phone's rendition of these figures fits a phone's column (Picture.html makes a wider
     one pan sideways), with no text under MIN_FONT_PT and none over another."""
-    from lengthgen.viz.book import _phone_figure
     if committed_records(figure_id, missing_ok=True) is None:
         pytest.skip(f"{figure_id}: no committed records")
     from lengthgen.runs.registry import experiment
     assert hasattr(experiment(figure_id), "phone_figure") == (figure_id in DRAWN_FOR_PHONES)
-    fig, _ = show(figure_id)
-    phone = _phone_figure(figure_id)   # as book_figure draws it: again, for the phone
-    shown = picture(fig, phone=phone)
+    _, phone = drawn(figure_id)   # as book_figure draws it: again, for the phone
+    narrow, narrow_text_px = save_png(phone, NARROW_DPI)   # (and saves it)
+    shown = Picture(b"", "", narrow, narrow_text_px=narrow_text_px)
     problems = layout_problems(phone)
-    plt.close(fig)
-    plt.close(phone)
     assert shown.narrow_layout_px <= 1.05 * NARROW_PX, figure_id
     assert shown.narrow_text_px >= MIN_FONT_PT * NARROW_DPI / 72 - 0.01
     assert problems == [], f"{figure_id} on a phone: {problems[:5]}"
@@ -266,7 +264,6 @@ def _titles(ax) -> str:
 def test_each_lower_panel_of_the_positional_figure_names_its_group():
     """Issue 51: on a phone the panels of Fig. 1.3 stack in one column, and its lower panels
     (error at unseen distances), untitled, no longer sat under their group's panel."""
-    from lengthgen.viz.book import _phone_figure
     if committed_records("huang-fig5-6-positional", missing_ok=True) is None:
         pytest.skip("huang-fig5-6-positional: no committed records")
     phone = _phone_figure("huang-fig5-6-positional")
@@ -281,7 +278,6 @@ def test_each_panel_of_the_spectrum_on_a_phone_names_its_model():
     """Issue 51: on a phone the Dyck chapter's spectrum put its six panels in one column, and
     the singular values and eigenvalues no longer said which model (single-word or many-word)
     they were. Each panel's title now starts with its model, and the models alternate."""
-    from lengthgen.viz.book import _phone_figure
     if committed_records("richard-fig5-spectrum", missing_ok=True) is None:
         pytest.skip("richard-fig5-spectrum: no committed records")
     phone = _phone_figure("richard-fig5-spectrum")
@@ -296,11 +292,12 @@ def test_each_panel_of_the_spectrum_on_a_phone_names_its_model():
         ["W_O", "W_O", "singular", "singular", "eigenvalues", "eigenvalues"]
 
 
-def test_the_small_multiples_on_a_phone_read_each_setting_then_the_next():
+def test_the_small_multiples_on_a_phone_read_each_setting_then_the_next(monkeypatch):
     """On a phone the limit chapter's small multiples put each setting's logits above its own
     attention (laid out again from the column's 2 x 4 grid, all four logits came first), fit
     the column, and no text runs into another."""
     from lengthgen.viz.limit_widgets import draw_small_multiples
+    monkeypatch.setenv("LENGTHGEN_DRAW_WORKERS", "1")   # (the phone's figure laid out here)
     settings = ((2, 0), (4, 0), (4, 6), (7, 12))
     phone = draw_small_multiples(settings, precision=2, phone=True)
     shown = picture(draw_small_multiples(settings, precision=2), phone=phone)

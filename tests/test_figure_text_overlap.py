@@ -13,6 +13,8 @@ names of comm-protocol-bits, 1.3 px apart. No text is broken into lines right af
 either: on phones "accuracy % on Len 101-" stood over "150", "(sympy-" over "equivalent)" and
 "in-" over "sample", and "uniform-" over "pm1-v" in the column too (issue 51).
 """
+import functools
+
 import matplotlib
 import matplotlib.pyplot as plt
 import pytest
@@ -20,9 +22,13 @@ import pytest
 from lengthgen.runs.records import committed_records
 from lengthgen.viz.book import _phone_figure, show
 from lengthgen.viz.fit import fit_to_column
-from lengthgen.viz.layout import COLUMN_PX, NARROW_PX
+from lengthgen.viz.layout import COLUMN_PX, NARROW_PX, keep_canvas
 
 matplotlib.use("Agg")
+
+# The figures are drawn once per test process (`drawn`) for this file's tests and those of
+# test_figure_layout, which pytest-xdist runs in one process for that.
+pytestmark = pytest.mark.xdist_group("figures")
 
 # Two texts may touch: the boxes matplotlib gives a text include the font's ascent and
 # descent, so stacked lines of two texts (a title over tick labels) can share a pixel or two
@@ -236,11 +242,18 @@ def test_names_slanted_close_together_are_crowded():
     assert overlaps == []   # (crowded without touching: what the gap adds)
 
 
-def _draw(figure_id: str, width: str):
-    if width == "column":
-        fig, _ = show(figure_id)
-        return fit_to_column(fig, width_px=COLUMN_PX)
-    return fit_to_column(_phone_figure(figure_id), width_px=NARROW_PX)
+@functools.cache
+def drawn(figure_id: str):
+    """(the figure laid out for the column, its rendition laid out for a phone) as `book_figure`
+    draws a registered figure before it saves them: `show` laid out by `fit_to_column` at
+    COLUMN_PX, and `_phone_figure` at NARROW_PX. Drawn once per test process, for the tests of
+    this file and of test_figure_layout (`pytestmark`); the tests only measure them."""
+    fig, _ = show(figure_id)
+    phone = _phone_figure(figure_id)
+    for figure in (fig, phone):   # (pyplot lets go of them, each keeps a canvas that draws)
+        plt.close(figure)
+        keep_canvas(figure)
+    return fit_to_column(fig, width_px=COLUMN_PX), fit_to_column(phone, width_px=NARROW_PX)
 
 
 @pytest.mark.parametrize("width", ["phone", "column"])
@@ -248,12 +261,9 @@ def _draw(figure_id: str, width: str):
 def test_no_text_of_a_figure_lies_on_another(figure_id, width):
     if committed_records(figure_id, missing_ok=True) is None:
         pytest.skip(f"{figure_id}: no committed records")
-    fig = _draw(figure_id, width)
-    try:
-        problems = overlapping_texts(fig, figure_id) + crowded_tick_labels(fig) + \
-            broken_after_hyphens(fig)
-    finally:
-        plt.close(fig)
+    fig = drawn(figure_id)[0 if width == "column" else 1]
+    problems = overlapping_texts(fig, figure_id) + crowded_tick_labels(fig) + \
+        broken_after_hyphens(fig)
     assert problems == [], f"{figure_id}, {width}: {len(problems)} overlaps: {problems[:6]}"
 
 
