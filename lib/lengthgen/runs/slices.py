@@ -274,7 +274,8 @@ class SliceWork:
     folder: Path                     # the records folder (lock, claims)
     pending: Callable                # () -> the specs to train now, none recorded, cheapest first
     engine_job: Callable             # spec -> lengthgen.engine.jobs.Job
-    record: Callable                 # (spec, model, result, group_size, started, seconds) -> None
+    record: Callable                 # (spec, job, model, result, group_size, started, seconds)
+                                     # -> None; job: the spec's engine Job, as trained
     sampler: str = "auto"
 
 
@@ -416,7 +417,8 @@ def run_slice(work: SliceWork, device, deadline: float, *, worker: int = 0,
             started = run_started(str(device), torch.get_num_threads())
             if not stop.orphaned and writes.attempt(
                     f"the record of {done.name} into {folder}",
-                    lambda: work.record(done, model, result, 1, started, 0.0)):
+                    lambda: work.record(done, jobs[done.name], model, result, 1, started,
+                                              0.0)):
                 counts["recorded"] += 1
                 counts["from_states"] += 1
             continue
@@ -458,8 +460,8 @@ def run_slice(work: SliceWork, device, deadline: float, *, worker: int = 0,
         for spec, outcome in zip(chosen, outcomes):
             if outcome.result is not None:
                 def write(spec=spec, outcome=outcome):
-                    work.record(spec, outcome.model, outcome.result, outcome.group_size,
-                                started, time.perf_counter() - t0)
+                    work.record(spec, jobs[spec.name], outcome.model, outcome.result,
+                                outcome.group_size, started, time.perf_counter() - t0)
                 if writes.attempt(f"the record of {spec.name} into {folder}", write):
                     counts["recorded"] += 1
                     if states is not None and spec.name in found:
