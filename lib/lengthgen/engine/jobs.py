@@ -59,6 +59,10 @@ class Job:
     train: TrainConfig
     name: str = ""                   # the caller's name for it (records, state files)
     kind: str = "decoder"            # the model's kind (lengthgen.engine.kinds.KINDS)
+    # about the host seconds the job spends before its first step, said by whoever makes it
+    # (a Dyck job's training words, drawn at its first batch: richard.protocol.job), for the
+    # planners (runs.slices, runs.cost); 0 for a task whose batches cost nothing up front
+    host_seconds: float = 0.0
     # the Task of a task id (or of a function), resolved once however often grouping, sizing
     # and building ask
     _task: Task | None = field(default=None, init=False, repr=False, compare=False)
