@@ -209,7 +209,11 @@ def test_a_dyck_job_trains_alone_as_train_does_and_resumes_to_the_same_weights(t
     for name, value in reference.state_dict().items():
         assert torch.equal(whole.model.state_dict()[name], value), name
     (cut,) = train_jobs([protocol.job(spec, "j")], CPU, until_step=3)
-    assert cut.result is None and cut.state["step"] == 3 and "rng" in cut.state
+    assert cut.result is None and cut.state["step"] == 3 and "rng" not in cut.state
+    assert set(cut.state["feed"]) >= {"numpy", "task", "torch"}   # one home for its generators
+    from lengthgen.engine.checkpoints import state_problem
+    older = {**cut.state, "rng": {"numpy": cut.state["feed"]["numpy"]}}   # resume format 2's
+    assert state_problem(older, protocol.build_model(spec)).startswith("is of an older format")
     (resumed,) = train_jobs([protocol.job(spec, "j")], CPU, resume={0: cut.state})
     for name, value in reference.state_dict().items():
         assert torch.equal(resumed.model.state_dict()[name], value), name
