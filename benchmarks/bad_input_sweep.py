@@ -411,11 +411,12 @@ def _checkpoints_for_round_four(tmp: Path, tiny_train) -> dict:
     os.waitpid(pid, 0)
     state = torch.load(good, weights_only=True)
     damaged = {"tensor": torch.zeros(3), "list": [1, 2],
-               "no-rng": {k: v for k, v in state.items() if k != "rng"},
+               "no-rng": {k: v for k, v in state.items() if k != "feed"},
                "wrong-weights": {**state, "model": {k: torch.zeros(1) for k in state["model"]}},
                "no-weights": {**state, "model": {}},
                "foreign-optimizer": {**state, "adam": {"state": {}, "param_groups": []}},
-               "bad-rng": {**state, "rng": {"numpy": 3, "torch": torch.zeros(2)}},
+               "bad-rng": {**state, "feed": {"numpy": 3, "torch": torch.zeros(2)}},
+               "older-format": {**state, "rng": {"numpy": {}, "torch": torch.zeros(2)}},
                "text-step": {**state, "step": "x"},
                "step-past-the-end": {**state, "step": 10 ** 9},
                "bad-history": {**state, "history": 5}}

@@ -153,3 +153,44 @@ def test_cli_refuses_a_figure_that_trains_nothing_in_one_line():
     done = _cli("comm-matrices")
     assert done.returncode != 0 and "Traceback" not in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1 and "trains no model" in done.stderr
+
+
+# ---- the host's drawing of Dyck training words (issue 53) -----------------------------------
+def test_the_drawing_estimate_follows_its_rounds_and_is_linear_while_one_round_holds():
+    """`distinct_words` draws 2 x the missing words + 8 a round: one round where 2m draws hold
+    m distinct words (m <= 0.79 of the band), so the time is linear in m; near the whole band
+    it takes more rounds (the coupon collector), never an endless loop."""
+    from lengthgen.tasks import dyck
+    available = dyck.count_words(16)
+    assert dyck.expected_draws(available, 1000) == pytest.approx(2008, rel=1e-6)
+    assert dyck.expected_draws(available, 4 ** 12) == pytest.approx(2 * 4 ** 12 + 8, rel=1e-6)
+    one, two = (dyck.drawing_seconds(16, m) for m in (4 ** 11, 2 * 4 ** 11))
+    assert two == pytest.approx(2 * one, rel=1e-3)
+    assert dyck.drawing_seconds(16, 4 ** 12) == pytest.approx(
+        dyck.DRAW_SECONDS_PER_SYMBOL * 32 * (2 * 4 ** 12 + 8))
+    whole = dyck.expected_draws(100, 100)
+    assert 100 * math.log(100) < whole < 4 * 100 * (math.log(100) + 1)
+    assert dyck.drawing_seconds(16, 10 ** 7, 0, 8) < dyck.drawing_seconds(16, 4 ** 12)
+
+
+def test_a_dyck_figure_adds_each_set_of_training_words_once_to_its_minutes():
+    """Fig. 7's three models share seed 0's 4^12 words of D_32: its paper estimate is their
+    steps at train()'s rate (each trains alone) plus one draw of the words on the host, the
+    same on every card and in both H200 columns."""
+    from dataclasses import replace
+
+    from lengthgen.tasks import dyck
+    module = experiment("richard-fig7-learned-pe")
+    trainings = module.trainings(module.CONFIGS["paper"])
+    draw = dyck.drawing_seconds(16, 4 ** 12)
+    assert draw > 60 and sum(t.host_s for t in trainings) == pytest.approx(draw)
+    assert all(t.alone for t in trainings)
+    with_draw = cost.estimate("f", trainings)
+    without = cost.estimate("f", [replace(t, host_s=0.0) for t in trainings])
+    at_train_rate = sum(t.model_steps / cost.h200_steps_per_s(t.flops_per_step(),
+                                                              cost.SINGLE_KIND)
+                        for t in trainings) / 60
+    assert without.minutes() == pytest.approx(at_train_rate)
+    for card, kind in (("h200", "engine"), ("h200", cost.SINGLE_KIND), ("t4", "engine")):
+        assert with_draw.minutes(card, kind) - without.minutes(card, kind) == \
+            pytest.approx(draw / 60)

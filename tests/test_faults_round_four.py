@@ -436,7 +436,9 @@ def _damaged(state):
     return {
         "a tensor": (torch.zeros(3), "it holds a Tensor, not the state of a training"),
         "a list": ([1, 2], "it holds a list, not the state of a training"),
-        "no rng": ({k: v for k, v in state.items() if k != "rng"}, "it lacks rng"),
+        "no rng": ({k: v for k, v in state.items() if k != "feed"}, "it lacks feed"),
+        "older format": ({**state, "rng": {"numpy": {}, "torch": torch.zeros(2)}},
+                         "it is of an older format (resume format 2"),
         "no weights": ({k: v for k, v in state.items() if k != "model"}, "it lacks model"),
         "wrong weights": ({**state, "model": zeros}, "size mismatch for"),
         "missing weights": ({**state, "model": {}}, "Missing key(s) in state_dict"),
@@ -444,9 +446,9 @@ def _damaged(state):
                               "its optimizer state is not AdamW's moments by name"),
         "wrong moments": ({**state, "adam": {**state["adam"], "exp_avg": zeros}},
                           "a damaged checkpoint"),
-        "bad rng": ({**state, "rng": {"numpy": 3, "torch": torch.zeros(2)}},
+        "bad rng": ({**state, "feed": {"numpy": 3, "torch": torch.zeros(2)}},
                     "random-generator states are not numpy's and torch's"),
-        "bad numpy rng": ({**state, "rng": {**state["rng"], "numpy": {"state": 1}}},
+        "bad numpy rng": ({**state, "feed": {**state["feed"], "numpy": {"state": 1}}},
                           "a damaged checkpoint"),
         "text step": ({**state, "step": "x"}, "its step is 'x', not a step of this run (0..2)"),
         "step past the run": ({**state, "step": 10 ** 9}, "its step is 1000000000"),
@@ -457,7 +459,7 @@ def _damaged(state):
 
 @pytest.mark.parametrize("case", ["a tensor", "a list", "no rng", "no weights", "wrong weights",
                                   "missing weights", "foreign optimizer", "wrong moments",
-                                  "bad rng",
+                                  "bad rng", "older format",
                                   "bad numpy rng", "text step", "step past the run",
                                   "bad history", "NaN elapsed"])
 def test_a_damaged_train_checkpoint_is_one_line_naming_it(checkpoint, case, tmp_path, capsys):

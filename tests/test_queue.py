@@ -209,7 +209,11 @@ def test_a_dyck_job_trains_alone_as_train_does_and_resumes_to_the_same_weights(t
     for name, value in reference.state_dict().items():
         assert torch.equal(whole.model.state_dict()[name], value), name
     (cut,) = train_jobs([protocol.job(spec, "j")], CPU, until_step=3)
-    assert cut.result is None and cut.state["step"] == 3 and "rng" in cut.state
+    assert cut.result is None and cut.state["step"] == 3 and "rng" not in cut.state
+    assert set(cut.state["feed"]) >= {"numpy", "task", "torch"}   # one home for its generators
+    from lengthgen.engine.checkpoints import state_problem
+    older = {**cut.state, "rng": {"numpy": cut.state["feed"]["numpy"]}}   # resume format 2's
+    assert state_problem(older, protocol.build_model(spec)).startswith("is of an older format")
     (resumed,) = train_jobs([protocol.job(spec, "j")], CPU, resume={0: cut.state})
     for name, value in reference.state_dict().items():
         assert torch.equal(resumed.model.state_dict()[name], value), name
@@ -274,3 +278,33 @@ def test_a_job_trained_alone_claims_no_compiled_step_and_no_graphs(tmp_path, dyc
     assert counts["recorded"] == len(records) > 0
     assert all("compiled" not in r["metrics"] and r["metrics"]["cuda_graphs"] is False
                for r in records)
+
+
+def test_a_record_asks_the_job_the_slice_trained_and_builds_none_again(tmp_path, dyck_cache,
+                                                                        monkeypatch):
+    """Whether a job trained alone (its record's `cuda_graphs`, `compiled`) is asked of the
+    engine Job the slice trained, not of one the figure builds again for each record."""
+    module = experiment("richard-fig7-learned-pe")
+    recording, rebuilt = [False], []
+    score, engine_job, write = module.score, module.engine_job, planned.write_job_record
+
+    def scoring(*args, **kwargs):
+        recording[0] = True
+        return score(*args, **kwargs)
+
+    def building(job, config):
+        if recording[0]:
+            rebuilt.append(job.name)
+        return engine_job(job, config)
+
+    def writing(*args, **kwargs):
+        recording[0] = False
+        return write(*args, **kwargs)
+    monkeypatch.setattr(module, "score", scoring)
+    monkeypatch.setattr(module, "engine_job", building)
+    monkeypatch.setattr(planned, "write_job_record", writing)
+    counts = planned.run_slice("richard-fig7-learned-pe", "test", tmp_path, CPU,
+                               time.time() + 300, graphs=True, log=lambda *a, **k: None)
+    records = load_records("richard-fig7-learned-pe", "test", tmp_path)
+    assert counts["recorded"] == len(records) > 0 and rebuilt == []
+    assert all(r["metrics"]["cuda_graphs"] is False for r in records)

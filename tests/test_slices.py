@@ -333,6 +333,45 @@ def test_the_planner_uses_the_table_then_what_the_slice_measured():
         > rates.state_bytes((1, 2, 256))
 
 
+def test_a_job_alone_is_planned_at_one_models_rate_plus_its_host_work():
+    """A job the engine trains alone (a Dyck model) steps one model at a time, eagerly: the
+    planner times it by the table's train() rows, not by a stacked group's (which, launch-bound,
+    step a lone decoder about twice as fast, three times as a graph), adds its host work, and
+    puts it in a group of one."""
+    planner = slices.Planner(rates.H200, graphs=True)
+    shape = (4, 4, 1024)   # the paper's Dyck decoders: covered by the 12-layer row
+    single = [r.model_steps_per_s for r in rates.H200.rates
+              if r.single and r.shape == (12, 12, 768)]
+    assert single == [25.4]
+    alone = planner.seconds(shape, 1, 10000, alone=True, host_s=78.0)
+    assert alone == pytest.approx(10000 / 25.4 * slices.MARGIN + slices.GROUP_OVERHEAD_S + 78)
+    assert planner.seconds(shape, 1, 10000) < alone / 2   # the stacked rate (the old estimate)
+    assert planner.largest(shape, [10000] * 4, 3600, 4, alone=True) == 1
+    assert planner.largest(shape, [10000] * 4, 3600, 4) == 4
+    planner.measure(shape, 4, 1000, 1.0)   # a stacked group's rate says nothing of one alone
+    assert planner.seconds(shape, 1, 10000, alone=True, host_s=78.0) == pytest.approx(alone)
+
+
+def test_a_slice_starts_no_dyck_job_that_cannot_finish_at_one_models_rate(tmp_path,
+                                                                             monkeypatch):
+    """Stacked rows fast and train() rows slow: a slice of Dyck jobs (each trained alone)
+    starts none of them, where the stacked rate would have started them all; and a Dyck job
+    of the paper's config says how long drawing its 4^12 words takes on the host."""
+    from lengthgen.experiments.richard import protocol
+    from lengthgen.tasks import dyck
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    table = rates.RateTable("X", "planted", tuple(
+        rates.Rate(shape, 1, graphs, 1e6) for shape in ((1, 1, 16), (12, 12, 768))
+        for graphs in (False, True)) + tuple(
+        rates.Rate(shape, 1, False, 0.01, single=True) for shape in ((1, 1, 16), (12, 12, 768))))
+    counts = planned.run_slice("richard-fig7-learned-pe", "test", tmp_path, CPU,
+                               time.time() + 120, rates=table, **QUIET)
+    assert counts["groups"] == 0 and counts["not_started"] > 0
+    spec = protocol.learned_pe_models("paper")["eq1"]
+    assert protocol.job(spec).host_seconds == pytest.approx(dyck.drawing_seconds(16, 4 ** 12))
+    assert protocol.job({**spec, "train_size": None}).host_seconds == 0.0
+
+
 def test_rates_from_a_benchmark_file(tmp_path):
     bench = tmp_path / "bench.jsonl"
     bench.write_text('{"header": {"card": "X"}}\n{"kind": "engine", "shape": [2, 2, 64], '
@@ -340,6 +379,13 @@ def test_rates_from_a_benchmark_file(tmp_path):
     table = rates.read_bench(bench)
     assert table.card == "X" and table.step_seconds((2, 2, 64), 32, False) == 0.01
     assert table.step_seconds((1, 1, 16), 1, False) == 0.01   # a smaller shape: no slower
+    assert not table.single and table.step_seconds((2, 2, 64), 1, False, alone=True) == 0.01
+    with bench.open("a") as out:   # a train() row: the rate of a job alone
+        out.write('{"kind": "train()", "shape": [2, 2, 64], "group": 1, '
+                  '"model_steps_per_s": 50.0}\n')
+    table = rates.read_bench(bench)
+    assert table.single and table.step_seconds((2, 2, 64), 1, True, alone=True) == 0.02
+    assert table.step_seconds((2, 2, 64), 32, False) == 0.01
     bench.write_text("{}\n")
     with pytest.raises(LengthgenError, match="no engine rates"):
         rates.read_bench(bench)

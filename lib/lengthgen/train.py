@@ -11,8 +11,9 @@ classification, masked squared error for regression). The model is anything that
 `lengthgen.models.protocol.TrainableModel`; its parameter roles let `group_lr` give embeddings,
 vectors, hidden matrices and the readout their own learning rates (muP's Adam rule). A
 checkpoint is the run's state in the library's one resume format (`engine.checkpoints`: weights
-and AdamW moments by name, step, history; the slices of `train_jobs` hand back the same) plus
-its random-generator states, so a killed run resumes to the same result (bit-identical on CPU).
+and AdamW moments by name, step, history, and its random-generator states under "feed"; the
+slices of `train_jobs` hand back the same), so a killed run resumes to the same result
+(bit-identical on CPU).
 
 A seed fixes the data stream and (through torch's global generator, which train() seeds) any
 dropout. On CPU a run is deterministic for a given seed and number of torch threads; a
@@ -25,10 +26,9 @@ from pathlib import Path
 
 import torch
 
-from lengthgen.engine.checkpoints import (_resumable_fields, _restore_rng, _rng_state,  # noqa: F401
-                                          checkpoint_problem, load_checkpoint, member_state,
-                                          restore_feed, restore_member, restoring,
-                                          save_checkpoint)
+from lengthgen.engine.checkpoints import (_resumable_fields, checkpoint_problem,
+                                          load_checkpoint, member_state, restore_feed,
+                                          restore_member, restoring, save_checkpoint)
 from lengthgen.engine.settings import (EVAL_SEED_OFFSET, SCHEDULES, TrainConfig,  # noqa: F401
                                        TrainResult, history_metrics, learning_rate, should_stop)
 from lengthgen.engine.single import (adamw, decoder_for_task, length_chunks,  # noqa: F401
@@ -67,7 +67,6 @@ def train(model: Decoder, task: Task, cfg: TrainConfig, device="cpu",
     group = ModuleGroup(model, task, cfg, device)
     feed = HostFeed([task], [cfg], [model.cfg.n_positions], [ape], objective.target_dtype,
                     device)
-    rng = feed.rngs[0]
     torch.manual_seed(cfg.seed)
     member, step, elapsed, recent = MemberState(), 0, 0.0, []
     checkpoint = Path(cfg.checkpoint_path) if cfg.checkpoint_path else None
@@ -84,8 +83,9 @@ def train(model: Decoder, task: Task, cfg: TrainConfig, device="cpu",
                                  f"choose another checkpoint_path")
         with restoring(checkpoint):
             restore_member(group, 0, state, member)
-            _restore_rng(rng, state["rng"], device)
-            restore_feed(feed, 0, state)   # the task's place in its data (a fixed set's epoch)
+            # its generators (the host's, torch's for dropout) and the task's place in its data
+            # (a fixed set's epoch)
+            restore_feed(feed, 0, state, device)
         step, elapsed, member.stopped = state["step"], state["elapsed"], state["stopped"]
         member.abandoned = state.get("abandoned", False)
         # the losses since the last evaluation, so a resumed run logs the same train_loss
@@ -109,9 +109,8 @@ def train(model: Decoder, task: Task, cfg: TrainConfig, device="cpu",
                                  f"(lr {cfg.lr:g}); lower the learning rate{kept()}")
         try:
             save_checkpoint(checkpoint, {
-                **member_state(group, 0, member, state, feed), "run": run,
-                "rng": _rng_state(rng, device), "stopped": member.stopped,
-                "abandoned": member.abandoned})
+                **member_state(group, 0, member, state, feed, device), "run": run,
+                "stopped": member.stopped, "abandoned": member.abandoned})
         except OSError as e:   # a full disk, a folder turned read-only
             kept_one = " (the last one written is kept)" if checkpoint.exists() else ""
             raise LengthgenError(f"cannot write the checkpoint {checkpoint} "

@@ -6,8 +6,11 @@ weights and AdamW moments by parameter name ("model", "adam": {"exp_avg", "exp_a
 "step"}), its step, evaluation history, elapsed seconds and the losses since its last
 evaluation ("recent"). `train_jobs` hands one back for every job a slice leaves unfinished;
 `train()`'s checkpoint file is one too, plus what a run alone keeps besides: its identity
-("run": task, model and settings), its host generators ("rng") and its stop flags. Either
-group kind (`engine.groups`) writes and loads it."""
+("run": task, model and settings) and its stop flags. Where a member stands in its random
+streams has one home, "feed" (`feed_state` writes it, `restore_feed` reads it): its host
+generator and its task's place in its data for any member the host feeds, and torch's global
+generators besides for a run that owns them (`train()` and a job trained alone, whose dropout
+draws from them). Either group kind (`engine.groups`) writes and loads it."""
 import errno
 import math
 import os
@@ -15,7 +18,6 @@ import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 
-import numpy as np
 import torch
 
 from lengthgen.engine.settings import TrainConfig
@@ -58,31 +60,60 @@ def load_checkpoint(path) -> dict:
 
 # the format's version, for caches of checkpoints to key by (a file of another format is then
 # never found, rather than refused): 2 since train() writes member states (before: torch's
-# optimizer state_dict and "recent_losses")
-RESUME_FORMAT = 2
+# optimizer state_dict and "recent_losses"); 3 since every generator state lives under "feed"
+# (before: train() and a job alone kept theirs under "rng", numpy's twice; such a file is
+# refused in one line, `OLDER_FORMAT`)
+RESUME_FORMAT = 3
 # a member's state: weights and AdamW state by name, and where its loop stood
 STATE_KEYS = ("model", "adam", "step", "history", "elapsed", "recent")
-# train()'s checkpoint: a member's state, its run, its host generators and stop flags
-CHECKPOINT_KEYS = STATE_KEYS + ("run", "rng", "stopped")
+# train()'s checkpoint: a member's state, its run, its generators and its stop flags
+CHECKPOINT_KEYS = STATE_KEYS + ("run", "feed", "stopped")
+OLDER_FORMAT = ("of an older format (resume format 2: its generators under 'rng'), which this "
+                "library no longer resumes")
 
 
-def member_state(group, row: int, member, loop_state: dict, feed=None) -> dict:
+def member_state(group, row: int, member, loop_state: dict, feed=None, device=None) -> dict:
     """Row `row` of a group, in the resume format: the group's weights and moments, and the
     loop's step, elapsed time and recent losses with the member's history (`loop.run`'s state
-    and MemberState); and, from a feed that has one, where the member stands in its data
-    ("feed": a host generator's state and its task's, `engine.feeds.HostFeed.state`; a state
+    and MemberState); and, from a feed that has one, where the member stands in its random
+    streams ("feed": `feed_state`, with torch's generators where `device` is given; a state
     without it resumes with its generator from the start, as states written before it did)."""
     state = {**group.member_state(row), "step": loop_state["step"], "history": member.history,
              "elapsed": loop_state["elapsed"],
              "recent": [float(r[row]) for r in loop_state["recent"]]}
-    data = None if feed is None else feed.state(row)
+    data = None if feed is None else feed_state(feed, row, device)
     return state if data is None else {**state, "feed": data}
 
 
-def restore_feed(feed, row: int, state: dict) -> None:
-    """Put row `row` of a feed where a member state says (see `member_state`)."""
-    if "feed" in state:
-        feed.restore(row, state["feed"])
+def feed_state(feed, row: int, device=None) -> dict | None:
+    """Where row `row` of a feed stands in its random streams: its host generator and its
+    task's training state (`engine.feeds.HostFeed.state`), and, for a run that owns torch's
+    global generators (`device` given: train() and a job trained alone, whose dropout draws from
+    them), their states ("torch", and "cuda" on a CUDA device). None where the feed keeps none
+    (the device feed: its batches are keyed by seed and step)."""
+    data = feed.state(row)
+    if data is None or device is None:
+        return data
+    data = {**data, "torch": torch.get_rng_state()}
+    if torch.device(device).type == "cuda":
+        data["cuda"] = torch.cuda.get_rng_state(torch.device(device))
+    return data
+
+
+def restore_feed(feed, row: int, state: dict, device=None) -> None:
+    """Put row `row` of a feed, and torch's generators where the state holds them (`device`
+    given), where a member state's "feed" says (`feed_state`)."""
+    data = state.get("feed")
+    if data is None:
+        return
+    if not isinstance(data, dict):
+        raise LengthgenError("a member's feed state is not a host generator's and its task's "
+                             "state")
+    feed.restore(row, {k: data.get(k) for k in ("numpy", "task")})
+    if device is not None and "torch" in data:
+        torch.set_rng_state(data["torch"])
+        if "cuda" in data and torch.device(device).type == "cuda":
+            torch.cuda.set_rng_state(data["cuda"], torch.device(device))
 
 
 def restore_member(group, row: int, state: dict, member) -> None:
@@ -103,10 +134,12 @@ def checkpoint_problem(state, steps: int) -> str | None:
     torch (the weights themselves are checked as they load, by `restoring`)."""
     if not isinstance(state, dict):
         return f"it holds a {type(state).__name__}, not the state of a training"
+    if "rng" in state:
+        return f"it is {OLDER_FORMAT}"
     missing = [k for k in CHECKPOINT_KEYS if k not in state]
     if missing:
         return f"it lacks {', '.join(missing)}"
-    rng = state["rng"]
+    rng = state["feed"]
     if not (isinstance(rng, dict) and isinstance(rng.get("numpy"), dict)
             and isinstance(rng.get("torch"), torch.Tensor)
             and rng["torch"].dtype == torch.uint8):
@@ -140,6 +173,8 @@ def state_problem(state, model) -> str | None:
     moments by name, each of the decoder's shape, and where its loop stood."""
     if not isinstance(state, dict):
         return f"holds a {type(state).__name__}, not a job's state"
+    if "rng" in state:   # a job alone's state of resume format 2
+        return f"is {OLDER_FORMAT}"
     missing = sorted(set(STATE_KEYS) - set(state))
     if missing:
         return f"lacks {', '.join(missing)}"
@@ -186,20 +221,6 @@ def restoring(path):
                              f"random-generator states do not fit this run "
                              f"({e.__class__.__name__}: {text}); delete it or choose another "
                              f"file") from None
-
-
-def _rng_state(rng: np.random.Generator, device) -> dict:
-    state = {"numpy": rng.bit_generator.state, "torch": torch.get_rng_state()}
-    if torch.device(device).type == "cuda":
-        state["cuda"] = torch.cuda.get_rng_state(torch.device(device))
-    return state
-
-
-def _restore_rng(rng: np.random.Generator, state: dict, device) -> None:
-    rng.bit_generator.state = state["numpy"]
-    torch.set_rng_state(state["torch"])
-    if "cuda" in state and torch.device(device).type == "cuda":
-        torch.cuda.set_rng_state(state["cuda"], torch.device(device))
 
 
 def _resumable_fields(cfg: TrainConfig) -> dict:

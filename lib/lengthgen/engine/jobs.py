@@ -27,9 +27,10 @@ a job trained at once, up to float rounding.
 Alone: a job whose kind the stacked forward cannot hold (Richard's Dyck models: frozen
 weights, dropout, a module other than `Decoder`; `engine.kinds`, `alone`) trains in a group of
 its own as `train` trains a model (`engine.groups.ModuleGroup`, the host's sampler, torch's
-generator seeded by the run), so its trajectory is `train`'s. Its unfinished state holds its
-generators too ("rng", as `train`'s checkpoint does), so a resumed job sees the batches it
-would have seen.
+generator seeded by the run), so its trajectory is `train`'s. Its unfinished state holds
+torch's generators too, beside its host generator under "feed" (`engine.checkpoints.feed_state`,
+as `train`'s checkpoint does), so a resumed job sees the batches and dropout masks it would
+have seen.
 """
 from dataclasses import dataclass, field
 from typing import Callable
@@ -59,6 +60,10 @@ class Job:
     train: TrainConfig
     name: str = ""                   # the caller's name for it (records, state files)
     kind: str = "decoder"            # the model's kind (lengthgen.engine.kinds.KINDS)
+    # about the host seconds the job spends before its first step, said by whoever makes it
+    # (a Dyck job's training words, drawn at its first batch: richard.protocol.job), for the
+    # planners (runs.slices, runs.cost); 0 for a task whose batches cost nothing up front
+    host_seconds: float = 0.0
     # the Task of a task id (or of a function), resolved once however often grouping, sizing
     # and building ask
     _task: Task | None = field(default=None, init=False, repr=False, compare=False)
@@ -244,7 +249,6 @@ def _train_group(jobs, built, part, device, sampler, deadline, until_step, resum
 def _train_alone(jobs, built, i, device, deadline, until_step, resume, diverged, outcomes,
                  progress=None):
     """Job i in a group of its own, as `train` trains it (the module docstring, "Alone")."""
-    from lengthgen.engine.checkpoints import _restore_rng, _rng_state
     from lengthgen.engine.groups import ModuleGroup
     task, model = built[i]
     cfg = jobs[i].train
@@ -258,19 +262,16 @@ def _train_alone(jobs, built, i, device, deadline, until_step, resume, diverged,
         restore_member(group, 0, state, member)
         step, elapsed = state["step"], state["elapsed"]
         recent = [torch.tensor([v], device=device) for v in state["recent"]]
-        if isinstance(state.get("rng"), dict):   # kept by this path: the batches and dropout
-            # masks it would have seen
-            _restore_rng(feed.rngs[0], state["rng"], device)
+        restore_feed(feed, 0, state, device)   # the batches and dropout masks it would have seen
     results, state = run(group, feed, [task], [cfg], device, step=step, members=[member],
                          recent=recent, elapsed=elapsed, deadline=deadline,
                          until_step=until_step, diverged=diverged, progress=progress)
     if results[0] is not None:
         outcomes[i] = JobOutcome(jobs[i], results[0], model.cpu())
         return
-    kept = member_state(group, 0, member, state)
+    kept = member_state(group, 0, member, state, feed, device)
     kept["model"] = {n: t.detach().cpu().clone() for n, t in kept["model"].items()}
     kept["adam"] = {**kept["adam"], **{k: {n: t.detach().cpu().clone()
                                             for n, t in kept["adam"][k].items()}
                                        for k in ("exp_avg", "exp_avg_sq")}}
-    outcomes[i] = JobOutcome(jobs[i], None, None, state={**kept, "rng": _rng_state(
-        feed.rngs[0], device)})
+    outcomes[i] = JobOutcome(jobs[i], None, None, state=kept)

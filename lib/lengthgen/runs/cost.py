@@ -39,9 +39,14 @@ How the estimate is made (`estimate`):
    most ALLOTMENT_MIN, the usable part of one 15-minute GPU allotment (two chained commands of
    10 minutes at most, less starting the machine and moving files).
 
+5. Host work before training that a job states (`Training.host_s`, from the engine Job's
+   `host_seconds`) is added as it is, on any card: drawing a Dyck model's finite training set
+   (up to 4^12 distinct words of D_32, about 78 s a set on one core:
+   `lengthgen.tasks.dyck.drawing_seconds`, measured by benchmarks/bench_dyck_drawing.py),
+   once per set of words a figure draws.
+
 What it leaves out, so read it as an order of magnitude: evaluation and sampling time, making
-the data on the host (a pool of 10^6 simplified Boolean expressions, 4^12 distinct Dyck words),
-early stops (a run that stops at 100% costs less; step counts here are the configs' caps), and
+other data on the host (a pool of 10^6 simplified Boolean expressions), early stops (a run that stops at 100% costs less; step counts here are the configs' caps), and
 that most figure modules do not train through the engine yet (the `train()` column is what they
 would get today). `benchmarks/check_cost.py` sets the estimate against the wall time of the
 paper-budget sweep's groups on the same H200: the measured time is longer, mostly by what the
@@ -81,6 +86,8 @@ class Training:
     flops: float | None = None   # FLOPs per step where the model is not a decoder
     alone: bool = False       # the engine trains each run alone (engine.jobs: a model the
                               # stacked forward cannot hold), at train()'s rate
+    host_s: float = 0.0       # host seconds before training, in all (drawing the training
+                              # words: engine.jobs.Job.host_seconds), the same on any card
 
     def flops_per_step(self) -> float:
         if self.flops is not None:
@@ -136,7 +143,8 @@ def job_training(job, count: int = 1, key: str = "") -> Training:
     tokens = task.max_tokens(job.train.length_range(task)[1])
     return Training(shape_label(cfg.n_layers, cfg.n_heads, cfg.d_model),
                     _decoder_parameters(repr(cfg), lambda: Decoder(cfg)), cfg.n_layers,
-                    cfg.d_model, job.train.batch_size, tokens, job.train.steps, count, key)
+                    cfg.d_model, job.train.batch_size, tokens, job.train.steps, count, key,
+                    host_s=count * job.host_seconds)
 
 
 _counted: dict[str, int] = {}   # repr(DecoderConfig) -> parameters (a sweep has many alike)
@@ -287,7 +295,7 @@ class Cost:
             if card == "t4":
                 return t4_steps_per_s(t.flops_per_step(), group, trainer)
             return h200_steps_per_s(t.flops_per_step(), trainer, group)
-        return sum(t.model_steps / rate(t) for t in self.trainings) / 60
+        return sum(t.model_steps / rate(t) + t.host_s for t in self.trainings) / 60
 
     @property
     def flops(self) -> float:
@@ -384,6 +392,7 @@ def method() -> str:
         "TFLOPS bf16 peak the H200 reached); steps are the configs' caps (early stops, "
         "evaluation and sampling not counted); a figure's runs of one shape are one group, whose "
         "step is no faster than the fastest measured at that size (runs the engine trains alone "
-        "go at train()'s rate). benchmarks/check_cost.py "
+        "go at train()'s rate, plus the host's drawing of their training words). "
+        "benchmarks/check_cost.py "
         "sets it against a GPU run's clock. Fits: H200 engine minutes <= "
         f"{ALLOTMENT_MIN:g}.")

@@ -124,10 +124,11 @@ def slice_work(figure_id: str, scale: str, root, device, graphs: bool = False,
     module = experiment(figure_id)
     config = module.CONFIGS[scale]
 
-    def record(job, model, result, group_size, started, seconds):
+    def record(job, trained, model, result, group_size, started, seconds):
         metrics = module.score(model, job, result, config, device, group_size)
         # a job trained alone (engine.jobs) steps eagerly, as train() does: neither applies
-        stacked = not module.engine_job(job, config).alone
+        # (`trained`: the engine Job the slice built for it, not built again here)
+        stacked = not trained.alone
         metrics["cuda_graphs"] = bool(graphs) and torch.device(device).type == "cuda" \
             and stacked
         if compile and stacked:   # which step ran: torch.compile rounds a little differently

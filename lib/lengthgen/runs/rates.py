@@ -19,6 +19,18 @@ is as large, R is the largest (so the group counts as more than n of R's). Every
 on the slow side: the group of 19 one-layer width-128 jobs of the run's first slice ended in
 184 s (its last members at 30k steps, most others at 3,000, where they stopped); this model
 gives 267 s for 30k steps.
+
+A job the engine trains alone (`engine.jobs`, "Alone": Richard's Dyck models) steps one model at
+a time, eagerly, as `train()` does: its step is timed by the table's `train()` rows (one model,
+group 1: 65.8 steps/s at 1L1H d16, 72.4 at 2L2H d64, 49.6 at 4L4H d256, 73.6 at 6L4H d256, 25.4
+at 12L12H d768), by the same rule of a covering shape, never by the stacked rows (a group of one
+stacked decoder, launch-bound, steps about twice as fast: 124 steps/s at 2L2H d64 eager, 171 as
+a graph). A table without `train()` rows (an older benchmark's file) times it by its eager
+engine rows (`RateTable.single` says which). The rule knows shapes, not batches: for the paper's
+Dyck decoders (4L4H d1024, batch 8) it takes the 12-layer row, 25.4 steps/s, where `figure
+cost` (`runs.cost`, by FLOPs per step) finds a batch of 8 launch-bound, about 65; a slice errs
+slow (it only decides what starts). Host work before a job's first step (`Job.host_seconds`: a
+Dyck job's training words) is added by the slice's planner (`runs.slices.Planner`).
 """
 from __future__ import annotations
 
@@ -29,6 +41,8 @@ from pathlib import Path
 from lengthgen.errors import LengthgenError
 
 Shape = tuple   # (layers, heads, d_model)
+SINGLE = "train()"                            # the benchmark's rows of one model at a time
+KINDS = ("engine", "engine+graph", SINGLE)    # the rows a table reads
 
 
 @dataclass(frozen=True)
@@ -37,6 +51,7 @@ class Rate:
     group: int             # decoders stepped together
     graphs: bool           # steps replayed as CUDA graphs
     model_steps_per_s: float
+    single: bool = False   # a `train()` row: one model at a time, eagerly (a job alone)
 
 
 def shape_cost(shape: Shape) -> float:
@@ -56,9 +71,20 @@ class RateTable:
     source: str            # where they come from
     rates: tuple
 
-    def step_seconds(self, shape: Shape, n: int, graphs: bool) -> float:
-        """Seconds one step of a group of `n` decoders of `shape` takes (module docstring)."""
-        rows = [r for r in self.rates if r.graphs == graphs] or list(self.rates)
+    @property
+    def single(self) -> bool:
+        """Whether the table has `train()` rows (the rate of a job trained alone)."""
+        return any(r.single for r in self.rates)
+
+    def step_seconds(self, shape: Shape, n: int, graphs: bool, alone: bool = False) -> float:
+        """Seconds one step of a group of `n` decoders of `shape` takes, or with `alone` one step
+        of a job trained alone (module docstring)."""
+        stacked = [r for r in self.rates if not r.single]
+        if alone:
+            rows = [r for r in self.rates if r.single] \
+                or [r for r in stacked if not r.graphs] or stacked
+        else:
+            rows = [r for r in stacked if r.graphs == graphs] or stacked
         shapes = sorted({r.shape for r in rows}, key=shape_cost)
         cost = shape_cost(shape)
         covering = [s for s in shapes if s[0] >= shape[0] and shape_cost(s) >= cost]
@@ -85,14 +111,15 @@ RATES_FILE = Path(__file__).resolve().parents[1] / "data" / "h200_rates.json"
 def builtin_table(path: Path = RATES_FILE) -> RateTable:
     """The H200 benchmark's engine rows, as a table: the one copy of those numbers in the
     library (data/h200_rates.json, with its source), which `lengthgen.runs.cost` reads too.
-    The 12-layer rows come from the profile (36.46 ms a step eager, 15.11 ms as a graph)."""
+    The 12-layer rows come from the profile (36.46 ms a step eager, 15.11 ms as a graph); the
+    `train()` rows time the jobs trained alone."""
     try:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, ValueError) as error:
         raise LengthgenError(f"cannot read the GPU rate table {path}: {error}") from None
     rates = tuple(Rate(tuple(r["shape"]), r["group"], r["kind"] == "engine+graph",
-                       float(r["model_steps_per_s"]))
-                  for r in data["rows"] if r["kind"] in ("engine", "engine+graph"))
+                       float(r["model_steps_per_s"]), r["kind"] == SINGLE)
+                  for r in data["rows"] if r["kind"] in KINDS)
     return RateTable(card=data["card"], source=data["source"], rates=rates)
 
 
@@ -100,8 +127,8 @@ H200 = builtin_table()
 
 
 def read_bench(path) -> RateTable:
-    """The engine rows of a `benchmarks/bench_engine.py --out` file (JSON lines), as a table;
-    one line naming the file when it holds none."""
+    """The engine rows (and `train()` rows) of a `benchmarks/bench_engine.py --out` file (JSON
+    lines), as a table; one line naming the file when it holds no engine row."""
     import stat
     path = Path(path)
     try:
@@ -125,11 +152,12 @@ def read_bench(path) -> RateTable:
             card = str(row["header"].get("card", ""))
         kind, shape = row.get("kind"), row.get("shape")
         rate, group = row.get("model_steps_per_s"), row.get("group")
-        if kind in ("engine", "engine+graph") and isinstance(shape, list) and len(shape) == 3 \
+        if kind in KINDS and isinstance(shape, list) and len(shape) == 3 \
                 and all(isinstance(v, int) and v > 0 for v in [*shape, group]) \
                 and isinstance(rate, (int, float)) and 0 < rate < float("inf"):
-            rates.append(Rate(tuple(shape), group, kind == "engine+graph", float(rate)))
-    if not rates:
+            rates.append(Rate(tuple(shape), group, kind == "engine+graph", float(rate),
+                              kind == SINGLE))
+    if not any(not r.single for r in rates):
         raise LengthgenError(f"{path}: no engine rates in it (a bench_engine.py --out file "
                              f"has lines with kind 'engine' and model_steps_per_s)")
     return RateTable(card=card, source=str(path), rates=tuple(rates))

@@ -232,36 +232,43 @@ class Planner:
     on the card); None where neither knows the shape (the job then starts, as slices did
     before rates). A table's rates are of one process on the card: for shapes in `careful`
     (jobs that must finish in this allotment, their states too large to hand on) they are
-    divided among the `share` workers of the slice."""
+    divided among the `share` workers of the slice. A job trained alone (`alone`: one model,
+    eagerly, as train() steps it) goes at the table's one-model rate (`RateTable.step_seconds`),
+    never at a stacked group's, and is measured apart from the stacked groups of its shape;
+    `host_s`, the host's work before its first step (a Dyck job's training words,
+    `Job.host_seconds`), is added to the table's estimate."""
 
     def __init__(self, table=None, graphs: bool = False, share: int = 1,
                  careful=lambda shape: False):
         self.table, self.graphs, self.share, self.careful = table, graphs, share, careful
-        self.measured: dict = {}   # shape -> (group size, seconds a step)
+        self.measured: dict = {}   # (shape, alone) -> (group size, seconds a step)
 
-    def seconds(self, shape, n: int, steps: int) -> float | None:
+    def seconds(self, shape, n: int, steps: int, alone: bool = False,
+                host_s: float = 0.0) -> float | None:
         if steps <= 0:
             return 0.0
         estimates = []
-        if shape in self.measured:
-            size, per_step = self.measured[shape]
+        if (shape, alone) in self.measured:   # its host work is in the steps measured
+            size, per_step = self.measured[shape, alone]
             estimates.append(steps * per_step * max(1.0, n / size))
         if self.table is not None:
-            per_step = self.table.step_seconds(shape, n, self.graphs)
+            per_step = self.table.step_seconds(shape, n, self.graphs and not alone, alone)
             if self.careful(shape):
                 per_step *= self.share
-            estimates.append(steps * per_step * MARGIN + GROUP_OVERHEAD_S)
+            estimates.append(steps * per_step * MARGIN + GROUP_OVERHEAD_S + host_s)
         return max(estimates) if estimates else None
 
-    def measure(self, shape, n: int, steps: int, seconds: float) -> None:
+    def measure(self, shape, n: int, steps: int, seconds: float, alone: bool = False) -> None:
         if steps > 0 and seconds > 0:
-            self.measured[shape] = (n, seconds / steps)
+            self.measured[shape, alone] = (n, seconds / steps)
 
-    def largest(self, shape, remaining: list[int], left: float, cap: int) -> int:
-        """The most jobs (in order, `remaining` steps each) that finish together in `left`."""
+    def largest(self, shape, remaining: list[int], left: float, cap: int,
+                alone: bool = False, host_s: float = 0.0) -> int:
+        """The most jobs (in order, `remaining` steps each) that finish together in `left`
+        (a job alone: at most one)."""
         best = 0
-        for n in range(1, min(len(remaining), cap) + 1):
-            need = self.seconds(shape, n, max(remaining[:n]))
+        for n in range(1, min(len(remaining), 1 if alone else cap) + 1):
+            need = self.seconds(shape, n, max(remaining[:n]), alone, host_s)
             if need is None or need <= left:
                 best = n
         return best
@@ -274,7 +281,8 @@ class SliceWork:
     folder: Path                     # the records folder (lock, claims)
     pending: Callable                # () -> the specs to train now, none recorded, cheapest first
     engine_job: Callable             # spec -> lengthgen.engine.jobs.Job
-    record: Callable                 # (spec, model, result, group_size, started, seconds) -> None
+    record: Callable                 # (spec, job, model, result, group_size, started, seconds)
+                                     # -> None; job: the spec's engine Job, as trained
     sampler: str = "auto"
 
 
@@ -352,7 +360,11 @@ def _choose(pending, jobs, resumable, worker, left, planner, max_group, until_st
         remaining = [jobs[s.name].train.steps - first for s in specs]
         if until_step is not None:
             remaining = [min(r, until_step - first) for r in remaining]
-        n = planner.largest(_shape(jobs[specs[0].name]), remaining, left, max_group)
+        # a job alone is a group of its own (engine.jobs.group_key); its host work (drawing
+        # its words) is done again by a resumed job, in its new process
+        head = jobs[specs[0].name]
+        n = planner.largest(_shape(head), remaining, left, max_group, head.alone,
+                            head.host_seconds)
         refused += len(specs) - n
         chosen = [spec for spec in specs[:n] if take(spec.name)]
         if chosen:
@@ -416,7 +428,8 @@ def run_slice(work: SliceWork, device, deadline: float, *, worker: int = 0,
             started = run_started(str(device), torch.get_num_threads())
             if not stop.orphaned and writes.attempt(
                     f"the record of {done.name} into {folder}",
-                    lambda: work.record(done, model, result, 1, started, 0.0)):
+                    lambda: work.record(done, jobs[done.name], model, result, 1, started,
+                                              0.0)):
                 counts["recorded"] += 1
                 counts["from_states"] += 1
             continue
@@ -452,14 +465,15 @@ def run_slice(work: SliceWork, device, deadline: float, *, worker: int = 0,
         reached = max([o.result.steps if o.result is not None else o.state["step"]
                        for o in outcomes if o.result is not None or o.state is not None],
                       default=first)
-        planner.measure(_shape(jobs[chosen[0].name]), len(chosen), reached - first, seconds)
+        planner.measure(_shape(jobs[chosen[0].name]), len(chosen), reached - first, seconds,
+                        jobs[chosen[0].name].alone)
         if stop.orphaned:   # the parent is gone: whoever ran it has packed what it had
             break
         for spec, outcome in zip(chosen, outcomes):
             if outcome.result is not None:
                 def write(spec=spec, outcome=outcome):
-                    work.record(spec, outcome.model, outcome.result, outcome.group_size,
-                                started, time.perf_counter() - t0)
+                    work.record(spec, jobs[spec.name], outcome.model, outcome.result,
+                                outcome.group_size, started, time.perf_counter() - t0)
                 if writes.attempt(f"the record of {spec.name} into {folder}", write):
                     counts["recorded"] += 1
                     if states is not None and spec.name in found:

@@ -149,6 +149,43 @@ def distinct_words(rng: np.random.Generator, n: int, count: int, min_depth: int 
     return list(chosen)
 
 
+# Host seconds per symbol of a word `distinct_words` draws (sampling, joining into a string and
+# keeping it if new), measured by benchmarks/bench_dyck_drawing.py on 2026-11-28 on the
+# project's build machine (AMD EPYC, one core, shared with other work; best of 3): a median of
+# 0.073 us per symbol (0.070-0.079 over 2^15-2^17 words of D_32, any depth or depth <= 8, and of
+# D_24), so 2.3 us per word of D_32 drawn.
+DRAW_SECONDS_PER_SYMBOL = 0.073e-6
+
+
+def expected_draws(available: int, count: int) -> float:
+    """How many words `distinct_words` draws, in expectation, to hold `count` distinct ones of
+    `available`: each of its rounds draws 2 x (the words still missing) + 8, of which a share
+    1 - exp(-draws / available) of the words not yet held comes out new (uniform draws)."""
+    held, drawn = 0.0, 0.0
+    for _ in range(64):
+        if count - held < 0.5:
+            return drawn
+        draws = 2 * (count - held) + 8
+        new = (available - held) * -np.expm1(-draws / available)
+        drawn += draws
+        held = min(float(count), held + new)
+    # near the whole band, rounds shrink slowly: the coupon collector's draws for the rest,
+    # twice (a round draws twice the words it misses)
+    return drawn + 2 * available * np.log((available - held + 0.5) / (available - count + 0.5))
+
+
+def drawing_seconds(n: int, count: int, min_depth: int = 0,
+                    max_depth: int | None = None) -> float:
+    """About the host seconds `distinct_words(rng, n, count, min_depth, max_depth)` takes.
+    The scaling rule: time is proportional to the symbols drawn, expected_draws(words in the
+    band, count) x 2n, at DRAW_SECONDS_PER_SYMBOL (the sampler's work per word is one pass
+    over its 2n positions, and keeping it a dict insertion). At most 79% of the band drawn,
+    one round holds every word (2 x count draws), so the time is linear in count: 4^12 words
+    of D_32 take about 78 s, 10^7 words of depth <= 8 about 47 s."""
+    available = count_words(n, min_depth, max_depth)
+    return DRAW_SECONDS_PER_SYMBOL * 2 * n * expected_draws(available, min(count, available))
+
+
 def depth_split(words: list[str], train_max_depth: int) -> tuple[list[str], list[str]]:
     """(train, test): words of depth <= train_max_depth, and the deeper rest (the paper's split)."""
     train = [w for w in words if depth(w) <= train_max_depth]

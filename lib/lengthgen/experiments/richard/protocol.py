@@ -35,6 +35,7 @@ from lengthgen.models.dyck_variants import VARIANTS, DyckModelConfig, token_sign
 from lengthgen.runs.execute import preflight
 from lengthgen.tasks.dyck import (DyckTask, deep_prefix, distinct_words, is_balanced,
                                   sample_words)
+from lengthgen.tasks.dyck import drawing_seconds as dyck_drawing_seconds
 
 if TYPE_CHECKING:   # annotations only
     import torch
@@ -159,12 +160,21 @@ def job(spec: dict, name: str = "") -> Job:
     alone (lengthgen.engine.jobs, "Alone": the stacked forward holds none of these models: the
     uniform variants freeze their token embeddings, and uniform-pm1-v its projections, eq1 is
     not a Decoder, and every paper config has dropout 0.1), so a slice's trajectory is
-    `trained_model`'s. name: the caller's name for it (a planned figure's records)."""
+    `trained_model`'s. name: the caller's name for it (a planned figure's records). Its
+    `host_seconds`: drawing its training set (`drawing_seconds`), for the planners."""
     from lengthgen.engine.jobs import Job
     model = DyckModelConfig(variant=spec["variant"], n_positions=2 * spec["n"],
                             dropout=spec.get("dropout", 0.0), **decoder_sizes(spec))
     return Job(lambda: _WordsAtFirstBatch(spec), model.to_dict(), train_config(spec),
-               name=name, kind="dyck")
+               name=name, kind="dyck", host_seconds=drawing_seconds(spec))
+
+
+def drawing_seconds(spec: dict) -> float:
+    """About the host seconds drawing a spec's finite training set takes (0 for fresh words
+    at every step): `lengthgen.tasks.dyck.drawing_seconds`, measured and scaled there."""
+    if spec.get("train_size") is None:
+        return 0.0
+    return dyck_drawing_seconds(spec["n"], spec["train_size"], 0, spec.get("max_depth"))
 
 
 def build_model(spec: dict) -> torch.nn.Module:
@@ -277,9 +287,13 @@ def _words(key: tuple) -> tuple:
 def spec_trainings(specs: list[dict]) -> list:
     """For `figure cost` (`lengthgen.runs.cost`): one training per distinct spec, keyed by the
     spec as the weight cache is, so the figures that study one model count it once. A
-    sequence is a D_2N word: 2N tokens. Each trains alone, as `job` trains it."""
+    sequence is a D_2N word: 2N tokens. Each trains alone, as `job` trains it, after drawing
+    its training words on the host: counted once per set of words (specs of one seed, N, size
+    and depth share one draw in a process, `drawn_words`), with the first spec that needs it."""
+    from dataclasses import replace
+
     from lengthgen.runs.cost import decoder_training, shape_label
-    out, seen = [], set()
+    out, seen, drawn = [], set(), set()
     for spec in specs:
         key = "richard/" + json.dumps(spec, sort_keys=True)
         if key in seen:
@@ -287,10 +301,15 @@ def spec_trainings(specs: list[dict]) -> list:
         seen.add(key)
         run = job(spec)
         layers, heads, width = run.model_config().shape   # "eq1": one head of width d
-        out.append(decoder_training(run.build_model, shape=shape_label(layers, heads, width),
+        training = decoder_training(run.build_model, shape=shape_label(layers, heads, width),
                                     layers=layers, d_model=width, batch=spec["batch_size"],
                                     tokens=2 * spec["n"], steps=spec["steps"], key=key,
-                                    alone=run.alone))
+                                    alone=run.alone)
+        words = (spec["seed"], spec["n"], spec.get("train_size"), spec.get("max_depth"))
+        if run.host_seconds and words not in drawn:
+            drawn.add(words)
+            training = replace(training, host_s=run.host_seconds)
+        out.append(training)
     return out
 
 
