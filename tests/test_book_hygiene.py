@@ -43,13 +43,19 @@ def chapter_problems(path, code: str) -> list[str]:
     """What a notebook's code does that a chapter must not: define a function or a class (the
     library holds them; a lambda handed to a slider is an argument, not a definition), import a
     private module, or import lengthgen other than through its chapter's facade,
-    lengthgen.chapters.<chapter> (an appendix shares its chapter's)."""
+    lengthgen.chapters.<chapter> (an appendix shares its chapter's), or hand `book_figure` a
+    lambda to draw a figure with: a lambda does not pickle, so the phone's rendition was drawn
+    in the kernel after the column's, not beside it in a worker (`viz.parallel`); a
+    functools.partial of the library's function pickles."""
     import ast
     facade = "lengthgen.chapters." + path.stem.removesuffix("_appendix")
     problems = []
     for node in ast.walk(ast.parse(code)):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             problems.append(f"defines {node.name} (line {node.lineno})")
+        if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "book_figure" and \
+                any(isinstance(arg, ast.Lambda) for arg in node.args + [k.value for k in node.keywords]):
+            problems.append(f"hands book_figure a lambda (line {node.lineno})")
         modules = []
         if isinstance(node, ast.Import):
             modules = [a.name for a in node.names]
@@ -72,11 +78,13 @@ def test_a_chapter_calls_its_facade_and_defines_nothing(path):
 def test_the_chapter_check_catches_a_planted_function_and_imports(tmp_path):
     planted = ("from lengthgen.chapters.dyck import glue_numbers\n"
                "from lengthgen.viz.book import _glue\n"
-               "def glue_all(prefix, numbers):\n    pass\n")
+               "def glue_all(prefix, numbers):\n    pass\n"
+               "book_figure('dyck-x', lambda: draw(3))\n")
     assert chapter_problems(ROOT / "book" / "dyck_appendix.ipynb", planted) == [
         "imports the private lengthgen.viz.book._glue (line 2)",
         "imports lengthgen.viz.book, not lengthgen.chapters.dyck (line 2)",
-        "defines glue_all (line 3)"]
+        "defines glue_all (line 3)",
+        "hands book_figure a lambda (line 5)"]
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
