@@ -21,6 +21,22 @@ from records_compare import same  # tests/records_compare.py, shared with test_r
 FIGURE = "huang-fig1-languages"  # trains tiny decoders at test scale: a real sweep
 
 
+@pytest.fixture(scope="module")
+def serial(tmp_path_factory) -> tuple[Path, list[dict]]:
+    """One uninterrupted serial sweep of FIGURE: (its results root, its records). The tests
+    only read it, or change a copy (finished_sweep)."""
+    root = tmp_path_factory.mktemp("serial")
+    return root, run_experiment(FIGURE, "test", "cpu", root=root)
+
+
+def finished_sweep(serial: tuple, root: Path) -> list[dict]:
+    """The serial sweep's folder copied under `root`, as a sweep into `root` leaves it (its
+    records, lock file and no marker), for a test that changes it: the records."""
+    import shutil
+    shutil.copytree(serial[0] / FIGURE / "test", root / FIGURE / "test")
+    return load_records(FIGURE, "test", root)
+
+
 def _kill_a_worker_once_a_record_lands(folder: Path, killed: list) -> None:
     """In a thread: kill -9 one spawned worker of this process once the first record exists."""
     import psutil
@@ -38,27 +54,27 @@ def _kill_a_worker_once_a_record_lands(folder: Path, killed: list) -> None:
         time.sleep(0.05)
 
 
-def test_two_workers_write_the_records_of_one_even_when_a_worker_is_killed(tmp_path, capfd):
+def test_two_workers_write_the_records_of_one_even_when_a_worker_is_killed(tmp_path, capfd,
+                                                                            serial):
     """kill -9 of a worker mid-sweep: a new pool takes the runs not done, nothing is lost, and
     the records are still those of the serial path (before: the rest of the sweep failed with
     BrokenProcessPool)."""
     import threading
-    serial = run_experiment(FIGURE, "test", "cpu", root=tmp_path / "serial")
     killed = []
     killer = threading.Thread(target=_kill_a_worker_once_a_record_lands,
                               args=(tmp_path / "parallel" / FIGURE / "test", killed))
     killer.start()
     parallel = run_experiment(FIGURE, "test", "cpu", root=tmp_path / "parallel", workers=2)
     killer.join()
-    same(serial, parallel)
+    same(serial[1], parallel)
     assert killed, "a worker was killed mid-sweep"
     assert "restarting the pool" in capfd.readouterr().err
     assert {r["workers"] for r in parallel} == {2} and {r["torch_threads"] for r in parallel} == {1}
     assert all(r["started"] <= r["date"] for r in parallel)
 
 
-def test_sigkill_mid_sweep_then_resume_gives_the_uninterrupted_records(tmp_path):
-    reference = run_experiment(FIGURE, "test", "cpu", root=tmp_path / "whole")
+def test_sigkill_mid_sweep_then_resume_gives_the_uninterrupted_records(tmp_path, serial):
+    reference = serial[1]
     root = tmp_path / "killed"
     env = {**os.environ, "LENGTHGEN_RESULTS": str(root), "OMP_NUM_THREADS": "1"}
     proc = subprocess.Popen([sys.executable, "-m", "lengthgen", "figure", "run", FIGURE,
@@ -112,15 +128,15 @@ def test_a_failing_run_is_named_and_the_others_are_recorded(tmp_path, monkeypatc
     assert in_progress(folder) is None
 
 
-def test_resuming_with_another_thread_count_is_refused(tmp_path, monkeypatch):
-    run_experiment(FIGURE, "test", "cpu", root=tmp_path)
+def test_resuming_with_another_thread_count_is_refused(tmp_path, serial):
+    finished_sweep(serial, tmp_path)   # as run_experiment(FIGURE, "test", "cpu") leaves it
     Path(tmp_path / FIGURE / "test" / "tomita2_ape.json").unlink()
     with pytest.raises(LengthgenError, match="computed with 1 torch thread.*--threads 1"):
         run_experiment(FIGURE, "test", "cpu", root=tmp_path, threads=2)
 
 
-def test_copied_record_and_unwritable_folder_are_clear_errors(tmp_path):
-    records = run_experiment(FIGURE, "test", "cpu", root=tmp_path)
+def test_copied_record_and_unwritable_folder_are_clear_errors(tmp_path, serial):
+    records = finished_sweep(serial, tmp_path)   # as run_experiment(FIGURE, ...) leaves it
     folder = tmp_path / FIGURE / "test"
     (folder / "copy.json").write_text((folder / "tomita2_ape.json").read_text())
     with pytest.raises(LengthgenError, match="copied or renamed record"):
