@@ -3,6 +3,7 @@ same records, a lock keeps two sweeps apart, failures are reported by name, stal
 and copied records are caught."""
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -102,7 +103,10 @@ def test_a_held_lock_is_a_clear_error(tmp_path):
             run_experiment(FIGURE, "test", "cpu", root=tmp_path)
 
 
-def test_a_failing_run_is_named_and_the_others_are_recorded(tmp_path, monkeypatch):
+@pytest.fixture(scope="module")
+def failed_sweep(tmp_path_factory) -> tuple[Path, str]:
+    """A sweep of FIGURE whose run aa_star/nope raised ValueError("boom"): (its results root,
+    the error run_experiment raised). The tests change copies of its folder (failed_copy)."""
     module = experiment(FIGURE)
     real = module.run_one
 
@@ -111,19 +115,31 @@ def test_a_failing_run_is_named_and_the_others_are_recorded(tmp_path, monkeypatc
             raise ValueError("boom")
         return real(params, config, device)
 
-    monkeypatch.setattr(module, "run_one", flaky)
-    with pytest.raises(LengthgenError, match=r"1 of 6 runs .* failed.*aa_star/nope: ValueError: boom"):
-        run_experiment(FIGURE, "test", "cpu", root=tmp_path)
+    root = tmp_path_factory.mktemp("failed")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(module, "run_one", flaky)
+        with pytest.raises(LengthgenError) as caught:
+            run_experiment(FIGURE, "test", "cpu", root=root)
+    return root, str(caught.value)
+
+
+def failed_copy(failed_sweep: tuple, root: Path) -> Path:
+    """The failed sweep's folder (its records and marker) copied under `root`."""
+    import shutil
+    return Path(shutil.copytree(failed_sweep[0] / FIGURE / "test", root / FIGURE / "test"))
+
+
+def test_a_failing_run_is_named_and_the_others_are_recorded(tmp_path, failed_sweep):
+    assert re.search(r"1 of 6 runs .* failed.*aa_star/nope: ValueError: boom", failed_sweep[1])
+    folder = failed_copy(failed_sweep, tmp_path)
     assert len(load_records(FIGURE, "test", tmp_path)) == 5
     fig, cap = show(FIGURE, root=tmp_path)
     assert "INCOMPLETE: 1 registered run(s) have no record" in cap
     # the folder says a sweep is under way, from which commit; finishing it clears that
-    folder = tmp_path / FIGURE / "test"
     marker = in_progress(folder)
     assert marker["runs"] == 6 and marker["figure_id"] == FIGURE
     assert {r["git_commit"] for r in load_records(FIGURE, "test", tmp_path)} == \
         {marker["git_commit"]}
-    monkeypatch.setattr(module, "run_one", real)
     run_experiment(FIGURE, "test", "cpu", root=tmp_path)
     assert in_progress(folder) is None
 
@@ -264,19 +280,10 @@ def test_a_full_disk_mid_sweep_stops_at_the_first_unwritten_record(tmp_path, mon
     assert len(ran) == 4 and in_progress(folder) is None
 
 
-def test_the_marker_lists_the_done_runs_so_a_deleted_record_is_caught(tmp_path, monkeypatch):
+def test_the_marker_lists_the_done_runs_so_a_deleted_record_is_caught(tmp_path, failed_sweep):
     from lengthgen.runs.runner import marker_problems, refresh_marker
-    module = experiment(FIGURE)
-    real = module.run_one
-
-    def flaky(params, config, device):
-        if params["name"] == "aa_star/nope":
-            raise ValueError("boom")
-        return real(params, config, device)
-    monkeypatch.setattr(module, "run_one", flaky)
-    with pytest.raises(LengthgenError, match="1 of 6 runs"):
-        run_experiment(FIGURE, "test", "cpu", root=tmp_path)
-    folder = tmp_path / FIGURE / "test"
+    assert "1 of 6 runs" in failed_sweep[1]
+    folder = failed_copy(failed_sweep, tmp_path)
     records = load_records(FIGURE, "test", tmp_path)
     marker = in_progress(folder)
     assert marker["done"] == {r["run_name"]: r["digest"] for r in records}
