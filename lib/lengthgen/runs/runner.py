@@ -180,9 +180,13 @@ def _sweep(figure_id, scale, device, force, root, progress, workers, threads, ba
                     f"{min(used)} (or --force to re-run everything)")
         failures, stopped = [], ""
         start = time.perf_counter()
+        commit = None   # the sweep's commit, read once: the marker is rewritten at every record
         if todo:
+            from lengthgen.results import git_commit
+            commit = git_commit()
             try:
-                _mark(folder, figure_id, scale, len(specs), threads, _done(done.values()))
+                _mark(folder, figure_id, scale, len(specs), threads, _done(done.values()),
+                      commit)
             except OSError as e:
                 raise LengthgenError(f"cannot write the sweep's marker into {folder} "
                                      f"({e.strerror or e.__class__.__name__}); free space in "
@@ -197,7 +201,7 @@ def _sweep(figure_id, scale, device, force, root, progress, workers, threads, ba
                 if outcome.records:
                     try:   # the marker lists every record as it lands
                         _mark(folder, figure_id, scale, len(specs), threads,
-                              _done(done.values()))
+                              _done(done.values()), commit)
                     except OSError as e:
                         stopped = stopped or (f"cannot update the sweep's marker in {folder} "
                                               f"({e.strerror or e.__class__.__name__})")
