@@ -50,6 +50,17 @@ def parse(path: Path) -> ast.Module:
     return _parsed(path.read_text(encoding="utf-8"))
 
 
+@lru_cache(maxsize=None)
+def _walked(text: str) -> tuple:
+    """Every node of a module's tree, in ast.walk's order, listed once: the graph walks each
+    module five times, and a planted copy's graph reads again every file but the planted one."""
+    return tuple(ast.walk(_parsed(text)))
+
+
+def walk(path: Path) -> tuple:
+    return _walked(path.read_text(encoding="utf-8"))
+
+
 def modules(root: Path = PACKAGE) -> dict[str, Path]:
     """Dotted module name -> file, for every .py file of the package."""
     found = {}
@@ -64,10 +75,9 @@ def modules(root: Path = PACKAGE) -> dict[str, Path]:
 def imports(name: str, path: Path, known: dict) -> list[tuple[str, int]]:
     """(imported lengthgen module, line) for every import statement anywhere in the module,
     inside functions and classes too. `from a.b import c` counts as a.b.c when c is a module."""
-    tree = parse(path)
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     edges = []
-    for node in ast.walk(tree):
+    for node in walk(path):
         targets = []
         if isinstance(node, ast.Import):
             targets = [alias.name for alias in node.names]
@@ -183,7 +193,7 @@ def resolver_names(known: dict) -> set[str]:
     `records_for`, `committed_records`, `load_records`, `chapter_records`, `show`, ...)."""
     names = set()
     for path in known.values():
-        for node in ast.walk(parse(path)):
+        for node in walk(path):
             if (isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.args.args
                     and node.args.args[0].arg == "figure_id"):
                 names.add(node.name)
@@ -209,17 +219,17 @@ def lookups(path: Path, ids: dict, resolvers: set) -> list[tuple[str, int, str]]
     where a module passes a resolver an id it does not spell at the call (a loop over a tuple
     of ids), every figure id the module spells outside its docstrings is an edge. (A figure's
     SOURCE is not counted: the run layer reads it, the figure module never looks it up.)"""
-    tree = parse(path)
+    nodes = walk(path)
     local = {name: name for name in resolvers}   # a name called -> the resolver it calls
-    for node in ast.walk(tree):   # rec = lambda fid: chapter_records(fid, root)
+    for node in nodes:   # rec = lambda fid: chapter_records(fid, root)
         if (isinstance(node, ast.Assign) and isinstance(node.value, ast.Lambda)
                 and isinstance(node.value.body, ast.Call) and _called(node.value.body) in local):
             local |= {t.id: local[_called(node.value.body)] for t in node.targets
                       if isinstance(t, ast.Name)}
-    docstrings = {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Expr)
+    docstrings = {id(n.value) for n in nodes if isinstance(n, ast.Expr)
                   and isinstance(n.value, ast.Constant)}
     edges, indirect = [], set()
-    for node in ast.walk(tree):
+    for node in nodes:
         if isinstance(node, ast.Call) and _called(node) in local:
             arg = _id_argument(node)
             if isinstance(arg, ast.Constant) and arg.value in ids:
@@ -228,7 +238,7 @@ def lookups(path: Path, ids: dict, resolvers: set) -> list[tuple[str, int, str]]
                 indirect.add(local[_called(node)])
     if indirect:   # named as the strongest resolver the module passes ids to
         how = min(indirect, key=lambda name: (name in RECORD_READERS, name))
-        edges += [(ids[n.value], n.lineno, how) for n in ast.walk(tree)
+        edges += [(ids[n.value], n.lineno, how) for n in nodes
                   if isinstance(n, ast.Constant) and isinstance(n.value, str)
                   and n.value in ids and id(n) not in docstrings]
     return edges

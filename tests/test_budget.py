@@ -79,11 +79,23 @@ def test_the_twelve_layer_setting_is_left_out_of_slices():
     assert any(j.setting.layers == 12 for j in budget.plan(GPU, {}, slices=False))
 
 
-def test_a_slice_records_its_jobs_and_the_next_one_plans_only_what_is_left(tmp_path):
+@pytest.fixture(scope="module")
+def whole(tmp_path_factory) -> tuple[Path, dict]:
+    """One slice of the test-scale sweep run through to the end: (its results root, its counts).
+    The tests read it, or change a copy."""
     import torch
-    counts = run_slice(tmp_path, "test", torch.device("cpu"), time.time() + 120,
-                              log=lambda *a, **k: None)
-    folder = tmp_path / RECORDS_ID / "test"
+    root = tmp_path_factory.mktemp("whole")
+    counts = run_slice(root, "test", torch.device("cpu"), time.time() + 120,
+                       log=lambda *a, **k: None)
+    return root, counts
+
+
+def test_a_slice_records_its_jobs_and_the_next_one_plans_only_what_is_left(tmp_path, whole):
+    import shutil
+
+    import torch
+    root, counts = whole
+    folder = root / RECORDS_ID / "test"
     records = budget.load_job_records(folder)
     config = budget.budget_configs()["test"]
     assert counts["recorded"] == len(records) > 0
@@ -91,6 +103,7 @@ def test_a_slice_records_its_jobs_and_the_next_one_plans_only_what_is_left(tmp_p
     for name, record in records.items():
         assert record["metrics"]["history"] and record["config"] == config
         assert set(record["metrics"]["bins"]) == {"1-50", "51-100", "101-150"}
+    shutil.copytree(root, tmp_path, dirs_exist_ok=True)   # the next slice, on a copy
     again = run_slice(tmp_path, "test", torch.device("cpu"), time.time() + 60,
                              log=lambda *a, **k: None)
     assert again["recorded"] == 0
@@ -196,13 +209,12 @@ def test_code_commit_is_the_oldest_later_commit_with_exactly_the_listed_lib_chan
         assert budget.code_commit(records, root=tmp_path) is None
 
 
-def test_a_slice_hands_unfinished_jobs_to_the_next_as_files(tmp_path):
+def test_a_slice_hands_unfinished_jobs_to_the_next_as_files(tmp_path, whole):
     """A slice stopped mid-training leaves its jobs' states; the next slice resumes them and
     their records equal those of a slice that ran them through."""
     import torch
     quiet = dict(log=lambda *a, **k: None)
-    whole, parts = tmp_path / "whole", tmp_path / "parts"
-    run_slice(whole, "test", torch.device("cpu"), time.time() + 120, **quiet)
+    whole, parts = whole[0], tmp_path / "parts"
     first = run_slice(parts, "test", torch.device("cpu"), time.time() + 120,
                              states_out=tmp_path / "states", until_step=15, **quiet)
     assert first["states_kept"] == first["unfinished"] > 0   # some stop at step 10 already

@@ -135,13 +135,20 @@ def test_trainings_follow_the_configs_they_read():
                                    for s in protocol.paper_grid())
 
 
-def _cli(*args):
-    return subprocess.run([sys.executable, "-m", "lengthgen", "figure", "cost", *args],
-                          capture_output=True, text=True, timeout=300)
+def _cli(capsys, *args):
+    """`python -m lengthgen figure cost ARGS` through the entry point's main() in this process
+    (what is tested is the command's output and exit code, not an interpreter's start)."""
+    from types import SimpleNamespace
+
+    from lengthgen.__main__ import main
+    capsys.readouterr()
+    code = main(["figure", "cost", *args])
+    out = capsys.readouterr()
+    return SimpleNamespace(returncode=code, stdout=out.out, stderr=out.err)
 
 
-def test_cli_prints_the_table_and_the_method():
-    done = _cli("richard-fig4-completions", "richard-table1-deepest", "--scale", "test",
+def test_cli_prints_the_table_and_the_method(capsys):
+    done = _cli(capsys, "richard-fig4-completions", "richard-table1-deepest", "--scale", "test",
                 "--notes")
     assert done.returncode == 0, done.stderr
     assert "| richard-fig4-completions |" in done.stdout
@@ -149,8 +156,8 @@ def test_cli_prints_the_table_and_the_method():
     assert "richard-table1-deepest: From the paper" in done.stdout
 
 
-def test_cli_refuses_a_figure_that_trains_nothing_in_one_line():
-    done = _cli("comm-matrices")
+def test_cli_refuses_a_figure_that_trains_nothing_in_one_line(capsys):
+    done = _cli(capsys, "comm-matrices")
     assert done.returncode != 0 and "Traceback" not in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1 and "trains no model" in done.stderr
 

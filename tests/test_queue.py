@@ -104,27 +104,43 @@ def test_a_planned_figure_without_runs_is_run_by_figure_run_to_its_plans_end(tmp
         run_experiment("huang-fig1-budget", "book", "cpu", root=tmp_path)
 
 
-def test_budget_queue_on_the_command_line(tmp_path):
+def budget_queue(capsys, *args) -> tuple:
+    """`python -m lengthgen budget queue ARGS`, through the entry point's main() in this process
+    (the interpreter's start is not what these tests are about): (exit code, stdout, stderr).
+    A queue that trains installs its SIGTERM/SIGINT handlers; this test process gets its own
+    back afterwards."""
+    from lengthgen.__main__ import main
+    capsys.readouterr()
+    handlers = {sig: signal.getsignal(sig) for sig in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        code = main(["budget", "queue", *args])
+    finally:
+        for sig, handler in handlers.items():
+            signal.signal(sig, handler)
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_budget_queue_on_the_command_line(tmp_path, capsys, monkeypatch):
     """`budget queue --list` prints the order; a queue of one figure trains it to the end; an
     unknown or unplanned figure is one line."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "lib"), "OMP_NUM_THREADS": "1"}
-
-    def run(*args):
-        return subprocess.run([sys.executable, "-m", "lengthgen", "budget", "queue", *args],
-                              capture_output=True, text=True, env=env, cwd=tmp_path)
-    listed = run("--scale", "test", "--figures", ",".join(PAIR), "--list")
-    assert listed.returncode == 0, listed.stderr
-    assert [line.split("\t")[0] for line in listed.stdout.splitlines()] == \
+    monkeypatch.chdir(tmp_path)
+    code, out, err = budget_queue(capsys, "--scale", "test", "--figures", ",".join(PAIR),
+                                  "--list")
+    assert code == 0, err
+    assert [line.split("\t")[0] for line in out.splitlines()] == \
         ["huang-fig1-budget", "huang-ape-leads"]
-    done = run("--scale", "test", "--figures", "huang-ape-leads", "--device", "cpu",
-               "--minutes", "5", "--root", str(tmp_path / "results"))
-    assert done.returncode == 0, done.stderr
-    counts = json.loads(done.stdout.strip().splitlines()[-1])["done"]["huang-ape-leads"]
+    code, out, err = budget_queue(capsys, "--scale", "test", "--figures", "huang-ape-leads",
+                                  "--device", "cpu", "--minutes", "5",
+                                  "--root", str(tmp_path / "results"))
+    assert code == 0, err
+    counts = json.loads(out.strip().splitlines()[-1])["done"]["huang-ape-leads"]
     assert counts["recorded"] == len(load_records("huang-ape-leads", "test",
                                                   tmp_path / "results")) > 0
-    bad = run("--scale", "test", "--figures", "huang-fig1-languages", "--list")
-    assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1
-    assert "not a planned figure" in bad.stderr
+    code, out, err = budget_queue(capsys, "--scale", "test", "--figures",
+                                  "huang-fig1-languages", "--list")
+    assert code == 2 and len(err.strip().splitlines()) == 1
+    assert "not a planned figure" in err
 
 
 def test_unfinished_jobs_of_every_queued_figure_are_packed_and_resumed(tmp_path):
@@ -161,7 +177,7 @@ def dyck_cache(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))   # run_one's weight cache
 
 
-def test_the_gpu_queue_lists_the_new_planned_figures_in_cost_order_with_their_minutes():
+def test_the_gpu_queue_lists_the_new_planned_figures_in_cost_order_with_their_minutes(capsys):
     """`budget queue --scale gpu --list` names each new planned figure at its paper config,
     after the Fig. 1 sweep, in the order of their H200 minutes per id, which are `figure cost`'s
     (a Dyck model trained alone, at train()'s rate: engine and train() columns agree)."""
@@ -177,11 +193,9 @@ def test_the_gpu_queue_lists_the_new_planned_figures_in_cost_order_with_their_mi
         alone = estimate.minutes() == pytest.approx(estimate.minutes(kind=cost.SINGLE_KIND))
         assert alone == (figure_id in DYCK)
     assert ids.index("richard-fig7-learned-pe") < ids.index("richard-fig7-order-study")
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "lib"), "OMP_NUM_THREADS": "1"}
-    listed = subprocess.run([sys.executable, "-m", "lengthgen", "budget", "queue", "--scale",
-                             "gpu", "--list"], capture_output=True, text=True, env=env)
-    assert listed.returncode == 0, listed.stderr
-    lines = {line.split("\t")[0]: line.split("\t") for line in listed.stdout.splitlines()}
+    code, out, err = budget_queue(capsys, "--scale", "gpu", "--list")
+    assert code == 0, err
+    lines = {line.split("\t")[0]: line.split("\t") for line in out.splitlines()}
     assert list(lines) == ids
     for figure_id in NEWLY_PLANNED:
         row = rows[ids.index(figure_id)]

@@ -3,6 +3,7 @@ same records, a lock keeps two sweeps apart, failures are reported by name, stal
 and copied records are caught."""
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -19,6 +20,22 @@ from lengthgen.results import load_record, load_records, write_record
 from records_compare import same  # tests/records_compare.py, shared with test_ray_backend
 
 FIGURE = "huang-fig1-languages"  # trains tiny decoders at test scale: a real sweep
+
+
+@pytest.fixture(scope="module")
+def serial(tmp_path_factory) -> tuple[Path, list[dict]]:
+    """One uninterrupted serial sweep of FIGURE: (its results root, its records). The tests
+    only read it, or change a copy (finished_sweep)."""
+    root = tmp_path_factory.mktemp("serial")
+    return root, run_experiment(FIGURE, "test", "cpu", root=root)
+
+
+def finished_sweep(serial: tuple, root: Path) -> list[dict]:
+    """The serial sweep's folder copied under `root`, as a sweep into `root` leaves it (its
+    records, lock file and no marker), for a test that changes it: the records."""
+    import shutil
+    shutil.copytree(serial[0] / FIGURE / "test", root / FIGURE / "test")
+    return load_records(FIGURE, "test", root)
 
 
 def _kill_a_worker_once_a_record_lands(folder: Path, killed: list) -> None:
@@ -38,27 +55,27 @@ def _kill_a_worker_once_a_record_lands(folder: Path, killed: list) -> None:
         time.sleep(0.05)
 
 
-def test_two_workers_write_the_records_of_one_even_when_a_worker_is_killed(tmp_path, capfd):
+def test_two_workers_write_the_records_of_one_even_when_a_worker_is_killed(tmp_path, capfd,
+                                                                            serial):
     """kill -9 of a worker mid-sweep: a new pool takes the runs not done, nothing is lost, and
     the records are still those of the serial path (before: the rest of the sweep failed with
     BrokenProcessPool)."""
     import threading
-    serial = run_experiment(FIGURE, "test", "cpu", root=tmp_path / "serial")
     killed = []
     killer = threading.Thread(target=_kill_a_worker_once_a_record_lands,
                               args=(tmp_path / "parallel" / FIGURE / "test", killed))
     killer.start()
     parallel = run_experiment(FIGURE, "test", "cpu", root=tmp_path / "parallel", workers=2)
     killer.join()
-    same(serial, parallel)
+    same(serial[1], parallel)
     assert killed, "a worker was killed mid-sweep"
     assert "restarting the pool" in capfd.readouterr().err
     assert {r["workers"] for r in parallel} == {2} and {r["torch_threads"] for r in parallel} == {1}
     assert all(r["started"] <= r["date"] for r in parallel)
 
 
-def test_sigkill_mid_sweep_then_resume_gives_the_uninterrupted_records(tmp_path):
-    reference = run_experiment(FIGURE, "test", "cpu", root=tmp_path / "whole")
+def test_sigkill_mid_sweep_then_resume_gives_the_uninterrupted_records(tmp_path, serial):
+    reference = serial[1]
     root = tmp_path / "killed"
     env = {**os.environ, "LENGTHGEN_RESULTS": str(root), "OMP_NUM_THREADS": "1"}
     proc = subprocess.Popen([sys.executable, "-m", "lengthgen", "figure", "run", FIGURE,
@@ -86,7 +103,10 @@ def test_a_held_lock_is_a_clear_error(tmp_path):
             run_experiment(FIGURE, "test", "cpu", root=tmp_path)
 
 
-def test_a_failing_run_is_named_and_the_others_are_recorded(tmp_path, monkeypatch):
+@pytest.fixture(scope="module")
+def failed_sweep(tmp_path_factory) -> tuple[Path, str]:
+    """A sweep of FIGURE whose run aa_star/nope raised ValueError("boom"): (its results root,
+    the error run_experiment raised). The tests change copies of its folder (failed_copy)."""
     module = experiment(FIGURE)
     real = module.run_one
 
@@ -95,32 +115,44 @@ def test_a_failing_run_is_named_and_the_others_are_recorded(tmp_path, monkeypatc
             raise ValueError("boom")
         return real(params, config, device)
 
-    monkeypatch.setattr(module, "run_one", flaky)
-    with pytest.raises(LengthgenError, match=r"1 of 6 runs .* failed.*aa_star/nope: ValueError: boom"):
-        run_experiment(FIGURE, "test", "cpu", root=tmp_path)
+    root = tmp_path_factory.mktemp("failed")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(module, "run_one", flaky)
+        with pytest.raises(LengthgenError) as caught:
+            run_experiment(FIGURE, "test", "cpu", root=root)
+    return root, str(caught.value)
+
+
+def failed_copy(failed_sweep: tuple, root: Path) -> Path:
+    """The failed sweep's folder (its records and marker) copied under `root`."""
+    import shutil
+    return Path(shutil.copytree(failed_sweep[0] / FIGURE / "test", root / FIGURE / "test"))
+
+
+def test_a_failing_run_is_named_and_the_others_are_recorded(tmp_path, failed_sweep):
+    assert re.search(r"1 of 6 runs .* failed.*aa_star/nope: ValueError: boom", failed_sweep[1])
+    folder = failed_copy(failed_sweep, tmp_path)
     assert len(load_records(FIGURE, "test", tmp_path)) == 5
     fig, cap = show(FIGURE, root=tmp_path)
     assert "INCOMPLETE: 1 registered run(s) have no record" in cap
     # the folder says a sweep is under way, from which commit; finishing it clears that
-    folder = tmp_path / FIGURE / "test"
     marker = in_progress(folder)
     assert marker["runs"] == 6 and marker["figure_id"] == FIGURE
     assert {r["git_commit"] for r in load_records(FIGURE, "test", tmp_path)} == \
         {marker["git_commit"]}
-    monkeypatch.setattr(module, "run_one", real)
     run_experiment(FIGURE, "test", "cpu", root=tmp_path)
     assert in_progress(folder) is None
 
 
-def test_resuming_with_another_thread_count_is_refused(tmp_path, monkeypatch):
-    run_experiment(FIGURE, "test", "cpu", root=tmp_path)
+def test_resuming_with_another_thread_count_is_refused(tmp_path, serial):
+    finished_sweep(serial, tmp_path)   # as run_experiment(FIGURE, "test", "cpu") leaves it
     Path(tmp_path / FIGURE / "test" / "tomita2_ape.json").unlink()
     with pytest.raises(LengthgenError, match="computed with 1 torch thread.*--threads 1"):
         run_experiment(FIGURE, "test", "cpu", root=tmp_path, threads=2)
 
 
-def test_copied_record_and_unwritable_folder_are_clear_errors(tmp_path):
-    records = run_experiment(FIGURE, "test", "cpu", root=tmp_path)
+def test_copied_record_and_unwritable_folder_are_clear_errors(tmp_path, serial):
+    records = finished_sweep(serial, tmp_path)   # as run_experiment(FIGURE, ...) leaves it
     folder = tmp_path / FIGURE / "test"
     (folder / "copy.json").write_text((folder / "tomita2_ape.json").read_text())
     with pytest.raises(LengthgenError, match="copied or renamed record"):
@@ -248,19 +280,10 @@ def test_a_full_disk_mid_sweep_stops_at_the_first_unwritten_record(tmp_path, mon
     assert len(ran) == 4 and in_progress(folder) is None
 
 
-def test_the_marker_lists_the_done_runs_so_a_deleted_record_is_caught(tmp_path, monkeypatch):
+def test_the_marker_lists_the_done_runs_so_a_deleted_record_is_caught(tmp_path, failed_sweep):
     from lengthgen.runs.runner import marker_problems, refresh_marker
-    module = experiment(FIGURE)
-    real = module.run_one
-
-    def flaky(params, config, device):
-        if params["name"] == "aa_star/nope":
-            raise ValueError("boom")
-        return real(params, config, device)
-    monkeypatch.setattr(module, "run_one", flaky)
-    with pytest.raises(LengthgenError, match="1 of 6 runs"):
-        run_experiment(FIGURE, "test", "cpu", root=tmp_path)
-    folder = tmp_path / FIGURE / "test"
+    assert "1 of 6 runs" in failed_sweep[1]
+    folder = failed_copy(failed_sweep, tmp_path)
     records = load_records(FIGURE, "test", tmp_path)
     marker = in_progress(folder)
     assert marker["done"] == {r["run_name"]: r["digest"] for r in records}

@@ -3,6 +3,7 @@
 Records are written only by `lengthgen.runs.runner.run_experiment` (or the `train` command),
 never by hand. Each record carries a digest of its own content, so an edited file is caught.
 """
+import functools
 import hashlib
 import json
 import math
@@ -188,20 +189,29 @@ def _distribution_name(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
+@functools.lru_cache(maxsize=1)
+def _installed_versions() -> dict:
+    """{distribution name: version} of this environment, read once per process: reading every
+    package's metadata takes tens of milliseconds, once per run of a sweep of many runs. A
+    package installed while the process runs is not the one it imported, so the first reading
+    is also the one that describes the code that runs."""
+    import importlib.metadata
+    return {_distribution_name(d.metadata["Name"] or ""): d.version
+            for d in importlib.metadata.distributions()}
+
+
 def lock_state(lock: Path | None = None) -> dict:
     """Which package set a run had: {"lock_digest": sha256 of the lock file's bytes,
     "lock_differs": ["numpy 2.5.0 (lock 2.4.6)", "ray missing (lock 2.9.0)", ...]}, one entry per
     pin the running environment does not have (empty when it was installed from the lock; a
     reader who installed requirements.txt's ranges gets the versions it does have). {} where
     there is no lock (the library installed without its repository)."""
-    import importlib.metadata
     lock = LOCK_FILE if lock is None else lock
     try:
         data = lock.read_bytes()
     except OSError:
         return {}
-    installed = {_distribution_name(d.metadata["Name"] or ""): d.version
-                 for d in importlib.metadata.distributions()}
+    installed = _installed_versions()
     differs = []
     for line in data.decode("utf-8", errors="replace").splitlines():
         pin = _LOCK_PIN.match(line.split("#", 1)[0].strip())

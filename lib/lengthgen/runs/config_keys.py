@@ -29,8 +29,10 @@ FIGURES_PACKAGE = "lengthgen.experiments"
 READERS = ("get", "pop", "setdefault")
 
 
+@lru_cache(maxsize=1)
 def _modules() -> dict[str, Path]:
-    """Dotted name -> file of every module of the figures package."""
+    """Dotted name -> file of every module of the figures package (listed once per process,
+    as the registry lists the figure modules once)."""
     from importlib.util import find_spec
     folder = Path(find_spec(FIGURES_PACKAGE).origin).parent
     found = {}
@@ -146,6 +148,15 @@ def _looped(scope, loops, tuples: dict) -> set[str]:
 
 
 @lru_cache(maxsize=None)
+def _reading(name: str) -> tuple[frozenset[str], frozenset[str]]:
+    """(the config keys one module's source reads, the figures package's modules it imports),
+    parsed once per module: a shared module (a paper's protocol) serves every figure's check."""
+    modules = _modules()
+    tree = ast.parse(modules[name].read_text(encoding="utf-8"))
+    return frozenset(keys_read(tree)), frozenset(_imported(name, modules[name], tree, modules))
+
+
+@lru_cache(maxsize=None)
 def known_keys(module_name: str) -> frozenset[str]:
     """The config keys a figure module and the figures package's modules it imports read."""
     modules = _modules()
@@ -155,9 +166,9 @@ def known_keys(module_name: str) -> frozenset[str]:
         if name in seen or name not in modules:
             continue
         seen.add(name)
-        tree = ast.parse(modules[name].read_text(encoding="utf-8"))
-        keys |= keys_read(tree)
-        todo += sorted(_imported(name, modules[name], tree, modules) - seen)
+        read, imported = _reading(name)
+        keys |= read
+        todo += sorted(imported - seen)
     return frozenset(keys)
 
 

@@ -80,14 +80,16 @@ def _done(records) -> dict:
 
 
 def _mark(folder: Path, figure_id: str, scale: str, total: int, threads: int,
-          done: dict) -> None:
+          done: dict, commit: str | None = None) -> None:
     """Write the marker of an unfinished sweep, listing the runs recorded so far (raises
-    OSError if it cannot be written, leaving no temporary file)."""
+    OSError if it cannot be written, leaving no temporary file). `commit`: the code's commit
+    as the sweep read it when it started (read here when not given)."""
     import json
     from datetime import datetime, timezone
 
     from lengthgen.results import git_commit, write_text_atomic
-    marker = {"figure_id": figure_id, "scale": scale, "runs": total, "git_commit": git_commit(),
+    marker = {"figure_id": figure_id, "scale": scale, "runs": total,
+              "git_commit": commit or git_commit(),
               "torch_threads": threads,
               "started": datetime.now(timezone.utc).isoformat(timespec="seconds")}
     try:

@@ -25,7 +25,7 @@ from lengthgen.runs.execute import DEFAULT_THREADS, RunSpec, execute, plan, run_
 from lengthgen.runs.folders import (IN_PROGRESS, _done, _mark, in_progress,  # noqa: F401
                                     marker_problems, refresh_marker, sweep_lock)
 from lengthgen.runs.pool import run_pool
-from lengthgen.runs.registry import experiment
+from lengthgen.runs.registry import experiment, module_runs
 
 THREADS_PER_CORE = 4  # the most torch threads per run on this machine, per CPU core
 
@@ -120,6 +120,7 @@ def run_experiment(figure_id: str, scale: str | None = None, device=None,
     if not hasattr(module, "run_one"):   # planned, with no runs of its own: one slice to the end
         from lengthgen.runs.planned import run_to_end
         return run_to_end(figure_id, scale, str(get_device(device)), root)
+    module_runs(module, scale)   # run names that break the contract: one line before torch loads
     base = root if root is not None else results_dir()
     folder = base / figure_id / scale
     check_writable(folder)
@@ -179,9 +180,13 @@ def _sweep(figure_id, scale, device, force, root, progress, workers, threads, ba
                     f"{min(used)} (or --force to re-run everything)")
         failures, stopped = [], ""
         start = time.perf_counter()
+        commit = None   # the sweep's commit, read once: the marker is rewritten at every record
         if todo:
+            from lengthgen.results import git_commit
+            commit = git_commit()
             try:
-                _mark(folder, figure_id, scale, len(specs), threads, _done(done.values()))
+                _mark(folder, figure_id, scale, len(specs), threads, _done(done.values()),
+                      commit)
             except OSError as e:
                 raise LengthgenError(f"cannot write the sweep's marker into {folder} "
                                      f"({e.strerror or e.__class__.__name__}); free space in "
@@ -196,7 +201,7 @@ def _sweep(figure_id, scale, device, force, root, progress, workers, threads, ba
                 if outcome.records:
                     try:   # the marker lists every record as it lands
                         _mark(folder, figure_id, scale, len(specs), threads,
-                              _done(done.values()))
+                              _done(done.values()), commit)
                     except OSError as e:
                         stopped = stopped or (f"cannot update the sweep's marker in {folder} "
                                               f"({e.strerror or e.__class__.__name__})")
