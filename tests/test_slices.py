@@ -343,13 +343,18 @@ def test_a_job_alone_is_planned_at_one_models_rate_plus_its_host_work():
     single = [r.model_steps_per_s for r in rates.H200.rates
               if r.single and r.shape == (12, 12, 768)]
     assert single == [25.4]
-    alone = planner.seconds(shape, 1, 10000, alone=True, host_s=78.0)
-    assert alone == pytest.approx(10000 / 25.4 * slices.MARGIN + slices.GROUP_OVERHEAD_S + 78)
+    from lengthgen.runs import cost
+    flops = 1.7e12   # about the 12-layer row's step, which went at 25.4 steps/s
+    alone = planner.seconds(shape, 1, 10000, alone=True, host_s=78.0, flops=flops)
+    rate = cost.one_model_steps_per_s(flops, shape)
+    assert rate < 30 and alone == pytest.approx(
+        10000 / rate * slices.MARGIN + slices.GROUP_OVERHEAD_S + 78)
     assert planner.seconds(shape, 1, 10000) < alone / 2   # the stacked rate (the old estimate)
-    assert planner.largest(shape, [10000] * 4, 3600, 4, alone=True) == 1
+    assert planner.largest(shape, [10000] * 4, 3600, 4, alone=True, flops=flops) == 1
     assert planner.largest(shape, [10000] * 4, 3600, 4) == 4
     planner.measure(shape, 4, 1000, 1.0)   # a stacked group's rate says nothing of one alone
-    assert planner.seconds(shape, 1, 10000, alone=True, host_s=78.0) == pytest.approx(alone)
+    assert planner.seconds(shape, 1, 10000, alone=True, host_s=78.0,
+                           flops=flops) == pytest.approx(alone)
 
 
 def test_a_slice_starts_no_dyck_job_that_cannot_finish_at_one_models_rate(tmp_path,
@@ -379,12 +384,14 @@ def test_rates_from_a_benchmark_file(tmp_path):
     table = rates.read_bench(bench)
     assert table.card == "X" and table.step_seconds((2, 2, 64), 32, False) == 0.01
     assert table.step_seconds((1, 1, 16), 1, False) == 0.01   # a smaller shape: no slower
-    assert not table.single and table.step_seconds((2, 2, 64), 1, False, alone=True) == 0.01
+    from lengthgen.runs import cost
+    flops = cost._bench_flops((2, 2, 64))   # the benchmark's step at that shape
+    assert cost.one_model_steps_per_s(flops, (2, 2, 64), table) == pytest.approx(100)
     with bench.open("a") as out:   # a train() row: the rate of a job alone
         out.write('{"kind": "train()", "shape": [2, 2, 64], "group": 1, '
                   '"model_steps_per_s": 50.0}\n')
     table = rates.read_bench(bench)
-    assert table.single and table.step_seconds((2, 2, 64), 1, True, alone=True) == 0.02
+    assert cost.one_model_steps_per_s(flops, (2, 2, 64), table) == 50.0
     assert table.step_seconds((2, 2, 64), 32, False) == 0.01
     bench.write_text("{}\n")
     with pytest.raises(LengthgenError, match="no engine rates"):
@@ -479,3 +486,46 @@ def test_compile_reaches_the_engine_and_the_records_say_so(tmp_path, monkeypatch
     run_slice(tmp_path / "plain", "test", CPU, time.time() + 120, **QUIET)
     assert seen and not any(seen)
     assert all("compiled" not in r["metrics"] for r in _records(tmp_path / "plain").values())
+
+
+# ---- one home for one model's rate, and the drawing counted once (issue 53) -------------------
+def _fig7_paper_jobs():
+    from lengthgen.experiments.richard import protocol
+    return {v: protocol.job(spec) for v, spec in protocol.learned_pe_models("paper").items()}
+
+
+def test_the_planner_and_figure_cost_time_a_dyck_job_at_one_rate():
+    """One model of the paper's Dyck decoders (4L4H d1024, batch 8): the slice's planner and
+    `figure cost` ask one function (`cost.one_model_steps_per_s`), so the planner's estimate is
+    figure cost's minutes with the planner's margin and group overhead, nothing else (the old
+    planner took the 12-layer train() row, 25.4 steps/s, where figure cost found about 65)."""
+    from lengthgen.runs import cost
+    job = _fig7_paper_jobs()["uniform-pm1"]
+    training = cost.job_training(job)
+    assert training.alone and training.dims == (4, 4, 1024)
+    figure_s = cost.estimate("f", [training]).minutes() * 60
+    planner = slices.Planner(rates.H200, graphs=True)
+    host = planner.host_seconds(job)
+    assert host == pytest.approx(job.host_seconds) and host > 60
+    planned_s = planner.seconds(cost.job_shape(job), 1, job.train.steps, True, host,
+                                cost.job_flops(job))
+    assert planned_s == pytest.approx(slices.MARGIN * (figure_s - host)
+                                      + slices.GROUP_OVERHEAD_S + host)
+    rate = cost.one_model_steps_per_s(training.flops_per_step(), training.dims)
+    assert figure_s - host == pytest.approx(job.train.steps / rate)
+    assert rate > 25.4 * 2   # launch-bound at batch 8, not the 12-layer row
+
+
+def test_a_slices_planner_counts_a_set_of_words_once():
+    """Fig. 7's three models share seed 0's 4^12 words, drawn once per process: once a job of
+    that set started, the planner adds no drawing to the others; another seed's set it adds."""
+    jobs = _fig7_paper_jobs()
+    first, second = jobs["uniform-pm1"], jobs["eq1"]
+    assert first.host_key and first.host_key == second.host_key
+    from lengthgen.experiments.richard import protocol
+    other = protocol.job({**protocol.learned_pe_models("paper")["eq1"], "seed": 1})
+    planner = slices.Planner(rates.H200)
+    assert planner.host_seconds(second) == second.host_seconds and second.host_seconds > 60
+    planner.started(first)
+    assert planner.host_seconds(second) == 0.0
+    assert planner.host_seconds(other) == other.host_seconds and other.host_seconds > 60

@@ -62,8 +62,12 @@ class Job:
     kind: str = "decoder"            # the model's kind (lengthgen.engine.kinds.KINDS)
     # about the host seconds the job spends before its first step, said by whoever makes it
     # (a Dyck job's training words, drawn at its first batch: richard.protocol.job), for the
-    # planners (runs.slices, runs.cost); 0 for a task whose batches cost nothing up front
+    # planners (runs.slices, runs.cost); 0 for a task whose batches cost nothing up front.
+    # Jobs of one non-empty host_key share that work in a process (done by the first of them:
+    # a set of Dyck words is drawn once, richard.protocol.drawn_words), so a planner counts it
+    # once per key
     host_seconds: float = 0.0
+    host_key: tuple = ()
     # the Task of a task id (or of a function), resolved once however often grouping, sizing
     # and building ask
     _task: Task | None = field(default=None, init=False, repr=False, compare=False)

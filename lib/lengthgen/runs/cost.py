@@ -26,8 +26,9 @@ How the estimate is made (`estimate`):
    full group. A figure's runs of one shape and batch are one group (`Cost.groups`, at
    most MAX_GROUP), and a group step goes no faster than the fastest group step measured at
    that size (`group_ceiling_points`, interpolated the same way): a lone run of a small model
-   gets a few hundred steps a second, not thousands. The same with the `train()` rows (one
-   model at a time, as most figure modules train today) gives the second H200 column; runs
+   gets a few hundred steps a second, not thousands. One model at a time (as most figure
+   modules train today) goes at `one_model_steps_per_s`, from the `train()` rows (the one home of
+   that rate: the slices' planner uses it too), the second H200 column; runs
    that the engine trains alone (`Training.alone`: Richard's Dyck models, which the stacked
    forward cannot hold) get that rate in the engine column too.
 3. The T4 (Colab's free card) has no bf16, so the library trains in fp32 there: a step takes
@@ -58,12 +59,14 @@ import contextlib
 import functools
 import json
 import math
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from lengthgen.errors import LengthgenError
 from lengthgen.runs.allotment import USABLE_MIN
-from lengthgen.runs.rates import RATES_FILE   # the one copy of the H200 benchmark's rates
+# the one copy of the H200 benchmark's rates
+from lengthgen.runs.rates import H200, RATES_FILE, RateTable
 
 ALLOTMENT_MIN = USABLE_MIN  # usable minutes of one 15-minute allotment (runs.allotment)
 ENGINE_KINDS = ("engine", "engine+graph")
@@ -88,6 +91,12 @@ class Training:
                               # stacked forward cannot hold), at train()'s rate
     host_s: float = 0.0       # host seconds before training, in all (drawing the training
                               # words: engine.jobs.Job.host_seconds), the same on any card
+
+    @property
+    def dims(self) -> tuple | None:
+        """(layers, heads, width) of a decoder's `shape_label`, None for another label."""
+        match = re.fullmatch(r"(\d+)L(\d+)H d(\d+)", self.shape)
+        return tuple(int(v) for v in match.groups()) if match else None
 
     def flops_per_step(self) -> float:
         if self.flops is not None:
@@ -136,15 +145,35 @@ def decoder_training(build, *, shape: str, layers: int, d_model: int, batch: int
 
 
 def job_training(job, count: int = 1, key: str = "") -> Training:
-    """A Training of one of the engine's typed jobs (lengthgen.engine.jobs.Job)."""
+    """A Training of one of the engine's typed jobs (lengthgen.engine.jobs.Job): a decoder, or
+    a model the engine trains alone (a Dyck model: `alone`, its parameters counted on the
+    model its kind builds). Its host work (`Job.host_seconds`) is counted for every run here;
+    a caller whose runs share it (`Job.host_key`) counts it once (richard.protocol)."""
     from lengthgen.models.decoder import Decoder
-    cfg = job.decoder_config()
-    task = job.get_task()   # a task id, or a Task object (a reader's program: `try`)
-    tokens = task.max_tokens(job.train.length_range(task)[1])
-    return Training(shape_label(cfg.n_layers, cfg.n_heads, cfg.d_model),
-                    _decoder_parameters(repr(cfg), lambda: Decoder(cfg)), cfg.n_layers,
-                    cfg.d_model, job.train.batch_size, tokens, job.train.steps, count, key,
-                    host_s=count * job.host_seconds)
+    cfg = job.model_config()
+    layers, heads, width = job_shape(job)
+    build = (lambda: Decoder(cfg)) if job.kind == "decoder" else job.build_model
+    if job.kind == "decoder":
+        task = job.get_task()   # a task id, or a Task object (a reader's program: `try`)
+        tokens = task.max_tokens(job.train.length_range(task)[1])
+    else:   # its sequences fill its position table (a Dyck word of D_2N: 2N), and its task is
+        tokens = cfg.n_positions   # not made (a Dyck task draws its words when made)
+    return Training(shape_label(layers, heads, width),
+                    _decoder_parameters(f"{job.kind}:{cfg!r}", build), layers, width,
+                    job.train.batch_size, tokens, job.train.steps, count, key,
+                    alone=job.alone, host_s=count * job.host_seconds)
+
+
+def job_shape(job) -> tuple:
+    """(layers, heads, width) of a job's model, as the rate tables key them."""
+    cfg = job.model_config()
+    return getattr(cfg, "shape", None) or (cfg.n_layers, cfg.n_heads, cfg.d_model)
+
+
+def job_flops(job) -> float:
+    """FLOPs per step of one run of a job (`Training.flops_per_step`), by the rule of every
+    estimate here."""
+    return job_training(job).flops_per_step()
 
 
 _counted: dict[str, int] = {}   # repr(DecoderConfig) -> parameters (a sweep has many alike)
@@ -189,16 +218,73 @@ def _bench_flops(shape: tuple) -> float:
 @functools.cache
 def measured_points(kind: str = "engine") -> tuple:
     """((FLOPs per step, model-steps/s), ...) per benchmarked shape, smallest first: the best
-    rate of the engine's stacked groups ("engine") or of `train()` ("train()")."""
-    kinds = ENGINE_KINDS if kind == "engine" else (SINGLE_KIND,)
+    rate of the engine's stacked groups ("engine") or of `train()` ("train()"), in the built-in
+    table."""
     if kind not in ("engine", SINGLE_KIND):
         raise LengthgenError(f"unknown trainer {kind!r}; valid: engine, {SINGLE_KIND}")
+    if kind == SINGLE_KIND:
+        return _one_model_points(H200)
     best: dict = {}
     for row in rate_table()["rows"]:
-        if row["kind"] in kinds:
+        if row["kind"] in ENGINE_KINDS:
             shape = tuple(row["shape"])
             best[shape] = max(best.get(shape, 0.0), row["model_steps_per_s"])
     return tuple(sorted((_bench_flops(shape), rate) for shape, rate in best.items()))
+
+
+@functools.cache
+def _one_model_rows(table: RateTable) -> dict:
+    """{shape: model-steps/s of one model alone} of a table: its train() rows, or where it has
+    none its eager engine rows' fastest group step (a group of one, launch-bound)."""
+    rows = [r for r in table.rates if r.single] or \
+        [r for r in table.rates if not r.single and not r.graphs] or list(table.rates)
+    best: dict = {}
+    for r in rows:
+        best[r.shape] = max(best.get(r.shape, 0.0), r.model_steps_per_s / r.group)
+    return best
+
+
+@functools.cache
+def _one_model_points(table: RateTable) -> tuple:
+    return tuple(sorted((_bench_flops(shape), rate)
+                        for shape, rate in _one_model_rows(table).items()))
+
+
+def one_model_steps_per_s(flops: float, shape: tuple | None = None,
+                          table: RateTable | None = None) -> float:
+    """How fast ONE model of `shape` (layers, heads, width) trains on a card, stepped alone and
+    eagerly as `train()` steps it, for a run of `flops` FLOPs per step (`Training.flops_per_step`:
+    its batch and sequence length are in it): model-steps per second on the card of `table` (a
+    `runs.rates.RateTable`, the built-in H200 table by default). The one home of this rate:
+    `figure cost`'s `train()` column and every run the engine trains alone there (`Cost.minutes`,
+    Richard's Dyck models), and the slice planner's jobs alone (`runs.slices.Planner`) call it.
+
+    Measured: the table's `train()` rows, one model at a time, group 1, at the benchmark's
+    workload (batch 64, Len <= 50: its FLOPs per step by the rule of point 1, `_bench_flops`).
+    For the built-in table: `benchmarks/bench_engine.py` on one H200 on 2026-11-28 (bench.jsonl
+    of gpu-runs/2026-11-28-h200, copied into data/h200_rates.json): 65.8 steps/s at 1L1H d16,
+    72.4 at 2L2H d64, 49.6 at 4L4H d256, 73.6 at 6L4H d256, 25.4 at 12L12H d768. A table with no
+    `train()` rows (an older benchmark's file) gives its eager engine rows' fastest group step
+    instead. A run of a measured shape goes at its row's rate; where its step does more FLOPs
+    than the benchmark's at that shape (a larger batch), at the FLOP/s that row reached.
+
+    Modelled, for a shape with no row: the FLOP/s the rows reached, interpolated linearly in
+    (log FLOPs per step, log FLOP/s) between them and held at the end values outside, and no
+    faster than the smallest measured shape's rate (a small step is bound by kernel launches,
+    not by arithmetic). So the paper's Dyck decoders (4L4H d1024 and 1L1H d1024 at batch 8, 32
+    tokens: 1.2e11 and 1.7e9 FLOPs a step, below the 12-layer row's 1.7e12 at batch 64) go at
+    the launch-bound 65.8 steps/s, not at the 12-layer row's 25.4, which is as launch-bound
+    (its eager engine step of one model takes 36.5 ms, 15.1 ms as a CUDA graph) but with three
+    times the layers. Not modelled: that launches grow with depth (no measured shape is deep
+    and cheap), and other cards than the table's (`t4_steps_per_s` scales this one)."""
+    table = table if table is not None else H200
+    rows = _one_model_rows(table)
+    if shape is not None and tuple(shape) in rows:
+        rate = rows[tuple(shape)]
+        return min(rate, _bench_flops(tuple(shape)) * rate / flops)
+    points = _one_model_points(table)
+    throughput = _log_interpolate([(f, f * r) for f, r in points], flops)
+    return min(points[0][1], throughput / flops)
 
 
 @functools.cache
@@ -226,11 +312,15 @@ def _log_interpolate(points, x: float) -> float:
     raise AssertionError("unreachable: the points cover the range")
 
 
-def h200_steps_per_s(flops: float, kind: str = "engine", group: int | None = None) -> float:
+def h200_steps_per_s(flops: float, kind: str = "engine", group: int | None = None,
+                     shape: tuple | None = None) -> float:
     """Model-steps per second on the H200 for a run of `flops` FLOPs per step (the module
     docstring, point 2): the FLOP/s reached at that size, interpolated, and no more than the
     smallest shape's rate; with a `group` of runs stepped together (engine), also no more than
-    `group` times the fastest group step measured at that size."""
+    `group` times the fastest group step measured at that size. kind "train()": one model at
+    a time, `one_model_steps_per_s` (of `shape`, where the caller knows it)."""
+    if kind == SINGLE_KIND:
+        return one_model_steps_per_s(flops, shape)
     points = measured_points(kind)
     throughput = _log_interpolate([(f, f * r) for f, r in points], flops)
     rate = min(points[0][1], throughput / flops)
@@ -245,10 +335,12 @@ def _best_efficiency() -> float:
     return max(f * r for f, r in measured_points("engine")) / peak
 
 
-def t4_steps_per_s(flops: float, group: int | None = None, kind: str = "engine") -> float:
+def t4_steps_per_s(flops: float, group: int | None = None, kind: str = "engine",
+                   shape: tuple | None = None) -> float:
     """Model-steps per second on a T4 in fp32 (the module docstring, point 3)."""
     t4 = rate_table()["cards"]["t4"]["dense_tflops"] * 1e12
-    seconds = max(1 / h200_steps_per_s(flops, kind, group), flops / (t4 * _best_efficiency()))
+    seconds = max(1 / h200_steps_per_s(flops, kind, group, shape),
+                  flops / (t4 * _best_efficiency()))
     return 1 / seconds
 
 
@@ -293,8 +385,8 @@ class Cost:
             group = min(groups[_group_key(t)], MAX_GROUP)
             trainer = SINGLE_KIND if t.alone else kind   # a run trained alone: train()'s rate
             if card == "t4":
-                return t4_steps_per_s(t.flops_per_step(), group, trainer)
-            return h200_steps_per_s(t.flops_per_step(), trainer, group)
+                return t4_steps_per_s(t.flops_per_step(), group, trainer, t.dims)
+            return h200_steps_per_s(t.flops_per_step(), trainer, group, t.dims)
         return sum(t.model_steps / rate(t) + t.host_s for t in self.trainings) / 60
 
     @property

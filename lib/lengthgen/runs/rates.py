@@ -21,16 +21,11 @@ on the slow side: the group of 19 one-layer width-128 jobs of the run's first sl
 gives 267 s for 30k steps.
 
 A job the engine trains alone (`engine.jobs`, "Alone": Richard's Dyck models) steps one model at
-a time, eagerly, as `train()` does: its step is timed by the table's `train()` rows (one model,
-group 1: 65.8 steps/s at 1L1H d16, 72.4 at 2L2H d64, 49.6 at 4L4H d256, 73.6 at 6L4H d256, 25.4
-at 12L12H d768), by the same rule of a covering shape, never by the stacked rows (a group of one
-stacked decoder, launch-bound, steps about twice as fast: 124 steps/s at 2L2H d64 eager, 171 as
-a graph). A table without `train()` rows (an older benchmark's file) times it by its eager
-engine rows (`RateTable.single` says which). The rule knows shapes, not batches: for the paper's
-Dyck decoders (4L4H d1024, batch 8) it takes the 12-layer row, 25.4 steps/s, where `figure
-cost` (`runs.cost`, by FLOPs per step) finds a batch of 8 launch-bound, about 65; a slice errs
-slow (it only decides what starts). Host work before a job's first step (`Job.host_seconds`: a
-Dyck job's training words) is added by the slice's planner (`runs.slices.Planner`).
+a time, eagerly, as `train()` does: this shape rule does not time it. The one-model rate's
+home, `runs.cost.one_model_steps_per_s`, does, from a table's `train()` rows (`Rate.single`)
+and the FLOPs of the job's step, for the slice's planner (`runs.slices.Planner`) and `figure
+cost` alike; host work before a job's first step (`Job.host_seconds`: a Dyck job's training
+words) is added by them, once per word set (`Job.host_key`).
 """
 from __future__ import annotations
 
@@ -71,20 +66,11 @@ class RateTable:
     source: str            # where they come from
     rates: tuple
 
-    @property
-    def single(self) -> bool:
-        """Whether the table has `train()` rows (the rate of a job trained alone)."""
-        return any(r.single for r in self.rates)
-
-    def step_seconds(self, shape: Shape, n: int, graphs: bool, alone: bool = False) -> float:
-        """Seconds one step of a group of `n` decoders of `shape` takes, or with `alone` one step
-        of a job trained alone (module docstring)."""
+    def step_seconds(self, shape: Shape, n: int, graphs: bool) -> float:
+        """Seconds one step of a stacked group of `n` decoders of `shape` takes (module
+        docstring); the `train()` rows are not read here (`runs.cost.one_model_steps_per_s`)."""
         stacked = [r for r in self.rates if not r.single]
-        if alone:
-            rows = [r for r in self.rates if r.single] \
-                or [r for r in stacked if not r.graphs] or stacked
-        else:
-            rows = [r for r in stacked if r.graphs == graphs] or stacked
+        rows = [r for r in stacked if r.graphs == graphs] or stacked
         shapes = sorted({r.shape for r in rows}, key=shape_cost)
         cost = shape_cost(shape)
         covering = [s for s in shapes if s[0] >= shape[0] and shape_cost(s) >= cost]

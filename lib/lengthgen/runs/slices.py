@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Callable
 
 from lengthgen.errors import LengthgenError
+from lengthgen.runs.cost import job_flops, job_shape
 from lengthgen.runs.rates import state_bytes as state_size
 
 STATE_BYTES = 15 * 2 ** 20       # the old hand-off of `--states-out`, in all
@@ -233,18 +234,21 @@ class Planner:
     before rates). A table's rates are of one process on the card: for shapes in `careful`
     (jobs that must finish in this allotment, their states too large to hand on) they are
     divided among the `share` workers of the slice. A job trained alone (`alone`: one model,
-    eagerly, as train() steps it) goes at the table's one-model rate (`RateTable.step_seconds`),
-    never at a stacked group's, and is measured apart from the stacked groups of its shape;
-    `host_s`, the host's work before its first step (a Dyck job's training words,
-    `Job.host_seconds`), is added to the table's estimate."""
+    eagerly, as train() steps it) goes at the one-model rate of `figure cost`
+    (`runs.cost.one_model_steps_per_s`, of its shape and its step's `flops`), never at a stacked
+    group's, and is measured apart from the stacked groups of its shape. `host_s`, the host's
+    work before its first step (a Dyck job's training words), is added to the table's estimate:
+    `host_seconds` gives it once per `Job.host_key` in this process (the words are drawn once
+    per process and set, as `figure cost` adds each drawn set once), after `started`."""
 
     def __init__(self, table=None, graphs: bool = False, share: int = 1,
                  careful=lambda shape: False):
         self.table, self.graphs, self.share, self.careful = table, graphs, share, careful
         self.measured: dict = {}   # (shape, alone) -> (group size, seconds a step)
+        self.drawn: set = set()    # the host_keys of the jobs started in this process
 
     def seconds(self, shape, n: int, steps: int, alone: bool = False,
-                host_s: float = 0.0) -> float | None:
+                host_s: float = 0.0, flops: float | None = None) -> float | None:
         if steps <= 0:
             return 0.0
         estimates = []
@@ -252,23 +256,39 @@ class Planner:
             size, per_step = self.measured[shape, alone]
             estimates.append(steps * per_step * max(1.0, n / size))
         if self.table is not None:
-            per_step = self.table.step_seconds(shape, n, self.graphs and not alone, alone)
+            if alone:
+                if flops is None:
+                    raise LengthgenError("a job trained alone is planned from the FLOPs of its "
+                                         "step (runs.cost.job_flops)")
+                from lengthgen.runs.cost import one_model_steps_per_s
+                per_step = 1 / one_model_steps_per_s(flops, shape, self.table)
+            else:
+                per_step = self.table.step_seconds(shape, n, self.graphs)
             if self.careful(shape):
                 per_step *= self.share
             estimates.append(steps * per_step * MARGIN + GROUP_OVERHEAD_S + host_s)
         return max(estimates) if estimates else None
+
+    def host_seconds(self, job) -> float:
+        """The host work a job still has to do in this process: none where a job of its
+        `host_key` started here before (`started`)."""
+        return 0.0 if job.host_key and job.host_key in self.drawn else job.host_seconds
+
+    def started(self, job) -> None:
+        if job.host_key:
+            self.drawn.add(job.host_key)
 
     def measure(self, shape, n: int, steps: int, seconds: float, alone: bool = False) -> None:
         if steps > 0 and seconds > 0:
             self.measured[shape, alone] = (n, seconds / steps)
 
     def largest(self, shape, remaining: list[int], left: float, cap: int,
-                alone: bool = False, host_s: float = 0.0) -> int:
+                alone: bool = False, host_s: float = 0.0, flops: float | None = None) -> int:
         """The most jobs (in order, `remaining` steps each) that finish together in `left`
         (a job alone: at most one)."""
         best = 0
         for n in range(1, min(len(remaining), 1 if alone else cap) + 1):
-            need = self.seconds(shape, n, max(remaining[:n]), alone, host_s)
+            need = self.seconds(shape, n, max(remaining[:n]), alone, host_s, flops)
             if need is None or need <= left:
                 best = n
         return best
@@ -286,10 +306,7 @@ class SliceWork:
     sampler: str = "auto"
 
 
-def _shape(job) -> tuple:
-    """(layers, heads, width) of a job's model, as the rate tables key them."""
-    cfg = job.model_config()
-    return getattr(cfg, "shape", None) or (cfg.n_layers, cfg.n_heads, cfg.d_model)
+_shape = job_shape   # (layers, heads, width) of a job's model, as the rate tables key them
 
 
 class _Writes:
@@ -361,10 +378,11 @@ def _choose(pending, jobs, resumable, worker, left, planner, max_group, until_st
         if until_step is not None:
             remaining = [min(r, until_step - first) for r in remaining]
         # a job alone is a group of its own (engine.jobs.group_key); its host work (drawing
-        # its words) is done again by a resumed job, in its new process
+        # its words) is done once per process and word set (a resumed job in a new process
+        # draws again)
         head = jobs[specs[0].name]
         n = planner.largest(_shape(head), remaining, left, max_group, head.alone,
-                            head.host_seconds)
+                            planner.host_seconds(head), job_flops(head) if head.alone else None)
         refused += len(specs) - n
         chosen = [spec for spec in specs[:n] if take(spec.name)]
         if chosen:
@@ -467,6 +485,8 @@ def run_slice(work: SliceWork, device, deadline: float, *, worker: int = 0,
                       default=first)
         planner.measure(_shape(jobs[chosen[0].name]), len(chosen), reached - first, seconds,
                         jobs[chosen[0].name].alone)
+        for spec in chosen:   # their host work (a Dyck job's words) is done in this process
+            planner.started(jobs[spec.name])
         if stop.orphaned:   # the parent is gone: whoever ran it has packed what it had
             break
         for spec, outcome in zip(chosen, outcomes):

@@ -166,7 +166,8 @@ def job(spec: dict, name: str = "") -> Job:
     model = DyckModelConfig(variant=spec["variant"], n_positions=2 * spec["n"],
                             dropout=spec.get("dropout", 0.0), **decoder_sizes(spec))
     return Job(lambda: _WordsAtFirstBatch(spec), model.to_dict(), train_config(spec),
-               name=name, kind="dyck", host_seconds=drawing_seconds(spec))
+               name=name, kind="dyck", host_seconds=drawing_seconds(spec),
+               host_key=_words_key(spec) if spec.get("train_size") is not None else ())
 
 
 def drawing_seconds(spec: dict) -> float:
@@ -274,7 +275,13 @@ class _WordsAtFirstBatch(DyckTask):
 def drawn_words(spec: dict) -> tuple:
     """`training_words` of a spec with a finite training set, drawn once per process: a
     slice's job and the scoring of its model share one draw."""
-    return _words((spec["seed"], spec["n"], spec["train_size"], spec.get("max_depth")))
+    return _words(_words_key(spec))
+
+
+def _words_key(spec: dict) -> tuple:
+    """What names a spec's set of training words: specs of equal keys share one draw (`_words`;
+    `Job.host_key`, by which the planners count the draw once)."""
+    return (spec["seed"], spec["n"], spec["train_size"], spec.get("max_depth"))
 
 
 @functools.lru_cache(maxsize=8)
@@ -287,12 +294,13 @@ def _words(key: tuple) -> tuple:
 def spec_trainings(specs: list[dict]) -> list:
     """For `figure cost` (`lengthgen.runs.cost`): one training per distinct spec, keyed by the
     spec as the weight cache is, so the figures that study one model count it once. A
-    sequence is a D_2N word: 2N tokens. Each trains alone, as `job` trains it, after drawing
-    its training words on the host: counted once per set of words (specs of one seed, N, size
-    and depth share one draw in a process, `drawn_words`), with the first spec that needs it."""
+    sequence is a D_2N word: 2N tokens. Each trains alone, as `job` trains it (`job_training`
+    of its engine Job), after drawing its training words on the host: counted once per set of
+    words (`Job.host_key`: specs of one seed, N, size and depth share one draw in a process,
+    `drawn_words`), with the first spec that needs it, as a slice's planner counts it."""
     from dataclasses import replace
 
-    from lengthgen.runs.cost import decoder_training, shape_label
+    from lengthgen.runs.cost import job_training
     out, seen, drawn = [], set(), set()
     for spec in specs:
         key = "richard/" + json.dumps(spec, sort_keys=True)
@@ -300,15 +308,10 @@ def spec_trainings(specs: list[dict]) -> list:
             continue
         seen.add(key)
         run = job(spec)
-        layers, heads, width = run.model_config().shape   # "eq1": one head of width d
-        training = decoder_training(run.build_model, shape=shape_label(layers, heads, width),
-                                    layers=layers, d_model=width, batch=spec["batch_size"],
-                                    tokens=2 * spec["n"], steps=spec["steps"], key=key,
-                                    alone=run.alone)
-        words = (spec["seed"], spec["n"], spec.get("train_size"), spec.get("max_depth"))
-        if run.host_seconds and words not in drawn:
-            drawn.add(words)
-            training = replace(training, host_s=run.host_seconds)
+        training = job_training(run, key=key)   # "eq1": one head of width d
+        if run.host_key and run.host_key in drawn:
+            training = replace(training, host_s=0.0)
+        drawn.add(run.host_key)
         out.append(training)
     return out
 
