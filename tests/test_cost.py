@@ -6,8 +6,6 @@ from the paper.
 """
 import json
 import math
-import subprocess
-import sys
 
 import pytest
 

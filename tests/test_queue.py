@@ -2,10 +2,7 @@
 the queue, a queue of two planned figures run to the end in one slice with every record a
 figure's record, and a queue stopped midway that resumes without touching finished jobs."""
 import json
-import os
 import signal
-import subprocess
-import sys
 import time
 from pathlib import Path
 
