@@ -529,3 +529,45 @@ def test_a_slices_planner_counts_a_set_of_words_once():
     planner.started(first)
     assert planner.host_seconds(second) == 0.0
     assert planner.host_seconds(other) == other.host_seconds and other.host_seconds > 60
+
+
+def test_a_planner_keeps_as_many_word_sets_as_a_process_does():
+    """A process keeps the last HOST_KEYS_KEPT sets of drawn words (richard.protocol's cache of
+    that size): the planner forgets the least recently used set as the process does, and
+    counts its drawing again (it counted every set once for ever, where Fig. 6 cycles through
+    12 sets a variant)."""
+    from lengthgen.engine.settings import HOST_KEYS_KEPT
+    from lengthgen.experiments.richard import protocol
+    assert protocol._words.cache_info().maxsize == HOST_KEYS_KEPT
+    spec = protocol.learned_pe_models("paper")["eq1"]
+    jobs = [protocol.job({**spec, "seed": seed}) for seed in range(HOST_KEYS_KEPT + 1)]
+    assert len({job.host_key for job in jobs}) == len(jobs)
+    planner = slices.Planner(rates.H200)
+    for job in jobs[:-1]:
+        planner.started(job)
+    planner.started(jobs[0])   # used again: the most recent
+    assert all(planner.host_seconds(job) == 0.0 for job in jobs[:-1])
+    planner.started(jobs[-1])   # one set too many: the least recently used (seed 1) is dropped
+    assert planner.host_seconds(jobs[1]) == jobs[1].host_seconds > 60
+    assert planner.host_seconds(jobs[0]) == planner.host_seconds(jobs[-1]) == 0.0
+
+
+def test_a_slice_takes_first_a_job_whose_words_are_drawn():
+    """Of the fresh jobs, a worker takes first one whose set of words its process has drawn,
+    so that a set is drawn once (as `figure cost` counts it), then the others in their order."""
+    from types import SimpleNamespace
+
+    from lengthgen.experiments.richard import protocol
+    models = protocol.learned_pe_models("paper")
+    jobs = {f"{variant}-{seed}": protocol.job({**spec, "seed": seed})
+            for seed in (0, 1) for variant, spec in models.items()}
+    pending = [SimpleNamespace(name=name) for name in jobs]
+    planner = slices.Planner(rates.H200)
+
+    def choose():
+        return slices._choose(pending, jobs, {}, 0, 10 * 3600.0, planner, 256, None,
+                              lambda name: True)[0]
+    assert [spec.name for spec in choose()] == ["uniform-pm1-0"]   # the order, with none drawn
+    planner.started(jobs["eq1-1"])
+    chosen = [spec.name for spec in choose()]
+    assert len(chosen) == 1 and chosen[0].endswith("-1")

@@ -64,8 +64,8 @@ class Job:
     # (a Dyck job's training words, drawn at its first batch: richard.protocol.job), for the
     # planners (runs.slices, runs.cost); 0 for a task whose batches cost nothing up front.
     # Jobs of one non-empty host_key share that work in a process (done by the first of them:
-    # a set of Dyck words is drawn once, richard.protocol.drawn_words), so a planner counts it
-    # once per key
+    # a set of Dyck words is drawn once, richard.protocol.drawn_words, which keeps the last
+    # engine.settings.HOST_KEYS_KEPT sets), so a planner counts it once per key while kept
     host_seconds: float = 0.0
     host_key: tuple = ()
     # the Task of a task id (or of a function), resolved once however often grouping, sizing

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
+from lengthgen.engine.settings import HOST_KEYS_KEPT
 from lengthgen.errors import LengthgenError
 from lengthgen.runs.cost import job_flops, job_shape
 from lengthgen.runs.rates import state_bytes as state_size
@@ -238,14 +239,18 @@ class Planner:
     (`runs.cost.one_model_steps_per_s`, of its shape and its step's `flops`), never at a stacked
     group's, and is measured apart from the stacked groups of its shape. `host_s`, the host's
     work before its first step (a Dyck job's training words), is added to the table's estimate:
-    `host_seconds` gives it once per `Job.host_key` in this process (the words are drawn once
-    per process and set, as `figure cost` adds each drawn set once), after `started`."""
+    `host_seconds` gives it once per `Job.host_key` in this process while the process keeps
+    that key's work (the words are drawn once per set while the last HOST_KEYS_KEPT sets are
+    kept, `engine.jobs`), after `started`; `next_group` takes jobs whose work is kept first, so
+    that a set is drawn once, as `figure cost` counts it."""
 
     def __init__(self, table=None, graphs: bool = False, share: int = 1,
                  careful=lambda shape: False):
         self.table, self.graphs, self.share, self.careful = table, graphs, share, careful
         self.measured: dict = {}   # (shape, alone) -> (group size, seconds a step)
-        self.drawn: set = set()    # the host_keys of the jobs started in this process
+        # the host_keys of the jobs started in this process whose work it keeps, least
+        # recently used first (dict order)
+        self.drawn: dict = {}
 
     def seconds(self, shape, n: int, steps: int, alone: bool = False,
                 host_s: float = 0.0, flops: float | None = None) -> float | None:
@@ -271,12 +276,19 @@ class Planner:
 
     def host_seconds(self, job) -> float:
         """The host work a job still has to do in this process: none where a job of its
-        `host_key` started here before (`started`)."""
-        return 0.0 if job.host_key and job.host_key in self.drawn else job.host_seconds
+        `host_key` started here and its work is still kept (`started`, `keeps`)."""
+        return 0.0 if self.keeps(job) else job.host_seconds
+
+    def keeps(self, job) -> bool:
+        """Whether this process keeps the host work of the job's `host_key`."""
+        return bool(job.host_key) and job.host_key in self.drawn
 
     def started(self, job) -> None:
         if job.host_key:
-            self.drawn.add(job.host_key)
+            self.drawn.pop(job.host_key, None)
+            self.drawn[job.host_key] = True   # (the most recently used, last)
+            while len(self.drawn) > HOST_KEYS_KEPT:
+                del self.drawn[next(iter(self.drawn))]
 
     def measure(self, shape, n: int, steps: int, seconds: float, alone: bool = False) -> None:
         if steps > 0 and seconds > 0:
@@ -370,8 +382,12 @@ def _choose(pending, jobs, resumable, worker, left, planner, max_group, until_st
     resumed = [k for k in groups if k[-1] > 0]
     fresh = [k for k in groups if k[-1] == 0]
     at = worker % len(fresh) if fresh else 0
+    # jobs whose host work this process keeps first (a set of words drawn already), so that
+    # each set is drawn once (`Planner.keeps`)
+    fresh = sorted(fresh[at:] + fresh[:at],
+                   key=lambda k: not planner.keeps(jobs[groups[k][0].name]))
     refused = 0
-    for key in resumed + fresh[at:] + fresh[:at]:
+    for key in resumed + fresh:
         first = key[-1]   # the step the group starts at (its members share it)
         specs = sorted(groups[key], key=lambda s: jobs[s.name].train.steps)
         remaining = [jobs[s.name].train.steps - first for s in specs]

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from lengthgen.config import cache_dir as library_cache
+from lengthgen.engine.settings import HOST_KEYS_KEPT
 from lengthgen.errors import LengthgenError
 from lengthgen.models.dyck_variants import VARIANTS, DyckModelConfig, token_signs
 from lengthgen.runs.execute import preflight
@@ -284,7 +285,7 @@ def _words_key(spec: dict) -> tuple:
     return (spec["seed"], spec["n"], spec["train_size"], spec.get("max_depth"))
 
 
-@functools.lru_cache(maxsize=8)
+@functools.lru_cache(maxsize=HOST_KEYS_KEPT)
 def _words(key: tuple) -> tuple:
     seed, n, train_size, max_depth = key
     return tuple(training_words({"seed": seed, "n": n, "train_size": train_size,
