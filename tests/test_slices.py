@@ -536,7 +536,7 @@ def test_a_planner_keeps_as_many_word_sets_as_a_process_does():
     that size): the planner forgets the least recently used set as the process does, and
     counts its drawing again (it counted every set once for ever, where Fig. 6 cycles through
     12 sets a variant)."""
-    from lengthgen.engine.settings import HOST_KEYS_KEPT
+    from lengthgen.runs.cost import HOST_KEYS_KEPT
     from lengthgen.experiments.richard import protocol
     assert protocol._words.cache_info().maxsize == HOST_KEYS_KEPT
     spec = protocol.learned_pe_models("paper")["eq1"]

@@ -65,7 +65,7 @@ class Job:
     # planners (runs.slices, runs.cost); 0 for a task whose batches cost nothing up front.
     # Jobs of one non-empty host_key share that work in a process (done by the first of them:
     # a set of Dyck words is drawn once, richard.protocol.drawn_words, which keeps the last
-    # engine.settings.HOST_KEYS_KEPT sets), so a planner counts it once per key while kept
+    # runs.cost.HOST_KEYS_KEPT sets), so a planner counts it once per key while kept
     host_seconds: float = 0.0
     host_key: tuple = ()
     # the Task of a task id (or of a function), resolved once however often grouping, sizing

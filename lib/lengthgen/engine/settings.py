@@ -9,10 +9,6 @@ from lengthgen.models.protocol import ROLES
 from lengthgen.tasks.base import Task
 
 SCHEDULES = ("constant", "linear", "cosine")
-# How many host_keys' work a process keeps (engine.jobs.Job.host_key; the least recently used
-# is dropped, and a job of its key does that work again): richard.protocol's drawn Dyck words,
-# and the slices' planner that counts them (runs.slices.Planner)
-HOST_KEYS_KEPT = 8
 # Where an APE model's training sequences sit in its position table (tests always start at 0).
 # "table": a shift uniform in [0, n_positions - T] for a sequence of T tokens, so every row of
 # the table is trained (Huang et al.'s algorithmic code; the book's rule for every task).

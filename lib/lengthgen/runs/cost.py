@@ -61,7 +61,6 @@ import json
 import math
 import re
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from lengthgen.errors import LengthgenError
 from lengthgen.runs.allotment import USABLE_MIN
@@ -69,6 +68,10 @@ from lengthgen.runs.allotment import USABLE_MIN
 from lengthgen.runs.rates import H200, RATES_FILE, RateTable
 
 ALLOTMENT_MIN = USABLE_MIN  # usable minutes of one 15-minute allotment (runs.allotment)
+# How many host_keys' work a process keeps (engine.jobs.Job.host_key; the least recently used
+# is dropped, and a job of its key does that work again): richard.protocol's drawn Dyck words,
+# and the slices' planner that counts them (runs.slices.Planner)
+HOST_KEYS_KEPT = 8
 ENGINE_KINDS = ("engine", "engine+graph")
 MAX_GROUP = 1024            # the largest group the benchmark measured
 SINGLE_KIND = "train()"

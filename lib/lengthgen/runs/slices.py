@@ -33,9 +33,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from lengthgen.engine.settings import HOST_KEYS_KEPT
 from lengthgen.errors import LengthgenError
-from lengthgen.runs.cost import job_flops, job_shape
+from lengthgen.runs.cost import HOST_KEYS_KEPT, job_flops, job_shape
 from lengthgen.runs.rates import state_bytes as state_size
 
 STATE_BYTES = 15 * 2 ** 20       # the old hand-off of `--states-out`, in all

@@ -30,9 +30,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from lengthgen.config import cache_dir as library_cache
-from lengthgen.engine.settings import HOST_KEYS_KEPT
 from lengthgen.errors import LengthgenError
 from lengthgen.models.dyck_variants import VARIANTS, DyckModelConfig, token_signs
+from lengthgen.runs.cost import HOST_KEYS_KEPT
 from lengthgen.runs.execute import preflight
 from lengthgen.tasks.dyck import (DyckTask, deep_prefix, distinct_words, is_balanced,
                                   sample_words)
