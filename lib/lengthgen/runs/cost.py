@@ -47,7 +47,8 @@ How the estimate is made (`estimate`):
    once per set of words a figure draws.
 
 What it leaves out, so read it as an order of magnitude: evaluation and sampling time, making
-other data on the host (a pool of 10^6 simplified Boolean expressions), early stops (a run that stops at 100% costs less; step counts here are the configs' caps), and
+other data on the host (a pool of 10^6 simplified Boolean expressions), early stops (a run
+that stops at 100% costs less; step counts here are the configs' caps), and
 that most figure modules do not train through the engine yet (the `train()` column is what they
 would get today). `benchmarks/check_cost.py` sets the estimate against the wall time of the
 paper-budget sweep's groups on the same H200: the measured time is longer, mostly by what the

@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Callable
 
 from lengthgen.errors import LengthgenError
-from lengthgen.runs.cost import HOST_KEYS_KEPT, job_flops, job_shape
+from lengthgen.runs.cost import HOST_KEYS_KEPT, job_flops, job_shape, one_model_steps_per_s
 from lengthgen.runs.rates import state_bytes as state_size
 
 STATE_BYTES = 15 * 2 ** 20       # the old hand-off of `--states-out`, in all
@@ -240,8 +240,8 @@ class Planner:
     work before its first step (a Dyck job's training words), is added to the table's estimate:
     `host_seconds` gives it once per `Job.host_key` in this process while the process keeps
     that key's work (the words are drawn once per set while the last HOST_KEYS_KEPT sets are
-    kept, `engine.jobs`), after `started`; `next_group` takes jobs whose work is kept first, so
-    that a set is drawn once, as `figure cost` counts it."""
+    kept, `runs.cost`), after `started`; `_choose` takes jobs whose work is kept first, so that
+    a set is drawn once, as `figure cost` counts it."""
 
     def __init__(self, table=None, graphs: bool = False, share: int = 1,
                  careful=lambda shape: False):
@@ -264,7 +264,6 @@ class Planner:
                 if flops is None:
                     raise LengthgenError("a job trained alone is planned from the FLOPs of its "
                                          "step (runs.cost.job_flops)")
-                from lengthgen.runs.cost import one_model_steps_per_s
                 per_step = 1 / one_model_steps_per_s(flops, shape, self.table)
             else:
                 per_step = self.table.step_seconds(shape, n, self.graphs)
@@ -315,9 +314,6 @@ class SliceWork:
     record: Callable                 # (spec, job, model, result, group_size, started, seconds)
                                      # -> None; job: the spec's engine Job, as trained
     sampler: str = "auto"
-
-
-_shape = job_shape   # (layers, heads, width) of a job's model, as the rate tables key them
 
 
 class _Writes:
@@ -396,7 +392,7 @@ def _choose(pending, jobs, resumable, worker, left, planner, max_group, until_st
         # its words) is done once per process and word set (a resumed job in a new process
         # draws again)
         head = jobs[specs[0].name]
-        n = planner.largest(_shape(head), remaining, left, max_group, head.alone,
+        n = planner.largest(job_shape(head), remaining, left, max_group, head.alone,
                             planner.host_seconds(head), job_flops(head) if head.alone else None)
         refused += len(specs) - n
         chosen = [spec for spec in specs[:n] if take(spec.name)]
@@ -498,7 +494,7 @@ def run_slice(work: SliceWork, device, deadline: float, *, worker: int = 0,
         reached = max([o.result.steps if o.result is not None else o.state["step"]
                        for o in outcomes if o.result is not None or o.state is not None],
                       default=first)
-        planner.measure(_shape(jobs[chosen[0].name]), len(chosen), reached - first, seconds,
+        planner.measure(job_shape(jobs[chosen[0].name]), len(chosen), reached - first, seconds,
                         jobs[chosen[0].name].alone)
         for spec in chosen:   # their host work (a Dyck job's words) is done in this process
             planner.started(jobs[spec.name])
@@ -526,7 +522,7 @@ def run_slice(work: SliceWork, device, deadline: float, *, worker: int = 0,
                                                                 unfinished[spec.name]))
             # its claim stays: no other worker starts it again from nothing (the next slice,
             # holding the lock, clears the claims and resumes it from its state)
-        log(json.dumps({"worker": worker, "shape": _shape(jobs[chosen[0].name]),
+        log(json.dumps({"worker": worker, "shape": job_shape(jobs[chosen[0].name]),
                         "jobs": len(chosen), **counts, "seconds": round(seconds, 1)}),
             flush=True)
     if states_out is not None and unfinished and not stop.orphaned:
