@@ -14,7 +14,7 @@ them in the queue pays for and the later ones only score. So the order is built 
 a time: next is the figure whose cost, less the shared trainings the figures before it train,
 is the least per id, counting the ids of the figures whose every training it then completes;
 those follow it at once (their cost is only scoring), billed at its rate per id. Richard's
-Fig. 4, Fig. 5 and Table 1 study the same two models: 5.8 H200 minutes for three ids, 1.9 a
+Fig. 4, Fig. 5 and Table 1 study the same two models: 5.8 H200 minutes for three ids, 1.9 an
 id, the three adjacent, so that the store is warm for the second and third. Without shared
 trainings it is the order of each figure's own minutes per id. A row's "minutes" is what the
 queue spends on the figure in that order (the sum of the rows is `figure cost`'s total,
@@ -57,16 +57,6 @@ def reproduced_ids(figure_id: str) -> list[str]:
     """The figure ids a figure's records make: its own and those that draw them."""
     return sorted({figure_id} | {f for f in EXPERIMENTS
                                  if f != figure_id and figure_id in source_ids(f)})
-
-
-def minutes(figure_id: str, scale: str) -> float | None:
-    """H200 engine minutes of the figure's config at the queue's scale (None: no estimate)."""
-    from lengthgen.runs import cost
-    module = experiment(figure_id)
-    if not callable(getattr(module, "trainings", None)):
-        return None
-    config = module.CONFIGS[figure_scale(figure_id, scale)]
-    return cost.estimate(figure_id, module.trainings(config)).minutes()
 
 
 def _trainings(figure_id: str, scale: str) -> list | None:
