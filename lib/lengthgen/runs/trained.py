@@ -29,7 +29,8 @@ another key or of another model is named in one line and ignored (the job trains
 weights replace the file); a store that cannot be written is one warning line, and training
 goes on. While a process trains a stored job it holds a lock on `.<digest>.lock` (released when
 it ends or dies), so that another worker of the same queue does not train it at the same time:
-it leaves the job for later, and scores it once the weights are stored.
+that worker leaves the job, and whichever worker reaches its figure once the weights are stored
+scores it (the one training it does: every worker runs the queue's figures in one order).
 """
 from __future__ import annotations
 

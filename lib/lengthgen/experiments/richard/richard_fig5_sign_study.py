@@ -78,7 +78,8 @@ def engine_job(job, config):
 
 def shared_key(job, config):
     """A run's model, trained once for every figure that studies it (its base setting's
-    many-word model is Fig. 4's): a GPU queue's slices share its weights (lengthgen.runs.trained)."""
+    many-word model is Fig. 4's): a GPU queue's slices share its weights
+    (lengthgen.runs.trained)."""
     return protocol.shared_key(_model_spec(job.params(), config))
 
 
