@@ -22,8 +22,10 @@
 #
 # The machine's local disk keeps what the calls share ($LOCAL, default /tmp/lengthgen-session):
 # the queued figures' records folders (seeded from results/ by the first call), every
-# unfinished job's state (no size limit, one folder per figure), the benchmark's rates and
-# whether graphs passed. Each call's $OUT holds at most 8 files, 16 MiB each, 64 MiB in all:
+# unfinished job's state (no size limit, one folder per figure), the trained weights that
+# figures share (XDG_CACHE_HOME=$LOCAL/cache: the store of lengthgen.runs.trained, in which
+# Fig. 5 and Table 1 find the models Fig. 4 trained), the benchmark's rates and whether graphs
+# passed. Each call's $OUT holds at most 8 files, 16 MiB each, 64 MiB in all:
 # its logs, budget-records.tar (the queued figures' records folders, committed records
 # included, to unpack into results/) and, in the files left, the unfinished states packed
 # smallest first (`budget pack --queue`: slice-states-K.pt). Hand the packs to the next
@@ -37,6 +39,7 @@ set -uo pipefail
 export PYTHONPATH=lib PYTHONUNBUFFERED=1 OMP_NUM_THREADS=1 MPLBACKEND=Agg
 : "${OUT:?set OUT to the folder for the results}"
 LOCAL=${LOCAL:-/tmp/lengthgen-session}
+export XDG_CACHE_HOME="$LOCAL/cache"   # the store of shared trained weights (runs.trained)
 PY=${PYTHON:-python3}
 SCALE=${SCALE:-gpu}
 start=$(date +%s)

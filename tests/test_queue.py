@@ -186,7 +186,12 @@ def test_the_gpu_queue_lists_the_new_planned_figures_in_cost_order_with_their_mi
         row = rows[ids.index(figure_id)]
         module = experiment(figure_id)
         estimate = cost.estimate(figure_id, module.trainings(module.CONFIGS["paper"]))
-        assert row["scale"] == "paper" and row["minutes"] == pytest.approx(estimate.minutes())
+        assert row["scale"] == "paper" and row["own_minutes"] == pytest.approx(
+            estimate.minutes())
+        # less where figures before it train some of its models (the shared ones, below)
+        assert row["minutes"] <= row["own_minutes"] + 1e-9
+        if not hasattr(module, "shared_key"):
+            assert row["minutes"] == row["own_minutes"]
         alone = estimate.minutes() == pytest.approx(estimate.minutes(kind=cost.SINGLE_KIND))
         assert alone == (figure_id in DYCK)
     assert ids.index("richard-fig7-learned-pe") < ids.index("richard-fig7-order-study")
@@ -268,7 +273,8 @@ def test_the_new_planned_figures_records_are_run_ones_and_a_queue_resumes(tmp_pa
         check_records(figure_id, records)
         for r in records:
             assert r["config"] == config and r["git_commit"] and r["lib_digest"]
-            metrics = {k: v for k, v in r["metrics"].items() if k != "cuda_graphs"}
+            metrics = {k: v for k, v in r["metrics"].items()
+                       if k not in ("cuda_graphs", "shared_weights")}
             alone = module.run_one(r["params"], config, CPU)
             if figure_id in DYCK:
                 assert metrics == alone, r["run_name"]
@@ -319,3 +325,228 @@ def test_a_record_asks_the_job_the_slice_trained_and_builds_none_again(tmp_path,
     records = load_records("richard-fig7-learned-pe", "test", tmp_path)
     assert counts["recorded"] == len(records) > 0 and rebuilt == []
     assert all(r["metrics"]["cuda_graphs"] is False for r in records)
+
+
+# ---- trainings that planned figures share (runs.trained): Fig. 4, Fig. 5, Table 1 ----------
+SHARING = ["richard-fig4-completions", "richard-fig5-spectrum", "richard-table1-deepest"]
+
+
+def _count_trainings(monkeypatch) -> list:
+    """The names of the engine jobs the slices train from now on (every call of train_jobs)."""
+    from lengthgen.engine import jobs
+    trained, train_jobs = [], jobs.train_jobs
+
+    def counting(group, *args, **kwargs):
+        trained.extend(job.name for job in group)
+        return train_jobs(group, *args, **kwargs)
+    monkeypatch.setattr(jobs, "train_jobs", counting)
+    return trained
+
+
+def _notes(lines: list) -> list[str]:
+    return [json.loads(line)["note"] for line in lines if '"note"' in line]
+
+
+def test_the_figures_that_study_one_pair_of_models_cost_it_once_and_run_adjacent(capsys):
+    """Fig. 4, Fig. 5 and Table 1 train the same two paper models: the queue bills them once
+    (5.8 H200 minutes for three ids, not 17.4), runs the three one after the other, and says
+    that the second and third only score the models the first trains."""
+    from lengthgen.runs import cost
+    rows = queue.order(queue.planned_figures(), "gpu")
+    ids = [r["figure_id"] for r in rows]
+    at = ids.index(SHARING[0])
+    assert ids[at: at + 3] == SHARING
+    first, *scoring = rows[at: at + 3]
+    own = first["own_minutes"]
+    assert first["minutes"] == pytest.approx(own) and first["scores_for"] is None
+    assert all(r["minutes"] == 0.0 and r["scores_for"] == SHARING[0]
+               and r["own_minutes"] == pytest.approx(own) for r in scoring)
+    assert all(r["per_id"] == pytest.approx(own / 3) for r in rows[at: at + 3])
+    costs = [cost.estimate(f, experiment(f).trainings(experiment(f).CONFIGS["paper"]))
+             for f in SHARING]
+    together = cost.estimate("total", cost.unique_trainings(costs)).minutes()
+    assert sum(r["minutes"] for r in rows[at: at + 3]) == pytest.approx(together)
+    assert together == pytest.approx(own)   # `figure cost`'s total: shared runs once
+    per_id = [r["per_id"] for r in rows if not r["first"] and r["per_id"] is not None]
+    assert per_id == sorted(per_id)
+    # every Dyck figure shares its models: the queue spends `figure cost`'s total on them
+    # (shared runs once), and the sign study less than alone (Fig. 4's many-word model)
+    dyck = [cost.estimate(f, experiment(f).trainings(experiment(f).CONFIGS["paper"]))
+            for f in DYCK]
+    assert sum(r["minutes"] for r in rows if r["figure_id"] in DYCK) == pytest.approx(
+        cost.estimate("total", cost.unique_trainings(dyck)).minutes())
+    sign = rows[ids.index("richard-fig5-sign-study")]
+    assert sign["minutes"] < sign["own_minutes"] - 1 and sign["scores_for"] is None
+    code, out, err = budget_queue(capsys, "--scale", "gpu", "--figures", ",".join(SHARING),
+                                  "--list")
+    assert code == 0, err
+    lines = [line.split("\t") for line in out.splitlines()]
+    assert [line[0] for line in lines] == SHARING
+    assert lines[0][2] == f"{own:.1f} H200 min, {own / 3:.1f} per id"
+    assert lines[1][2].startswith(f"0.0 H200 min, {own / 3:.1f} per id (scores the models "
+                                  f"{SHARING[0]} trains")
+
+
+def test_a_dyck_figures_shared_key_names_its_trainings_as_its_cost_does():
+    """The store's key of each job (`shared_key`) is the key of its training in `figure cost`
+    (`trainings`): what the queue counts once is what the slices share. Every Dyck figure
+    shares its models so."""
+    for figure_id in DYCK:
+        module = experiment(figure_id)
+        for scale in ("test", "paper"):
+            config = module.CONFIGS[scale]
+            keys = {module.shared_key(job, config) for job in module.plan(config, {})}
+            assert keys == {t.key for t in module.trainings(config)}, (figure_id, scale)
+
+
+def test_a_queue_of_the_three_figures_trains_each_model_once(tmp_path, dyck_cache, monkeypatch):
+    """A queue of Fig. 4, Fig. 5 and Table 1 trains each of their four test models once (not
+    three times): the first figure's slice trains and stores them, the others score them from
+    the store. A record scored on stored weights says whose they are, and its numbers are
+    those of a record of the same figure scored on a fresh training (a slice of Fig. 5 alone,
+    with an empty store); a later queue in another process finds the store again."""
+    trained = _count_trainings(monkeypatch)
+    lines: list = []
+    done = queue.run_queue(queue.order(SHARING, "test"), tmp_path / "results", CPU,
+                           time.time() + 300, states=tmp_path / "states",
+                           log=lambda line, **k: lines.append(line))
+    models = experiment(SHARING[0]).runs(experiment(SHARING[0]).CONFIGS["test"])
+    assert sorted(trained) == sorted(p["name"] for p in models) and len(trained) == 4
+    assert done[SHARING[0]]["groups"] == 4 and "reused_weights" not in done[SHARING[0]]
+    assert all(done[f]["reused_weights"] == done[f]["recorded"] == 4 and done[f]["groups"] == 0
+               for f in SHARING[1:])
+    assert not _notes(lines)
+    by_figure = {f: {r["run_name"]: r for r in load_records(f, "test", tmp_path / "results")}
+                 for f in SHARING}
+    keys = {name: r["metrics"]["shared_weights"]["key"]
+            for name, r in by_figure[SHARING[0]].items()}
+    for figure_id, records in by_figure.items():
+        check_records(figure_id, list(records.values()))
+        for name, r in records.items():
+            weights = r["metrics"]["shared_weights"]
+            assert weights == {"key": keys[name], "trained_by": f"{SHARING[0]}/{name}",
+                               "from_store": figure_id != SHARING[0]}
+            assert r["git_commit"] and r["lib_digest"] and r["device"] == "cpu"
+    # the numbers of Fig. 5 scored on stored weights are those of Fig. 5 trained afresh
+    fresh = planned.run_slice("richard-fig5-spectrum", "test", tmp_path / "fresh", CPU,
+                              time.time() + 300, trained=tmp_path / "another-store",
+                              log=lambda *a, **k: None)
+    assert fresh["groups"] == 4 and len(trained) == 8
+    for r in load_records("richard-fig5-spectrum", "test", tmp_path / "fresh"):
+        stored = by_figure["richard-fig5-spectrum"][r["run_name"]]["metrics"]
+        assert r["metrics"]["shared_weights"]["from_store"] is False
+        assert {k: v for k, v in r["metrics"].items() if k != "shared_weights"} == \
+            {k: v for k, v in stored.items() if k != "shared_weights"}
+    # a later process (a chained call) finds the store in the same place: Table 1 trains none
+    import os
+    import subprocess
+    import sys
+    out = subprocess.run([sys.executable, "-m", "lengthgen", "budget", "queue", "--scale", "test",
+                          "--figures", "richard-table1-deepest", "--minutes", "5", "--device",
+                          "cpu", "--root", str(tmp_path / "later")],
+                         capture_output=True, text=True, timeout=300,
+                         env={**os.environ, "PYTHONPATH": str(ROOT / "lib")})
+    assert out.returncode == 0, out.stderr[-2000:]
+    later = json.loads(out.stdout.strip().splitlines()[-1])["done"]["richard-table1-deepest"]
+    assert later["reused_weights"] == later["recorded"] == 4 and later["groups"] == 0
+
+
+def test_a_slice_scores_stored_models_in_time_it_could_not_train_them(tmp_path, dyck_cache):
+    """The planner counts no time for a job whose weights are stored: with 20 s left, which
+    at the H200 table's rates is too little to train any (a group's overhead alone is 30 s),
+    Fig. 5 starts none of its jobs with an empty store, and records all four from a warm
+    one."""
+    from lengthgen.runs.rates import H200
+    quiet = dict(log=lambda *a, **k: None, rates=H200)
+    cold = planned.run_slice("richard-fig5-spectrum", "test", tmp_path / "cold", CPU,
+                             time.time() + 20, **quiet)
+    assert cold["recorded"] == 0 and cold["not_started"] == 4
+    planned.run_slice(SHARING[0], "test", tmp_path / "results", CPU, time.time() + 300,
+                      log=lambda *a, **k: None)
+    warm = planned.run_slice("richard-fig5-spectrum", "test", tmp_path / "results", CPU,
+                             time.time() + 20, **quiet)
+    assert warm["recorded"] == warm["reused_weights"] == 4 and warm["not_started"] == 0
+
+
+def test_a_corrupt_or_foreign_stored_training_is_ignored_and_trained_again(tmp_path, dyck_cache,
+                                                                           monkeypatch):
+    """Three stored files found wanting: bytes that are no checkpoint, another model's file
+    under this one's name, and this key with weights of the wrong shape. Each is named in one
+    line, its job trains again (no traceback, no record scored on a wrong model) and its file
+    is replaced; the fourth job is scored from the store."""
+    import shutil
+
+    from lengthgen.runs.trained import default_folder
+    from lengthgen.engine.checkpoints import load_checkpoint, save_checkpoint
+    planned.run_slice(SHARING[0], "test", tmp_path, CPU, time.time() + 300,
+                      log=lambda *a, **k: None)
+    first = {r["run_name"]: r["metrics"]["shared_weights"]["key"]
+             for r in load_records(SHARING[0], "test", tmp_path)}
+    store = default_folder()
+    files = {name: store / f"{key}.pt" for name, key in first.items()}
+    garbage, foreign, misshapen, kept = sorted(files)
+    files[garbage].write_bytes(b"not a checkpoint at all")
+    shutil.copyfile(files[kept], files[foreign])
+    entry = load_checkpoint(files[misshapen])
+    name = next(iter(entry["model"]))
+    entry["model"][name] = entry["model"][name].flatten()[:1]
+    save_checkpoint(files[misshapen], entry)
+    trained = _count_trainings(monkeypatch)
+    lines: list = []
+    counts = planned.run_slice("richard-fig5-spectrum", "test", tmp_path, CPU,
+                               time.time() + 300, log=lambda line, **k: lines.append(line))
+    assert sorted(trained) == sorted([garbage, foreign, misshapen])
+    assert counts["recorded"] == 4 and counts["reused_weights"] == 1
+    notes = _notes(lines)
+    assert len(notes) == 3 and all(n.endswith("ignored, the job trains again") for n in notes)
+    assert any("cannot be loaded" in n for n in notes)
+    assert any("holds another training" in n for n in notes)
+    assert any("does not hold its model's weights" in n for n in notes)
+    records = {r["run_name"]: r["metrics"] for r in load_records("richard-fig5-spectrum", "test",
+                                                                tmp_path)}
+    assert {n for n, m in records.items() if m["shared_weights"]["from_store"]} == {kept}
+    assert all(records[n]["shared_weights"]["trained_by"] == f"richard-fig5-spectrum/{n}"
+               for n in (garbage, foreign, misshapen))
+    for n in (garbage, foreign, misshapen):   # replaced by the training just done
+        assert load_checkpoint(files[n])["trained_by"] == f"richard-fig5-spectrum/{n}"
+
+
+def test_a_store_that_cannot_be_written_is_one_warning_and_training_goes_on(tmp_path,
+                                                                             dyck_cache):
+    """The store's folder is a file (read-only media fail the same way, root or not): one
+    warning line for the whole slice, every job trained and recorded."""
+    blocked = tmp_path / "store"
+    blocked.write_text("a file, not a folder")
+    lines: list = []
+    counts = planned.run_slice(SHARING[0], "test", tmp_path / "results", CPU, time.time() + 300,
+                               trained=blocked, log=lambda line, **k: lines.append(line))
+    assert counts["recorded"] == counts["groups"] == 4
+    notes = _notes(lines)
+    assert len(notes) == 1 and notes[0].startswith("warning: the store of trained weights")
+    assert "training goes on" in notes[0]
+
+
+def test_a_training_another_worker_holds_is_left_to_it(tmp_path, dyck_cache):
+    """While another process trains a stored job (it holds the training's lock), a slice
+    neither trains nor records it: it is left pending, and scored once its weights are
+    stored."""
+    import fcntl
+    import os
+
+    from lengthgen.runs.trained import Store
+    module = experiment("richard-fig5-spectrum")
+    config = module.CONFIGS["test"]
+    job = module.plan(config, {})[0]
+    digest, _ = Store().key(module.shared_key(job, config), module.engine_job(job, config), CPU)
+    store = Store().folder
+    store.mkdir(parents=True, exist_ok=True)
+    fd = os.open(store / f".{digest}.lock", os.O_CREAT | os.O_RDWR)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        counts = planned.run_slice("richard-fig5-spectrum", "test", tmp_path, CPU,
+                                   time.time() + 300, log=lambda *a, **k: None)
+    finally:
+        os.close(fd)
+    assert counts["recorded"] == 3
+    assert [j.name for j in planned.pending("richard-fig5-spectrum", "test", tmp_path)] == \
+        [job.name]

@@ -251,6 +251,12 @@ def _queue(args):
         for row in rows:
             cost = "no estimate" if row["minutes"] is None else \
                 f"{row['minutes']:.1f} H200 min, {row['per_id']:.1f} per id"
+            if row["scores_for"]:   # its trainings are an earlier figure's (runs.queue)
+                cost += (f" (scores the models {row['scores_for']} trains; "
+                         f"{row['own_minutes']:.1f} alone)")
+            elif row["minutes"] is not None and row["minutes"] < row["own_minutes"]:
+                cost += (f" ({row['own_minutes']:.1f} alone: figures before it train some of "
+                         f"its models)")
             print(f"{row['figure_id']}\t{row['scale']}\t{'first' if row['first'] else cost}"
                   f"\treproduces {', '.join(row['reproduces'])}")
         return 0

@@ -41,6 +41,11 @@ and one of three ways to get its records:
                              deferred(config, records) -> jobs   what the records call for
                              but no slice can train (too long for one): left, so the
                              figure is not complete while any is
+                             shared_key(job, config) -> str | None   the training a job
+                             shares with other planned figures' jobs (equal keys: the same
+                             training), so that a slice scores it from the weights another
+                             slice trained (lengthgen.runs.trained), and a GPU queue counts
+                             it once; None for a job of its own
     draws others'   SOURCE   the figure id (or a tuple of ids) whose records it draws, and no
                              CONFIGS, runs or run_one of its own
 
@@ -71,7 +76,7 @@ PLANNED = ("CONFIGS", "plan", "spec", "engine_job", "score")
 SCALES = {"test", "book", "paper"}
 PLANNED_SCALES = SCALES | {"gpu"}   # "gpu": the paper's budget on a GPU (a planned figure's)
 CALLABLE = ("figure", "phone_figure", "data", "runs", "run_one", "trainings", "check_record",
-            "plan", "spec", "engine_job", "score", "deferred")
+            "plan", "spec", "engine_job", "score", "deferred", "shared_key")
 # every name the contract gives a meaning (above, and CONFIG_KEYS: lengthgen.runs.config_keys):
 # a figure module's public names are these and no others; its own helpers start with "_", and
 # what other code needs from it lives in its paper's rows, protocol or analysis module

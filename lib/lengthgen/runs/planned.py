@@ -15,6 +15,16 @@ and, optionally,
 
     deferred(config, records) -> jobs   what the records call for but no slice can train (too
                                      long for one): left, so the figure is not complete
+    shared_key(job, config) -> str | None   the key of a training that other planned figures'
+                                     jobs call for too (equal keys: the same training), or
+                                     None for a job of its own; a slice then scores a job whose
+                                     weights another figure's slice (or an earlier one) has
+                                     trained, and stores those it trains (`runs.trained`: what
+                                     the store adds to the key, where it lives). Its
+                                     `trainings(config)` key the same trainings by the same
+                                     string, so that a GPU queue counts them once
+                                     (`runs.queue`); a record scored on weights another run
+                                     trained says so in its metric `shared_weights`
 
 so a plan may depend on what earlier jobs found (the paper-budget sweep selects a setting from
 its seed-0 trainings, then trains its seeds). A figure that runs its own fixed runs becomes
@@ -124,8 +134,10 @@ def slice_work(figure_id: str, scale: str, root, device, graphs: bool = False,
     module = experiment(figure_id)
     config = module.CONFIGS[scale]
 
-    def record(job, trained, model, result, group_size, started, seconds):
+    def record(job, trained, model, result, group_size, started, seconds, weights=None):
         metrics = module.score(model, job, result, config, device, group_size)
+        if weights is not None:   # the store's key, the run that trained them, and whether
+            metrics["shared_weights"] = weights   # this record read them from the store
         # a job trained alone (engine.jobs) steps eagerly, as train() does: neither applies
         # (`trained`: the engine Job the slice built for it, not built again here)
         stacked = not trained.alone
@@ -134,10 +146,13 @@ def slice_work(figure_id: str, scale: str, root, device, graphs: bool = False,
         if compile and stacked:   # which step ran: torch.compile rounds a little differently
             metrics["compiled"] = True
         write_job_record(figure_id, scale, root, job, config, metrics, started, seconds)
+    shared_key = getattr(module, "shared_key", None)
     return SliceWork(folder(figure_id, scale, root),
                      lambda: pending(figure_id, scale, root),
                      lambda job: module.engine_job(job, config), record,
-                     sampler=config.get("sampler", "auto"))
+                     sampler=config.get("sampler", "auto"),
+                     shared_key=None if shared_key is None else
+                     (lambda job: shared_key(job, config)), label=figure_id)
 
 
 def refresh(figure_id: str, scale: str, root=None) -> bool:
@@ -162,7 +177,7 @@ def run_slice(figure_id: str, scale: str, root, device, deadline: float, *, work
     """Train a planned figure's jobs until `deadline` (a time.time() value) or until nothing is
     left that can finish by then, writing each finished job's record as soon as its group
     ends (`runs.slices.run_slice`, whose options pass through: states, states_in, states_out,
-    max_group, state_bytes, chain_s, rates, until_step, stop, log). Worker w of `workers`
+    max_group, state_bytes, chain_s, rates, until_step, stop, trained, log). Worker w of `workers`
     starts at the w-th cheapest shape. A whole slice (no `lock_fd`: the descriptor a worker's
     parent locked) checks its outputs, takes the records folder's lock, clears an earlier
     slice's claims and refreshes the folder's marker at its start and end. Returns counts,

@@ -7,6 +7,19 @@ of the config the queue runs (`runs.cost.estimate` of its `trainings(config)`: t
 estimate as `figure cost`), and the ids it reproduces are its own and every figure that draws
 its records (SOURCE); a figure with no `trainings` has no estimate and goes last. Ties by id.
 
+Shared trainings count once. A figure with a `shared_key` (`runs.planned`) shares trainings
+with the others that have one through the store of trained weights (`runs.trained`): the
+trainings of equal `Training.key` among such figures are one training, which the first of
+them in the queue pays for and the later ones only score. So the order is built one figure at
+a time: next is the figure whose cost, less the shared trainings the figures before it train,
+is the least per id, counting the ids of the figures whose every training it then completes;
+those follow it at once (their cost is only scoring), billed at its rate per id. Richard's
+Fig. 4, Fig. 5 and Table 1 study the same two models: 5.8 H200 minutes for three ids, 1.9 an
+id, the three adjacent, so that the store is warm for the second and third. Without shared
+trainings it is the order of each figure's own minutes per id. A row's "minutes" is what the
+queue spends on the figure in that order (the sum of the rows is `figure cost`'s total,
+shared runs once), "own_minutes" the figure's own estimate (`figure cost`'s row).
+
 A queue's slice runs figure after figure until its deadline (`run_queue`). Each figure's slice
 starts only jobs that can finish by then (`runs.slices`: at the measured rates), so once the
 head figure has nothing left that fits, the next figures' jobs fill the tail of the slice. A
@@ -46,35 +59,75 @@ def reproduced_ids(figure_id: str) -> list[str]:
                                  if f != figure_id and figure_id in source_ids(f)})
 
 
-def minutes(figure_id: str, scale: str) -> float | None:
-    """H200 engine minutes of the figure's config at the queue's scale (None: no estimate)."""
-    from lengthgen.runs import cost
+def _trainings(figure_id: str, scale: str) -> list | None:
+    """The figure's trainings at the queue's scale (None: it has no `trainings`)."""
     module = experiment(figure_id)
     if not callable(getattr(module, "trainings", None)):
         return None
-    config = module.CONFIGS[figure_scale(figure_id, scale)]
-    return cost.estimate(figure_id, module.trainings(config)).minutes()
+    return list(module.trainings(module.CONFIGS[figure_scale(figure_id, scale)]))
 
 
-def order(figure_ids: list[str], scale: str) -> list[dict]:
-    """The queue's rows in the order it runs them: figure id, its scale, whether it goes
-    first, its estimated minutes, the ids it reproduces and the minutes per id."""
-    rows = []
-    for figure_id in figure_ids:
+class _Candidate:
+    """A figure as `order` weighs it: its trainings, and the keys of those it shares."""
+
+    def __init__(self, figure_id: str, scale: str):
         module = experiment(figure_id)
         if not planned.is_planned(module):
             raise LengthgenError(f"{figure_id} is not a planned figure (no plan: see "
                                  f"lengthgen.runs.planned); planned: "
                                  f"{', '.join(planned_figures())}")
-        spent = minutes(figure_id, scale)
-        ids = reproduced_ids(figure_id)
-        rows.append({"figure_id": figure_id, "scale": figure_scale(figure_id, scale),
-                     "first": bool(getattr(module, "QUEUE_FIRST", False)), "minutes": spent,
-                     "reproduces": ids,
-                     "per_id": None if spent is None else spent / len(ids)})
-    return sorted(rows, key=lambda r: (not r["first"],
-                                       math.inf if r["per_id"] is None else r["per_id"],
-                                       r["figure_id"]))
+        self.figure_id, self.ids = figure_id, reproduced_ids(figure_id)
+        self.first = bool(getattr(module, "QUEUE_FIRST", False))
+        self.trainings = _trainings(figure_id, scale)
+        shares = callable(getattr(module, "shared_key", None)) and self.trainings is not None
+        self.shared = {t.key for t in self.trainings if t.key} if shares else set()
+
+    def minutes(self, trained: set) -> float | None:
+        """H200 engine minutes of its trainings that `trained` (shared keys) leaves."""
+        from lengthgen.runs import cost
+        if self.trainings is None:
+            return None
+        left = [t for t in self.trainings if not (t.key in self.shared and t.key in trained)]
+        return cost.estimate(self.figure_id, left).minutes() if left else 0.0
+
+    def completes(self, trained: set) -> bool:
+        """Whether `trained` holds every training it has (all shared): it only scores."""
+        return bool(self.shared) and all(t.key in trained for t in self.trainings)
+
+
+def order(figure_ids: list[str], scale: str) -> list[dict]:
+    """The queue's rows in the order it runs them (the module docstring): figure id, its
+    scale, whether it goes first, the minutes the queue spends on it there and its own
+    estimate, the ids it reproduces, the minutes per id, and the figure whose trainings it
+    scores ("scores_for": None where it trains its own)."""
+    left = [_Candidate(f, scale) for f in dict.fromkeys(figure_ids)]
+    rows: list[dict] = []
+    trained: set = set()
+
+    def row(c, spent, per_id, scores_for=None):
+        return {"figure_id": c.figure_id, "scale": figure_scale(c.figure_id, scale),
+                "first": c.first, "minutes": spent, "own_minutes": c.minutes(set()),
+                "reproduces": c.ids, "per_id": per_id, "scores_for": scores_for}
+
+    def weigh(c):   # (minutes per id, the figures it completes, its minutes)
+        spent = c.minutes(trained)
+        then = trained | c.shared
+        done = [o for o in left if o is not c and not o.first and o.completes(then)]
+        ids = set(c.ids).union(*(o.ids for o in done))
+        return (math.inf if spent is None else spent / len(ids)), done, spent
+    while left:
+        heads = [c for c in left if c.first] or left
+        weighed = {c.figure_id: weigh(c) for c in heads}
+        best = min(heads, key=lambda c: (weighed[c.figure_id][0], c.figure_id))
+        per_id, done, spent = weighed[best.figure_id]
+        per_id = None if spent is None else per_id
+        rows.append(row(best, spent, per_id))
+        trained |= best.shared
+        left.remove(best)
+        for other in sorted(done, key=lambda o: o.figure_id):   # only scoring: at once
+            rows.append(row(other, other.minutes(trained), per_id, best.figure_id))
+            left.remove(other)
+    return rows
 
 
 def states_of(states: Path | None, figure_id: str) -> Path | None:

@@ -12,6 +12,9 @@ recorded from nothing.
   a local one; temp files, non-files and states that do not fit their job's decoder are named
   in one line and ignored (the job starts fresh). A state at or past its job's step cap is
   scored, not trained again.
+- Trained weights that planned figures share (`runs.trained`): a job of the work's
+  `shared_key` whose training is in the store is scored from it, neither planned nor trained
+  again; one trained to its end is stored for the next figure that studies the same model.
 - A job starts only if it can finish in the time left (this call and a chained one whose
   states stay on the local disk), at the measured rates of `runs.rates`, or at the rate this
   slice measured on the shape; with neither, it starts (the old behaviour).
@@ -311,9 +314,14 @@ class SliceWork:
     folder: Path                     # the records folder (lock, claims)
     pending: Callable                # () -> the specs to train now, none recorded, cheapest first
     engine_job: Callable             # spec -> lengthgen.engine.jobs.Job
-    record: Callable                 # (spec, job, model, result, group_size, started, seconds)
-                                     # -> None; job: the spec's engine Job, as trained
+    record: Callable                 # (spec, job, model, result, group_size, started, seconds,
+                                     # weights) -> None; job: the spec's engine Job, as trained;
+                                     # weights: the `shared_weights` metric (runs.trained.Shared)
+                                     # of a job the store shares, else None
     sampler: str = "auto"
+    shared_key: Callable | None = None   # spec -> str | None: the key of a training another
+                                         # work may share through the store (runs.trained)
+    label: str = ""                  # who trains (a figure id): stored weights name it
 
 
 class _Writes:
@@ -407,7 +415,7 @@ def run_slice(work: SliceWork, device, deadline: float, *, worker: int = 0,
               states_in: Path | None = None, states_out: Path | None = None,
               state_bytes: int = STATE_BYTES, chain_s: float = 0.0, rates=None,
               until_step: int | None = None, share: int = 1, stop: Stop | None = None,
-              log=print) -> dict:
+              trained: Path | None = None, log=print) -> dict:
     """Train the work's jobs until `deadline` (a time.time() value), a stop, or nothing is
     left; record each finished job at once. states: the local folder of every unfinished
     state (read, and written without a size limit); states_in: states handed on from an
@@ -415,11 +423,14 @@ def run_slice(work: SliceWork, device, deadline: float, *, worker: int = 0,
     a chained call after this one (counted only with `states`). rates: a `runs.rates` table;
     share: the slice's workers on the card (`Planner`). until_step ends every group at that
     step (tests). compile: each step through torch.compile (`engine.compiled`; the prepared
-    GPU script passes it only where the card's compile tests pass). Returns counts."""
+    GPU script passes it only where the card's compile tests pass). trained: the folder of
+    the store of trained weights (`runs.trained`; by default its `default_folder`), for work
+    with a `shared_key`. Returns counts."""
     import torch
 
     from lengthgen.engine.jobs import train_jobs
     from lengthgen.results import run_started
+    from lengthgen.runs.trained import Shared
     stop = stop or Stop()
     folder = Path(work.folder)
 
@@ -437,12 +448,28 @@ def run_slice(work: SliceWork, device, deadline: float, *, worker: int = 0,
     def careful(shape) -> bool:   # a job whose state no hand-off file can hold
         return last and state_size(shape) > HANDOFF_FILE_BYTES
     planner = Planner(rates, graphs and cuda, share, careful)
+    shared = Shared(work.shared_key, work.label, trained, device, say)
 
     def take(name: str) -> bool:   # a claim that cannot be written stops the slice
         taken = []
         writes.attempt(f"the claim of {name} into {folder / '.claims'}",
                        lambda: taken.append(claim(folder, name)))
         return bool(taken and taken[0])
+
+    def take_to_train(name: str) -> bool:   # a shared training: none that another trains now
+        if writes.failed or not shared.lock(name):
+            return False
+        if take(name):
+            return True
+        shared.unlock(name)
+        return False
+
+    def handed_on(name: str) -> None:   # a finished job's state is handed on to nobody
+        if states is not None and name in found:
+            try:
+                (Path(states) / f"{name}.pt").unlink(missing_ok=True)
+            except OSError:
+                pass
     while not stop.requested and not writes.failed and time.time() < deadline:
         pending = [s for s in work.pending() if s.name not in unfinished]
         if not pending:
@@ -455,17 +482,31 @@ def run_slice(work: SliceWork, device, deadline: float, *, worker: int = 0,
         if done is not None:   # trained to its cap already: scored, not trained again
             model, result = _score_state(done, jobs[done.name], resumable[done.name])
             started = run_started(str(device), torch.get_num_threads())
+            weights = shared.keep(done, jobs[done.name], model, result)
             if not stop.orphaned and writes.attempt(
                     f"the record of {done.name} into {folder}",
                     lambda: work.record(done, jobs[done.name], model, result, 1, started,
-                                              0.0)):
+                                        0.0, weights)):
                 counts["recorded"] += 1
                 counts["from_states"] += 1
             continue
+        # trained already, by this work or another (runs.trained): scored, not planned
+        reused = shared.first(pending, jobs, lambda name: (folder / ".claims" / name).exists(),
+                              take)
+        if reused is not None:
+            spec, (model, result, weights) = reused
+            started, t0 = run_started(str(device), torch.get_num_threads()), time.perf_counter()
+            if not stop.orphaned and writes.attempt(
+                    f"the record of {spec.name} into {folder}",
+                    lambda: work.record(spec, jobs[spec.name], model, result, 1, started,
+                                        time.perf_counter() - t0, weights)):
+                counts["recorded"] += 1
+                counts["reused_weights"] = counts.get("reused_weights", 0) + 1
+                handed_on(spec.name)
+            continue
         left = deadline - time.time() + (chain_s if states is not None else 0.0)
         chosen, first, refused = _choose(pending, jobs, resumable, worker, left, planner,
-                                         max_group, until_step,
-                                         lambda name: not writes.failed and take(name))
+                                         max_group, until_step, take_to_train)
         if writes.failed:
             break
         if not chosen:
@@ -488,6 +529,7 @@ def run_slice(work: SliceWork, device, deadline: float, *, worker: int = 0,
             say(f"{type(e).__name__}: {e}"[:300] + f" (jobs {[s.name for s in chosen]})")
             if cuda and "out of memory" in str(e).lower():
                 torch.cuda.empty_cache()
+            shared.unlock_all(chosen)
             continue
         seconds = time.perf_counter() - t0
         counts["groups"] += 1
@@ -502,16 +544,14 @@ def run_slice(work: SliceWork, device, deadline: float, *, worker: int = 0,
             break
         for spec, outcome in zip(chosen, outcomes):
             if outcome.result is not None:
-                def write(spec=spec, outcome=outcome):
+                weights = shared.keep(spec, jobs[spec.name], outcome.model, outcome.result)
+
+                def write(spec=spec, outcome=outcome, weights=weights):
                     work.record(spec, jobs[spec.name], outcome.model, outcome.result,
-                                outcome.group_size, started, time.perf_counter() - t0)
+                                outcome.group_size, started, time.perf_counter() - t0, weights)
                 if writes.attempt(f"the record of {spec.name} into {folder}", write):
                     counts["recorded"] += 1
-                    if states is not None and spec.name in found:
-                        try:   # a finished job's state is handed on to nobody
-                            (Path(states) / f"{spec.name}.pt").unlink(missing_ok=True)
-                        except OSError:
-                            pass
+                    handed_on(spec.name)
                 continue
             counts["unfinished"] += 1
             if outcome.state is not None:
@@ -522,6 +562,7 @@ def run_slice(work: SliceWork, device, deadline: float, *, worker: int = 0,
                                                                 unfinished[spec.name]))
             # its claim stays: no other worker starts it again from nothing (the next slice,
             # holding the lock, clears the claims and resumes it from its state)
+        shared.unlock_all(chosen)   # their weights are in the store: no other need wait
         log(json.dumps({"worker": worker, "shape": job_shape(jobs[chosen[0].name]),
                         "jobs": len(chosen), **counts, "seconds": round(seconds, 1)}),
             flush=True)

@@ -292,6 +292,14 @@ def _words(key: tuple) -> tuple:
                                  "max_depth": max_depth}))
 
 
+def shared_key(spec: dict) -> str:
+    """The training of a spec, as the figures that study its model name it: the key of their
+    planned figures' `shared_key` (the GPU slices' store of trained weights, lengthgen.runs.
+    trained, which adds how and where it trained) and of their `trainings` (`figure cost` and
+    the GPU queue count a key once)."""
+    return "richard/" + json.dumps(spec, sort_keys=True)
+
+
 def spec_trainings(specs: list[dict]) -> list:
     """For `figure cost` (`lengthgen.runs.cost`): one training per distinct spec, keyed by the
     spec as the weight cache is, so the figures that study one model count it once. A
@@ -304,7 +312,7 @@ def spec_trainings(specs: list[dict]) -> list:
     from lengthgen.runs.cost import job_training
     out, seen, drawn = [], set(), set()
     for spec in specs:
-        key = "richard/" + json.dumps(spec, sort_keys=True)
+        key = shared_key(spec)
         if key in seen:
             continue
         seen.add(key)

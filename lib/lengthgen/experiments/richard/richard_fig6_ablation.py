@@ -61,6 +61,13 @@ def engine_job(job, config):
     return protocol.job(_model_spec(job.params(), config), job.name)
 
 
+def shared_key(job, config):
+    """A run's model, trained once for every figure that studies it (Fig. 7 and its order study
+    read the largest-sample models): a GPU queue's slices share its weights
+    (lengthgen.runs.trained)."""
+    return protocol.shared_key(_model_spec(job.params(), config))
+
+
 def score(model, job, result, config, device, group_size):
     """A run trained in a slice, measured as `run_one` measures its model (a slice hands back
     its models on the CPU; their training words, drawn once, as the job drew them)."""

@@ -62,8 +62,17 @@ plan = plan_runs(runs)
 
 
 def engine_job(job, config):
-    params = job.params()
-    return protocol.job(spread.seeded_spec(config, params["variant"], params["seed"]), job.name)
+    return protocol.job(_model_spec(job.params(), config), job.name)
+
+
+def shared_key(job, config):
+    """A run's model, trained once for every figure that studies it (Fig. 6's largest-sample
+    models): a GPU queue's slices share its weights (lengthgen.runs.trained)."""
+    return protocol.shared_key(_model_spec(job.params(), config))
+
+
+def _model_spec(params, config) -> dict:
+    return spread.seeded_spec(config, params["variant"], params["seed"])
 
 
 def score(model, job, result, config, device, group_size):
@@ -72,8 +81,7 @@ def score(model, job, result, config, device, group_size):
 
 
 def run_one(params, config, device):
-    model, _ = trained_model(spread.seeded_spec(config, params["variant"], params["seed"]),
-                             device)
+    model, _ = trained_model(_model_spec(params, config), device)
     return _measure(model, params, config)
 
 

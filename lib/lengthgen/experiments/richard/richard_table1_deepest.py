@@ -51,6 +51,12 @@ def engine_job(job, config):
     return protocol.job(_model_spec(job.params(), config), job.name)
 
 
+def shared_key(job, config):
+    """The model a run studies is trained once for Fig. 4, Fig. 5 and Table 1 (the same specs):
+    a GPU queue's slices share its weights (lengthgen.runs.trained)."""
+    return protocol.shared_key(_model_spec(job.params(), config))
+
+
 def score(model, job, result, config, device, group_size):
     """A run trained in a slice, measured as `run_one` measures its model (a slice hands back
     its models on the CPU)."""
