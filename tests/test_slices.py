@@ -571,3 +571,46 @@ def test_a_slice_takes_first_a_job_whose_words_are_drawn():
     planner.started(jobs["eq1-1"])
     chosen = [spec.name for spec in choose()]
     assert len(chosen) == 1 and chosen[0].endswith("-1")
+
+
+def test_a_slices_measured_rate_leaves_out_the_host_drawing(tmp_path, monkeypatch):
+    """Fig. 7's three test models of a seed share one set of words, drawn (slowly here: slow_s
+    more) by the first of them alone: the rate the slice measures is the steps', the same for the job that
+    drew and for those that did not, so the planner's estimate for the next job of the shape
+    holds no drawing (the drawing is counted once, by Job.host_seconds); the old slice timed the
+    drawing into the first job's steps."""
+    from lengthgen.experiments.richard import protocol
+    slow_s, draws, measured = 3.0, [], []
+    real = protocol.training_words
+
+    def slow_words(spec):
+        draws.append(spec["seed"])
+        time.sleep(slow_s)
+        return real(spec)
+    monkeypatch.setattr(protocol, "training_words", slow_words)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    protocol._words.cache_clear()
+    measure = slices.Planner.measure
+
+    def noted(self, shape, n, steps, seconds, alone=False):
+        measure(self, shape, n, steps, seconds, alone)
+        measured.append((seconds, self.seconds(shape, 1, steps, alone)))
+    monkeypatch.setattr(slices.Planner, "measure", noted)
+    try:
+        counts = planned.run_slice("richard-fig7-learned-pe", "test", tmp_path, CPU,
+                                   time.time() + 300, **QUIET)
+    finally:
+        protocol._words.cache_clear()
+    assert counts["recorded"] == len(measured) == 6 and sorted(draws) == [0, 1]   # 2 seeds
+    seconds = [s for s, _ in measured]
+    assert max(seconds) - min(seconds) < slow_s / 2
+    assert all(estimate < slow_s / 2 + min(seconds) for _, estimate in measured)
+
+
+def test_a_measured_rate_plans_a_job_with_its_host_work_added():
+    """The rate measured on a shape is of its steps alone: a job whose words are still to be
+    drawn is planned with that drawing on top (the old planner left it out there)."""
+    planner = slices.Planner()
+    planner.measure((1, 1, 4), 1, 100, 2.0, alone=True)
+    assert planner.seconds((1, 1, 4), 1, 300, alone=True) == pytest.approx(6.0)
+    assert planner.seconds((1, 1, 4), 1, 300, alone=True, host_s=78.0) == pytest.approx(84.0)

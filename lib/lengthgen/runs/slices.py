@@ -237,7 +237,9 @@ class Planner:
     eagerly, as train() steps it) goes at the one-model rate of `figure cost`
     (`runs.cost.one_model_steps_per_s`, of its shape and its step's `flops`), never at a stacked
     group's, and is measured apart from the stacked groups of its shape. `host_s`, the host's
-    work before its first step (a Dyck job's training words), is added to the table's estimate:
+    work before its first step (a Dyck job's training words), is added to either estimate (the
+    slice times that work apart from the steps it measures, `Job.host_work`, so it is counted
+    once, here):
     `host_seconds` gives it once per `Job.host_key` in this process while the process keeps
     that key's work (the words are drawn once per set while the last HOST_KEYS_KEPT sets are
     kept, `runs.cost`), after `started`; `_choose` takes jobs whose work is kept first, so that
@@ -256,9 +258,9 @@ class Planner:
         if steps <= 0:
             return 0.0
         estimates = []
-        if (shape, alone) in self.measured:   # its host work is in the steps measured
+        if (shape, alone) in self.measured:   # steps timed without host work: it is added
             size, per_step = self.measured[shape, alone]
-            estimates.append(steps * per_step * max(1.0, n / size))
+            estimates.append(steps * per_step * max(1.0, n / size) + host_s)
         if self.table is not None:
             if alone:
                 if flops is None:
@@ -479,9 +481,16 @@ def run_slice(work: SliceWork, device, deadline: float, *, worker: int = 0,
         started = run_started(str(device), torch.get_num_threads())
         t0 = time.perf_counter()
         try:
+            # the host work first (a Dyck job's words), timed apart: the rate measured below
+            # is the steps' alone, host work being counted by Job.host_seconds, once a key
+            for spec in chosen:
+                if jobs[spec.name].host_work is not None:
+                    jobs[spec.name].host_work()
+            host_s = time.perf_counter() - t0
             outcomes = train_jobs([jobs[s.name] for s in chosen], device,
                                   sampler=work.sampler, until_step=until_step, resume=resume,
-                                  deadline=Deadline(t0 + (deadline - time.time()), stop),
+                                  deadline=Deadline(time.perf_counter()
+                                                    + (deadline - time.time()), stop),
                                   max_group=max_group, graphs=graphs, compile=compile)
         except Exception as e:   # one failed group costs its jobs, not the slice's other work
             counts["failed_groups"] = counts.get("failed_groups", 0) + 1
@@ -494,8 +503,8 @@ def run_slice(work: SliceWork, device, deadline: float, *, worker: int = 0,
         reached = max([o.result.steps if o.result is not None else o.state["step"]
                        for o in outcomes if o.result is not None or o.state is not None],
                       default=first)
-        planner.measure(job_shape(jobs[chosen[0].name]), len(chosen), reached - first, seconds,
-                        jobs[chosen[0].name].alone)
+        planner.measure(job_shape(jobs[chosen[0].name]), len(chosen), reached - first,
+                        seconds - host_s, jobs[chosen[0].name].alone)
         for spec in chosen:   # their host work (a Dyck job's words) is done in this process
             planner.started(jobs[spec.name])
         if stop.orphaned:   # the parent is gone: whoever ran it has packed what it had

@@ -162,13 +162,16 @@ def job(spec: dict, name: str = "") -> Job:
     uniform variants freeze their token embeddings, and uniform-pm1-v its projections, eq1 is
     not a Decoder, and every paper config has dropout 0.1), so a slice's trajectory is
     `trained_model`'s. name: the caller's name for it (a planned figure's records). Its
-    `host_seconds`: drawing its training set (`drawing_seconds`), for the planners."""
+    `host_seconds`: drawing its training set (`drawing_seconds`), for the planners; its
+    `host_work` draws it (`drawn_words`), for a slice that times the drawing apart."""
     from lengthgen.engine.jobs import Job
     model = DyckModelConfig(variant=spec["variant"], n_positions=2 * spec["n"],
                             dropout=spec.get("dropout", 0.0), **decoder_sizes(spec))
+    drawn = spec.get("train_size") is not None
     return Job(lambda: _WordsAtFirstBatch(spec), model.to_dict(), train_config(spec),
                name=name, kind="dyck", host_seconds=drawing_seconds(spec),
-               host_key=_words_key(spec) if spec.get("train_size") is not None else ())
+               host_key=_words_key(spec) if drawn else (),
+               host_work=functools.partial(drawn_words, spec) if drawn else None)
 
 
 def drawing_seconds(spec: dict) -> float:
