@@ -34,7 +34,8 @@ from pathlib import Path
 from typing import Callable
 
 from lengthgen.errors import LengthgenError
-from lengthgen.runs.cost import HOST_KEYS_KEPT, job_flops, job_shape, one_model_steps_per_s
+from lengthgen.runs.cost import (HOST_KEYS_KEPT, group_steps_per_s, job_flops, job_shape,
+                                  one_model_steps_per_s)
 from lengthgen.runs.rates import state_bytes as state_size
 
 STATE_BYTES = 15 * 2 ** 20       # the old hand-off of `--states-out`, in all
@@ -228,8 +229,9 @@ def pack_states(states: dict, out: Path, files: int = HANDOFF_FILES,
 
 # ---- planning with rates -------------------------------------------------------------------
 class Planner:
-    """How long a group of a shape takes: the slower of a rate table's estimate (`runs.rates`,
-    with a margin) and what this slice measured on the shape (which counts the other workers
+    """How long a group of a shape takes: the slower of a rate table's estimate (with a
+    margin: a stacked group of runs of `flops` FLOPs per step each at `figure cost`'s rate,
+    `runs.cost.group_steps_per_s`) and what this slice measured on the shape (which counts the other workers
     on the card); None where neither knows the shape (the job then starts, as slices did
     before rates). A table's rates are of one process on the card: for shapes in `careful`
     (jobs that must finish in this allotment, their states too large to hand on) they are
@@ -262,13 +264,13 @@ class Planner:
             size, per_step = self.measured[shape, alone]
             estimates.append(steps * per_step * max(1.0, n / size) + host_s)
         if self.table is not None:
+            if flops is None:
+                raise LengthgenError("a job is planned from the FLOPs of its step "
+                                     "(runs.cost.job_flops)")
             if alone:
-                if flops is None:
-                    raise LengthgenError("a job trained alone is planned from the FLOPs of its "
-                                         "step (runs.cost.job_flops)")
                 per_step = 1 / one_model_steps_per_s(flops, shape, self.table)
-            else:
-                per_step = self.table.step_seconds(shape, n, self.graphs)
+            else:   # figure cost's rate of that group (its one home)
+                per_step = n / group_steps_per_s(flops, n, self.table, self.graphs)
             if self.careful(shape):
                 per_step *= self.share
             estimates.append(steps * per_step * MARGIN + GROUP_OVERHEAD_S + host_s)
@@ -394,8 +396,9 @@ def _choose(pending, jobs, resumable, worker, left, planner, max_group, until_st
         # its words) is done once per process and word set (a resumed job in a new process
         # draws again)
         head = jobs[specs[0].name]
+        flops = max(job_flops(jobs[s.name]) for s in specs)   # a group pads to its longest
         n = planner.largest(job_shape(head), remaining, left, max_group, head.alone,
-                            planner.host_seconds(head), job_flops(head) if head.alone else None)
+                            planner.host_seconds(head), flops)
         refused += len(specs) - n
         chosen = [spec for spec in specs[:n] if take(spec.name)]
         if chosen:
