@@ -16,10 +16,10 @@ QUIET = dict(log=lambda *a, **k: None)
 
 def test_a_slices_measured_rate_leaves_out_the_host_drawing(tmp_path, monkeypatch):
     """Fig. 7's three test models of a seed share one set of words, drawn (slowly here: slow_s
-    more) by the first of them alone: the rate the slice measures is the steps', the same for the job that
-    drew and for those that did not, so the planner's estimate for the next job of the shape
-    holds no drawing (the drawing is counted once, by Job.host_seconds); the old slice timed the
-    drawing into the first job's steps."""
+    more) by the first of them alone: the rate the slice measures is the steps', the same for
+    the job that drew and for those that did not, so the planner's estimate for the next job
+    of the shape holds no drawing (the drawing is counted once, by Job.host_seconds); the old
+    slice timed the drawing into the first job's steps."""
     from lengthgen.experiments.richard import protocol
     slow_s, draws, measured = 3.0, [], []
     real = protocol.training_words
