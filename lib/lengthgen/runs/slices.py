@@ -231,9 +231,9 @@ def pack_states(states: dict, out: Path, files: int = HANDOFF_FILES,
 class Planner:
     """How long a group of a shape takes: the slower of a rate table's estimate (with a
     margin: a stacked group of runs of `flops` FLOPs per step each at `figure cost`'s rate,
-    `runs.cost.group_steps_per_s`) and what this slice measured on the shape (which counts the other workers
-    on the card); None where neither knows the shape (the job then starts, as slices did
-    before rates). A table's rates are of one process on the card: for shapes in `careful`
+    `runs.cost.group_steps_per_s`) and what this slice measured on the shape (which counts the
+    other workers on the card); None where neither knows the shape (the job then starts, as
+    slices did before rates). A table's rates are of one process on the card: for shapes in `careful`
     (jobs that must finish in this allotment, their states too large to hand on) they are
     divided among the `share` workers of the slice. A job trained alone (`alone`: one model,
     eagerly, as train() steps it) goes at the one-model rate of `figure cost`
