@@ -30,8 +30,8 @@ How the estimate is made (`estimate`):
    `group_steps_per_s`, which the slices' planner calls too (for a shape not yet measured).
    One model at a time (as most figure modules train today) goes at `one_model_steps_per_s`,
    from the `train()` rows (the one home of that rate: the slices' planner uses it too), the
-   second H200 column; runs that the engine trains alone (`Training.alone`: Richard's Dyck models, which the stacked
-   forward cannot hold) get that rate in the engine column too.
+   second H200 column; runs that the engine trains alone (`Training.alone`: Richard's Dyck
+   models, which the stacked forward cannot hold) get that rate in the engine column too.
 3. The T4 (Colab's free card) has no bf16, so the library trains in fp32 there: a step takes
    the longer of the H200's time (the launch-bound floor) and its FLOPs at the T4's fp32 peak
    (8.1 TFLOPS) times the best fraction of its own peak the H200 reached in the benchmark
