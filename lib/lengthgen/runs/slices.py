@@ -233,9 +233,9 @@ class Planner:
     margin: a stacked group of runs of `flops` FLOPs per step each at `figure cost`'s rate,
     `runs.cost.group_steps_per_s`) and what this slice measured on the shape (which counts the
     other workers on the card); None where neither knows the shape (the job then starts, as
-    slices did before rates). A table's rates are of one process on the card: for shapes in `careful`
-    (jobs that must finish in this allotment, their states too large to hand on) they are
-    divided among the `share` workers of the slice. A job trained alone (`alone`: one model,
+    slices did before rates). A table's rates are of one process on the card: for shapes in
+    `careful` (jobs that must finish in this allotment, their states too large to hand on)
+    they are divided among the `share` workers of the slice. A job trained alone (`alone`: one model,
     eagerly, as train() steps it) goes at the one-model rate of `figure cost`
     (`runs.cost.one_model_steps_per_s`, of its shape and its step's `flops`), never at a stacked
     group's, and is measured apart from the stacked groups of its shape. `host_s`, the host's
