@@ -229,23 +229,22 @@ def pack_states(states: dict, out: Path, files: int = HANDOFF_FILES,
 
 # ---- planning with rates -------------------------------------------------------------------
 class Planner:
-    """How long a group of a shape takes: the slower of a rate table's estimate (with a
-    margin: a stacked group of runs of `flops` FLOPs per step each at `figure cost`'s rate,
+    """How long a group of a shape takes: the slower of a rate table's estimate (with a margin: a
+    stacked group of runs of `flops` FLOPs per step each at `figure cost`'s rate,
     `runs.cost.group_steps_per_s`) and what this slice measured on the shape (which counts the
     other workers on the card); None where neither knows the shape (the job then starts, as
     slices did before rates). A table's rates are of one process on the card: for shapes in
-    `careful` (jobs that must finish in this allotment, their states too large to hand on)
-    they are divided among the `share` workers of the slice. A job trained alone (`alone`: one model,
+    `careful` (jobs that must finish in this allotment, their states too large to hand on) they
+    are divided among the `share` workers of the slice. A job trained alone (`alone`: one model,
     eagerly, as train() steps it) goes at the one-model rate of `figure cost`
     (`runs.cost.one_model_steps_per_s`, of its shape and its step's `flops`), never at a stacked
     group's, and is measured apart from the stacked groups of its shape. `host_s`, the host's
     work before its first step (a Dyck job's training words), is added to either estimate (the
     slice times that work apart from the steps it measures, `Job.host_work`, so it is counted
-    once, here):
-    `host_seconds` gives it once per `Job.host_key` in this process while the process keeps
-    that key's work (the words are drawn once per set while the last HOST_KEYS_KEPT sets are
-    kept, `runs.cost`), after `started`; `_choose` takes jobs whose work is kept first, so that
-    a set is drawn once, as `figure cost` counts it."""
+    once, here): `host_seconds` gives it once per `Job.host_key` in this process while the
+    process keeps that key's work (the words are drawn once per set while the last
+    HOST_KEYS_KEPT sets are kept, `runs.cost`), after `started`; `_choose` takes jobs whose work
+    is kept first, so that a set is drawn once, as `figure cost` counts it."""
 
     def __init__(self, table=None, graphs: bool = False, share: int = 1,
                  careful=lambda shape: False):
