@@ -306,29 +306,40 @@ def test_a_chained_call_counts_when_the_states_stay_on_the_local_disk(tmp_path, 
     assert not list(local.glob("*.pt"))   # finished jobs' states are not handed on
 
 
+def _bench(shape) -> dict:
+    """The FLOPs per step of a shape at the benchmark's workload, as the planner takes them."""
+    from lengthgen.runs import cost
+    return {"flops": cost._bench_flops(shape)}
+
+
 def test_the_planner_uses_the_table_then_what_the_slice_measured():
     planner = slices.Planner(rates.H200, graphs=True)
-    alone = planner.seconds((6, 4, 256), 1, 60000)
+    alone = planner.seconds((6, 4, 256), 1, 60000, **_bench((6, 4, 256)))
     assert alone == pytest.approx(60000 * 8 / 635.2 * slices.MARGIN + slices.GROUP_OVERHEAD_S)
-    n = planner.largest((1, 1, 16), [30000] * 300, 300, 256)
-    assert 0 < n < 256 and planner.seconds((1, 1, 16), n, 30000) <= 300 \
-        < planner.seconds((1, 1, 16), n + 1, 30000)
-    assert planner.largest((6, 4, 256), [60000] * 8, allotment.USABLE_S, 8) == 0
+    small, mid, big = _bench((1, 1, 16)), _bench((2, 2, 64)), _bench((6, 4, 256))
+    n = planner.largest((1, 1, 16), [30000] * 300, 300, 256, **small)
+    assert 0 < n < 256 and planner.seconds((1, 1, 16), n, 30000, **small) <= 300 \
+        < planner.seconds((1, 1, 16), n + 1, 30000, **small)
+    assert planner.largest((6, 4, 256), [60000] * 8, allotment.USABLE_S, 8, **big) == 0
     planner.measure((6, 4, 256), 8, 1000, 5.0)   # faster than the table: the table holds
-    assert planner.largest((6, 4, 256), [60000] * 8, allotment.USABLE_S, 8) == 0
-    assert planner.largest((2, 2, 64), [30000] * 64, 400, 64) == 64
+    assert planner.largest((6, 4, 256), [60000] * 8, allotment.USABLE_S, 8, **big) == 0
+    assert planner.largest((2, 2, 64), [30000] * 64, 400, 64, **mid) == 64
     planner.measure((2, 2, 64), 64, 1000, 20.0)   # slower (other workers on the card)
-    assert planner.seconds((2, 2, 64), 64, 30000) == pytest.approx(600)
-    assert planner.largest((2, 2, 64), [30000] * 64, 400, 64) == 0
-    assert planner.largest((2, 2, 64), [30000] * 64, 700, 64) == 64
+    assert planner.seconds((2, 2, 64), 64, 30000, **mid) == pytest.approx(600)
+    assert planner.largest((2, 2, 64), [30000] * 64, 400, 64, **mid) == 0
+    assert planner.largest((2, 2, 64), [30000] * 64, 700, 64, **mid) == 64
     assert slices.Planner().seconds((1, 1, 16), 4, 100) is None   # nothing known: it starts
     measured = slices.Planner()   # no table (a CPU): the slice's own rate
     measured.measure((1, 1, 16), 8, 30, 3.0)
     assert measured.largest((1, 1, 16), [30] * 16, 4.0, 16) == 10   # 3.75 s for 10
     # a job that must finish in this allotment counts the other workers on the card
     shared = slices.Planner(rates.H200, graphs=True, share=3, careful=lambda shape: True)
-    assert shared.seconds((4, 4, 256), 1, 30000) - slices.GROUP_OVERHEAD_S == pytest.approx(
-        3 * (planner.seconds((4, 4, 256), 1, 30000) - slices.GROUP_OVERHEAD_S))
+    mine = _bench((4, 4, 256))
+    assert shared.seconds((4, 4, 256), 1, 30000, **mine) - slices.GROUP_OVERHEAD_S == \
+        pytest.approx(3 * (planner.seconds((4, 4, 256), 1, 30000, **mine)
+                           - slices.GROUP_OVERHEAD_S))
+    with pytest.raises(LengthgenError, match="FLOPs of its step"):
+        planner.seconds((4, 4, 256), 1, 30000)
     assert rates.state_bytes((6, 4, 256)) > slices.HANDOFF_FILE_BYTES \
         > rates.state_bytes((1, 2, 256))
 
@@ -349,9 +360,10 @@ def test_a_job_alone_is_planned_at_one_models_rate_plus_its_host_work():
     rate = cost.one_model_steps_per_s(flops, shape)
     assert rate < 30 and alone == pytest.approx(
         10000 / rate * slices.MARGIN + slices.GROUP_OVERHEAD_S + 78)
-    assert planner.seconds(shape, 1, 10000) < alone / 2   # the stacked rate (the old estimate)
+    # the stacked rate (the old estimate)
+    assert planner.seconds(shape, 1, 10000, flops=flops) < alone / 2
     assert planner.largest(shape, [10000] * 4, 3600, 4, alone=True, flops=flops) == 1
-    assert planner.largest(shape, [10000] * 4, 3600, 4) == 4
+    assert planner.largest(shape, [10000] * 4, 3600, 4, flops=flops) == 4
     planner.measure(shape, 4, 1000, 1.0)   # a stacked group's rate says nothing of one alone
     assert planner.seconds(shape, 1, 10000, alone=True, host_s=78.0,
                            flops=flops) == pytest.approx(alone)
@@ -382,17 +394,20 @@ def test_rates_from_a_benchmark_file(tmp_path):
     bench.write_text('{"header": {"card": "X"}}\n{"kind": "engine", "shape": [2, 2, 64], '
                      '"group": 32, "model_steps_per_s": 3200.0}\nnot json\n')
     table = rates.read_bench(bench)
-    assert table.card == "X" and table.step_seconds((2, 2, 64), 32, False) == 0.01
-    assert table.step_seconds((1, 1, 16), 1, False) == 0.01   # a smaller shape: no slower
     from lengthgen.runs import cost
     flops = cost._bench_flops((2, 2, 64))   # the benchmark's step at that shape
+    assert table.card == "X" and cost.group_steps_per_s(flops, 32, table, False) == \
+        pytest.approx(3200)
+    # a smaller shape alone: no slower than the measured group's step (0.01 s)
+    assert cost.group_steps_per_s(cost._bench_flops((1, 1, 16)), 1, table, False) == \
+        pytest.approx(100)
     assert cost.one_model_steps_per_s(flops, (2, 2, 64), table) == pytest.approx(100)
     with bench.open("a") as out:   # a train() row: the rate of a job alone
         out.write('{"kind": "train()", "shape": [2, 2, 64], "group": 1, '
                   '"model_steps_per_s": 50.0}\n')
     table = rates.read_bench(bench)
     assert cost.one_model_steps_per_s(flops, (2, 2, 64), table) == 50.0
-    assert table.step_seconds((2, 2, 64), 32, False) == 0.01
+    assert cost.group_steps_per_s(flops, 32, table, False) == pytest.approx(3200)
     bench.write_text("{}\n")
     with pytest.raises(LengthgenError, match="no engine rates"):
         rates.read_bench(bench)

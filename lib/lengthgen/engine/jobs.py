@@ -68,6 +68,9 @@ class Job:
     # runs.cost.HOST_KEYS_KEPT sets), so a planner counts it once per key while kept
     host_seconds: float = 0.0
     host_key: tuple = ()
+    # does that host work now, where a caller times it apart from the training steps (a
+    # slice measures the steps' rate without it: runs.slices.run_slice); None: nothing to do
+    host_work: Callable[[], object] | None = field(default=None, repr=False, compare=False)
     # the Task of a task id (or of a function), resolved once however often grouping, sizing
     # and building ask
     _task: Task | None = field(default=None, init=False, repr=False, compare=False)

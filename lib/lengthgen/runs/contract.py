@@ -26,6 +26,11 @@ and one of three ways to get its records:
                     runs(config) -> list[dict]   one dict of params per run, each with a unique
                                                  "name" (and a "seed" where it trains)
                     run_one(params, config, device) -> dict   the metrics of one run
+                    host_key(params, config) -> hashable | None   optional, without torch:
+                                                 runs of one key share host work in a process
+                                                 (a set of Dyck words, drawn once while kept):
+                                                 a sweep takes them one after another, in one
+                                                 worker (lengthgen.runs.execute.host_units)
     planned         CONFIGS  as above, or "test" and any of "book", "paper" and "gpu" (the
                              paper's budget on a GPU) where it has no runs of its own
                     plan(config, records) -> jobs   the trainings the records call for now
@@ -76,7 +81,7 @@ PLANNED = ("CONFIGS", "plan", "spec", "engine_job", "score")
 SCALES = {"test", "book", "paper"}
 PLANNED_SCALES = SCALES | {"gpu"}   # "gpu": the paper's budget on a GPU (a planned figure's)
 CALLABLE = ("figure", "phone_figure", "data", "runs", "run_one", "trainings", "check_record",
-            "plan", "spec", "engine_job", "score", "deferred", "shared_key")
+            "plan", "spec", "engine_job", "score", "deferred", "shared_key", "host_key")
 # every name the contract gives a meaning (above, and CONFIG_KEYS: lengthgen.runs.config_keys):
 # a figure module's public names are these and no others; its own helpers start with "_", and
 # what other code needs from it lives in its paper's rows, protocol or analysis module

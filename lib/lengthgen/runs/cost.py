@@ -26,11 +26,12 @@ How the estimate is made (`estimate`):
    full group. A figure's runs of one shape and batch are one group (`Cost.groups`, at
    most MAX_GROUP), and a group step goes no faster than the fastest group step measured at
    that size (`group_ceiling_points`, interpolated the same way): a lone run of a small model
-   gets a few hundred steps a second, not thousands. One model at a time (as most figure
-   modules train today) goes at `one_model_steps_per_s`, from the `train()` rows (the one home of
-   that rate: the slices' planner uses it too), the second H200 column; runs
-   that the engine trains alone (`Training.alone`: Richard's Dyck models, which the stacked
-   forward cannot hold) get that rate in the engine column too.
+   gets a few hundred steps a second, not thousands. The one home of this rule is
+   `group_steps_per_s`, which the slices' planner calls too (for a shape not yet measured).
+   One model at a time (as most figure modules train today) goes at `one_model_steps_per_s`,
+   from the `train()` rows (the one home of that rate: the slices' planner uses it too), the
+   second H200 column; runs that the engine trains alone (`Training.alone`: Richard's Dyck
+   models, which the stacked forward cannot hold) get that rate in the engine column too.
 3. The T4 (Colab's free card) has no bf16, so the library trains in fp32 there: a step takes
    the longer of the H200's time (the launch-bound floor) and its FLOPs at the T4's fp32 peak
    (8.1 TFLOPS) times the best fraction of its own peak the H200 reached in the benchmark
@@ -219,7 +220,6 @@ def _bench_flops(shape: tuple) -> float:
         batch=workload["batch_size"], tokens=tokens, steps=1).flops_per_step()
 
 
-@functools.cache
 def measured_points(kind: str = "engine") -> tuple:
     """((FLOPs per step, model-steps/s), ...) per benchmarked shape, smallest first: the best
     rate of the engine's stacked groups ("engine") or of `train()` ("train()"), in the built-in
@@ -228,12 +228,7 @@ def measured_points(kind: str = "engine") -> tuple:
         raise LengthgenError(f"unknown trainer {kind!r}; valid: engine, {SINGLE_KIND}")
     if kind == SINGLE_KIND:
         return _one_model_points(H200)
-    best: dict = {}
-    for row in rate_table()["rows"]:
-        if row["kind"] in ENGINE_KINDS:
-            shape = tuple(row["shape"])
-            best[shape] = max(best.get(shape, 0.0), row["model_steps_per_s"])
-    return tuple(sorted((_bench_flops(shape), rate) for shape, rate in best.items()))
+    return _group_points(H200, True)[0]
 
 
 @functools.cache
@@ -291,16 +286,50 @@ def one_model_steps_per_s(flops: float, shape: tuple | None = None,
     return min(points[0][1], throughput / flops)
 
 
-@functools.cache
 def group_ceiling_points() -> tuple:
     """((FLOPs per step, group-steps/s), ...) per benchmarked shape: the fastest step of a whole
     stacked group measured at that shape (at its smallest group: launch-bound)."""
+    return _group_points(H200, True)[1]
+
+
+@functools.cache
+def _group_points(table: RateTable, graphs: bool) -> tuple:
+    """(best model-steps/s, fastest group step) per benchmarked shape of a table's stacked
+    rows, each as ((FLOPs per step, rate), ...) smallest first. graphs: the rows replayed as
+    CUDA graphs count too; else the eager rows alone (all, where a table has none)."""
+    stacked = [r for r in table.rates if not r.single]
+    rows = stacked if graphs else ([r for r in stacked if not r.graphs] or stacked)
     best: dict = {}
-    for row in rate_table()["rows"]:
-        if row["kind"] in ENGINE_KINDS:
-            shape = tuple(row["shape"])
-            best[shape] = max(best.get(shape, 0.0), row["model_steps_per_s"] / row["group"])
-    return tuple(sorted((_bench_flops(shape), rate) for shape, rate in best.items()))
+    step: dict = {}
+    for r in rows:
+        best[r.shape] = max(best.get(r.shape, 0.0), r.model_steps_per_s)
+        step[r.shape] = max(step.get(r.shape, 0.0), r.model_steps_per_s / r.group)
+    return (tuple(sorted((_bench_flops(shape), rate) for shape, rate in best.items())),
+            tuple(sorted((_bench_flops(shape), rate) for shape, rate in step.items())))
+
+
+def group_steps_per_s(flops: float, group: int | None = None, table: RateTable | None = None,
+                      graphs: bool = True) -> float:
+    """Model-steps per second of a stacked group of `group` runs of `flops` FLOPs per step
+    each (`Training.flops_per_step`) on the card of `table` (a `runs.rates.RateTable`, the
+    built-in H200 table by default): the one home of a stacked group's rate, which `figure
+    cost` (its engine column, `h200_steps_per_s`) and the slices' planner (`runs.slices.Planner`,
+    for a shape its slice has not measured yet) both call, so they cannot disagree.
+
+    The rule (the module docstring, point 2): per benchmarked shape, its best model-steps/s
+    and its fastest group step, placed at the benchmark workload's FLOPs per step
+    (`_bench_flops`); the FLOP/s at `flops` interpolated linearly in (log FLOPs per step, log
+    FLOP/s) between those shapes and held at the end values outside, no faster than the
+    smallest shape's model-steps/s (launch-bound), and with a `group`, no more than `group`
+    times the fastest group step there (interpolated the same way). graphs: the rows of steps
+    replayed as CUDA graphs count (as `figure cost` and a slice with --graphs on CUDA step);
+    else the eager rows alone."""
+    points, ceiling = _group_points(table if table is not None else H200, graphs)
+    throughput = _log_interpolate([(f, f * r) for f, r in points], flops)
+    rate = min(points[0][1], throughput / flops)
+    if group is not None:
+        rate = min(rate, group * _log_interpolate(ceiling, flops))
+    return rate
 
 
 def _log_interpolate(points, x: float) -> float:
@@ -319,18 +348,14 @@ def _log_interpolate(points, x: float) -> float:
 def h200_steps_per_s(flops: float, kind: str = "engine", group: int | None = None,
                      shape: tuple | None = None) -> float:
     """Model-steps per second on the H200 for a run of `flops` FLOPs per step (the module
-    docstring, point 2): the FLOP/s reached at that size, interpolated, and no more than the
-    smallest shape's rate; with a `group` of runs stepped together (engine), also no more than
-    `group` times the fastest group step measured at that size. kind "train()": one model at
-    a time, `one_model_steps_per_s` (of `shape`, where the caller knows it)."""
+    docstring, point 2): kind "engine", in a stacked `group` of such runs (`group_steps_per_s`;
+    None: a full group); kind "train()", one model at a time (`one_model_steps_per_s`, of
+    `shape` where the caller knows it)."""
     if kind == SINGLE_KIND:
         return one_model_steps_per_s(flops, shape)
-    points = measured_points(kind)
-    throughput = _log_interpolate([(f, f * r) for f, r in points], flops)
-    rate = min(points[0][1], throughput / flops)
-    if kind == "engine" and group is not None:
-        rate = min(rate, group * _log_interpolate(group_ceiling_points(), flops))
-    return rate
+    if kind != "engine":
+        raise LengthgenError(f"unknown trainer {kind!r}; valid: engine, {SINGLE_KIND}")
+    return group_steps_per_s(flops, group)
 
 
 def _best_efficiency() -> float:

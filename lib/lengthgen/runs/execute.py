@@ -60,6 +60,30 @@ def plan(figure_id: str, scale: str, device: str = "cpu", threads: int = DEFAULT
             for params in module_runs(module, scale)]
 
 
+def host_units(specs: list[RunSpec]) -> list[list[RunSpec]]:
+    """The runs in the units a sweep takes whole, one after another and in one worker: the
+    runs of one host key (the figure's optional `host_key(params, config)`, read without
+    torch: work on the host that runs share in a process, such as a set of Dyck words drawn once
+    while the process keeps it, richard.protocol), at the place of the first of them; a run
+    without a key is a unit of its own. Only the order changes: each run's params, name and
+    record stay as they are (a plain CPU sweep of Fig. 6 in its runs' order cycles through 12
+    sets of words a variant, more than a process keeps, and drew each set five times)."""
+    units: list[list[RunSpec]] = []
+    at: dict = {}
+    for spec in specs:
+        key_of = getattr(experiment(spec.figure_id), "host_key", None)
+        key = None if key_of is None else key_of(spec.params, spec.config)
+        if key is None:
+            units.append([spec])
+            continue
+        key = (spec.figure_id, spec.scale, key)
+        if key not in at:
+            at[key] = len(units)
+            units.append([])
+        units[at[key]].append(spec)
+    return units
+
+
 _fresh_after: float | None = None
 PREFLIGHT: dict = {}   # module name -> check(): what a module's runs need, checked before any run
 

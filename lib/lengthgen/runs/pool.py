@@ -5,7 +5,7 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 
 from lengthgen.errors import LengthgenError
-from lengthgen.runs.execute import Outcome, RunSpec, execute
+from lengthgen.runs.execute import Outcome, execute
 
 
 def _worker_init(threads: int, notes: str) -> None:
@@ -31,14 +31,36 @@ def _worker_init(threads: int, notes: str) -> None:
         os._exit(3)
 
 
-def _execute_noted(spec: RunSpec, notes: str, index: int) -> Outcome:
-    """execute(spec) in a worker, after leaving a note that it started (so that, if the worker
-    dies, the driver knows which runs were in flight and which never began)."""
+def _execute_noted(unit: list, notes: str, index: int) -> Outcome:
+    """execute() of each run of a unit in a worker, one after another, after leaving a note
+    that it started (so that, if the worker dies, the driver knows which units were in flight
+    and which never began). One Outcome for the unit; a record that cannot be written stops
+    it there."""
     try:
         Path(notes, f"{index}.started").touch()
     except OSError:
         pass
-    return execute(spec)
+    outcome = Outcome()
+    for spec in unit:
+        done = execute(spec)
+        outcome.records += done.records
+        outcome.errors += done.errors
+        if done.unwritten:
+            outcome.unwritten = done.unwritten
+            break
+    return outcome
+
+
+def spread(units: list, workers: int) -> list:
+    """Units for `workers` processes: as given (runs of one host key to one worker) where there
+    are at least as many as workers, else the largest split in halves until there are (or
+    every unit is one run): a worker idle costs more than drawing a set of words twice."""
+    units = [list(unit) for unit in units]
+    while len(units) < workers and max(len(unit) for unit in units) > 1:
+        big = max(range(len(units)), key=lambda i: len(units[i]))
+        half = (len(units[big]) + 1) // 2
+        units[big:big + 1] = [units[big][:half], units[big][half:]]
+    return units
 
 
 def _stop(pool, futures) -> None:
@@ -56,23 +78,30 @@ MAX_WORKER_LOSSES = 2  # a run in flight when its worker died this often is repo
 QUIET_TRACKER = "ignore:resource_tracker:UserWarning"
 
 
-def run_pool(specs, workers):
+def run_pool(specs, workers, units=None):
     """Worker processes (spawned: a fresh interpreter each, safe with torch's threads).
 
-    A worker that dies (killed, out of memory) breaks the whole pool; a new pool then takes the
-    runs that were not done, so only the run(s) the dead worker was computing are at risk: one
-    whose worker died MAX_WORKER_LOSSES times is reported as failed, the others go on (as on
-    Ray). A worker that cannot start says why, once, instead of failing every run alike."""
+    units: lists of the specs a worker takes whole, one after another (runs sharing host work,
+    `execute.host_units`; `spread` over the workers); default, each run alone. A worker that
+    dies (killed, out of memory) breaks the whole pool; a new pool then takes the units that
+    were not done, so only the unit(s) the dead worker was computing are at risk (computed
+    again whole): one whose worker died MAX_WORKER_LOSSES times is reported as failed, the
+    others go on (as on Ray). A worker that cannot start says why, once, instead of failing
+    every run alike."""
     import multiprocessing
     import tempfile
     from concurrent.futures.process import BrokenProcessPool
     threads = specs[0].threads
+    units = spread(units if units is not None else [[spec] for spec in specs], workers)
+
+    def failed(index, reason):   # every run of a unit, failed for one reason
+        return Outcome(errors=[(spec.name, reason) for spec in units[index]])
     context = multiprocessing.get_context("spawn")
     # a killed worker leaves the pool's semaphores to multiprocessing's resource tracker, which
     # warns about them at exit in several lines; it takes its warning filters from ours
     if QUIET_TRACKER not in sys.warnoptions:
         sys.warnoptions.append(QUIET_TRACKER)
-    pending = list(range(len(specs)))
+    pending = list(range(len(units)))
     losses, barren = {}, 0
     with tempfile.TemporaryDirectory(prefix="lengthgen-workers-") as notes:
         while pending:
@@ -91,7 +120,7 @@ def run_pool(specs, workers):
                 try:
                     for index in pending:
                         try:
-                            futures[pool.submit(_execute_noted, specs[index], notes,
+                            futures[pool.submit(_execute_noted, units[index], notes,
                                                 index)] = index
                         except BrokenProcessPool:   # broke while submitting: the rest waits
                             broken.append(index)
@@ -107,9 +136,8 @@ def run_pool(specs, workers):
                             broken.append(index)
                             continue
                         except Exception as e:  # e.g. a result that cannot be sent back
-                            outcome = Outcome(errors=[(specs[index].name,
-                                                       f"worker error: {e.__class__.__name__}: "
-                                                       f"{str(e)[:200]}")])
+                            outcome = failed(index, f"worker error: {e.__class__.__name__}: "
+                                                    f"{str(e)[:200]}")
                         finished += 1
                         yield outcome
                 except GeneratorExit:   # the driver stops the sweep (its records cannot be
@@ -119,7 +147,7 @@ def run_pool(specs, workers):
             if broken and startup.exists():
                 reason = f"a worker process could not start ({startup.read_text()[:300]})"
                 for index in broken:
-                    yield Outcome(errors=[(specs[index].name, reason)])
+                    yield failed(index, reason)
                 return
             started = any(note.name.endswith(".started") for note in Path(notes).iterdir())
             barren = 0 if finished or started else barren + 1
@@ -127,7 +155,7 @@ def run_pool(specs, workers):
                 reason = (f"worker processes died {barren} times in a row before starting a run "
                           f"(killed, or out of memory while starting; try fewer --workers)")
                 for index in broken:
-                    yield Outcome(errors=[(specs[index].name, reason)])
+                    yield failed(index, reason)
                 return
             pending = []
             for index in sorted(broken):
@@ -136,9 +164,10 @@ def run_pool(specs, workers):
                 if losses.get(index, 0) >= MAX_WORKER_LOSSES:
                     reason = (f"its worker process died {losses[index]} times (killed, or out "
                               f"of memory)")
-                    yield Outcome(errors=[(specs[index].name, reason)])
+                    yield failed(index, reason)
                 else:
                     pending.append(index)
             if pending:
-                print(f"a worker process died; restarting the pool for the {len(pending)} "
-                      f"run(s) not done", file=sys.stderr, flush=True)
+                print(f"a worker process died; restarting the pool for the "
+                      f"{sum(len(units[i]) for i in pending)} run(s) not done", file=sys.stderr,
+                      flush=True)

@@ -1,5 +1,5 @@
-"""How long a stacked group of the engine takes a step, from measured rates: what a slice plans
-with, so that it starts only jobs that finish in the time it has.
+"""The engine's measured rates on a card: what a slice plans with, so that it starts only jobs
+that finish in the time it has.
 
 The built-in table (`H200`) is the benchmark of 2026-11-28 on one NVIDIA H200 (torch 2.11.0,
 CUDA 13.0, commit 6718b4949bcb, batch 64, Len <= 50): `benchmarks/bench_engine.py` rows
@@ -9,19 +9,16 @@ CUDA 13.0, commit 6718b4949bcb, batch 64, Len <= 50): `benchmarks/bench_engine.p
 profile.jsonl, copied from the project's GPU-run folder gpu-runs/2026-11-28-h200 (its README
 describes the run). A newer benchmark's bench.jsonl is read by `read_bench` (`--rates FILE`).
 
-The model, stated: a step of a group of n decoders of shape s costs what a step of a group of
-n * cost(s) / cost(R) decoders of a measured shape R costs, where R is the cheapest measured
-shape with at least s's layers and cost (cost: layers x (12 d^2 + 100 d), the multiply-adds a
-token of one model). Between two measured group sizes the time of a step is interpolated
-linearly; below the smallest it is the smallest's (launch-bound: a smaller group is no slower);
-above the largest it grows in proportion to the group (compute-bound). Where no measured shape
-is as large, R is the largest (so the group counts as more than n of R's). Every choice errs
-on the slow side: the group of 19 one-layer width-128 jobs of the run's first slice ended in
-184 s (its last members at 30k steps, most others at 3,000, where they stopped); this model
-gives 267 s for 30k steps.
+How long a stacked group's step takes is not modelled here: `runs.cost.group_steps_per_s`
+reads a table's stacked rows (by the FLOPs per step of the group's runs, their batch and length
+in it) for the slice's planner (`runs.slices.Planner`) and `figure cost` alike, so the two
+cannot disagree on a group. Against the run's first slice: its group of 19 one-layer
+width-128 jobs ended in 184 s (its last members at 30k steps, most others at 3,000, where they
+stopped); that rule gives about 190 s for 30k steps at the benchmark's workload (the rule
+this module held until then, by shape and group size, gave 267 s).
 
 A job the engine trains alone (`engine.jobs`, "Alone": Richard's Dyck models) steps one model at
-a time, eagerly, as `train()` does: this shape rule does not time it. The one-model rate's
+a time, eagerly, as `train()` does: a stacked group's rate does not time it. The one-model rate's
 home, `runs.cost.one_model_steps_per_s`, does, from a table's `train()` rows (`Rate.single`)
 and the FLOPs of the job's step, for the slice's planner (`runs.slices.Planner`) and `figure
 cost` alike; host work before a job's first step (`Job.host_seconds`: a Dyck job's training
@@ -65,30 +62,6 @@ class RateTable:
     card: str              # the card the rates were measured on (torch's device name)
     source: str            # where they come from
     rates: tuple
-
-    def step_seconds(self, shape: Shape, n: int, graphs: bool) -> float:
-        """Seconds one step of a stacked group of `n` decoders of `shape` takes (module
-        docstring); the `train()` rows are not read here (`runs.cost.one_model_steps_per_s`)."""
-        stacked = [r for r in self.rates if not r.single]
-        rows = [r for r in stacked if r.graphs == graphs] or stacked
-        shapes = sorted({r.shape for r in rows}, key=shape_cost)
-        cost = shape_cost(shape)
-        covering = [s for s in shapes if s[0] >= shape[0] and shape_cost(s) >= cost]
-        ref = covering[0] if covering else shapes[-1]
-        points = sorted((r.group, r.group / r.model_steps_per_s) for r in rows if r.shape == ref)
-        return _interpolate(points, n * cost / shape_cost(ref))
-
-
-def _interpolate(points: list, n: float) -> float:
-    (g0, t0), (g1, t1) = points[0], points[-1]
-    if n <= g0:
-        return t0
-    if n >= g1:
-        return t1 * n / g1
-    for (ga, ta), (gb, tb) in zip(points, points[1:]):
-        if ga <= n <= gb:
-            return ta + (tb - ta) * (n - ga) / (gb - ga)
-    return t1   # unreachable: the points are sorted
 
 
 RATES_FILE = Path(__file__).resolve().parents[1] / "data" / "h200_rates.json"

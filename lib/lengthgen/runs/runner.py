@@ -21,7 +21,8 @@ from pathlib import Path
 
 from lengthgen.config import get_device, get_scale
 from lengthgen.errors import LengthgenError
-from lengthgen.runs.execute import DEFAULT_THREADS, RunSpec, execute, plan, run_preflight
+from lengthgen.runs.execute import (DEFAULT_THREADS, RunSpec, execute, host_units, plan,
+                                     run_preflight)
 from lengthgen.runs.folders import (IN_PROGRESS, _done, _mark, in_progress,  # noqa: F401
                                     marker_problems, refresh_marker, sweep_lock)
 from lengthgen.runs.pool import run_pool
@@ -191,7 +192,9 @@ def _sweep(figure_id, scale, device, force, root, progress, workers, threads, ba
                 raise LengthgenError(f"cannot write the sweep's marker into {folder} "
                                      f"({e.strerror or e.__class__.__name__}); free space in "
                                      f"(or fix) the folder first") from None
-        outcomes = _execute_all(todo, workers, progress, backend, figure_id, scale)
+        # runs that share host work (a set of Dyck words) one after another, in one worker
+        units = host_units(todo)
+        outcomes = _execute_all(units, workers, progress, backend, figure_id, scale)
         try:
             for outcome in outcomes:
                 for record in outcome.records:
@@ -230,8 +233,11 @@ def _sweep(figure_id, scale, device, force, root, progress, workers, threads, ba
     return [done[spec.name] for spec in specs]
 
 
-def _execute_all(specs, workers, progress, backend, figure_id, scale):
+def _execute_all(units, workers, progress, backend, figure_id, scale):
+    """The outcomes of the runs of `units` (lists of RunSpecs, `host_units`), in that order
+    (in process), or as they finish (workers: a unit to one worker where there are enough)."""
     from tqdm.auto import tqdm
+    specs = [spec for unit in units for spec in unit]
     bar = tqdm(total=len(specs), disable=not progress or not specs,
                desc=f"{figure_id}/{scale}", unit="run", file=sys.stderr)
     outcomes = ()
@@ -241,7 +247,7 @@ def _execute_all(specs, workers, progress, backend, figure_id, scale):
         elif workers == 1 or len(specs) <= 1:
             outcomes = (execute(spec) for spec in specs)
         else:
-            outcomes = run_pool(specs, workers)
+            outcomes = run_pool(specs, workers, units)
         for outcome in outcomes:
             bar.update(len(outcome.records) + len(outcome.errors))
             for name, message in outcome.errors:

@@ -37,7 +37,8 @@ from pathlib import Path
 from typing import Callable
 
 from lengthgen.errors import LengthgenError
-from lengthgen.runs.cost import HOST_KEYS_KEPT, job_flops, job_shape, one_model_steps_per_s
+from lengthgen.runs.cost import (HOST_KEYS_KEPT, group_steps_per_s, job_flops, job_shape,
+                                  one_model_steps_per_s)
 from lengthgen.runs.rates import state_bytes as state_size
 
 STATE_BYTES = 15 * 2 ** 20       # the old hand-off of `--states-out`, in all
@@ -231,20 +232,22 @@ def pack_states(states: dict, out: Path, files: int = HANDOFF_FILES,
 
 # ---- planning with rates -------------------------------------------------------------------
 class Planner:
-    """How long a group of a shape takes: the slower of a rate table's estimate (`runs.rates`,
-    with a margin) and what this slice measured on the shape (which counts the other workers
-    on the card); None where neither knows the shape (the job then starts, as slices did
-    before rates). A table's rates are of one process on the card: for shapes in `careful`
-    (jobs that must finish in this allotment, their states too large to hand on) they are
-    divided among the `share` workers of the slice. A job trained alone (`alone`: one model,
+    """How long a group of a shape takes: the slower of a rate table's estimate (with a margin: a
+    stacked group of runs of `flops` FLOPs per step each at `figure cost`'s rate,
+    `runs.cost.group_steps_per_s`) and what this slice measured on the shape (which counts the
+    other workers on the card); None where neither knows the shape (the job then starts, as
+    slices did before rates). A table's rates are of one process on the card: for shapes in
+    `careful` (jobs that must finish in this allotment, their states too large to hand on) they
+    are divided among the `share` workers of the slice. A job trained alone (`alone`: one model,
     eagerly, as train() steps it) goes at the one-model rate of `figure cost`
     (`runs.cost.one_model_steps_per_s`, of its shape and its step's `flops`), never at a stacked
     group's, and is measured apart from the stacked groups of its shape. `host_s`, the host's
-    work before its first step (a Dyck job's training words), is added to the table's estimate:
-    `host_seconds` gives it once per `Job.host_key` in this process while the process keeps
-    that key's work (the words are drawn once per set while the last HOST_KEYS_KEPT sets are
-    kept, `runs.cost`), after `started`; `_choose` takes jobs whose work is kept first, so that
-    a set is drawn once, as `figure cost` counts it."""
+    work before its first step (a Dyck job's training words), is added to either estimate (the
+    slice times that work apart from the steps it measures, `Job.host_work`, so it is counted
+    once, here): `host_seconds` gives it once per `Job.host_key` in this process while the
+    process keeps that key's work (the words are drawn once per set while the last
+    HOST_KEYS_KEPT sets are kept, `runs.cost`), after `started`; `_choose` takes jobs whose work
+    is kept first, so that a set is drawn once, as `figure cost` counts it."""
 
     def __init__(self, table=None, graphs: bool = False, share: int = 1,
                  careful=lambda shape: False):
@@ -259,17 +262,17 @@ class Planner:
         if steps <= 0:
             return 0.0
         estimates = []
-        if (shape, alone) in self.measured:   # its host work is in the steps measured
+        if (shape, alone) in self.measured:   # steps timed without host work: it is added
             size, per_step = self.measured[shape, alone]
-            estimates.append(steps * per_step * max(1.0, n / size))
+            estimates.append(steps * per_step * max(1.0, n / size) + host_s)
         if self.table is not None:
+            if flops is None:
+                raise LengthgenError("a job is planned from the FLOPs of its step "
+                                     "(runs.cost.job_flops)")
             if alone:
-                if flops is None:
-                    raise LengthgenError("a job trained alone is planned from the FLOPs of its "
-                                         "step (runs.cost.job_flops)")
                 per_step = 1 / one_model_steps_per_s(flops, shape, self.table)
-            else:
-                per_step = self.table.step_seconds(shape, n, self.graphs)
+            else:   # figure cost's rate of that group (its one home)
+                per_step = n / group_steps_per_s(flops, n, self.table, self.graphs)
             if self.careful(shape):
                 per_step *= self.share
             estimates.append(steps * per_step * MARGIN + GROUP_OVERHEAD_S + host_s)
@@ -400,8 +403,9 @@ def _choose(pending, jobs, resumable, worker, left, planner, max_group, until_st
         # its words) is done once per process and word set (a resumed job in a new process
         # draws again)
         head = jobs[specs[0].name]
+        flops = max(job_flops(jobs[s.name]) for s in specs)   # a group pads to its longest
         n = planner.largest(job_shape(head), remaining, left, max_group, head.alone,
-                            planner.host_seconds(head), job_flops(head) if head.alone else None)
+                            planner.host_seconds(head), flops)
         refused += len(specs) - n
         chosen = [spec for spec in specs[:n] if take(spec.name)]
         if chosen:
@@ -520,9 +524,16 @@ def run_slice(work: SliceWork, device, deadline: float, *, worker: int = 0,
         started = run_started(str(device), torch.get_num_threads())
         t0 = time.perf_counter()
         try:
+            # the host work first (a Dyck job's words), timed apart: the rate measured below
+            # is the steps' alone, host work being counted by Job.host_seconds, once a key
+            for spec in chosen:
+                if jobs[spec.name].host_work is not None:
+                    jobs[spec.name].host_work()
+            host_s = time.perf_counter() - t0
             outcomes = train_jobs([jobs[s.name] for s in chosen], device,
                                   sampler=work.sampler, until_step=until_step, resume=resume,
-                                  deadline=Deadline(t0 + (deadline - time.time()), stop),
+                                  deadline=Deadline(time.perf_counter()
+                                                    + (deadline - time.time()), stop),
                                   max_group=max_group, graphs=graphs, compile=compile)
         except Exception as e:   # one failed group costs its jobs, not the slice's other work
             counts["failed_groups"] = counts.get("failed_groups", 0) + 1
@@ -536,8 +547,8 @@ def run_slice(work: SliceWork, device, deadline: float, *, worker: int = 0,
         reached = max([o.result.steps if o.result is not None else o.state["step"]
                        for o in outcomes if o.result is not None or o.state is not None],
                       default=first)
-        planner.measure(job_shape(jobs[chosen[0].name]), len(chosen), reached - first, seconds,
-                        jobs[chosen[0].name].alone)
+        planner.measure(job_shape(jobs[chosen[0].name]), len(chosen), reached - first,
+                        seconds - host_s, jobs[chosen[0].name].alone)
         for spec in chosen:   # their host work (a Dyck job's words) is done in this process
             planner.started(jobs[spec.name])
         if stop.orphaned:   # the parent is gone: whoever ran it has packed what it had

@@ -162,13 +162,16 @@ def job(spec: dict, name: str = "") -> Job:
     uniform variants freeze their token embeddings, and uniform-pm1-v its projections, eq1 is
     not a Decoder, and every paper config has dropout 0.1), so a slice's trajectory is
     `trained_model`'s. name: the caller's name for it (a planned figure's records). Its
-    `host_seconds`: drawing its training set (`drawing_seconds`), for the planners."""
+    `host_seconds`: drawing its training set (`drawing_seconds`), for the planners; its
+    `host_work` draws it (`drawn_words`), for a slice that times the drawing apart."""
     from lengthgen.engine.jobs import Job
     model = DyckModelConfig(variant=spec["variant"], n_positions=2 * spec["n"],
                             dropout=spec.get("dropout", 0.0), **decoder_sizes(spec))
+    drawn = words_key(spec) is not None
     return Job(lambda: _WordsAtFirstBatch(spec), model.to_dict(), train_config(spec),
                name=name, kind="dyck", host_seconds=drawing_seconds(spec),
-               host_key=_words_key(spec) if spec.get("train_size") is not None else ())
+               host_key=words_key(spec) or (),
+               host_work=functools.partial(drawn_words, spec) if drawn else None)
 
 
 def drawing_seconds(spec: dict) -> float:
@@ -277,6 +280,13 @@ def drawn_words(spec: dict) -> tuple:
     """`training_words` of a spec with a finite training set, drawn once per process: a
     slice's job and the scoring of its model share one draw."""
     return _words(_words_key(spec))
+
+
+def words_key(spec: dict) -> tuple | None:
+    """The key of a spec's set of training words (None: fresh words at every step, nothing
+    drawn up front): runs of one key share one draw in a process (`Job.host_key`, and a
+    figure's `host_key` for the runner, lengthgen.runs.contract)."""
+    return _words_key(spec) if spec.get("train_size") is not None else None
 
 
 def _words_key(spec: dict) -> tuple:

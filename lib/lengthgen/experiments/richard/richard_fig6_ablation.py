@@ -76,6 +76,13 @@ def score(model, job, result, config, device, group_size):
                     device)
 
 
+def host_key(params, config):
+    """The run's set of training words: the 12 sets of a variant, cycled five times in the
+    runs' order, are more than a process keeps (runs.cost.HOST_KEYS_KEPT), so a sweep
+    takes the runs of one set one after another (lengthgen.runs.execute.host_units)."""
+    return protocol.words_key(_model_spec(params, config))
+
+
 def run_one(params, config, device):
     model, words = trained_model(_model_spec(params, config), device)
     return _measure(model, words, params, config, device)

@@ -290,6 +290,7 @@ def estimate(config: dict, records: dict, table, graphs: bool = True,
     decoder shape, the jobs the records call for now, the group size whose group finishes in
     `usable_s` (one allotment's time for one job, chained), the GPU minutes at that size, and
     the jobs that cannot finish in one allotment even alone."""
+    from lengthgen.runs.cost import job_flops
     planner = Planner(table, graphs)
     shapes: dict = {}
     for job in plan(config, records, slices=False):
@@ -299,12 +300,15 @@ def estimate(config: dict, records: dict, table, graphs: bool = True,
     for shape, jobs in sorted(shapes.items(), key=lambda kv: shape_cost(kv[0])):
         jobs.sort(key=lambda j: (j.setting.step_cap(config["steps"]), j.name))
         steps = [j.setting.step_cap(config["steps"]) for j in jobs]
-        n = planner.largest(shape, steps, usable_s, len(jobs))
+        # FLOPs per step of each job (its task's lengths in it); a group pads to its longest
+        flops = [job_flops(to_engine_job(j, config)) for j in jobs]
+        n = planner.largest(shape, steps, usable_s, len(jobs), flops=max(flops))
         size = max(n, 1)
-        seconds = sum(planner.seconds(shape, len(steps[k:k + size]), max(steps[k:k + size]))
+        seconds = sum(planner.seconds(shape, len(steps[k:k + size]), max(steps[k:k + size]),
+                                      flops=max(flops[k:k + size]))
                       for k in range(0, len(jobs), size))
-        too_long = [j.name for j, st in zip(jobs, steps)
-                    if planner.seconds(shape, 1, st) > usable_s]
+        too_long = [j.name for j, st, f in zip(jobs, steps, flops)
+                    if planner.seconds(shape, 1, st, flops=f) > usable_s]
         rows.append({"shape": list(shape), "jobs": len(jobs), "steps": sorted(set(steps)),
                      "group": n, "minutes": round(seconds / 60, 1), "too_long": too_long})
     return rows
