@@ -468,6 +468,30 @@ def test_a_slice_scores_stored_models_in_time_it_could_not_train_them(tmp_path, 
     assert warm["recorded"] == warm["reused_weights"] == 4 and warm["not_started"] == 0
 
 
+def test_a_stored_model_whose_words_cannot_be_drawn_in_time_is_left(tmp_path, dyck_cache,
+                                                                   monkeypatch):
+    """Scoring a stored model needs its training words too, drawn again by a process that no
+    longer keeps them: with 20 s left and their drawing made to take 100 s, a slice scores
+    none of Fig. 5's four stored models (every one has such words) and leaves them to a later
+    slice, which scores them all from the store."""
+    from lengthgen.experiments.richard import protocol
+    from lengthgen.runs.rates import H200
+    planned.run_slice(SHARING[0], "test", tmp_path, CPU, time.time() + 300,
+                      log=lambda *a, **k: None)
+    module = experiment("richard-fig5-spectrum")
+    jobs = [module.engine_job(j, module.CONFIGS["test"])
+            for j in planned.pending("richard-fig5-spectrum", "test", tmp_path)]
+    assert len(jobs) == 4 and all(j.host_key for j in jobs)
+    with monkeypatch.context() as slow:
+        slow.setattr(protocol, "drawing_seconds", lambda spec: 100.0)
+        counts = planned.run_slice("richard-fig5-spectrum", "test", tmp_path, CPU,
+                                   time.time() + 20, log=lambda *a, **k: None, rates=H200)
+    assert counts["recorded"] == 0 and counts["not_started"] == 4
+    later = planned.run_slice("richard-fig5-spectrum", "test", tmp_path, CPU,
+                              time.time() + 20, log=lambda *a, **k: None, rates=H200)
+    assert later["recorded"] == later["reused_weights"] == 4
+
+
 def test_a_corrupt_or_foreign_stored_training_is_ignored_and_trained_again(tmp_path, dyck_cache,
                                                                            monkeypatch):
     """Three stored files found wanting: bytes that are no checkpoint, another model's file

@@ -495,10 +495,14 @@ def run_slice(work: SliceWork, device, deadline: float, *, worker: int = 0,
                 counts["from_states"] += 1
             continue
         # trained already, by this work or another (runs.trained): scored, not planned
+        # (scoring needs the job's host work too: its words, drawn again where this process
+        # no longer keeps them; it starts only with that time left)
         reused = shared.first(pending, jobs, lambda name: (folder / ".claims" / name).exists(),
-                              take)
+                              take, fits=lambda job: planner.host_seconds(job)
+                              <= deadline - time.time(), kept=planner.keeps)
         if reused is not None:
             spec, (model, result, weights) = reused
+            planner.started(jobs[spec.name])   # scoring draws its words where not kept
             started, t0 = run_started(str(device), torch.get_num_threads()), time.perf_counter()
             if not stop.orphaned and writes.attempt(
                     f"the record of {spec.name} into {folder}",

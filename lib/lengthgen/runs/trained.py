@@ -228,14 +228,19 @@ class Shared:
         model, result, trained_by = loaded
         return model, result, {"key": key[0], "trained_by": trained_by, "from_store": True}
 
-    def first(self, pending, jobs, claimed, take):
+    def first(self, pending, jobs, claimed, take, fits=lambda job: True,
+              kept=lambda job: False):
         """(spec, (model, result, metric)): the first pending spec whose training is stored,
-        taken by a claim (`take`), or None. A spec claimed already (by another worker) is not
-        read. Every spec's key is found here, for the locks a slice takes as it trains."""
+        taken by a claim (`take`), or None. A spec claimed already (by another worker), or
+        whose scoring cannot finish in the time left (`fits(job)`: its host work, a Dyck
+        job's words that scoring needs too, may have to be drawn again), is not read; specs
+        whose host work the process keeps (`kept(job)`) are tried first. Every spec's key is
+        found here, for the locks a slice takes as it trains."""
         for spec in pending:
             self.key(spec, jobs[spec.name])
-        for spec in pending:
-            if claimed(spec.name):
+        for spec in sorted(pending, key=lambda s: not kept(jobs[s.name])):   # stable
+            if claimed(spec.name) or self.keys[spec.name] is None \
+                    or not fits(jobs[spec.name]):
                 continue
             loaded = self.stored(spec, jobs[spec.name])
             if loaded is not None and take(spec.name):
