@@ -48,7 +48,15 @@ HANDOFF_BYTES = 64 * 2 ** 20        # 64 MiB in all
 PACK_KEY = "lengthgen_slice_states"  # a file holding several states (`pack_states`)
 MAX_STATE_FILE = 8 * 2 ** 30
 PARENT_ENV = "LENGTHGEN_SLICE_PARENT"
-MARGIN, GROUP_OVERHEAD_S = 1.05, 30.0   # on estimates from a rate table (evaluations, capture)
+# On estimates from a rate table: a group's start (graph capture) and evaluations take
+# GROUP_OVERHEAD_S, and its steps MARGIN times the table's rate. On the card's own clock
+# (benchmarks/check_cost.py: the 15 stacked groups the 2026-11-28 H200 run of the paper-budget
+# sweep timed, 3 workers sharing the card) 7 groups took longer than so planned, by up to 1.35x
+# (small shapes, one to six models: launches and the other workers). That costs no training:
+# a job still running at the end is handed on (its state kept, and packed where the hand-off
+# holds it), and a job whose state cannot be handed on is planned at the rate divided among
+# the workers (`Planner`'s `careful`), which covers every group timed (tests/test_slice_rates.py).
+MARGIN, GROUP_OVERHEAD_S = 1.05, 30.0
 
 
 # ---- lock and claims ---------------------------------------------------------------------

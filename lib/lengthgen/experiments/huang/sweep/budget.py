@@ -314,3 +314,26 @@ def estimate(config: dict, records: dict, table, graphs: bool = True,
     return rows
 
 
+
+
+def card_groups(records: dict, config: dict, card: str) -> list[dict]:
+    """The stacked groups the sweep trained on `card` (records naming that `gpu_model`), each
+    as the card timed it: its setting's shape, group size, the longest member's steps, the
+    group's wall time (evaluations, its start and the other workers on the card included),
+    whether CUDA graphs ran, and the FLOPs of its largest step (a group pads to its longest
+    member). What the estimates are checked against (benchmarks/check_cost.py,
+    tests/test_slice_rates.py)."""
+    from lengthgen.runs.cost import job_flops
+    from lengthgen.experiments.huang.sweep import protocol
+    groups: dict = {}
+    for record in records.values():
+        m, p = record["metrics"], record["params"]
+        if record.get("gpu_model") != card or not m.get("group_size"):
+            continue
+        key = (tuple(m["setting"][:3]), m["group_size"], m["train_wall_time_s"],
+               bool(m.get("cuda_graphs")))
+        job = protocol.job_for(p["task"], p["encoding"], m["setting"], p["seed"], config)
+        groups.setdefault(key, []).append((job, m["steps"]))
+    return [{"shape": shape, "size": size, "steps": max(s for _, s in members),
+             "seconds": wall, "graphs": graphs, "flops": max(job_flops(j) for j, _ in members)}
+            for (shape, size, wall, graphs), members in sorted(groups.items())]
