@@ -6,7 +6,7 @@ H200 run as the benchmark; older records name no card) says its setting, steps, 
 the stacked group it trained in and the group's wall time.
 For each group this prints the estimate's seconds (max steps x group size / the estimated
 model-steps per second at that group size) beside the measured ones, and the seconds the
-slices' planner gives the group before it has measured the shape (`runs.slices.Planner`: the
+slices' planner gives the group before it has measured the shape (`runs.planner.Planner`: the
 same rate, with its margin and a group's overhead, for 3 workers), so that the planner's
 errors on the card's own clock are in view: a group measured longer than planned is one the
 planner would start with too little time left. The measured time also
@@ -22,7 +22,7 @@ from lengthgen.experiments.huang.sweep.budget import budget_configs, card_groups
 from lengthgen.experiments.huang.sweep.huang_fig1_budget import FIGURE_ID as RECORDS_ID
 from lengthgen.runs import cost
 from lengthgen.runs.rates import H200
-from lengthgen.runs.slices import Planner
+from lengthgen.runs.planner import Planner
 
 ROOT = Path(__file__).resolve().parents[1] / "results" / RECORDS_ID / "gpu"
 

@@ -8,7 +8,8 @@ import pytest
 import torch
 
 from lengthgen.experiments.huang.sweep import budget
-from lengthgen.runs import planned, rates, slices
+from lengthgen.runs import planned, rates
+from lengthgen.runs.planner import GROUP_OVERHEAD_S, MARGIN, Planner
 
 CPU = torch.device("cpu")
 QUIET = dict(log=lambda *a, **k: None)
@@ -31,12 +32,12 @@ def test_a_slices_measured_rate_leaves_out_the_host_drawing(tmp_path, monkeypatc
     monkeypatch.setattr(protocol, "training_words", slow_words)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     protocol._words.cache_clear()
-    measure = slices.Planner.measure
+    measure = Planner.measure
 
     def noted(self, shape, n, steps, seconds, alone=False):
         measure(self, shape, n, steps, seconds, alone)
         measured.append((seconds, self.seconds(shape, 1, steps, alone)))
-    monkeypatch.setattr(slices.Planner, "measure", noted)
+    monkeypatch.setattr(Planner, "measure", noted)
     try:
         counts = planned.run_slice("richard-fig7-learned-pe", "test", tmp_path, CPU,
                                    time.time() + 300, **QUIET)
@@ -51,7 +52,7 @@ def test_a_slices_measured_rate_leaves_out_the_host_drawing(tmp_path, monkeypatc
 def test_a_measured_rate_plans_a_job_with_its_host_work_added():
     """The rate measured on a shape is of its steps alone: a job whose words are still to be
     drawn is planned with that drawing on top (the old planner left it out there)."""
-    planner = slices.Planner()
+    planner = Planner()
     planner.measure((1, 1, 4), 1, 100, 2.0, alone=True)
     assert planner.seconds((1, 1, 4), 1, 300, alone=True) == pytest.approx(6.0)
     assert planner.seconds((1, 1, 4), 1, 300, alone=True, host_s=78.0) == pytest.approx(84.0)
@@ -73,14 +74,14 @@ def test_the_planner_and_figure_cost_time_a_stacked_group_at_one_rate(n):
         s = spec.setting
         by_shape.setdefault((s.layers, s.heads, s.d_model), spec)
     assert len(by_shape) >= 4
-    planner = slices.Planner(rates.H200, graphs=True)
+    planner = Planner(rates.H200, graphs=True)
     for shape, spec in sorted(by_shape.items()):
         job = budget.to_engine_job(spec, config)
         training = cost.job_training(job, count=n)
         assert training.dims == shape and not training.alone
         figure_s = cost.estimate("f", [training]).minutes() * 60
         planned_s = planner.seconds(shape, n, job.train.steps, flops=cost.job_flops(job))
-        assert planned_s == pytest.approx(slices.MARGIN * figure_s + slices.GROUP_OVERHEAD_S,
+        assert planned_s == pytest.approx(MARGIN * figure_s + GROUP_OVERHEAD_S,
                                           rel=1e-9), (shape, n)
 
 
@@ -89,7 +90,7 @@ def test_a_job_that_cannot_be_handed_on_is_planned_no_shorter_than_the_card_took
     the paper-budget sweep timed (3 workers on the card; evaluations, the group's start and
     the other workers in its wall time) is planned at least that long when its state could not
     be handed on (`careful`: the table's rate divided among the workers). The plain estimate
-    falls short for some of them (runs.slices.MARGIN's comment), which costs no training only
+    falls short for some of them (runs.planner.MARGIN's comment), which costs no training only
     because such a job's state is handed on. (With the rate not divided, this fails.)"""
     from lengthgen.results import results_dir
     from lengthgen.runs.cost import rate_table
@@ -98,7 +99,7 @@ def test_a_job_that_cannot_be_handed_on_is_planned_no_shorter_than_the_card_took
     groups = budget.card_groups(records, config, rate_table()["card"])
     assert len(groups) >= 15
     for g in groups:
-        planner = slices.Planner(rates.H200, g["graphs"], 3, careful=lambda shape: True)
+        planner = Planner(rates.H200, g["graphs"], 3, careful=lambda shape: True)
         planned_s = planner.seconds(g["shape"], g["size"], g["steps"], flops=g["flops"])
         assert planned_s >= g["seconds"], (g["shape"], g["size"], g["steps"])
 

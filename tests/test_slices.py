@@ -16,6 +16,7 @@ from lengthgen.errors import LengthgenError
 from lengthgen.experiments.huang.sweep import budget
 from lengthgen.experiments.huang.sweep.huang_fig1_budget import FIGURE_ID as RECORDS_ID
 from lengthgen.runs import allotment, planned, rates, slices
+from lengthgen.runs.planner import GROUP_OVERHEAD_S, MARGIN, Planner
 
 CPU = torch.device("cpu")
 CONFIG = budget.budget_configs()["test"]
@@ -313,9 +314,9 @@ def _bench(shape) -> dict:
 
 
 def test_the_planner_uses_the_table_then_what_the_slice_measured():
-    planner = slices.Planner(rates.H200, graphs=True)
+    planner = Planner(rates.H200, graphs=True)
     alone = planner.seconds((6, 4, 256), 1, 60000, **_bench((6, 4, 256)))
-    assert alone == pytest.approx(60000 * 8 / 635.2 * slices.MARGIN + slices.GROUP_OVERHEAD_S)
+    assert alone == pytest.approx(60000 * 8 / 635.2 * MARGIN + GROUP_OVERHEAD_S)
     small, mid, big = _bench((1, 1, 16)), _bench((2, 2, 64)), _bench((6, 4, 256))
     n = planner.largest((1, 1, 16), [30000] * 300, 300, 256, **small)
     assert 0 < n < 256 and planner.seconds((1, 1, 16), n, 30000, **small) <= 300 \
@@ -328,16 +329,16 @@ def test_the_planner_uses_the_table_then_what_the_slice_measured():
     assert planner.seconds((2, 2, 64), 64, 30000, **mid) == pytest.approx(600)
     assert planner.largest((2, 2, 64), [30000] * 64, 400, 64, **mid) == 0
     assert planner.largest((2, 2, 64), [30000] * 64, 700, 64, **mid) == 64
-    assert slices.Planner().seconds((1, 1, 16), 4, 100) is None   # nothing known: it starts
-    measured = slices.Planner()   # no table (a CPU): the slice's own rate
+    assert Planner().seconds((1, 1, 16), 4, 100) is None   # nothing known: it starts
+    measured = Planner()   # no table (a CPU): the slice's own rate
     measured.measure((1, 1, 16), 8, 30, 3.0)
     assert measured.largest((1, 1, 16), [30] * 16, 4.0, 16) == 10   # 3.75 s for 10
     # a job that must finish in this allotment counts the other workers on the card
-    shared = slices.Planner(rates.H200, graphs=True, share=3, careful=lambda shape: True)
+    shared = Planner(rates.H200, graphs=True, share=3, careful=lambda shape: True)
     mine = _bench((4, 4, 256))
-    assert shared.seconds((4, 4, 256), 1, 30000, **mine) - slices.GROUP_OVERHEAD_S == \
+    assert shared.seconds((4, 4, 256), 1, 30000, **mine) - GROUP_OVERHEAD_S == \
         pytest.approx(3 * (planner.seconds((4, 4, 256), 1, 30000, **mine)
-                           - slices.GROUP_OVERHEAD_S))
+                           - GROUP_OVERHEAD_S))
     with pytest.raises(LengthgenError, match="FLOPs of its step"):
         planner.seconds((4, 4, 256), 1, 30000)
     assert rates.state_bytes((6, 4, 256)) > slices.HANDOFF_FILE_BYTES \
@@ -349,7 +350,7 @@ def test_a_job_alone_is_planned_at_one_models_rate_plus_its_host_work():
     planner times it by the table's train() rows, not by a stacked group's (which, launch-bound,
     step a lone decoder about twice as fast, three times as a graph), adds its host work, and
     puts it in a group of one."""
-    planner = slices.Planner(rates.H200, graphs=True)
+    planner = Planner(rates.H200, graphs=True)
     shape = (4, 4, 1024)   # the paper's Dyck decoders: covered by the 12-layer row
     single = [r.model_steps_per_s for r in rates.H200.rates
               if r.single and r.shape == (12, 12, 768)]
@@ -359,7 +360,7 @@ def test_a_job_alone_is_planned_at_one_models_rate_plus_its_host_work():
     alone = planner.seconds(shape, 1, 10000, alone=True, host_s=78.0, flops=flops)
     rate = cost.one_model_steps_per_s(flops, shape)
     assert rate < 30 and alone == pytest.approx(
-        10000 / rate * slices.MARGIN + slices.GROUP_OVERHEAD_S + 78)
+        10000 / rate * MARGIN + GROUP_OVERHEAD_S + 78)
     # the stacked rate (the old estimate)
     assert planner.seconds(shape, 1, 10000, flops=flops) < alone / 2
     assert planner.largest(shape, [10000] * 4, 3600, 4, alone=True, flops=flops) == 1
@@ -519,13 +520,13 @@ def test_the_planner_and_figure_cost_time_a_dyck_job_at_one_rate():
     training = cost.job_training(job)
     assert training.alone and training.dims == (4, 4, 1024)
     figure_s = cost.estimate("f", [training]).minutes() * 60
-    planner = slices.Planner(rates.H200, graphs=True)
+    planner = Planner(rates.H200, graphs=True)
     host = planner.host_seconds(job)
     assert host == pytest.approx(job.host_seconds) and host > 60
     planned_s = planner.seconds(cost.job_shape(job), 1, job.train.steps, True, host,
                                 cost.job_flops(job))
-    assert planned_s == pytest.approx(slices.MARGIN * (figure_s - host)
-                                      + slices.GROUP_OVERHEAD_S + host)
+    assert planned_s == pytest.approx(MARGIN * (figure_s - host)
+                                      + GROUP_OVERHEAD_S + host)
     rate = cost.one_model_steps_per_s(training.flops_per_step(), training.dims)
     assert figure_s - host == pytest.approx(job.train.steps / rate)
     assert rate > 25.4 * 2   # launch-bound at batch 8, not the 12-layer row
@@ -539,7 +540,7 @@ def test_a_slices_planner_counts_a_set_of_words_once():
     assert first.host_key and first.host_key == second.host_key
     from lengthgen.experiments.richard import protocol
     other = protocol.job({**protocol.learned_pe_models("paper")["eq1"], "seed": 1})
-    planner = slices.Planner(rates.H200)
+    planner = Planner(rates.H200)
     assert planner.host_seconds(second) == second.host_seconds and second.host_seconds > 60
     planner.started(first)
     assert planner.host_seconds(second) == 0.0
@@ -557,7 +558,7 @@ def test_a_planner_keeps_as_many_word_sets_as_a_process_does():
     spec = protocol.learned_pe_models("paper")["eq1"]
     jobs = [protocol.job({**spec, "seed": seed}) for seed in range(HOST_KEYS_KEPT + 1)]
     assert len({job.host_key for job in jobs}) == len(jobs)
-    planner = slices.Planner(rates.H200)
+    planner = Planner(rates.H200)
     for job in jobs[:-1]:
         planner.started(job)
     planner.started(jobs[0])   # used again: the most recent
@@ -577,7 +578,7 @@ def test_a_slice_takes_first_a_job_whose_words_are_drawn():
     jobs = {f"{variant}-{seed}": protocol.job({**spec, "seed": seed})
             for seed in (0, 1) for variant, spec in models.items()}
     pending = [SimpleNamespace(name=name) for name in jobs]
-    planner = slices.Planner(rates.H200)
+    planner = Planner(rates.H200)
 
     def choose():
         return slices._choose(pending, jobs, {}, 0, 10 * 3600.0, planner, 256, None,

@@ -72,7 +72,7 @@ from lengthgen.runs.rates import H200, RATES_FILE, RateTable
 ALLOTMENT_MIN = USABLE_MIN  # usable minutes of one 15-minute allotment (runs.allotment)
 # How many host_keys' work a process keeps (engine.jobs.Job.host_key; the least recently used
 # is dropped, and a job of its key does that work again): richard.protocol's drawn Dyck words,
-# and the slices' planner that counts them (runs.slices.Planner)
+# and the slices' planner that counts them (runs.planner.Planner)
 HOST_KEYS_KEPT = 8
 ENGINE_KINDS = ("engine", "engine+graph")
 MAX_GROUP = 1024            # the largest group the benchmark measured
@@ -256,7 +256,7 @@ def one_model_steps_per_s(flops: float, shape: tuple | None = None,
     its batch and sequence length are in it): model-steps per second on the card of `table` (a
     `runs.rates.RateTable`, the built-in H200 table by default). The one home of this rate:
     `figure cost`'s `train()` column and every run the engine trains alone there (`Cost.minutes`,
-    Richard's Dyck models), and the slice planner's jobs alone (`runs.slices.Planner`) call it.
+    Richard's Dyck models), and the slice planner's jobs alone (`runs.planner.Planner`) call it.
 
     Measured: the table's `train()` rows, one model at a time, group 1, at the benchmark's
     workload (batch 64, Len <= 50: its FLOPs per step by the rule of point 1, `_bench_flops`).
@@ -313,7 +313,7 @@ def group_steps_per_s(flops: float, group: int | None = None, table: RateTable |
     """Model-steps per second of a stacked group of `group` runs of `flops` FLOPs per step
     each (`Training.flops_per_step`) on the card of `table` (a `runs.rates.RateTable`, the
     built-in H200 table by default): the one home of a stacked group's rate, which `figure
-    cost` (its engine column, `h200_steps_per_s`) and the slices' planner (`runs.slices.Planner`,
+    cost` (its engine column, `h200_steps_per_s`) and the slices' planner (`runs.planner.Planner`,
     for a shape its slice has not measured yet) both call, so they cannot disagree.
 
     The rule (the module docstring, point 2): per benchmarked shape, its best model-steps/s

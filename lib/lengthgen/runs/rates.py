@@ -11,7 +11,7 @@ describes the run). A newer benchmark's bench.jsonl is read by `read_bench` (`--
 
 How long a stacked group's step takes is not modelled here: `runs.cost.group_steps_per_s`
 reads a table's stacked rows (by the FLOPs per step of the group's runs, their batch and length
-in it) for the slice's planner (`runs.slices.Planner`) and `figure cost` alike, so the two
+in it) for the slice's planner (`runs.planner.Planner`) and `figure cost` alike, so the two
 cannot disagree on a group. Against the run's first slice: its group of 19 one-layer
 width-128 jobs ended in 184 s (its last members at 30k steps, most others at 3,000, where they
 stopped); that rule gives about 190 s for 30k steps at the benchmark's workload (the rule
@@ -20,7 +20,7 @@ this module held until then, by shape and group size, gave 267 s).
 A job the engine trains alone (`engine.jobs`, "Alone": Richard's Dyck models) steps one model at
 a time, eagerly, as `train()` does: a stacked group's rate does not time it. The one-model rate's
 home, `runs.cost.one_model_steps_per_s`, does, from a table's `train()` rows (`Rate.single`)
-and the FLOPs of the job's step, for the slice's planner (`runs.slices.Planner`) and `figure
+and the FLOPs of the job's step, for the slice's planner (`runs.planner.Planner`) and `figure
 cost` alike; host work before a job's first step (`Job.host_seconds`: a Dyck job's training
 words) is added by them, once per word set (`Job.host_key`).
 """

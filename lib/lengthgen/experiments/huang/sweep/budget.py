@@ -37,7 +37,8 @@ from lengthgen.runs.allotment import USABLE_S
 from lengthgen.runs.provenance import caption, code_commit, code_commits  # noqa: F401
 from lengthgen.runs.rates import shape_cost
 from lengthgen.runs.slices import STATE_BYTES, save_states  # noqa: F401  (the slices' API here)
-from lengthgen.runs.slices import Planner, read_states
+from lengthgen.runs.planner import Planner
+from lengthgen.runs.slices import read_states
 from lengthgen.tasks import get_task
 from lengthgen.tasks.base import bin_name
 from lengthgen.tasks.metadata import algorithmic_ids, language_ids

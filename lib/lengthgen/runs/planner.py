@@ -1,0 +1,103 @@
+"""How long a slice's group of jobs takes, before and after the slice has timed its shape: the
+`Planner` the slice loop (`runs.slices`) starts jobs by, so that it starts only jobs that can
+finish in the time it has, and `budget plan --estimate` counts the rest of the sweep by.
+
+Its rates have one home each in `runs.cost` (a stacked group's `group_steps_per_s`, one model's
+`one_model_steps_per_s`), read from a `runs.rates` table; what a slice measures on a shape is
+added here, and so is the host's work before a job's first step (`Job.host_seconds`, once per
+`Job.host_key` while the process keeps it: HOST_KEYS_KEPT).
+"""
+from __future__ import annotations
+
+from lengthgen.errors import LengthgenError
+from lengthgen.runs.cost import HOST_KEYS_KEPT, group_steps_per_s, one_model_steps_per_s
+
+# On estimates from a rate table: a group's start (graph capture) and evaluations take
+# GROUP_OVERHEAD_S, and its steps MARGIN times the table's rate. On the card's own clock
+# (benchmarks/check_cost.py: the 15 stacked groups the 2026-11-28 H200 run of the paper-budget
+# sweep timed, 3 workers sharing the card) 7 groups took longer than so planned, by up to 1.35x
+# (small shapes, one to six models: launches and the other workers). That costs no training:
+# a job still running at the end is handed on (its state kept, and packed where the hand-off
+# holds it), and a job whose state cannot be handed on is planned at the rate divided among
+# the workers (`Planner`'s `careful`), which covers every group timed (tests/test_slice_rates.py).
+MARGIN, GROUP_OVERHEAD_S = 1.05, 30.0
+
+
+class Planner:
+    """How long a group of a shape takes: the slower of a rate table's estimate (with a margin: a
+    stacked group of runs of `flops` FLOPs per step each at `figure cost`'s rate,
+    `runs.cost.group_steps_per_s`) and what this slice measured on the shape (which counts the
+    other workers on the card); None where neither knows the shape (the job then starts, as
+    slices did before rates). A table's rates are of one process on the card: for shapes in
+    `careful` (jobs that must finish in this allotment, their states too large to hand on) they
+    are divided among the `share` workers of the slice. A job trained alone (`alone`: one model,
+    eagerly, as train() steps it) goes at the one-model rate of `figure cost`
+    (`runs.cost.one_model_steps_per_s`, of its shape and its step's `flops`), never at a stacked
+    group's, and is measured apart from the stacked groups of its shape. `host_s`, the host's
+    work before its first step (a Dyck job's training words), is added to either estimate (the
+    slice times that work apart from the steps it measures, `Job.host_work`, so it is counted
+    once, here): `host_seconds` gives it once per `Job.host_key` in this process while the
+    process keeps that key's work (the words are drawn once per set while the last
+    HOST_KEYS_KEPT sets are kept, `runs.cost`), after `started`; the slice loop
+    (`runs.slices._choose`) takes jobs whose work is kept first, so that a set is drawn once,
+    as `figure cost` counts it."""
+
+    def __init__(self, table=None, graphs: bool = False, share: int = 1,
+                 careful=lambda shape: False):
+        self.table, self.graphs, self.share, self.careful = table, graphs, share, careful
+        self.measured: dict = {}   # (shape, alone) -> (group size, seconds a step)
+        # the host_keys of the jobs started in this process whose work it keeps, least
+        # recently used first (dict order)
+        self.drawn: dict = {}
+
+    def seconds(self, shape, n: int, steps: int, alone: bool = False,
+                host_s: float = 0.0, flops: float | None = None) -> float | None:
+        if steps <= 0:
+            return 0.0
+        estimates = []
+        if (shape, alone) in self.measured:   # steps timed without host work: it is added
+            size, per_step = self.measured[shape, alone]
+            estimates.append(steps * per_step * max(1.0, n / size) + host_s)
+        if self.table is not None:
+            if flops is None:
+                raise LengthgenError("a job is planned from the FLOPs of its step "
+                                     "(runs.cost.job_flops)")
+            if alone:
+                per_step = 1 / one_model_steps_per_s(flops, shape, self.table)
+            else:   # figure cost's rate of that group (its one home)
+                per_step = n / group_steps_per_s(flops, n, self.table, self.graphs)
+            if self.careful(shape):
+                per_step *= self.share
+            estimates.append(steps * per_step * MARGIN + GROUP_OVERHEAD_S + host_s)
+        return max(estimates) if estimates else None
+
+    def host_seconds(self, job) -> float:
+        """The host work a job still has to do in this process: none where a job of its
+        `host_key` started here and its work is still kept (`started`, `keeps`)."""
+        return 0.0 if self.keeps(job) else job.host_seconds
+
+    def keeps(self, job) -> bool:
+        """Whether this process keeps the host work of the job's `host_key`."""
+        return bool(job.host_key) and job.host_key in self.drawn
+
+    def started(self, job) -> None:
+        if job.host_key:
+            self.drawn.pop(job.host_key, None)
+            self.drawn[job.host_key] = True   # (the most recently used, last)
+            while len(self.drawn) > HOST_KEYS_KEPT:
+                del self.drawn[next(iter(self.drawn))]
+
+    def measure(self, shape, n: int, steps: int, seconds: float, alone: bool = False) -> None:
+        if steps > 0 and seconds > 0:
+            self.measured[shape, alone] = (n, seconds / steps)
+
+    def largest(self, shape, remaining: list[int], left: float, cap: int,
+                alone: bool = False, host_s: float = 0.0, flops: float | None = None) -> int:
+        """The most jobs (in order, `remaining` steps each) that finish together in `left`
+        (a job alone: at most one)."""
+        best = 0
+        for n in range(1, min(len(remaining), 1 if alone else cap) + 1):
+            need = self.seconds(shape, n, max(remaining[:n]), alone, host_s, flops)
+            if need is None or need <= left:
+                best = n
+        return best
