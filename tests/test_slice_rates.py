@@ -22,7 +22,7 @@ def test_a_slices_measured_rate_leaves_out_the_host_drawing(tmp_path, monkeypatc
     of the shape holds no drawing (the drawing is counted once, by Job.host_seconds); the old
     slice timed the drawing into the first job's steps."""
     from lengthgen.experiments.richard import protocol
-    slow_s, draws, measured = 3.0, [], []
+    slow_s, draws, measured = 1.0, [], []
     real = protocol.training_words
 
     def slow_words(spec):
