@@ -271,7 +271,17 @@ def playground(browser, site):  # noqa: F811
     url, html = site
     page = next(html.rglob("crasp.html"))
     browser.get(f"{url}/{page.relative_to(html)}")
-    assert browser.execute_script("return typeof CRASP") == "object", "the engine did not load"
+    # the engine is a plain <script> of the page, run before its load event; once (of many
+    # runs) it was still undefined here on a loaded machine, so it is waited for (briefly),
+    # and a page without it names what the page fetched
+    from selenium.webdriver.support.ui import WebDriverWait
+    try:
+        WebDriverWait(browser, 20, poll_frequency=0.1).until(
+            lambda b: b.execute_script("return typeof CRASP") == "object")
+    except Exception:
+        fetched = browser.execute_script(
+            "return performance.getEntriesByType('resource').map(e => e.name)")
+        pytest.fail(f"the engine did not load; the page fetched {fetched}")
     return browser
 
 
