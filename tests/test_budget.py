@@ -288,6 +288,31 @@ def test_every_cell_says_how_far_it_is_and_what_it_waits_for():
     assert len(rows) == 50 and all(len(r) == len(tables.PROGRESS_HEADER) for r in rows)
 
 
+@pytest.mark.skipif(not COMMITTED.is_dir(), reason="no committed paper-budget records")
+def test_the_caption_names_every_cell_not_yet_complete_once_by_its_stage():
+    """The chapter's table of complete GPU cells lists in its caption the cells not yet
+    complete (issue 48): each named once, under its stage, and no complete cell."""
+    import re
+
+    from lengthgen.experiments.huang.sweep import tables
+    from lengthgen.models.positions import PositionalEncoding
+    from lengthgen.tasks.metadata import info
+    progress = budget.cell_progress(budget.load_job_records(COMMITTED), GPU)
+    text = tables.budget_open(progress)
+    open_cells = [p for p in progress if p["stage"] != "complete"]
+    assert open_cells and f"{len(open_cells)} of the 50 cells" in text
+    named = []
+    for part in text.split(": ", 1)[1].rstrip(".").split("; "):
+        stage, cells = part.split(": ", 1)
+        for task, encodings in re.findall(r"(.+?) \(([^()]*)\)(?:, |$)", cells):
+            named += [(stage, task, e) for e in encodings.split(" and ")]
+    assert sorted(named) == sorted((p["stage"], info(p["task"]).name,
+                                    PositionalEncoding(p["encoding"]).label)
+                                   for p in open_cells)
+    done = [{**p, "stage": "complete"} for p in progress]
+    assert tables.budget_open(done) == "All 50 cells are complete."
+
+
 def test_a_plan_left_with_only_deferred_jobs_is_not_complete(tmp_path, monkeypatch):
     """Jobs no slice can train (here: every seed but 0, as if they were the 12-layer setting)
     are deferred, not done: once the slices have trained the rest, the plan is empty but the

@@ -107,6 +107,7 @@ def glue_budget() -> None:
     baselines = [r for r in records if r["metrics"]["encoding"] == "baseline"]
     rows_budget = analysis.table(budget.cell_records(jobs, config) + baselines)
     book_text("huang-budget-status", tables.budget_status(budget.status(jobs, config)))
+    book_text("huang-budget-open", tables.budget_open(budget.cell_progress(jobs, config)))
     book_text("huang-budget-steps", f"{config['steps']:,}")
     book_table("huang-budget-cells", HTMLTable(tables.BUDGET_HEADER, tables.budget_rows(
         rows_budget, rows, config["steps"])).markdown, budget.caption(jobs))

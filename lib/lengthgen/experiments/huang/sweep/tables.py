@@ -361,6 +361,25 @@ def budget_status(status: dict) -> str:
             f"of the 12-layer setting that no slice of minutes can finish")
 
 
+def budget_open(progress: list[dict]) -> str:
+    """The cells of the paper-budget sweep not yet complete, named by stage (a caption's
+    sentence: budget.cell_progress)."""
+    stages: dict = {}
+    for p in progress:
+        if p["stage"] != "complete":
+            by_task = stages.setdefault(p["stage"], {})
+            by_task.setdefault(info(p["task"]).name, []).append(
+                PositionalEncoding(p["encoding"]).label)
+    left = sum(len(e) for by_task in stages.values() for e in by_task.values())
+    if not left:
+        return f"All {len(progress)} cells are complete."
+    parts = [f"{stage}: " + ", ".join(f"{task} ({' and '.join(encodings)})"
+                                      for task, encodings in by_task.items())
+             for stage, by_task in stages.items()]
+    return (f"Not yet complete, {left} of the {len(progress)} cells, by what they are at: "
+            + "; ".join(parts) + ".")
+
+
 PROGRESS_HEADER = ["task", "PE", "stage", "ladder rungs tried", "selected setting",
                    "its seeds recorded", "best % so far (in distribution)", "waits for"]
 
