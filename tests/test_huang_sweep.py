@@ -467,8 +467,16 @@ def test_the_gpu_count_names_its_predicted_failures_and_each_seeds_stopping_step
     gpu_rows = analysis.table([gpu, cell_record("parity", "ape", [bins(1.0, 0.5, 0.5)] * 3)])
     cpu_rows = analysis.table([cell_record("tomita1", "ape", [bins(1.0, 1.0, 1.0)] * 3)])
     assert tables.budget_agreement(gpu_rows, cpu_rows) == (
-        "2 of 2 complete cells (1 predicted success and 1 predicted failure; 1 of the 2 "
-        "already fit and agreed in the CPU runs)")
+        "2 of 2 complete cells: 1 of the 1 predicted success (1 fit) and 1 of the 1 predicted "
+        "failure (1 fit); 1 of the 2 already fit and agreed in the CPU runs")
+    # split by prediction: a predicted success that fails, and a predicted failure that
+    # never fits, are counted on their own sides
+    mixed = analysis.table([cell_record("tomita1", "ape", [bins(1.0, 0.2, 0.1)] * 3),
+                            cell_record("tomita2", "ape", [bins(1.0, 1.0, 1.0)] * 3),
+                            cell_record("parity", "ape", [bins(0.5, 0.5, 0.5)] * 3)])
+    assert tables.budget_agreement(mixed, cpu_rows) == (
+        "2 of 3 complete cells: 1 of the 2 predicted successes (2 fit) and 1 of the 1 "
+        "predicted failure (0 fit); 1 of the 3 already fit and agreed in the CPU runs")
     setting = tables.budget_rows(gpu_rows, cpu_rows, 30000)[0][4]
     assert "budget 30,000" in setting and "stopped at 3,000, 6,000, 3,000" in setting
 

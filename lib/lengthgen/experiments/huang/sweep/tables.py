@@ -322,21 +322,30 @@ def budget_rows(rows: list[dict], book_rows: list[dict], steps: int) -> list[lis
 
 
 def budget_agreement(rows: list[dict], book_rows: list[dict]) -> str:
-    """The paper-budget agreement with its scope: how many of the complete cells agree, how
-    many predicted failures they include, and how many of them already agreed (and fit) in the
-    CPU book runs."""
+    """The paper-budget agreement with its scope, split by prediction: how many of the complete
+    cells agree, of the predicted successes and of the predicted failures, how many of each
+    fit (a cell that never fits tests nothing), and how many of them already agreed (and fit)
+    in the CPU book runs."""
     a = agreement(rows)
     book = {(r["task"], r["encoding"]): r for r in book_rows}
 
+    def agrees(r):
+        return (r["predicted"] == YES) == r["ours_success"]
+
     def agreed_on_cpu(r):
         other = book.get((r["task"], r["encoding"]))
-        return other is not None and other["fit"] and \
-            (other["predicted"] == YES) == other["ours_success"]
+        return other is not None and other["fit"] and agrees(other)
+
+    def side(cells, one, many):
+        return (f"{sum(agrees(r) for r in cells)} of the {len(cells)} "
+                f"{one if len(cells) == 1 else many} ({sum(r['fit'] for r in cells)} fit)")
+    yes = [r for r in rows if r["predicted"] == YES]
+    no = [r for r in rows if r["predicted"] != YES]
     cpu = sum(agreed_on_cpu(r) for r in rows)
-    yes, no = a["predicted_yes"], a["predicted_no"]
-    return (f"{a['ours']} of {a['cells']} complete cells ({yes} predicted "
-            f"success{'' if yes == 1 else 'es'} and {no} predicted failure{'' if no == 1 else 's'};"
-            f" {cpu} of the {a['cells']} already fit and agreed in the CPU runs)")
+    return (f"{a['ours']} of {a['cells']} complete cells: "
+            f"{side(yes, 'predicted success', 'predicted successes')} and "
+            f"{side(no, 'predicted failure', 'predicted failures')}; {cpu} of the "
+            f"{a['cells']} already fit and agreed in the CPU runs")
 
 
 LINE_HEADER = ["success line (Len 101-150)", "agrees, all cells", "agrees, cells that fit",
