@@ -34,6 +34,19 @@ def _samples_records(curves):
             for q, values in curves.items() for s, v in zip((1, 10, 1000), values)]
 
 
+def test_a_markdown_literal_reads_back_as_its_text():
+    """Text pasted as Markdown keeps every character: each one Markdown reads as emphasis,
+    code or a link is escaped (and nothing else is), so undoing the escapes gives the text."""
+    special = "\\`*_[]"
+    for text in ("{0,1,2}*02* (APE and NoPE), (aa)* (NoPE)", "D_4 [x] `c` a\\b", "plain", "",
+                 "**__``[[]]\\\\"):
+        out = prose.markdown_literal(text)
+        assert re.sub(r"\\(.)", r"\1", out) == text
+        bare = re.sub(r"\\.", "", out)
+        assert not any(c in special for c in bare), out
+        assert len(out) == len(text) + sum(c in special for c in text)
+
+
 def test_samples_verdict_follows_its_rule():
     shape = {4: [0.2, 0.25, 0.3], 8: [0.3, 0.5, 0.9], 12: [0.3, 0.6, 0.95]}
     assert sweeps.samples_verdict(_samples_records(shape)) == "reproduced"

@@ -16,6 +16,7 @@ from lengthgen.config import get_device, get_scale
 from lengthgen.experiments.huang.sweep import (analysis, budget, huang_ape_data_lead,
                                                huang_fig1_algorithmic, huang_fig1_languages,
                                                huang_table6_7_hparams, leads, protocol, tables)
+from lengthgen.experiments.prose import for_reader, markdown_literal
 from lengthgen.results import results_dir
 from lengthgen.runs.records import caption, records_for
 from lengthgen.viz.book import book_figure, draw_ahead, book_table, book_text, glue_numbers
@@ -107,7 +108,9 @@ def glue_budget() -> None:
     baselines = [r for r in records if r["metrics"]["encoding"] == "baseline"]
     rows_budget = analysis.table(budget.cell_records(jobs, config) + baselines)
     book_text("huang-budget-status", tables.budget_status(budget.status(jobs, config)))
-    book_text("huang-budget-open", tables.budget_open(budget.cell_progress(jobs, config)))
+    # pasted as Markdown into a caption: a language's stars are kept ({0,1,2}*02*)
+    book_text("huang-budget-open", markdown_literal(for_reader(
+        tables.budget_open(budget.cell_progress(jobs, config)))))
     book_text("huang-budget-steps", f"{config['steps']:,}")
     book_table("huang-budget-cells", HTMLTable(tables.BUDGET_HEADER, tables.budget_rows(
         rows_budget, rows, config["steps"])).markdown, budget.caption(jobs))

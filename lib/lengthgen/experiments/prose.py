@@ -93,6 +93,13 @@ def math_names(text: str) -> str:
     return _NAME_INDEX.sub(lambda m: f"${m.group(1)}_{{{m.group(2)}}}$", str(text))
 
 
+def markdown_literal(text: str) -> str:
+    """Plain text made safe to paste as Markdown ({glue:md}, e.g. into a caption): the
+    characters Markdown would read as emphasis, code or links are escaped, so a language such
+    as {0,1,2}*02* keeps its stars."""
+    return re.sub(r"([\\`*_\[\]])", r"\\\1", str(text))
+
+
 def for_reader(text: str) -> str:
     """A table cell or a pasted text as the page shows it: indexed names with subscripts
     ('D_12' -> 'D₁₂', as the prose's $D_{12}$ reads; a cell cannot hold math), and numbers,
