@@ -470,10 +470,11 @@ def test_a_slice_scores_stored_models_in_time_it_could_not_train_them(tmp_path, 
 
 def test_a_stored_model_whose_words_cannot_be_drawn_in_time_is_left(tmp_path, dyck_cache,
                                                                    monkeypatch):
-    """Scoring a stored model needs its training words too, drawn again by a process that no
+    """Scoring a stored model may need its training words too, drawn again by a process that no
     longer keeps them: with 20 s left and their drawing made to take 100 s, a slice scores
-    none of Fig. 5's four stored models (every one has such words) and leaves them to a later
-    slice, which scores them all from the store."""
+    none of Fig. 5's four stored models (every one has such words) and trains none of them
+    again, even with a chained call's 600 s to come (or with no rates to plan by); a later
+    slice scores them all from the store."""
     from lengthgen.experiments.richard import protocol
     from lengthgen.runs.rates import H200
     planned.run_slice(SHARING[0], "test", tmp_path, CPU, time.time() + 300,
@@ -482,11 +483,16 @@ def test_a_stored_model_whose_words_cannot_be_drawn_in_time_is_left(tmp_path, dy
     jobs = [module.engine_job(j, module.CONFIGS["test"])
             for j in planned.pending("richard-fig5-spectrum", "test", tmp_path)]
     assert len(jobs) == 4 and all(j.host_key for j in jobs)
+    trained = _count_trainings(monkeypatch)
     with monkeypatch.context() as slow:
         slow.setattr(protocol, "drawing_seconds", lambda spec: 100.0)
-        counts = planned.run_slice("richard-fig5-spectrum", "test", tmp_path, CPU,
-                                   time.time() + 20, log=lambda *a, **k: None, rates=H200)
-    assert counts["recorded"] == 0 and counts["not_started"] == 4
+        for options in ({"rates": H200}, {"rates": H200, "states": tmp_path / "s",
+                                           "chain_s": 600}, {}):
+            counts = planned.run_slice("richard-fig5-spectrum", "test", tmp_path, CPU,
+                                       time.time() + 20, log=lambda *a, **k: None, **options)
+            assert counts["recorded"] == counts["groups"] == 0, options
+            assert counts["stored_left"] == 4, options
+    assert trained == []
     later = planned.run_slice("richard-fig5-spectrum", "test", tmp_path, CPU,
                               time.time() + 20, log=lambda *a, **k: None, rates=H200)
     assert later["recorded"] == later["reused_weights"] == 4

@@ -383,6 +383,10 @@ def run_slice(work: SliceWork, device, deadline: float, *, worker: int = 0,
     def take_to_train(name: str) -> bool:   # a shared training: none that another trains now
         if writes.failed or not shared.lock(name):
             return False
+        # stored by another worker since this one looked: scored next time round, not trained
+        if shared.found(name, jobs[name]):
+            shared.unlock(name)
+            return False
         if take(name):
             return True
         shared.unlock(name)
@@ -415,14 +419,15 @@ def run_slice(work: SliceWork, device, deadline: float, *, worker: int = 0,
                 counts["from_states"] += 1
             continue
         # trained already, by this work or another (runs.trained): scored, not planned
-        # (scoring needs the job's host work too: its words, drawn again where this process
-        # no longer keeps them; it starts only with that time left)
-        reused = shared.first(pending, jobs, lambda name: (folder / ".claims" / name).exists(),
-                              take, fits=lambda job: planner.host_seconds(job)
-                              <= deadline - time.time(), kept=planner.keeps)
+        # (scoring may need the job's host work too, its words, drawn again where this process
+        # no longer keeps them: it starts only with that time left in this call, and a stored
+        # job left for want of it is never trained again; nor is it counted as drawn after)
+        reused, waiting = shared.first(
+            pending, jobs, lambda name: (folder / ".claims" / name).exists(), take,
+            fits=lambda job: planner.host_seconds(job) <= deadline - time.time(),
+            kept=planner.keeps)
         if reused is not None:
             spec, (model, result, weights) = reused
-            planner.started(jobs[spec.name])   # scoring draws its words where not kept
             started, t0 = run_started(str(device), torch.get_num_threads()), time.perf_counter()
             if not stop.orphaned and writes.attempt(
                     f"the record of {spec.name} into {folder}",
@@ -432,6 +437,9 @@ def run_slice(work: SliceWork, device, deadline: float, *, worker: int = 0,
                 counts["reused_weights"] = counts.get("reused_weights", 0) + 1
                 handed_on(spec.name)
             continue
+        if waiting:   # (their count: the most left at once)
+            counts["stored_left"] = max(counts.get("stored_left", 0), len(waiting))
+            pending = [s for s in pending if s.name not in waiting]
         left = deadline - time.time() + (chain_s if states is not None else 0.0)
         chosen, first, refused = _choose(pending, jobs, resumable, worker, left, planner,
                                          max_group, until_step, take_to_train)

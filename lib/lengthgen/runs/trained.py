@@ -211,6 +211,7 @@ class Shared:
         self.shared_key, self.label, self.device = shared_key, label, device
         self.store = Store(folder, say) if shared_key is not None else None
         self.keys: dict = {}   # job name -> (digest, key) or None
+        self.bad: set = set()  # digests whose stored file was found wanting (said once)
 
     def key(self, spec, job):
         if spec.name not in self.keys:
@@ -224,28 +225,44 @@ class Shared:
         key = self.key(spec, job)
         loaded = None if key is None else self.store.load(*key, job)
         if loaded is None:
+            if key is not None and self.store.path(key[0]).is_file():
+                self.bad.add(key[0])   # named once; the job trains and replaces it
             return None
         model, result, trained_by = loaded
         return model, result, {"key": key[0], "trained_by": trained_by, "from_store": True}
 
     def first(self, pending, jobs, claimed, take, fits=lambda job: True,
               kept=lambda job: False):
-        """(spec, (model, result, metric)): the first pending spec whose training is stored,
-        taken by a claim (`take`), or None. A spec claimed already (by another worker), or
-        whose scoring cannot finish in the time left (`fits(job)`: its host work, a Dyck
-        job's words that scoring needs too, may have to be drawn again), is not read; specs
-        whose host work the process keeps (`kept(job)`) are tried first. Every spec's key is
-        found here, for the locks a slice takes as it trains."""
+        """((spec, (model, result, metric)) or None, names): the first pending spec whose
+        training is stored, taken by a claim (`take`), and the names of the pending specs
+        whose training is stored but whose scoring cannot finish in the time left (`fits(job)`:
+        its host work, a Dyck job's words that scoring may need too, may have to be drawn
+        again): those are left for a later slice, never trained again. A spec claimed already
+        (by another worker) is not read; specs whose host work the process keeps
+        (`kept(job)`) are tried first. Every spec's key is found here, for the locks a slice
+        takes as it trains."""
         for spec in pending:
             self.key(spec, jobs[spec.name])
+        waiting = []
         for spec in sorted(pending, key=lambda s: not kept(jobs[s.name])):   # stable
-            if claimed(spec.name) or self.keys[spec.name] is None \
-                    or not fits(jobs[spec.name]):
+            if claimed(spec.name) or self.keys[spec.name] is None:
+                continue
+            if not fits(jobs[spec.name]):
+                if self.store.path(self.keys[spec.name][0]).is_file():
+                    waiting.append(spec.name)
                 continue
             loaded = self.stored(spec, jobs[spec.name])
             if loaded is not None and take(spec.name):
-                return spec, loaded
-        return None
+                return (spec, loaded), waiting
+        return None, waiting
+
+    def found(self, name: str, job) -> bool:
+        """Whether a usable training of a job whose key `first` found is stored now (read
+        whole: a file that is not one is named and ignored, as `stored` does)."""
+        key = self.keys.get(name)
+        if key is None or key[0] in self.bad or not self.store.path(key[0]).is_file():
+            return False
+        return self.store.load(*key, job) is not None
 
     def keep(self, spec, job, model, result) -> dict | None:
         """Store a finished job's weights (where it has a key); its record's metric."""
