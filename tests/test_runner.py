@@ -74,6 +74,45 @@ def test_two_workers_write_the_records_of_one_even_when_a_worker_is_killed(tmp_p
     assert all(r["started"] <= r["date"] for r in parallel)
 
 
+def test_a_killed_workers_unit_keeps_the_runs_it_had_recorded(tmp_path, capfd):
+    """Runs that share a set of words go to one worker as a unit (Fig. 6 at test scale: 5 runs
+    of one set, split in two units for 2 workers). Both workers are killed -9 once the first
+    record lands: every record written by then is kept as it was (not computed again: its
+    file is byte for byte the same), a new pool computes only the rest, and the records are
+    those of a serial sweep. (Before, the dead worker's whole unit was computed again.)"""
+    import threading
+
+    import psutil
+    figure = "richard-fig6-ablation"
+    folder = tmp_path / "parallel" / figure / "test"
+    first, killed = {}, []
+
+    def kill_both_once_a_record_lands():
+        deadline = time.time() + 240
+        while time.time() < deadline:
+            landed = list(folder.glob("[!.]*.json"))
+            if landed:
+                first.update({p.name: p.read_bytes() for p in landed})
+                for child in psutil.Process().children(recursive=True):
+                    try:
+                        if "spawn_main" in " ".join(child.cmdline()):
+                            child.send_signal(signal.SIGKILL)
+                            killed.append(child.pid)
+                    except psutil.Error:   # ended meanwhile
+                        pass
+                return
+            time.sleep(0.02)
+    killer = threading.Thread(target=kill_both_once_a_record_lands)
+    killer.start()
+    parallel = run_experiment(figure, "test", "cpu", root=tmp_path / "parallel", workers=2)
+    killer.join()
+    assert killed and first, "workers were killed after a record landed"
+    assert "restarting the pool" in capfd.readouterr().err
+    for name, content in first.items():
+        assert (folder / name).read_bytes() == content, f"{name} was computed again"
+    same(run_experiment(figure, "test", "cpu", root=tmp_path / "serial"), parallel)
+
+
 def test_sigkill_mid_sweep_then_resume_gives_the_uninterrupted_records(tmp_path, serial):
     reference = serial[1]
     root = tmp_path / "killed"

@@ -41,14 +41,40 @@ def _execute_noted(unit: list, notes: str, index: int) -> Outcome:
     except OSError:
         pass
     outcome = Outcome()
-    for spec in unit:
+    for k, spec in enumerate(unit):
         done = execute(spec)
         outcome.records += done.records
         outcome.errors += done.errors
         if done.unwritten:
             outcome.unwritten = done.unwritten
             break
+        if done.records:   # recorded: if the worker dies later in the unit, it is not lost
+            _note_done(notes, index, k, done.records)
     return outcome
+
+
+def _note_done(notes: str, index: int, k: int, records: list) -> None:
+    """Leave the records of run k of unit `index` (written already) where the driver finds
+    them if this worker dies before the unit ends: written whole, then renamed."""
+    import json
+    mine = Path(notes, f"{index}.{k}.done.{os.getpid()}")
+    try:
+        mine.write_text(json.dumps(records))
+        os.replace(mine, Path(notes, f"{index}.{k}.done"))
+    except OSError:   # without the note the run is only computed again
+        pass
+
+
+def _done_in(notes: str, index: int) -> dict:
+    """{k: records} of the runs of unit `index` that its dead worker recorded before it died."""
+    import json
+    out = {}
+    for note in Path(notes).glob(f"{index}.*.done"):
+        try:
+            out[int(note.name.split(".")[1])] = json.loads(note.read_text())
+        except (OSError, ValueError):
+            pass
+    return out
 
 
 def spread(units: list, workers: int) -> list:
@@ -84,9 +110,10 @@ def run_pool(specs, workers, units=None):
     units: lists of the specs a worker takes whole, one after another (runs sharing host work,
     `execute.host_units`; `spread` over the workers); default, each run alone. A worker that
     dies (killed, out of memory) breaks the whole pool; a new pool then takes the units that
-    were not done, so only the unit(s) the dead worker was computing are at risk (computed
-    again whole): one whose worker died MAX_WORKER_LOSSES times is reported as failed, the
-    others go on (as on Ray). A worker that cannot start says why, once, instead of failing
+    were not done, so only the unit(s) the dead worker was computing are at risk: the runs it
+    had recorded are kept (each leaves a note), the rest of its unit is computed again, and
+    one whose worker died MAX_WORKER_LOSSES times is reported as failed, the others go on (as
+    on Ray). A worker that cannot start says why, once, instead of failing
     every run alike."""
     import multiprocessing
     import tempfile
@@ -143,6 +170,15 @@ def run_pool(specs, workers, units=None):
                 except GeneratorExit:   # the driver stops the sweep (its records cannot be
                     _stop(pool, futures)   # written): nothing more is computed
                     raise
+            # the runs a dead worker recorded before it died are done: their records are
+            # yielded, and only the rest of its unit is computed again (or reported failed)
+            for index in list(broken):
+                kept = _done_in(notes, index)
+                if kept:
+                    yield Outcome(records=[r for k in sorted(kept) for r in kept[k]])
+                    units[index] = [s for k, s in enumerate(units[index]) if k not in kept]
+                    if not units[index]:
+                        broken.remove(index)
             startup = Path(notes, "startup-failed")
             if broken and startup.exists():
                 reason = f"a worker process could not start ({startup.read_text()[:300]})"
