@@ -7,7 +7,8 @@ the stacked group it trained in and the group's wall time.
 For each group this prints the estimate's seconds (max steps x group size / the estimated
 model-steps per second at that group size) beside the measured ones, and the seconds the
 slices' planner gives the group before it has measured the shape (`runs.planner.Planner`: the
-same rate, with its margin and a group's overhead, for 3 workers), so that the planner's
+same rate, with its margin and a group's overhead, as it plans a job whose state can be handed
+on: one process's rate, though 3 workers shared the card), so that the planner's
 errors on the card's own clock are in view: a group measured longer than planned is one the
 planner would start with too little time left. The measured time also
 holds what the estimate leaves out: evaluations every 3,000 steps, the start of a group, and
@@ -37,7 +38,7 @@ def main():
     for g in card_groups(load_job_records(ROOT), config, card):
         flops, steps, size, wall = g["flops"], g["steps"], g["size"], g["seconds"]
         estimate = steps * size / cost.h200_steps_per_s(flops, group=size)
-        plan = Planner(H200, g["graphs"], 3).seconds(g["shape"], size, steps, flops=flops)
+        plan = Planner(H200, g["graphs"]).seconds(g["shape"], size, steps, flops=flops)
         ratios.append(wall / estimate)
         planned.append(wall / plan)
         layers, heads, width = g["shape"]

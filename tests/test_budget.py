@@ -311,6 +311,7 @@ def test_the_caption_names_every_cell_not_yet_complete_once_by_its_stage():
                                    for p in open_cells)
     done = [{**p, "stage": "complete"} for p in progress]
     assert tables.budget_open(done) == "All 50 cells are complete."
+    assert tables.budget_open([]) == ""
 
 
 def test_a_plan_left_with_only_deferred_jobs_is_not_complete(tmp_path, monkeypatch):

@@ -380,6 +380,8 @@ def budget_open(progress: list[dict]) -> str:
             by_task.setdefault(info(p["task"]).name, []).append(
                 PositionalEncoding(p["encoding"]).label)
     left = sum(len(e) for by_task in stages.values() for e in by_task.values())
+    if not progress:
+        return ""
     if not left:
         return f"All {len(progress)} cells are complete."
     parts = [f"{stage}: " + ", ".join(f"{task} ({' and '.join(encodings)})"
