@@ -167,11 +167,11 @@ def job(spec: dict, name: str = "") -> Job:
     from lengthgen.engine.jobs import Job
     model = DyckModelConfig(variant=spec["variant"], n_positions=2 * spec["n"],
                             dropout=spec.get("dropout", 0.0), **decoder_sizes(spec))
-    drawn = words_key(spec) is not None
+    words = words_key(spec)   # None: fresh words at every step, nothing drawn up front
     return Job(lambda: _WordsAtFirstBatch(spec), model.to_dict(), train_config(spec),
                name=name, kind="dyck", host_seconds=drawing_seconds(spec),
-               host_key=words_key(spec) or (),
-               host_work=functools.partial(drawn_words, spec) if drawn else None)
+               host_key=words or (),
+               host_work=None if words is None else functools.partial(drawn_words, spec))
 
 
 def drawing_seconds(spec: dict) -> float:
