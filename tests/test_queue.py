@@ -580,3 +580,33 @@ def test_a_training_another_worker_holds_is_left_to_it(tmp_path, dyck_cache):
     assert counts["recorded"] == 3
     assert [j.name for j in planned.pending("richard-fig5-spectrum", "test", tmp_path)] == \
         [job.name]
+
+
+def test_temp_files_of_killed_saves_are_removed_from_the_store_once_old(tmp_path):
+    """A save killed between its temp file and the rename leaves `.tmp-*.pt` in the store,
+    which no one lock guards. The next save removes those older than STALE_TEMP_S (said in one
+    line) and leaves a younger one, which a live writer may still be renaming."""
+    import os
+
+    import torch
+
+    from lengthgen.engine.settings import TrainResult
+    from lengthgen.runs.trained import STALE_TEMP_S, Store
+    folder = tmp_path / "store"
+    folder.mkdir()
+    old, young = folder / ".tmp-killed.pt", folder / ".tmp-writing.pt"
+    old.write_bytes(b"half a model")
+    young.write_bytes(b"a model being written")
+    then = time.time() - STALE_TEMP_S - 60
+    os.utime(old, (then, then))
+    lines: list = []
+    store = Store(folder, say=lines.append)
+    result = TrainResult(steps=3, stopped_early=False, final_accuracy=None, wall_time_s=0.1)
+    assert store.save("d" * 24, {"k": 1}, torch.nn.Linear(2, 2), result, "fig/run")
+    assert not old.exists() and young.exists()
+    assert (folder / f"{'d' * 24}.pt").is_file()
+    assert lines == [f"trained weights: removed 1 temp file(s) that killed saves had left in "
+                     f"{folder}"]
+    os.utime(young, (then, then))   # swept once a store: a later save of it leaves the rest
+    assert store.save("e" * 24, {"k": 2}, torch.nn.Linear(2, 2), result, "fig/run")
+    assert young.exists() and len(lines) == 1

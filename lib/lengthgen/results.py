@@ -497,9 +497,22 @@ def record_files(folder: Path) -> list[Path]:
                              f"({e.strerror or e.__class__.__name__})") from None
 
 
-def remove_stale_temp_files(folder: Path) -> int:
-    """Delete temp files a killed writer left behind (call only while holding the lock)."""
-    stale = [p for p in folder.glob(".tmp-*") if p.is_file()]
+def remove_stale_temp_files(folder: Path, older_than_s: float | None = None) -> int:
+    """Delete temp files a killed writer left behind: every one (call only while holding the
+    folder's lock), or, in a folder that several processes write without one lock (the store
+    of trained weights), those last written more than `older_than_s` seconds ago (a writer
+    renames its temp file within seconds, so a file that old has none left)."""
+    import time
+    now = time.time()
+    stale = []
+    for p in Path(folder).glob(".tmp-*"):
+        try:
+            info = p.lstat()
+        except OSError:
+            continue   # renamed or removed by its writer meanwhile
+        if stat.S_ISREG(info.st_mode) and (older_than_s is None
+                                           or now - info.st_mtime > older_than_s):
+            stale.append(p)
     for p in stale:
         p.unlink(missing_ok=True)
     return len(stale)

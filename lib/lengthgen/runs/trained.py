@@ -30,7 +30,9 @@ weights replace the file); a store that cannot be written is one warning line, a
 goes on. While a process trains a stored job it holds a lock on `.<digest>.lock` (released when
 it ends or dies), so that another worker of the same queue does not train it at the same time:
 that worker leaves the job, and whichever worker reaches its figure once the weights are stored
-scores it (the one training it does: every worker runs the queue's figures in one order).
+scores it (the one training it does: every worker runs the queue's figures in one order). A
+save that is killed leaves a temp file; the first save of a later slice removes those older
+than STALE_TEMP_S.
 """
 from __future__ import annotations
 
@@ -48,6 +50,10 @@ STORE_VERSION = 1
 TRAINER = "engine, alone"   # lengthgen.engine.jobs.train_jobs, a job alone (its kind's)
 FORMAT_KEY = "lengthgen_trained_weights"
 MAX_FILE = 8 * 2 ** 30      # no stored model is larger; a larger file is not one
+# a temp file of a save that was killed (`.tmp-*`, engine.checkpoints.save_checkpoint) is
+# removed by the next slice that stores a training, once it is this old: a save renames its
+# temp file within seconds, and the store has no one lock under which to remove younger ones
+STALE_TEMP_S = 6 * 3600
 
 
 def default_folder() -> Path:
@@ -79,6 +85,7 @@ class Store:
         self.say = say
         self.code = lib_digest()
         self.warned = False
+        self.swept = False          # stale temp files looked for (once, at the first save)
         self.ignored: set = set()   # (digest, mtime_ns) of files found wanting: said once
         self.locks: dict = {}       # digest -> the descriptor this process holds locked
 
@@ -124,11 +131,23 @@ class Store:
                  "model": {n: t.detach().cpu().clone() for n, t in model.state_dict().items()},
                  "result": result.to_dict()}
         try:
+            self._sweep()
             save_checkpoint(self.path(digest), entry)   # atomic: a temp file, then a rename
             return True
         except OSError as e:
             self._warn(e)
             return False
+
+    def _sweep(self) -> None:
+        """Remove the temp files killed saves left, once a store (STALE_TEMP_S)."""
+        from lengthgen.results import remove_stale_temp_files
+        if self.swept or not self.folder.is_dir():
+            return
+        self.swept = True
+        removed = remove_stale_temp_files(self.folder, STALE_TEMP_S)
+        if removed:
+            self.say(f"trained weights: removed {removed} temp file(s) that killed saves had "
+                     f"left in {self.folder}")
 
     def lock(self, digest: str) -> bool:
         """Take the lock of a training this process is about to train: False where another
