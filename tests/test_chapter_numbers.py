@@ -35,16 +35,26 @@ def _samples_records(curves):
 
 
 def test_a_markdown_literal_reads_back_as_its_text():
-    """Text pasted as Markdown keeps every character: each one Markdown reads as emphasis,
-    code or a link is escaped (and nothing else is), so undoing the escapes gives the text."""
-    special = "\\`*_[]"
+    """Text pasted as Markdown keeps every character: each one MyST reads as emphasis, code,
+    a link, math, HTML, a role or a cell border is escaped, and so is a heading's or a quote's
+    mark at a line's start (and nothing else is): undoing the escapes gives the text, and
+    markdown-it (MyST's parser, with its math) renders one paragraph of that text."""
+    from markdown_it import MarkdownIt
+    from mdit_py_plugins.dollarmath import dollarmath_plugin
+    md = MarkdownIt("commonmark").use(dollarmath_plugin).enable("table")
+    special = "\\`*_[]$<{}|"
     for text in ("{0,1,2}*02* (APE and NoPE), (aa)* (NoPE)", "D_4 [x] `c` a\\b", "plain", "",
-                 "**__``[[]]\\\\"):
+                 "**__``[[]]\\\\", "$x$ costs <b>1</b> {{ y }} a|b", "# not a heading",
+                 "> not a quote", "a # b > c"):
         out = prose.markdown_literal(text)
         assert re.sub(r"\\(.)", r"\1", out) == text
         bare = re.sub(r"\\.", "", out)
-        assert not any(c in special for c in bare), out
-        assert len(out) == len(text) + sum(c in special for c in text)
+        assert not any(c in special for c in bare) and not bare.startswith(("#", ">")), out
+        marks = sum(c in special for c in text) + text.startswith(("#", ">"))
+        assert len(out) == len(text) + marks
+        if text:
+            html = md.render(out)
+            assert html.startswith("<p>") and "<span" not in html and "<b>" not in html, html
 
 
 def test_samples_verdict_follows_its_rule():

@@ -95,9 +95,11 @@ def math_names(text: str) -> str:
 
 def markdown_literal(text: str) -> str:
     """Plain text made safe to paste as Markdown ({glue:md}, e.g. into a caption): the
-    characters Markdown would read as emphasis, code or links are escaped, so a language such
-    as {0,1,2}*02* keeps its stars."""
-    return re.sub(r"([\\`*_\[\]])", r"\\\1", str(text))
+    characters MyST would read as emphasis, code, links, math ($), raw HTML (<), a role or a
+    substitution ({...}) or a table's cell border (|) are escaped, and so is a '#' or '>' that
+    begins a line (a heading, a quote), so a language such as {0,1,2}*02* keeps its stars."""
+    escaped = re.sub(r"([\\`*_\[\]$<{}|])", r"\\\1", str(text))
+    return re.sub(r"(?m)^([#>])", r"\\\1", escaped)
 
 
 def for_reader(text: str) -> str:
