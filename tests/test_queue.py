@@ -164,7 +164,7 @@ def test_unfinished_jobs_of_every_queued_figure_are_packed_and_resumed(tmp_path)
 # ---- Richard's Dyck figures and the inference procedure as planned figures (issue 53) -------
 DYCK = ["richard-fig7-learned-pe", "richard-fig7-order-study", "richard-fig4-completions",
         "richard-fig5-spectrum", "richard-fig5-sign-study", "richard-table1-deepest",
-        "richard-fig6-ablation", "richard-fig3-right-samples"]
+        "richard-fig6-ablation", "richard-fig3-right-samples", "richard-fig3-left-capacity"]
 STACKED = ["limit-inference-procedure"]   # decoders the engine stacks
 NEWLY_PLANNED = DYCK + STACKED
 

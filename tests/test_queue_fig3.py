@@ -42,6 +42,32 @@ def test_fig3_right_shares_exactly_the_two_studied_models_at_paper_scale():
             ["q04-size00000001", "q08-size10000000"], figure_id
 
 
+def test_fig3_left_shares_no_model_and_trains_alone_at_paper_scale():
+    """Fig. 3 (left) trains 126 models of 42 shapes on fresh words at every step: no other
+    planned figure's training has one of its keys, so the queue bills all its minutes to it;
+    each job trains alone (the engine's Dyck job) and fits one allotment's 13 minutes."""
+    from lengthgen.runs.allotment import USABLE_MIN
+    module = experiment(LEFT)
+    config = module.CONFIGS["paper"]
+    left = _keys(LEFT, "paper")
+    assert [name for name, key in left.items() if key is None] == ["closed-form"]
+    mine = set(left.values()) - {None}
+    others = {t.key for f in queue.planned_figures() if f != LEFT
+              and callable(getattr(experiment(f), "trainings", None))
+              for t in experiment(f).trainings(experiment(f).CONFIGS[queue.figure_scale(
+                  f, "gpu")])}
+    assert len(mine) == 126 and not mine & others
+    row = next(r for r in queue.order(queue.planned_figures(), "gpu")
+               if r["figure_id"] == LEFT)
+    assert row["minutes"] == pytest.approx(row["own_minutes"]) and row["scores_for"] is None
+    for job in module.plan(config, {}):
+        engine = module.engine_job(job, config)
+        if engine is not None:
+            assert engine.alone and engine.name == job.name
+            one = cost.estimate(LEFT, [cost.job_training(engine)]).minutes()
+            assert one <= USABLE_MIN, job.name
+
+
 def test_the_gpu_queue_bills_the_shared_models_once(capsys):
     """Fig. 4 goes first (its two models reproduce three ids), and Fig. 3 (right) after it is
     billed its own estimate less those two models: the rows sum to `figure cost`'s total of
