@@ -10,6 +10,9 @@ Model variants (the ablation of App. 5.3.4): `lengthgen.models.dyck_variants` de
 a spec to the engine's typed Job (a "dyck" model of the spec's variant and size, its training
 set and its TrainConfig): the weight cache, the cost and build_model all read it.
 
+`planned_hooks` builds the planned figures' engine_job, shared_key, score and run_one from a
+figure's run-to-spec and measurement: one home for what the nine planned Dyck figures share.
+
 Also here: the configs of the models several figures study (SAMPLES_CONFIGS, the models of
 Fig. 3 right; ABLATION_CONFIGS, the models of Fig. 6), so that no figure module imports
 another, and the quantities two figures read off the same kind of model (value_projection for
