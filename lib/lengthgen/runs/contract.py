@@ -35,7 +35,8 @@ and one of three ways to get its records:
                              paper's budget on a GPU) where it has no runs of its own
                     plan(config, records) -> jobs   the trainings the records call for now
                     spec(params) -> job     the job of a record's params
-                    engine_job(job, config) -> lengthgen.engine.jobs.Job
+                    engine_job(job, config) -> lengthgen.engine.jobs.Job, or None for a
+                             job that trains nothing (scored at a slice's start)
                     score(model, job, result, config, device, group_size) -> dict
                              (lengthgen.runs.planned says what each is): its jobs train in GPU
                              slices and GPU queues, and its records are a figure's records. A

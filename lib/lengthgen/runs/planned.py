@@ -8,7 +8,11 @@ A planned figure (`lengthgen.runs.contract`) offers
                                      with that "name"); recorded ones are left out here
     spec(params) -> job              the job of a record's params: a record is a registered
                                      run of the figure when `spec(params).params() == params`
-    engine_job(job, config)          the engine's Job that trains it (lengthgen.engine.jobs)
+    engine_job(job, config)          the engine's Job that trains it (lengthgen.engine.jobs),
+                                     or None for a job that trains nothing (a closed-form
+                                     reference beside the trained models): a slice scores it
+                                     at its start, `score(None, job, None, config, device, 0)`
+                                     (`record_untrained`), and no queue bills it
     score(model, job, result, config, device, group_size) -> dict   a finished job's metrics
 
 and, optionally,
@@ -42,6 +46,7 @@ APE vs NoPE sweep). A GPU queue runs each figure at `gpu_scale`.
 from __future__ import annotations
 
 import functools
+import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -147,12 +152,64 @@ def slice_work(figure_id: str, scale: str, root, device, graphs: bool = False,
             metrics["compiled"] = True
         write_job_record(figure_id, scale, root, job, config, metrics, started, seconds)
     shared_key = getattr(module, "shared_key", None)
+    # a job that trains nothing is no slice's to train (record_untrained scores it)
     return SliceWork(folder(figure_id, scale, root),
-                     lambda: pending(figure_id, scale, root),
+                     lambda: [j for j in pending(figure_id, scale, root)
+                              if module.engine_job(j, config) is not None],
                      lambda job: module.engine_job(job, config), record,
                      sampler=config.get("sampler", "auto"),
                      shared_key=None if shared_key is None else
                      (lambda job: shared_key(job, config)), label=figure_id)
+
+
+def record_untrained(figure_id: str, scale: str, root, device, deadline: float = math.inf,
+                     stop=None, log=print) -> dict:
+    """Score and record the pending jobs that train nothing (`engine_job` None: a closed-form
+    reference), each taken by a claim so that one worker of several scores it, until
+    `deadline` or a stop. Counts: "recorded", and "failed_groups" for one whose scoring
+    failed (its claim stays: the next slice, holding the lock, clears it and tries again)."""
+    import time
+
+    import torch
+
+    from lengthgen.results import run_started
+    from lengthgen.runs import slices
+    module = experiment(figure_id)
+    config = module.CONFIGS[scale]
+    where = folder(figure_id, scale, root)
+    counts = {"recorded": 0}
+    for job in pending(figure_id, scale, root):
+        if (stop is not None and stop.requested) or time.time() >= deadline:
+            break
+        if module.engine_job(job, config) is not None:
+            continue
+        try:
+            if not slices.claim(where, job.name):
+                continue   # another worker scores it
+            started, t0 = run_started(str(device), torch.get_num_threads()), time.perf_counter()
+            metrics = module.score(None, job, None, config, device, 0)
+        except Exception as e:   # one job's failure, not the slice's: said, and counted
+            counts["failed_groups"] = counts.get("failed_groups", 0) + 1
+            log(json.dumps({"note": f"{type(e).__name__}: {e}"[:300] + f" (job {job.name}, "
+                                    f"which trains nothing)"}), flush=True)
+            continue
+        try:
+            write_job_record(figure_id, scale, root, job, config, metrics, started,
+                             time.perf_counter() - t0)
+        except OSError as e:
+            raise LengthgenError(f"cannot write the record of {job.name} into {where} "
+                                 f"({e.strerror or e}); free space (or make the folder "
+                                 f"writable) and run the slice again") from None
+        counts["recorded"] += 1
+    return counts
+
+
+def _merged(counts: dict, untrained: dict) -> dict:
+    """A slice's counts with those of its jobs that train nothing added."""
+    out = {**counts, "recorded": counts.get("recorded", 0) + untrained["recorded"]}
+    if untrained.get("failed_groups"):
+        out["failed_groups"] = out.get("failed_groups", 0) + untrained["failed_groups"]
+    return out
 
 
 def refresh(figure_id: str, scale: str, root=None) -> bool:
@@ -184,8 +241,13 @@ def run_slice(figure_id: str, scale: str, root, device, deadline: float, *, work
     with "deferred": the jobs left that no slice can train, where there are any."""
     from lengthgen.runs import slices
     work = slice_work(figure_id, scale, root, device, graphs, compile)
-    run = functools.partial(slices.run_slice, work, device, deadline, worker=worker,
-                            share=workers, graphs=graphs, compile=compile, **options)
+    train = functools.partial(slices.run_slice, work, device, deadline, worker=worker,
+                              share=workers, graphs=graphs, compile=compile, **options)
+
+    def run():   # the jobs that train nothing first: seconds on the host
+        untrained = record_untrained(figure_id, scale, root, device, deadline,
+                                     options.get("stop"), options.get("log", print))
+        return _merged(train(), untrained)
     if lock_fd is not None:
         return _with_deferred(run(), figure_id, scale, root)
     slices.check_outputs({"the slice's records": work.folder, "states": options.get("states"),
@@ -237,8 +299,9 @@ def run_to_end(figure_id: str, scale: str, device, root=None, log=None) -> list[
     quiet = log or (lambda *a, **k: None)
     slices.check_outputs({"the figure's records": folder(figure_id, scale, root)})
     with held(figure_id, scale, root):
-        counts = slices.run_slice(slice_work(figure_id, scale, root, device), device,
-                                  math.inf, log=quiet)
+        untrained = record_untrained(figure_id, scale, root, device, log=quiet)
+        counts = _merged(slices.run_slice(slice_work(figure_id, scale, root, device), device,
+                                          math.inf, log=quiet), untrained)
     if counts.get("failed_groups"):
         raise LengthgenError(f"{figure_id}/{scale}: {counts['failed_groups']} group(s) of "
                              f"jobs failed; the others are recorded (run it again to retry)")

@@ -10,6 +10,9 @@ Model variants (the ablation of App. 5.3.4): `lengthgen.models.dyck_variants` de
 a spec to the engine's typed Job (a "dyck" model of the spec's variant and size, its training
 set and its TrainConfig): the weight cache, the cost and build_model all read it.
 
+`planned_hooks` builds the planned figures' engine_job, shared_key, score and run_one from a
+figure's run-to-spec and measurement: one home for what the nine planned Dyck figures share.
+
 Also here: the configs of the models several figures study (SAMPLES_CONFIGS, the models of
 Fig. 3 right; ABLATION_CONFIGS, the models of Fig. 6), so that no figure module imports
 another, and the quantities two figures read off the same kind of model (value_projection for
@@ -308,6 +311,42 @@ def shared_key(spec: dict) -> str:
     trained, which adds how and where it trained) and of their `trainings` (`figure cost` and
     the GPU queue count a key once)."""
     return "richard/" + json.dumps(spec, sort_keys=True)
+
+
+def planned_hooks(model_spec, measure, *, to_device: bool = True, words: bool = False):
+    """The hooks of a planned Dyck figure (lengthgen.runs.planned) whose every run studies one
+    model, built from the figure's `model_spec(params, config)` (the run's spec, or None for a
+    run that trains nothing: a closed-form reference) and `measure(model, params, config,
+    device)` (its metrics; the model None where the spec is): (engine_job, shared_key, score,
+    run_one), which a figure module assigns at its top level. A run's model trains alone
+    (`job`) under the key its figures share it by (`shared_key`: a GPU queue's slices train it
+    once, lengthgen.runs.trained), and `score` measures a model a slice trained as `run_one`
+    measures the one `trained_model` trains or loads. to_device: `score` moves the model to
+    the device first (a slice hands its models back on the CPU; a figure that only reads the
+    weights leaves it there). words: `measure` takes the model's training words after the
+    model (`run_one`'s, from `trained_model`; `score`'s drawn once per process, as the slice's
+    job drew them; None for a run that trains nothing)."""
+    def engine_job(planned, config):
+        spec = model_spec(planned.params(), config)
+        return None if spec is None else job(spec, planned.name)
+
+    def figures_key(planned, config):
+        spec = model_spec(planned.params(), config)
+        return None if spec is None else shared_key(spec)
+
+    def score(model, planned, result, config, device, group_size):
+        params = planned.params()
+        spec = model_spec(params, config)
+        if model is not None and to_device:
+            model = model.to(device)
+        drawn = () if not words else (None if spec is None else drawn_words(spec),)
+        return measure(model, *drawn, params, config, device)
+
+    def run_one(params, config, device):
+        spec = model_spec(params, config)
+        model, drawn = (None, None) if spec is None else trained_model(spec, device)
+        return measure(model, *((drawn,) if words else ()), params, config, device)
+    return engine_job, figures_key, score, run_one
 
 
 def spec_trainings(specs: list[dict]) -> list:

@@ -10,6 +10,11 @@ therefore lists three rates spanning that range (`lrs`; the paper does not give 
 trains one model per rate, and the figure shows the best of them per shape. Configs with a
 single `lr` (book, test) train one model per shape.
 
+A planned figure too (lengthgen.runs.planned): its models train in GPU slices and queues, each
+alone (richard.protocol.job, under protocol.shared_key: none is another figure's model, since
+these train on fresh words at every step), and are scored as `run_one` scores them. Its
+closed-form run trains nothing: a slice scores it at its start.
+
 Feeds: book/dyck.ipynb, {numref}`fig-dyck-capacity`
 """
 import numpy as np
@@ -21,6 +26,7 @@ from lengthgen.experiments.richard.rows import best_per_shape
 from lengthgen.experiments import spread
 from lengthgen.tasks.dyck import is_balanced, sample_words
 from lengthgen.experiments.richard.protocol import PAPER_SCALE_DYCK
+from lengthgen.runs.planned import Run as spec, plan_runs
 
 FIGURE_ID = "richard-fig3-left-capacity"
 TITLE = "Completion of deep D_32 prefixes vs parameter count; closed form as reference"
@@ -70,7 +76,18 @@ def _test_prefixes(config) -> list[str]:
     return deep_test_prefixes(config["n"], config["test_prefixes"], config["test_depth"], rng)
 
 
-def run_one(params, config, device):
+def _model_spec(params, config) -> dict | None:
+    """The trained model of a run (None for the closed form, which trains nothing)."""
+    if params["kind"] == "closed-form":
+        return None
+    rate = {"lr": params["lr"]} if "lr" in params else {}
+    return model_spec(config, d=params["d"], layers=params["layers"], heads=params["heads"],
+                      seed=params["seed"], **rate)
+
+
+def _measure(model, params, config, device) -> dict:
+    """The share of deep prefixes the model completes to a balanced word (the closed-form
+    head's, for the run that trains nothing), and its size."""
     from lengthgen.models.dyck import ClosedFormHead   # here: torch only where a model runs
     prefixes = _test_prefixes(config)
     rng = np.random.default_rng([params["seed"], 3])
@@ -82,10 +99,14 @@ def run_one(params, config, device):
                                   for p, c in zip(prefixes, completions)]))
         return {"accuracy": accuracy, "n_params": head.n_weights, "d": 1, "layers": 1,
                 "heads": 1, "train_word": word}
-    model, _ = protocol.trained_model(_spec_of(params, config), device)
     return {"accuracy": completion_rate(model, prefixes, config["n"], rng, device),
             "n_params": trainable_parameters(model), "d": params["d"],
             "layers": params["layers"], "heads": params["heads"]}
+
+
+# a planned figure too (lengthgen.runs.planned): its runs train in GPU slices and queues
+plan = plan_runs(runs)
+engine_job, shared_key, score, run_one = protocol.planned_hooks(_model_spec, _measure)
 
 
 def data(records):
@@ -150,14 +171,8 @@ def figure(records):
     return fig
 
 
-def _spec_of(params, config) -> dict:
-    """The trained model of a run (not the closed form's)."""
-    rate = {"lr": params["lr"]} if "lr" in params else {}
-    return model_spec(config, d=params["d"], layers=params["layers"], heads=params["heads"],
-                      seed=params["seed"], **rate)
-
-
 def trainings(config):
     """For `figure cost`: the trained models' specs (richard.protocol.spec_trainings)."""
     from lengthgen.experiments.richard.protocol import spec_trainings
-    return spec_trainings([_spec_of(p, config) for p in runs(config) if p["kind"] == "trained"])
+    return spec_trainings([_model_spec(p, config) for p in runs(config)
+                           if p["kind"] == "trained"])

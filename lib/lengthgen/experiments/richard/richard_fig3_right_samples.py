@@ -10,6 +10,11 @@ those figures take them from.
 The `paper` config uses one learning rate, 6e-5, the top of the paper's range (AdamW at
 6e-6 to 6e-5, Sec. 4.2); no other rate is searched. book/dyck.ipynb says so beside the figure.
 
+A planned figure too (lengthgen.runs.planned): its models train in GPU slices and queues, each
+alone (richard.protocol.job), under the keys Fig. 4, Fig. 5 and Table 1 name their models by
+(protocol.shared_key: a queue trains the two models they share once), and are scored as
+`run_one` scores them. Its closed-form run trains nothing: a slice scores it at its start.
+
 Feeds: book/dyck.ipynb, {numref}`fig-dyck-samples`
 """
 import numpy as np
@@ -17,10 +22,12 @@ import numpy as np
 from lengthgen.experiments.richard.drawing import legend_below
 from lengthgen.experiments.richard.protocol import (SAMPLES_CONFIGS, completion_rate,
                                                     deep_test_prefixes, model_spec,
-                                                    random_prefixes, trained_model)
+                                                    random_prefixes)
 from lengthgen.tasks.dyck import is_balanced, sample_words
 from lengthgen.experiments import spread
+from lengthgen.experiments.richard import protocol
 from lengthgen.experiments.richard.protocol import PAPER_SCALE_DYCK
+from lengthgen.runs.planned import Run as spec, plan_runs
 
 FIGURE_ID = "richard-fig3-right-samples"
 TITLE = "In-sample vs deep out-of-sample completion against the number of training words"
@@ -44,7 +51,17 @@ def runs(config):
     return out
 
 
-def run_one(params, config, device):
+def _model_spec(params, config) -> dict | None:
+    """The trained model of a run (None for the closed form, which trains nothing)."""
+    if params["kind"] == "closed-form":
+        return None
+    return model_spec(config, train_size=params["train_size"], max_depth=params["max_depth"],
+                      seed=params["seed"])
+
+
+def _measure(model, words, params, config, device) -> dict:
+    """Deep out-of-sample and in-sample completion rates of a model trained on `words` (the
+    closed-form head's deep rate, for the run that trains nothing)."""
     from lengthgen.models.dyck import ClosedFormHead   # here: torch only where a model runs
     n = config["n"]
     rng = np.random.default_rng([config["seed"], 13])
@@ -55,11 +72,16 @@ def run_one(params, config, device):
         return {"out_of_sample": float(np.mean([is_balanced(p + c, n)
                                                 for p, c in zip(deep, completions)])),
                 "in_sample": 1.0, "train_size": 1, "train_word": word}
-    model, words = trained_model(_spec_of(params, config), device)
     own = random_prefixes(words, config["test_prefixes"], rng)
     return {"out_of_sample": completion_rate(model, deep, n, rng, device),
             "in_sample": completion_rate(model, own, n, rng, device),
             "train_size": params["train_size"], "max_depth": params["max_depth"]}
+
+
+# a planned figure too (lengthgen.runs.planned): its runs train in GPU slices and queues
+plan = plan_runs(runs)
+engine_job, shared_key, score, run_one = protocol.planned_hooks(_model_spec, _measure,
+                                                                words=True)
 
 
 def data(records):
@@ -103,13 +125,8 @@ def figure(records):
     return legend_below(fig, ax)
 
 
-def _spec_of(params, config) -> dict:
-    """The trained model of a run (not the closed form's)."""
-    return model_spec(config, train_size=params["train_size"], max_depth=params["max_depth"],
-                      seed=params["seed"])
-
-
 def trainings(config):
     """For `figure cost`: the trained models' specs (richard.protocol.spec_trainings)."""
     from lengthgen.experiments.richard.protocol import spec_trainings
-    return spec_trainings([_spec_of(p, config) for p in runs(config) if p["kind"] == "trained"])
+    return spec_trainings([_model_spec(p, config) for p in runs(config)
+                           if p["kind"] == "trained"])

@@ -17,8 +17,7 @@ from collections import Counter
 import numpy as np
 
 from lengthgen.experiments import spread
-from lengthgen.experiments.richard.protocol import (completion_configs, trained_model,
-                                                    training_words)
+from lengthgen.experiments.richard.protocol import completion_configs, training_words
 from lengthgen.tasks.dyck import is_balanced
 from lengthgen.experiments.richard import protocol
 from lengthgen.experiments.richard.protocol import PAPER_SCALE_DYCK
@@ -69,29 +68,8 @@ def _distribution(model, context: str, n: int, trials: int, top: int, rng, devic
 plan = plan_runs(runs)
 
 
-def engine_job(job, config):
-    return protocol.job(_model_spec(job.params(), config), job.name)
-
-
-def shared_key(job, config):
-    """The model a run studies is trained once for Fig. 4, Fig. 5 and Table 1 (the same specs):
-    a GPU queue's slices share its weights (lengthgen.runs.trained)."""
-    return protocol.shared_key(_model_spec(job.params(), config))
-
-
-def score(model, job, result, config, device, group_size):
-    """A run trained in a slice, measured as `run_one` measures its model (a slice hands back
-    its models on the CPU)."""
-    return _measure(model.to(device), job.params(), config, device)
-
-
 def _model_spec(params, config) -> dict:
     return spread.seeded_spec(config, params["model"], params["seed"])
-
-
-def run_one(params, config, device):
-    model, _ = trained_model(_model_spec(params, config), device)
-    return _measure(model, params, config, device)
 
 
 def _measure(model, params, config, device) -> dict:
@@ -105,6 +83,10 @@ def _measure(model, params, config, device) -> dict:
             "contexts": {name: _distribution(model, ctx, spec["n"], config["trials"],
                                             config["top"], rng, device)
                          for name, ctx in _contexts(single_words[0]).items()}}
+
+
+# the run's model trained alone and shared by its key, then measured (protocol.planned_hooks)
+engine_job, shared_key, score, run_one = protocol.planned_hooks(_model_spec, _measure)
 
 
 def data(records):

@@ -31,8 +31,7 @@ import numpy as np
 from lengthgen.experiments.richard import protocol
 from lengthgen.experiments.richard.protocol import (SAMPLES_CONFIGS, completion_rate,
                                                     deep_test_prefixes, many_spec,
-                                                    registered_settings, setting_label,
-                                                    trained_model)
+                                                    registered_settings, setting_label)
 from lengthgen.experiments.richard.protocol import PAPER_SCALE_DYCK
 from lengthgen.runs.planned import Run as spec, plan_runs
 
@@ -72,30 +71,8 @@ def runs(config):
 plan = plan_runs(runs)
 
 
-def engine_job(job, config):
-    return protocol.job(_model_spec(job.params(), config), job.name)
-
-
-def shared_key(job, config):
-    """A run's model, trained once for every figure that studies it (its base setting's
-    many-word model is Fig. 4's): a GPU queue's slices share its weights
-    (lengthgen.runs.trained)."""
-    return protocol.shared_key(_model_spec(job.params(), config))
-
-
-def score(model, job, result, config, device, group_size):
-    """A run trained in a slice, measured as `run_one` measures its model (a slice hands back
-    its models on the CPU)."""
-    return _measure(model.to(device), job.params(), config, device)
-
-
 def _model_spec(params, config) -> dict:
     return protocol.sign_study_spec(config, params["setting"], params["seed"])
-
-
-def run_one(params, config, device):
-    model, _ = trained_model(_model_spec(params, config), device)
-    return _measure(model, params, config, device)
 
 
 def _measure(model, params, config, device) -> dict:
@@ -113,6 +90,10 @@ def _measure(model, params, config, device) -> dict:
         for key, value in protocol.dominant_eigenvalue(matrix).items():
             out[f"{name}_{key}"] = value
     return out
+
+
+# the run's model trained alone and shared by its key, then measured (protocol.planned_hooks)
+engine_job, shared_key, score, run_one = protocol.planned_hooks(_model_spec, _measure)
 
 
 def data(records):

@@ -15,7 +15,7 @@ import numpy as np
 
 from lengthgen.experiments import spread
 from lengthgen.experiments.richard.protocol import (SAMPLES_CONFIGS, many_spec, single_spec,
-                                                    trained_model, value_projection)
+                                                    value_projection)
 from lengthgen.experiments.richard import protocol
 from lengthgen.experiments.richard.protocol import PAPER_SCALE_DYCK
 from lengthgen.runs.planned import Run as spec, plan_runs
@@ -46,29 +46,8 @@ def runs(config):
 plan = plan_runs(runs)
 
 
-def engine_job(job, config):
-    return protocol.job(_model_spec(job.params(), config), job.name)
-
-
-def shared_key(job, config):
-    """The model a run studies is trained once for Fig. 4, Fig. 5 and Table 1 (the same specs):
-    a GPU queue's slices share its weights (lengthgen.runs.trained)."""
-    return protocol.shared_key(_model_spec(job.params(), config))
-
-
-def score(model, job, result, config, device, group_size):
-    """A run trained in a slice, measured as `run_one` measures its model (a slice hands back
-    its models on the CPU)."""
-    return _measure(model.to(device), job.params(), config, device)
-
-
 def _model_spec(params, config) -> dict:
     return spread.seeded_spec(config, params["model"], params["seed"])
-
-
-def run_one(params, config, device):
-    model, _ = trained_model(_model_spec(params, config), device)
-    return _measure(model, params, config, device)
 
 
 def _measure(model, params, config, device) -> dict:
@@ -83,6 +62,10 @@ def _measure(model, params, config, device) -> dict:
             "eigenvalues_real": eig.real[order].tolist(),
             "eigenvalues_imag": eig.imag[order].tolist(),
             "top_singular_share": float(singular[0] ** 2 / (singular ** 2).sum())}
+
+
+# the run's model trained alone and shared by its key, then measured (protocol.planned_hooks)
+engine_job, shared_key, score, run_one = protocol.planned_hooks(_model_spec, _measure)
 
 
 def data(records):

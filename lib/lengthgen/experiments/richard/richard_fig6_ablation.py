@@ -22,12 +22,11 @@ import numpy as np
 from lengthgen.experiments.richard.drawing import legend_below
 from lengthgen.experiments.richard.protocol import (ABLATION_CONFIGS, VARIANT_COLORS, VARIANTS,
                                                     ablation_spec, completion_rate,
-                                                    random_prefixes, trainable_parameters,
-                                                    trained_model)
+                                                    random_prefixes, trainable_parameters)
 from lengthgen.tasks.dyck import sample_words
 from lengthgen.experiments import spread
 from lengthgen.experiments.richard import protocol
-from lengthgen.experiments.richard.protocol import PAPER_SCALE_DYCK, drawn_words
+from lengthgen.experiments.richard.protocol import PAPER_SCALE_DYCK
 from lengthgen.runs.planned import Run as spec, plan_runs
 
 FIGURE_ID = "richard-fig6-ablation"
@@ -57,35 +56,11 @@ def _model_spec(params, config) -> dict:
     return ablation_spec(config, params["variant"], params["k"], params["seed"])
 
 
-def engine_job(job, config):
-    return protocol.job(_model_spec(job.params(), config), job.name)
-
-
-def shared_key(job, config):
-    """A run's model, trained once for every figure that studies it (Fig. 7 and its order study
-    read the largest-sample models): a GPU queue's slices share its weights
-    (lengthgen.runs.trained)."""
-    return protocol.shared_key(_model_spec(job.params(), config))
-
-
-def score(model, job, result, config, device, group_size):
-    """A run trained in a slice, measured as `run_one` measures its model (a slice hands back
-    its models on the CPU; their training words, drawn once, as the job drew them)."""
-    params = job.params()
-    return _measure(model.to(device), drawn_words(_model_spec(params, config)), params, config,
-                    device)
-
-
 def host_key(params, config):
     """The run's set of training words: the 12 sets of a variant, cycled five times in the
     runs' order, are more than a process keeps (runs.cost.HOST_KEYS_KEPT), so a sweep
     takes the runs of one set one after another (lengthgen.runs.execute.host_units)."""
     return protocol.words_key(_model_spec(params, config))
-
-
-def run_one(params, config, device):
-    model, words = trained_model(_model_spec(params, config), device)
-    return _measure(model, words, params, config, device)
 
 
 def _measure(model, words, params, config, device) -> dict:
@@ -101,6 +76,10 @@ def _measure(model, words, params, config, device) -> dict:
             "out_of_sample": completion_rate(
                 model, random_prefixes(fresh, config["test_prefixes"], rng), config["n"], rng,
                 device)}
+
+
+# the run's model trained alone and shared by its key, then measured (protocol.planned_hooks)
+engine_job, shared_key, score, run_one = protocol.planned_hooks(_model_spec, _measure, words=True)
 
 
 def data(records):

@@ -18,8 +18,7 @@ import numpy as np
 
 from lengthgen.experiments import spread
 from lengthgen.experiments.richard.protocol import (ABLATION_CONFIGS, LEARNED_PE_VARIANTS,
-                                                    learned_pe_models, position_curves,
-                                                    trained_model)
+                                                    learned_pe_models, position_curves)
 from lengthgen.experiments.richard import protocol
 from lengthgen.experiments.richard.protocol import PAPER_SCALE_DYCK
 from lengthgen.runs.planned import Run as spec, plan_runs
@@ -61,31 +60,11 @@ def _kmeans(curves: np.ndarray, k: int, rng, iterations: int = 50):
 plan = plan_runs(runs)
 
 
-def engine_job(job, config):
-    return protocol.job(_model_spec(job.params(), config), job.name)
-
-
-def shared_key(job, config):
-    """A run's model, trained once for every figure that studies it (Fig. 6's largest-sample
-    models): a GPU queue's slices share its weights (lengthgen.runs.trained)."""
-    return protocol.shared_key(_model_spec(job.params(), config))
-
-
 def _model_spec(params, config) -> dict:
     return spread.seeded_spec(config, params["variant"], params["seed"])
 
 
-def score(model, job, result, config, device, group_size):
-    """A run trained in a slice, measured as `run_one` measures its model."""
-    return _measure(model, job.params(), config)
-
-
-def run_one(params, config, device):
-    model, _ = trained_model(_model_spec(params, config), device)
-    return _measure(model, params, config)
-
-
-def _measure(model, params, config) -> dict:
+def _measure(model, params, config, device) -> dict:
     """The curves of a trained model, their k-means centroids and mean absolute end."""
     curves = position_curves(model, params["variant"])             # [d, T]
     rng = np.random.default_rng([params["seed"], 7])
@@ -94,6 +73,11 @@ def _measure(model, params, config) -> dict:
             "centroids": centroids.tolist(),
             "cluster_sizes": np.bincount(labels, minlength=len(centroids)).tolist(),
             "end_abs_mean": float(np.abs(curves[:, -1]).mean())}
+
+
+# the run's model trained alone and shared by its key, then measured (protocol.planned_hooks)
+engine_job, shared_key, score, run_one = protocol.planned_hooks(
+    _model_spec, _measure, to_device=False)
 
 
 def data(records):

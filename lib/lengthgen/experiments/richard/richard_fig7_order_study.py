@@ -39,8 +39,7 @@ import numpy as np
 from lengthgen.experiments.richard import protocol
 from lengthgen.experiments.richard.protocol import (LEARNED_PE_VARIANTS, VARIANT_COLORS,
                                                     learned_pe_models, position_curves,
-                                                    registered_settings, setting_label,
-                                                    trained_model)
+                                                    registered_settings, setting_label)
 from lengthgen.experiments.richard.protocol import PAPER_SCALE_DYCK
 from lengthgen.runs.planned import Run as spec, plan_runs
 
@@ -92,28 +91,7 @@ def _model_spec(params, config) -> dict:
 plan = plan_runs(runs)
 
 
-def engine_job(job, config):
-    return protocol.job(_model_spec(job.params(), config), job.name)
-
-
-def shared_key(job, config):
-    """A run's model, trained once for every figure that studies it (its base settings are
-    Fig. 6's largest-sample models): a GPU queue's slices share its weights
-    (lengthgen.runs.trained)."""
-    return protocol.shared_key(_model_spec(job.params(), config))
-
-
-def score(model, job, result, config, device, group_size):
-    """A run trained in a slice, measured as `run_one` measures its model."""
-    return _measure(model, job.params(), config)
-
-
-def run_one(params, config, device):
-    model, _ = trained_model(_model_spec(params, config), device)
-    return _measure(model, params, config)
-
-
-def _measure(model, params, config) -> dict:
+def _measure(model, params, config, device) -> dict:
     """How far the model's positional curves end from 0 (and eq1's readout)."""
     model_spec = _model_spec(params, config)
     curves = position_curves(model, params["variant"])
@@ -125,6 +103,11 @@ def _measure(model, params, config) -> dict:
         with torch.no_grad():
             out.update(protocol.readout(model.value.weight.double().cpu().numpy(), curves))
     return out
+
+
+# the run's model trained alone and shared by its key, then measured (protocol.planned_hooks)
+engine_job, shared_key, score, run_one = protocol.planned_hooks(
+    _model_spec, _measure, to_device=False)
 
 
 def data(records):
