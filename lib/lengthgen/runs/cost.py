@@ -377,8 +377,9 @@ def t4_steps_per_s(flops: float, group: int | None = None, kind: str = "engine",
 
 
 def _group_key(t: Training) -> tuple:
-    """The engine stacks decoders of one shape and batch whatever their tasks (vocabularies,
-    position tables and lengths are padded: lengthgen.engine.stacked)."""
+    """The engine stacks models (decoders, limit-style models) of one shape and batch whatever
+    their tasks (vocabularies, position tables and lengths are padded: lengthgen.engine.stacked,
+    lengthgen.engine.stacked_limit)."""
     return (t.shape, t.batch)
 
 
