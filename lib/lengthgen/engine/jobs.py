@@ -27,7 +27,7 @@ and step), and with the host's its state keeps where its generator and its task'
 a job trained at once, up to float rounding.
 
 Alone: a job whose kind the stacked forward cannot hold (Richard's Dyck models: frozen
-weights, dropout, a module other than `Decoder`; `engine.kinds`, `alone`) trains in a group of
+weights, dropout, a module no stack holds; `engine.kinds`, `alone`) trains in a group of
 its own as `train` trains a model (`engine.groups.ModuleGroup`, the host's sampler, torch's
 generator seeded by the run), so its trajectory is `train`'s. Its unfinished state holds
 torch's generators too, beside its host generator under "feed" (`engine.checkpoints.feed_state`,

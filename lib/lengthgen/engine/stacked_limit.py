@@ -125,7 +125,10 @@ class StackedLimitStyle(FlatStack):
                                 device=dev)
         self.scale_all = flag(lambda c: c.logit_scaling == "all")   # every logit x log i
         self.reads_last = torch.tensor([c.readout == "last" for c in configs], device=dev)
+        # Python bools, not tensors: the forward branches on them without a sync (a captured
+        # CUDA graph allows none)
         self.all_last = all(c.readout == "last" for c in configs)
+        self.any_last = any(c.readout == "last" for c in configs)
 
     # ---- the batched forward ----------------------------------------------------------------
     def forward(self, inputs: torch.Tensor, offsets: torch.Tensor | None = None) -> torch.Tensor:
@@ -147,7 +150,7 @@ class StackedLimitStyle(FlatStack):
                 2, last[..., None, None].expand(-1, -1, 1, out.shape[-1]), out)
         else:
             out = self._unembed(self._layer(x, p, f"layers.{n - 1}.", None), p)
-            if self.reads_last.any():   # a "last" member's outputs are 0 but at its last token
+            if self.any_last:   # a "last" member's outputs are 0 but at its last token
                 keep = ~self.reads_last[:, None, None] | (
                     torch.arange(t, device=inputs.device) == last[..., None])
                 out = torch.where(keep[..., None], out, torch.zeros((), device=out.device))
