@@ -150,13 +150,16 @@ def test_a_stacked_group_runs_the_regression_objective_like_train():
                                                                     rel=1e-4)
 
 
-def test_a_stacked_group_refuses_a_model_that_is_not_a_decoder():
-    """The limit-style models train with train() alone; a stacked group says so in one line."""
+def test_a_stacked_group_refuses_a_mix_of_model_classes():
+    """Limit-style models stack (tests/test_engine_limit_style.py), but never with decoders in
+    one group: a stacked group says so in one line."""
     from lengthgen.engine.groups import StackedGroup
+    from lengthgen.train import decoder_for_task
     task = ModPTask(2, 0, train_max=8)
-    models = [build_model(task, PAPER_PROTOCOL, s, pe="periodic", period=2) for s in (0, 1)]
+    models = [build_model(task, PAPER_PROTOCOL, 0, pe="periodic", period=2),
+              decoder_for_task(task, d_model=16, n_heads=1)]
     cfg = TrainConfig(steps=1, stop_accuracy=None)
-    with pytest.raises(LengthgenError, match="trains Decoders, not a LimitStyleTransformer"):
+    with pytest.raises(LengthgenError, match="all of one class, not a Decoder"):
         StackedGroup(models, [task] * 2, [cfg] * 2, "cpu")
 
 

@@ -9,8 +9,9 @@ paper's protocol has one function from a figure's params to a Job. Checked here:
 - the only code under experiments/ and cli/ that spells a model's size (a keyword or dict key
   named as a size field, or a model config class built from positional sizes) is each
   family's one job function (the scan reads the source, as the step-cap tests do);
-- train_jobs says in one line that it stacks decoders and trains Dyck models alone (a Dyck
-  job trained alone is tested in test_queue.py), and no other kind.
+- train_jobs says in one line that it stacks decoders and limit-style models and trains Dyck
+  models alone (a Dyck job trained alone is tested in test_queue.py, limit-style groups in
+  test_engine_limit_style.py), and no other kind.
 """
 import ast
 import json
@@ -115,9 +116,11 @@ def test_an_unknown_kind_is_one_line():
 
 def test_train_jobs_stacks_decoders_and_trains_only_dyck_models_alone():
     assert not _decoder_job().alone and _dyck_job().alone and not _limit_style_job().alone
-    with pytest.raises(LengthgenError, match="train_jobs stacks decoders and trains Dyck "
-                                             "models alone; a limit-style model trains with"):
-        train_jobs([_decoder_job(), _limit_style_job()])
+    assert kinds.kind("limit-style").stacks and not kinds.kind("token-mlp").stacks
+    with pytest.raises(LengthgenError, match="train_jobs stacks decoders and limit-style models "
+                                             "and trains Dyck models alone; a token-mlp model "
+                                             "trains with"):
+        train_jobs([_decoder_job(), _token_mlp_job()])
     with pytest.raises(LengthgenError, match="a dyck model has no decoder config"):
         _dyck_job().decoder_config()
 

@@ -36,6 +36,18 @@ def _pad(array: np.ndarray, width: int) -> np.ndarray:
     return np.pad(array, pad)
 
 
+def stack_targets(arrays: list, width: int) -> np.ndarray:
+    """Members' targets stacked [S, B, width, ...]: padded to `width`, and where members have
+    different numbers of outputs (a regression target [B, T] is one, [B, T, C] is C), each
+    padded with zeros to the most (a stacked forward gives 0 at a member's padded outputs:
+    their squared error is 0, as the member alone has none)."""
+    if len({a.shape[2:] for a in arrays}) > 1:
+        arrays = [a[..., None] if a.ndim == 2 else a for a in arrays]
+        most = max(a.shape[2] for a in arrays)
+        arrays = [np.pad(a, [(0, 0), (0, 0), (0, most - a.shape[2])]) for a in arrays]
+    return np.stack([_pad(a, width) for a in arrays])
+
+
 class HostFeed:
     """Each member's task.sample with its own np.random.default_rng(seed), as `train` draws."""
 
@@ -67,7 +79,8 @@ class HostFeed:
         width = self.width or max(b.inputs.shape[1] for b in batches)
         stack = lambda name: np.stack([_pad(getattr(b, name), width) for b in batches])
         inputs = torch.as_tensor(stack("inputs"), dtype=torch.long)
-        targets = torch.as_tensor(stack("targets"), dtype=self.target_dtype)
+        targets = torch.as_tensor(stack_targets([b.targets for b in batches], width),
+                                  dtype=self.target_dtype)
         mask = torch.as_tensor(stack("loss_mask"), dtype=torch.bool)
         tensors = [t.to(self.device, non_blocking=True) for t in (inputs, targets, mask)]
         shifts = (torch.as_tensor(np.stack(offsets)).to(self.device, non_blocking=True)
@@ -192,7 +205,8 @@ def eval_sets(tasks, configs, eval_seeds, device, width: int | None = None):
         raise LengthgenError("the members of a group must share eval_samples")
     out = []
     for name in ("inputs", "targets", "loss_mask"):
-        stacked = np.stack([np.concatenate([_pad(getattr(b, name), widest) for _, b in member])
-                            for member in rows])
+        arrays = [np.concatenate([_pad(getattr(b, name), widest) for _, b in member])
+                  for member in rows]
+        stacked = stack_targets(arrays, widest) if name == "targets" else np.stack(arrays)
         out.append(torch.as_tensor(stacked).to(device))
     return out

@@ -8,8 +8,9 @@ kinds of group answer:
 * `ModuleGroup`: one model of any class that meets `TrainableModel`, trained exactly as `train`
   always trained it (torch's AdamW over the model's parameter groups, length chunks, clipping
   by the model's global norm, `evaluate` on the host-drawn set). A group of one.
-* `StackedGroup`: S Decoders of one shape held as stacked tensors, through the batched forward
-  of `lengthgen.engine.stacked`. Each member keeps everything a run alone has (initial
+* `StackedGroup`: S models of one shape held as stacked tensors, through a batched forward:
+  Decoders (`lengthgen.engine.stacked`) or limit-style transformers
+  (`lengthgen.engine.stacked_limit`), by the models' class. Each member keeps everything a run alone has (initial
   weights, data stream, AdamW moments, learning-rate schedule, clipping by its own norm,
   evaluation set, stop and give-up rule).
 
@@ -23,9 +24,11 @@ from lengthgen.engine.compiled import CompiledOrEager, check_backend
 from lengthgen.engine.feeds import eval_sets
 from lengthgen.engine.optim import StackedAdamW, clip_per_member
 from lengthgen.engine.stacked import StackedDecoders
+from lengthgen.engine.stacked_limit import StackedLimitStyle
 from lengthgen.errors import LengthgenError
 from lengthgen.evaluate import autocast, evaluate
 from lengthgen.models.decoder import Decoder
+from lengthgen.models.limit_style import LimitStyleTransformer
 from lengthgen.objectives import objective_of
 from lengthgen.tasks.base import bin_name
 from lengthgen.engine.settings import EVAL_SEED_OFFSET, learning_rate
@@ -104,12 +107,17 @@ class ModuleGroup:
         self.optimizer.load_state_dict({"state": per_param, "param_groups": groups})
 
 
+# the stack of each model class a stacked group trains (its batched forward)
+STACKS = {Decoder: StackedDecoders, LimitStyleTransformer: StackedLimitStyle}
+
+
 class StackedGroup:
     """S models of one shape, stepped together; see the module docstring."""
 
     def __init__(self, models: list, tasks: list, configs: list, device, graphs: bool = False,
                  compile: bool | str = False):
-        """models: Decoders of one shape (`train` trains any other TrainableModel, alone).
+        """models: Decoders, or limit-style transformers, of one shape (STACKS; `train` trains
+        any other TrainableModel, alone).
         graphs: on CUDA, replay each training step as one captured CUDA graph (`GraphStep`).
         compile: run the step's loss and update through torch.compile (`engine.compiled`;
         True is TorchInductor, or name a backend of compiled.BACKENDS); eager where it fails."""
@@ -121,11 +129,18 @@ class StackedGroup:
         if len(objectives) != 1:
             raise LengthgenError("the members of a group must share an objective")
         self.objective = objective_of(tasks[0])
-        odd = next((type(m).__name__ for m in models if not isinstance(m, Decoder)), None)
+        stack = STACKS.get(type(models[0]))
+        odd = next((type(m).__name__ for m in models if type(m) is not type(models[0])
+                    or stack is None), None)
         if odd is not None:
-            raise LengthgenError(f"a stacked group trains Decoders, not a {odd}; train() trains "
-                                 f"any TrainableModel alone")
-        self.stack = StackedDecoders(models, self.device)
+            raise LengthgenError(f"a stacked group trains Decoders or limit-style models, all "
+                                 f"of one class, not a {odd}; train() trains any "
+                                 f"TrainableModel alone")
+        if stack is StackedLimitStyle:   # padded outputs: 0 against padded targets, or -inf
+            self.stack = stack(models, self.device,
+                               regression=self.objective.name == "regression")
+        else:
+            self.stack = stack(models, self.device)
         roles, dims = {}, {}
         for model in models:
             for name, param in model.named_parameters():

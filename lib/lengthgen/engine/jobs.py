@@ -6,10 +6,12 @@ the Task when the run first needs it), its model (a kind, `lengthgen.engine.kind
 kind's options: for the default "decoder", DecoderConfig fields beyond the task's sizes) and a
 TrainConfig, whose seed is the run's seed (it fixes the initial weights, the data stream and
 the evaluation set). `train()` trains the model of any kind (`Job.build`); `train_jobs` trains
-decoder jobs (and Dyck models, each alone: "Alone" below), any list of them: jobs whose
-decoders share a shape (`lengthgen.engine.stacked.shape_key`), batch size and evaluation period
-train together in one stacked group, whatever their tasks, encodings, seeds, learning rates,
-schedules, step caps and stop rules; groups run one after another.
+the jobs of the kinds that stack (decoders and Izzo et al.'s limit-style models:
+`engine.kinds`) and Dyck models, each alone ("Alone" below), any list of them: jobs whose
+models are of one kind and share its shape key (`engine.stacked.shape_key`,
+`engine.stacked_limit.shape_key`), batch size and evaluation period train together in one
+stacked group, whatever their tasks, encodings, seeds, learning rates, schedules, step caps and
+stop rules; groups run one after another.
 
 `sampler` chooses where batches are made: "host" (each task's numpy sampler, the streams
 `train` uses), "device" (on the device, `lengthgen.engine.device_data`), or "auto" (the device
@@ -25,7 +27,7 @@ and step), and with the host's its state keeps where its generator and its task'
 a job trained at once, up to float rounding.
 
 Alone: a job whose kind the stacked forward cannot hold (Richard's Dyck models: frozen
-weights, dropout, a module other than `Decoder`; `engine.kinds`, `alone`) trains in a group of
+weights, dropout, a module no stack holds; `engine.kinds`, `alone`) trains in a group of
 its own as `train` trains a model (`engine.groups.ModuleGroup`, the host's sampler, torch's
 generator seeded by the run), so its trajectory is `train`'s. Its unfinished state holds
 torch's generators too, beside its host generator under "feed" (`engine.checkpoints.feed_state`,
@@ -42,7 +44,6 @@ from lengthgen.engine.checkpoints import member_state, restore_feed, restore_mem
 from lengthgen.engine.feeds import DeviceFeed, HostFeed
 from lengthgen.engine.groups import StackedGroup
 from lengthgen.engine.loop import MemberState, run
-from lengthgen.engine.stacked import shape_key
 from lengthgen.errors import LengthgenError
 from lengthgen.objectives import objective_of
 from lengthgen.tasks import get_task
@@ -142,16 +143,19 @@ def use_device_sampler(sampler: str, device, tasks) -> bool:
     return available and torch.device(device).type == "cuda"
 
 
-def group_key(job: Job, decoder_config=None) -> tuple:
-    """Jobs with equal keys train in one group: same decoder shape, batch size, evaluation
-    period and size, length chunks and objective. A job that trains alone shares its key with
-    no other."""
+def group_key(job: Job, model_config=None) -> tuple:
+    """Jobs with equal keys train in one group: same kind and shape (the kind's `shape_key`),
+    batch size, evaluation period and size, length chunks and objective. A job that trains
+    alone shares its key with no other."""
     if job.alone:
         return ("alone", id(job))
     cfg = job.train
-    decoder_config = decoder_config or job.decoder_config()
-    return (shape_key(decoder_config), cfg.batch_size, cfg.eval_every, cfg.eval_samples,
-            cfg.length_chunks, objective_of(job.get_task()).name)
+    shape_key = kinds.kind(job.kind).shape_key
+    if shape_key is None:
+        raise LengthgenError(f"{job.name or 'a job'}: a {job.kind} model does not stack")
+    model_config = model_config or job.model_config()
+    return (job.kind, shape_key(model_config), cfg.batch_size, cfg.eval_every,
+            cfg.eval_samples, cfg.length_chunks, objective_of(job.get_task()).name)
 
 
 def train_jobs(jobs: list[Job], device="cpu", *, sampler: str = "auto", deadline=None,
@@ -169,8 +173,9 @@ def train_jobs(jobs: list[Job], device="cpu", *, sampler: str = "auto", deadline
     resume = resume or {}
     odd = next((job for job in jobs if not (kinds.kind(job.kind).stacks or job.alone)), None)
     if odd is not None:
-        raise LengthgenError(f"{odd.name or 'a job'}: train_jobs stacks decoders and trains "
-                             f"Dyck models alone; a {odd.kind} model trains with train()")
+        raise LengthgenError(f"{odd.name or 'a job'}: train_jobs stacks decoders and "
+                             f"limit-style models and trains Dyck models alone; a {odd.kind} "
+                             f"model trains with train()")
     built = [job.build() for job in jobs]
     for job, (task, model) in zip(jobs, built):
         if job.train.checkpoint_path is not None:

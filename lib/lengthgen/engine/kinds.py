@@ -10,14 +10,19 @@ figure's params to a Job; that function is the one place the paper spells a mode
                task's sizes (vocabulary, output classes, and a position table for the longest
                test bin unless n_positions is given), or all of them (a model sized by its
                own vocabulary and window, such as Richard's Boolean decoder, makes no task to
-               be sized). The only kind train_jobs stacks.
+               be sized). train_jobs stacks it (lengthgen.engine.stacked).
   limit-style  LimitStyleConfig (lengthgen.models.limit_style, Izzo et al.): options are its
-               fields beyond the task's vocabulary and outputs.
+               fields beyond the task's vocabulary and outputs. train_jobs stacks it too
+               (lengthgen.engine.stacked_limit).
   dyck         DyckModelConfig (lengthgen.models.dyck_variants, Richard's ablation): a variant
                and its size, all in the options (its table is 2N rows, whatever the task).
                train_jobs trains each alone, as train() does.
   token-mlp    TokenMLPConfig (lengthgen.models.token_mlp, Huang et al.'s baseline): options
                are its width and hidden units; the task gives its vocabulary and classes.
+               train_jobs refuses it (train() trains it).
+
+A kind that stacks names its `shape_key`: models of equal keys (of one kind) can step in one
+stacked group, whatever else their configs hold (`engine.jobs.group_key`).
 """
 from dataclasses import dataclass
 from typing import Callable
@@ -25,6 +30,7 @@ from typing import Callable
 import torch
 
 from lengthgen.errors import unknown_name
+from lengthgen.engine import stacked, stacked_limit
 from lengthgen.engine.single import decoder_config_for_task
 from lengthgen.models.decoder import Decoder, DecoderConfig
 from lengthgen.models.dyck_variants import DyckModelConfig, build_dyck_model
@@ -38,9 +44,16 @@ class ModelKind:
     config: Callable                 # (get_task, options) -> the kind's typed config; it
     #                                  calls get_task() only where it takes sizes from the task
     build: Callable                  # typed config -> a fresh module (torch seeded before)
-    stacks: bool = False             # whether train_jobs trains it in stacked groups
+    # typed config -> a key; models of equal keys train in one stacked group (None: the kind
+    # does not stack)
+    shape_key: Callable | None = None
     alone: bool = False              # whether train_jobs trains it in a group of its own, as
     #                                  train() does (lengthgen.engine.jobs, "Alone")
+
+    @property
+    def stacks(self) -> bool:
+        """Whether train_jobs trains it in stacked groups."""
+        return self.shape_key is not None
 
 
 # the DecoderConfig fields that a task would otherwise size
@@ -64,8 +77,9 @@ def _limit_style_config(get_task: Callable[[], Task], options: dict) -> LimitSty
 
 
 KINDS = {
-    "decoder": ModelKind(_decoder_config, Decoder, stacks=True),
-    "limit-style": ModelKind(_limit_style_config, LimitStyleTransformer),
+    "decoder": ModelKind(_decoder_config, Decoder, shape_key=stacked.shape_key),
+    "limit-style": ModelKind(_limit_style_config, LimitStyleTransformer,
+                             shape_key=stacked_limit.shape_key),
     "dyck": ModelKind(lambda get_task, options: DyckModelConfig(**options), build_dyck_model,
                       alone=True),
     "token-mlp": ModelKind(_token_mlp_config, TokenMLP),

@@ -78,59 +78,43 @@ def _layer_names(cfg: DecoderConfig, layer: int) -> list[str]:
     return names
 
 
-class StackedDecoders:
-    """The parameters of S decoders as leaf tensors [S, ...] (a dict keyed by the Decoder's own
-    parameter names), and a forward over inputs [S, B, T]."""
+class FlatStack:
+    """What every stack of S models shares: their parameters as one flat leaf [S, N] (each
+    parameter by its model's own name, a view [S, ...] of it, tables padded to the group's
+    largest), the optimizer's layout of its columns, one member's rows split by name and
+    joined back, members leaving, and a member copied back into its own model. A subclass
+    (`StackedDecoders`, `engine.stacked_limit.StackedLimitStyle`) sets `model_class`, gives
+    the padded rows of its tables (`_rows`) and per-member constants (`_member_tensors`), and
+    writes the batched forward."""
+    model_class: type = torch.nn.Module
 
-    def __init__(self, models: list[Decoder], device):
-        if not models:
-            raise LengthgenError("a stacked group needs at least one decoder")
-        first = models[0].cfg
-        for model in models:
-            if not isinstance(model, Decoder):
-                raise LengthgenError(f"stacked groups hold Decoders, got {type(model).__name__}")
-            check_fields(model.cfg)
-            if shape_key(model.cfg) != shape_key(first):
-                raise LengthgenError("the decoders of one group must share "
-                                     + ", ".join(SHARED_FIELDS))
-        if first.dropout > 0:
-            raise LengthgenError("stacked groups need dropout=0 (dropout streams would differ "
-                                 "from separate runs)")
-        self.cfg = first                       # the shared shape
-        self.configs = [m.cfg for m in models]  # each member's own config
-        self.device = torch.device(device)
-        self.pad = Padding(vocab=max(c.vocab_size for c in self.configs),
-                           classes=max(c.n_classes for c in self.configs),
-                           positions=max(c.n_positions for c in self.configs))
-        self.names = [n for n, _ in models[0].named_parameters()]
-        if not first.pe.absolute:   # a group of NoPE models only may still mix in APE ones
-            self.names = self._names_with_positions(models)
+    def _flatten(self, models, names: list[str]) -> None:
+        """`flat` from the members' parameters `names` (a union: a member without one, a NoPE
+        member's position table, holds zeros there that its forward never reads)."""
+        self.names = names
         # one flat leaf [S, N] holds every parameter of every member; `params` are views of
         # it. A step's optimizer and clipping then run a handful of kernels on one tensor
         # instead of a dozen per parameter, and the backward of the one `split` that makes the
         # views writes every gradient into one buffer.
-        stacked = [self._stack(models, name) for name in self.names]
+        stacked = [self._stack(models, name) for name in names]
         self.shapes = [tuple(t.shape[1:]) for t in stacked]
         self.sizes = [int(t[0].numel()) for t in stacked]
         self.flat = torch.cat([t.reshape(len(models), -1) for t in stacked], dim=1)
         self.flat.requires_grad_(True)
         self._member_tensors()
 
-    def _names_with_positions(self, models) -> list[str]:
-        for m in models:
-            if m.cfg.pe.absolute:
-                return [n for n, _ in m.named_parameters()]
-        return self.names
+    def _rows(self, name: str) -> int | None:
+        """The padded first dimension of a table (None: a parameter every member shares)."""
+        return None
 
-    # ---- stacking ----------------------------------------------------------------------------
     def _stack(self, models, name: str) -> torch.Tensor:
-        rows = {"token_embeddings.weight": self.pad.vocab, "unembed.weight": self.pad.classes,
-                "position_embeddings.weight": self.pad.positions}.get(name)
+        rows = self._rows(name)
+        owned = [dict(m.named_parameters()).get(name) for m in models]
+        like = next(t for t in owned if t is not None)
         tensors = []
-        for model in models:
-            own = dict(model.named_parameters()).get(name)
-            if own is None:   # a NoPE member's position table: never read (scaled by 0)
-                own = torch.zeros(self.pad.positions, self.cfg.d_model)
+        for own in owned:
+            if own is None:   # a member without it: zeros, never read (its forward scales by 0)
+                own = torch.zeros(rows if rows is not None else like.shape[0], *like.shape[1:])
             own = own.detach().to(self.device, torch.float32)
             if rows is not None and own.shape[0] < rows:
                 own = torch.cat([own, own.new_zeros(rows - own.shape[0], *own.shape[1:])])
@@ -138,13 +122,7 @@ class StackedDecoders:
         return torch.stack(tensors)
 
     def _member_tensors(self) -> None:
-        """Per-member constants of the forward: class masks, table sizes, position switches."""
-        dev = self.device
-        self.class_ok = torch.stack([torch.arange(self.pad.classes, device=dev) < c.n_classes
-                                     for c in self.configs])                       # [S, C]
-        self.n_positions = torch.tensor([c.n_positions for c in self.configs], device=dev)
-        self.uses_positions = torch.tensor([float(c.pe.absolute) for c in self.configs],
-                                           device=dev)
+        """Per-member constants of the forward (a subclass's)."""
 
     @property
     def size(self) -> int:
@@ -199,11 +177,11 @@ class StackedDecoders:
         self._member_tensors()
 
     @torch.no_grad()
-    def unstack(self, index: int) -> Decoder:
-        """Member `index` as its own Decoder (on the CPU), its tables cut back to its size."""
+    def unstack(self, index: int) -> torch.nn.Module:
+        """Member `index` as its own model (on the CPU), its tables cut back to its size."""
         cfg = self.configs[index]
         torch.manual_seed(0)   # the weights are overwritten: any init will do
-        model = Decoder(cfg)
+        model = self.model_class(cfg)
         params = self.params
         for name, param in model.named_parameters():
             value = params[name][index]
@@ -213,6 +191,51 @@ class StackedDecoders:
     def member_state(self, index: int) -> dict[str, torch.Tensor]:
         """Member `index`'s parameters by name, unpadded (for checkpoints)."""
         return {n: t.clone() for n, t in self.unstack(index).state_dict().items()}
+
+
+class StackedDecoders(FlatStack):
+    """The parameters of S decoders as leaf tensors [S, ...] (a dict keyed by the Decoder's own
+    parameter names), and a forward over inputs [S, B, T]."""
+    model_class = Decoder
+
+    def __init__(self, models: list[Decoder], device):
+        if not models:
+            raise LengthgenError("a stacked group needs at least one decoder")
+        first = models[0].cfg
+        for model in models:
+            if not isinstance(model, Decoder):
+                raise LengthgenError(f"stacked groups hold Decoders, got {type(model).__name__}")
+            check_fields(model.cfg)
+            if shape_key(model.cfg) != shape_key(first):
+                raise LengthgenError("the decoders of one group must share "
+                                     + ", ".join(SHARED_FIELDS))
+        if first.dropout > 0:
+            raise LengthgenError("stacked groups need dropout=0 (dropout streams would differ "
+                                 "from separate runs)")
+        self.cfg = first                       # the shared shape
+        self.configs = [m.cfg for m in models]  # each member's own config
+        self.device = torch.device(device)
+        self.pad = Padding(vocab=max(c.vocab_size for c in self.configs),
+                           classes=max(c.n_classes for c in self.configs),
+                           positions=max(c.n_positions for c in self.configs))
+        names = [n for n, _ in models[0].named_parameters()]
+        if not first.pe.absolute:   # a group of NoPE models only may still mix in APE ones
+            names = next(([n for n, _ in m.named_parameters()] for m in models
+                          if m.cfg.pe.absolute), names)
+        self._flatten(models, names)
+
+    def _rows(self, name: str) -> int | None:
+        return {"token_embeddings.weight": self.pad.vocab, "unembed.weight": self.pad.classes,
+                "position_embeddings.weight": self.pad.positions}.get(name)
+
+    def _member_tensors(self) -> None:
+        """Per-member constants of the forward: class masks, table sizes, position switches."""
+        dev = self.device
+        self.class_ok = torch.stack([torch.arange(self.pad.classes, device=dev) < c.n_classes
+                                     for c in self.configs])                       # [S, C]
+        self.n_positions = torch.tensor([c.n_positions for c in self.configs], device=dev)
+        self.uses_positions = torch.tensor([float(c.pe.absolute) for c in self.configs],
+                                           device=dev)
 
     # ---- the batched forward ----------------------------------------------------------------
     # Under a bf16 autocast (on a card) every batched product casts its weight and bias to bf16

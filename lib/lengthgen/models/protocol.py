@@ -1,5 +1,6 @@
 """The interface a model must meet to be trained by `lengthgen.train` (the engine's stacked
-groups train Decoders only), and the initialization schemes every model config can name.
+groups train Decoders and limit-style models), and the initialization schemes every model
+config can name.
 
 The trainers never ask which class they hold; they use only what `TrainableModel` lists.
 `tests/test_model_protocol.py` checks every trainable model class against it.

@@ -150,29 +150,32 @@ def decoder_training(build, *, shape: str, layers: int, d_model: int, batch: int
 
 
 def job_training(job, count: int = 1, key: str = "") -> Training:
-    """A Training of one of the engine's typed jobs (lengthgen.engine.jobs.Job): a decoder, or
-    a model the engine trains alone (a Dyck model: `alone`, its parameters counted on the
-    model its kind builds). Its host work (`Job.host_seconds`) is counted for every run here;
-    a caller whose runs share it (`Job.host_key`) counts it once (richard.protocol)."""
-    from lengthgen.models.decoder import Decoder
+    """A Training of one of the engine's typed jobs (lengthgen.engine.jobs.Job): a model the
+    engine stacks (a decoder, a limit-style model), or one it trains alone (a Dyck model:
+    `alone`), its parameters counted on the model its kind builds. Its host work
+    (`Job.host_seconds`) is counted for every run here; a caller whose runs share it
+    (`Job.host_key`) counts it once (richard.protocol)."""
+    from lengthgen.engine import kinds
     cfg = job.model_config()
     layers, heads, width = job_shape(job)
-    build = (lambda: Decoder(cfg)) if job.kind == "decoder" else job.build_model
-    if job.kind == "decoder":
+    kind = kinds.kind(job.kind)
+    if kind.stacks:   # sized by its task: its sequences up to the longest it trains on
         task = job.get_task()   # a task id, or a Task object (a reader's program: `try`)
         tokens = task.max_tokens(job.train.length_range(task)[1])
     else:   # its sequences fill its position table (a Dyck word of D_2N: 2N), and its task is
         tokens = cfg.n_positions   # not made (a Dyck task draws its words when made)
     return Training(shape_label(layers, heads, width),
-                    _decoder_parameters(f"{job.kind}:{cfg!r}", build), layers, width,
-                    job.train.batch_size, tokens, job.train.steps, count, key,
+                    _decoder_parameters(f"{job.kind}:{cfg!r}", lambda: kind.build(cfg)),
+                    layers, width, job.train.batch_size, tokens, job.train.steps, count, key,
                     alone=job.alone, host_s=count * job.host_seconds)
 
 
 def job_shape(job) -> tuple:
-    """(layers, heads, width) of a job's model, as the rate tables key them."""
+    """(layers, heads, width) of a job's model, as the rate tables key them (a limit-style
+    model has one head a layer)."""
     cfg = job.model_config()
-    return getattr(cfg, "shape", None) or (cfg.n_layers, cfg.n_heads, cfg.d_model)
+    return getattr(cfg, "shape", None) or (cfg.n_layers, getattr(cfg, "n_heads", 1),
+                                           cfg.d_model)
 
 
 def job_flops(job) -> float:
@@ -374,8 +377,9 @@ def t4_steps_per_s(flops: float, group: int | None = None, kind: str = "engine",
 
 
 def _group_key(t: Training) -> tuple:
-    """The engine stacks decoders of one shape and batch whatever their tasks (vocabularies,
-    position tables and lengths are padded: lengthgen.engine.stacked)."""
+    """The engine stacks models (decoders, limit-style models) of one shape and batch whatever
+    their tasks (vocabularies, position tables and lengths are padded: lengthgen.engine.stacked,
+    lengthgen.engine.stacked_limit)."""
     return (t.shape, t.batch)
 
 

@@ -14,13 +14,18 @@ does not say which encoding it trained). Book scale: 3 seeds instead of 8, batch
 1024 (at p = 4, N = 16 a probe run stopped at the same test loss with either), test lengths up
 to 512.
 
+A planned figure too (lengthgen.runs.planned): its runs train in GPU slices and queues as the
+engine's stacked limit-style jobs (lengthgen.engine.stacked_limit), each scored as `run_one`
+scores its model.
+
 Feeds: book/quantitative_bounds.ipynb, {numref}`fig-izzo-fig2-modp`
 """
 from lengthgen.experiments.izzo.analysis import curve_rows
 from lengthgen.experiments.izzo.drawing import curves_figure
 from lengthgen.experiments.izzo.protocol import (PAPER_PROTOCOL, PAPER_SCALE,  # noqa: F401
-                                                 job, train_and_test)
+                                                 job, measure, train_and_test)
 from lengthgen.experiments.izzo.rows import modp_train_length as _length  # N = N/p * p
+from lengthgen.runs.planned import Run as spec, plan_runs  # noqa: F401
 from lengthgen.tasks.izzo import ModPTask
 
 FIGURE_ID = "izzo-fig2-modp"
@@ -68,6 +73,19 @@ def _job(params, config):
 
 def run_one(params, config, device):
     return train_and_test(_job(params, config), config, device)[0]
+
+
+# a planned figure too (lengthgen.runs.planned): its runs train in GPU slices and queues
+plan = plan_runs(runs)
+
+
+def engine_job(job, config):
+    return _job(job.params(), config)
+
+
+def score(model, job, result, config, device, group_size):
+    """A run trained in a slice, measured as `run_one` measures its model."""
+    return measure(_job(job.params(), config), model, result, config, device)
 
 
 def data(records):

@@ -6,13 +6,18 @@ every other position about 0. Mean and standard deviation over a batch of test s
 Every run trains to the paper's stop rule (loss < 1e-5; the step cap is a safety). Book scale:
 3 seeds instead of 8, batch 256 instead of 1024, train lengths up to 40.
 
+A planned figure too (lengthgen.runs.planned): its runs train in GPU slices and queues as the
+engine's stacked limit-style jobs (lengthgen.engine.stacked_limit), each scored as `run_one`
+scores its model.
+
 Feeds: book/quantitative_bounds.ipynb, {numref}`fig-izzo-fig3-hardmax`
 """
 import matplotlib.pyplot as plt
 import numpy as np
 
 from lengthgen.experiments.izzo.protocol import (PAPER_PROTOCOL, PAPER_SCALE,  # noqa: F401
-                                                 job, train_and_test)
+                                                 job, measure, train_and_test)
+from lengthgen.runs.planned import Run as spec, plan_runs  # noqa: F401
 from lengthgen.tasks.izzo import ModPTask
 
 FIGURE_ID = "izzo-fig3-hardmax"
@@ -45,15 +50,36 @@ def _job(params, config):
                period=config["period"])
 
 
+# a planned figure too (lengthgen.runs.planned): its runs train in GPU slices and queues
+plan = plan_runs(runs)
+
+
+def engine_job(job, config):
+    return _job(job.params(), config)
+
+
+def score(model, job, result, config, device, group_size):
+    """A run trained in a slice, measured as `run_one` measures its model."""
+    run = _job(job.params(), config)
+    return _attention(measure(run, model, result, config, device), run, model, config, device)
+
+
 def run_one(params, config, device):
+    run = _job(params, config)
+    metrics, model = train_and_test(run, config, device)
+    return _attention(metrics, run, model, config, device)
+
+
+def _attention(metrics, run, model, config, device):
+    """The metrics with the last token's attention on length-n strings, mean and std over
+    the strings."""
     import torch
 
     from lengthgen.evaluate import bin_rng
-    run = _job(params, config)
-    metrics, model = train_and_test(run, config, device)
+    model = model.to(device)
     task = run.get_task()
     n = config["attention_length"]
-    batch = task.sample(bin_rng(params["seed"], n, n), config["attention_samples"], n, n)
+    batch = task.sample(bin_rng(run.seed, n, n), config["attention_samples"], n, n)
     weights = model.last_attention(torch.as_tensor(batch.inputs).to(device)).cpu().numpy()
     metrics["attention_mean"] = weights.mean(axis=0).tolist()
     metrics["attention_std"] = weights.std(axis=0).tolist()

@@ -19,14 +19,19 @@ S = k = 2, so a model of proportions cannot fit it, and what a model learns abou
 lengths is wrong at long ones.
 Book scale: 3 seeds, batch 256, one train length (see CONFIGS).
 
+A planned figure too (lengthgen.runs.planned): its runs train in GPU slices and queues as the
+engine's stacked limit-style jobs (lengthgen.engine.stacked_limit), each scored as `run_one`
+scores its model.
+
 Feeds: book/quantitative_bounds.ipynb, {numref}`fig-izzo-kgram`
 """
 import matplotlib.pyplot as plt
 import numpy as np
 
 from lengthgen.experiments.izzo.drawing import loss_band, name_two_and_five
-from lengthgen.experiments.izzo.protocol import PAPER_PROTOCOL, job, train_and_test
+from lengthgen.experiments.izzo.protocol import PAPER_PROTOCOL, job, measure, train_and_test
 from lengthgen.experiments.izzo.rows import kgram_data
+from lengthgen.runs.planned import Run as spec, plan_runs  # noqa: F401
 from lengthgen.tasks.izzo import KGramTask
 
 FIGURE_ID = "izzo-kgram"
@@ -65,14 +70,34 @@ def _job(params, config):
                local_tau=params["k"] - 1)
 
 
+# a planned figure too (lengthgen.runs.planned): its runs train in GPU slices and queues
+plan = plan_runs(runs)
+
+
+def engine_job(job, config):
+    return _job(job.params(), config)
+
+
+def score(model, job, result, config, device, group_size):
+    """A run trained in a slice, measured as `run_one` measures its model."""
+    run = _job(job.params(), config)
+    return _readings(measure(run, model, result, config, device), run, model, config, device)
+
+
 def run_one(params, config, device):
     run = _job(params, config)
     metrics, model = train_and_test(run, config, device)
+    return _readings(metrics, run, model, config, device)
+
+
+def _readings(metrics, run, model, config, device):
+    """The metrics with each layer's phi and where the two layers look."""
+    model = model.to(device)
     task = run.get_task()
     metrics["phi"] = [[float(v) for v in layer.local_bias.detach().cpu()]
                       for layer in model.layers]
     metrics["attention"] = _attention_shares(model, task, config["test_lengths"],
-                                            config["attention_samples"], params["seed"], device)
+                                            config["attention_samples"], run.seed, device)
     return metrics
 
 

@@ -80,22 +80,33 @@ def check_train_length(model, train_length: int) -> None:
 
 
 def train_and_test(run: Job, config: dict, device) -> tuple[dict, LimitStyleTransformer]:
-    """Train a run's model (`job`), then the test MSE at each of the config's test lengths;
-    JSON-able metrics, and the trained model."""
-    from lengthgen.evaluate import evaluate
-    from lengthgen.train import EVAL_SEED_OFFSET, train
+    """Train a run's model (`job`) alone with train(), then `measure` it; JSON-able metrics,
+    and the trained model."""
+    from lengthgen.train import train
     task, model = run.build()
     check_train_length(model, run.train.max_len)
     result = train(model, task, run.train, device)
+    return measure(run, model, result, config, device), model
+
+
+def measure(run: Job, model, result, config: dict, device) -> dict:
+    """The metrics of a run's trained model, however it trained (train() alone, or a slice of
+    the engine's stacked groups, which hands its models back on the CPU): the test MSE at each
+    of the config's test lengths, the last in-distribution loss, the steps, whether the stop
+    loss was met, the training's wall time and the parameter count. The one home of what an
+    Izzo record measures; a figure adds its own readings of the model."""
+    from lengthgen.evaluate import evaluate
+    from lengthgen.train import EVAL_SEED_OFFSET
+    model = model.to(device)
     test_seed = run.seed + 2 * EVAL_SEED_OFFSET
     test_lengths = config["test_lengths"]
-    losses = evaluate(model, task, [(n, n) for n in test_lengths], config["test_samples"],
-                      test_seed, device, batch_size=512)
+    losses = evaluate(model, run.get_task(), [(n, n) for n in test_lengths],
+                      config["test_samples"], test_seed, device, batch_size=512)
     return {"test_loss": {str(n): losses[f"{n}-{n}"]["loss"] for n in test_lengths},
             "train_loss": result.history[-1]["loss"], "steps": result.steps,
             "reached_stop_loss": result.stopped_early,
             "train_wall_time_s": round(result.wall_time_s, 3),
-            "n_params": model.num_parameters()}, model
+            "n_params": model.num_parameters()}
 
 
 def trainings(runs: list[dict], config: dict, job_for) -> list:
