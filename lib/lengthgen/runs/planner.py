@@ -10,7 +10,9 @@ added here, and so is the host's work before a job's first step (`Job.host_secon
 from __future__ import annotations
 
 from lengthgen.errors import LengthgenError
-from lengthgen.runs.cost import HOST_KEYS_KEPT, group_steps_per_s, one_model_steps_per_s
+from lengthgen.runs.allotment import USABLE_S
+from lengthgen.runs.cost import (HOST_KEYS_KEPT, group_steps_per_s, job_flops, job_shape,
+                                 job_training, one_model_steps_per_s)
 
 # On estimates from a rate table: a group's start (graph capture) and evaluations take
 # GROUP_OVERHEAD_S, and its steps MARGIN times the table's rate. On the card's own clock
@@ -21,6 +23,19 @@ from lengthgen.runs.cost import HOST_KEYS_KEPT, group_steps_per_s, one_model_ste
 # holds it), and a job whose state cannot be handed on is planned at the rate divided among
 # the workers (`Planner`'s `careful`), which covers every group timed (tests/test_slice_rates.py).
 MARGIN, GROUP_OVERHEAD_S = 1.05, 30.0
+
+# Open-ended jobs. A job with a stop rule (it ends once its loss or accuracy is reached:
+# Izzo et al.'s runs stop at a loss of 1e-5, in a few thousand of their 200,000 steps) is
+# planned at its step cap, which may be longer than any allotment: such a job would never
+# start. So where no allotment could hold its cap, it starts all the same when its state is
+# small, and what it has trained when the time runs out is handed on (`Planner.open_ended`),
+# never thrown away: a slice starts such jobs only while the states it would hand on fit in
+# OPEN_HANDOFF_SHARE of the hand-off, divided among its workers (a chained call's states stay
+# on the machine's disk, so two calls hand on at most twice that), and a group of them trains
+# at most OPEN_GROUP_S a call before its unfinished members are handed on, so that one group
+# whose members never meet their rule cannot hold a worker for the rest of the allotment.
+OPEN_HANDOFF_SHARE, OPEN_GROUP_S = 0.25, 180.0
+HISTORY_POINT_BYTES = 64   # a state's history holds one point an evaluation (torch.save: ~53)
 
 
 class Planner:
@@ -91,6 +106,25 @@ class Planner:
         if steps > 0 and seconds > 0:
             self.measured[shape, alone] = (n, seconds / steps)
 
+    def open_ended(self, job, available: int, bytes_left: float, file_bytes: float) -> int:
+        """How many of `available` jobs like `job` (a group none of which can finish in the
+        time left) start all the same as open-ended jobs (OPEN_HANDOFF_SHARE): none unless the
+        job has a stop rule, its cap is longer than an allotment (USABLE_S, at the rates
+        here: a shorter job waits for a slice that can finish it) and its state fits in
+        `file_bytes`; then as many as `bytes_left` of hand-off holds their states (a job
+        alone: one)."""
+        train = job.train
+        if train.stop_loss is None and train.stop_accuracy is None:
+            return 0
+        whole = self.seconds(job_shape(job), 1, train.steps, job.alone, job.host_seconds,
+                             job_flops(job))
+        if whole is None or whole <= USABLE_S:
+            return 0
+        each = state_estimate(job)
+        if each > file_bytes:
+            return 0
+        return max(0, min(available, 1 if job.alone else available, int(bytes_left // each)))
+
     def largest(self, shape, remaining: list[int], left: float, cap: int,
                 alone: bool = False, host_s: float = 0.0, flops: float | None = None) -> int:
         """The most jobs (in order, `remaining` steps each) that finish together in `left`
@@ -101,3 +135,10 @@ class Planner:
             if need is None or need <= left:
                 best = n
         return best
+
+
+def state_estimate(job) -> float:
+    """About the bytes of a job's state once handed on at its cap: weights and two AdamW
+    moments (4 bytes each) and its history's points (one an evaluation)."""
+    points = job.train.steps // max(1, job.train.eval_every) + 1
+    return 12 * job_training(job).n_params + HISTORY_POINT_BYTES * points

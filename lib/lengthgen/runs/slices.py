@@ -17,7 +17,9 @@ recorded from nothing.
   again; one trained to its end is stored for the next figure that studies the same model.
 - A job starts only if it can finish in the time left (this call and a chained one whose
   states stay on the local disk), at the measured rates of `runs.rates`, or at the rate this
-  slice measured on the shape; with neither, it starts (the old behaviour).
+  slice measured on the shape; with neither, it starts (the old behaviour). The exception:
+  a job with a stop rule whose cap no allotment holds starts open-ended while its small state
+  fits in the slice's part of the hand-off (`runs.planner`, OPEN_HANDOFF_SHARE).
 - SIGTERM or SIGINT stops a slice at the next step: finished jobs are recorded and unfinished
   states kept. A parent forwards them to its workers, which die with it (PR_SET_PDEATHSIG) and
   write nothing once it is gone.
@@ -26,6 +28,7 @@ from __future__ import annotations
 
 import io
 import json
+import math
 import os
 import signal
 import stat
@@ -38,7 +41,7 @@ from typing import Callable
 
 from lengthgen.errors import LengthgenError
 from lengthgen.runs.cost import job_flops, job_shape
-from lengthgen.runs.planner import Planner
+from lengthgen.runs.planner import OPEN_GROUP_S, OPEN_HANDOFF_SHARE, Planner
 from lengthgen.runs.rates import state_bytes as state_size
 
 STATE_BYTES = 15 * 2 ** 20       # the old hand-off of `--states-out`, in all
@@ -294,12 +297,15 @@ def _score_state(spec, job, state):
                               wall_time_s=float(state["elapsed"]), history=history)
 
 
-def _choose(pending, jobs, resumable, worker, left, planner, max_group, until_step, take):
+def _choose(pending, jobs, resumable, worker, left, planner, max_group, until_step, take,
+            open_ended=lambda job, available: 0):
     """The next group this worker trains: (its specs, the step it starts at, how many planned
-    jobs were refused as unable to finish in `left` seconds). Jobs group by the engine's key and
-    their start step; resumed groups come first (their work is half done), then fresh ones
-    cheapest first from this worker's own shape; of a group, the most jobs (fewest steps first)
-    that finish together, each taken by a claim (`take`)."""
+    jobs were refused as unable to finish in `left` seconds, whether the group is open-ended).
+    Jobs group by the engine's key and their start step; resumed groups come first (their work
+    is half done), then fresh ones cheapest first from this worker's own shape; of a group, the
+    most jobs (fewest steps first) that finish together, each taken by a claim (`take`), or,
+    where none can, as many as `open_ended(job, available)` allows (runs.planner: jobs with a
+    stop rule whose cap no allotment holds, their states handed on)."""
     from lengthgen.engine.jobs import group_key
     groups: dict = {}
     for spec in pending:
@@ -326,11 +332,14 @@ def _choose(pending, jobs, resumable, worker, left, planner, max_group, until_st
         flops = max(job_flops(jobs[s.name]) for s in specs)   # a group pads to its longest
         n = planner.largest(job_shape(head), remaining, left, max_group, head.alone,
                             planner.host_seconds(head), flops)
+        opened = n == 0 and left > 0
+        if opened:
+            n = open_ended(head, min(len(specs), max_group))
         refused += len(specs) - n
         chosen = [spec for spec in specs[:n] if take(spec.name)]
         if chosen:
-            return chosen, first, refused
-    return [], 0, refused
+            return chosen, first, refused, opened
+    return [], 0, refused, False
 
 
 def run_slice(work: SliceWork, device, deadline: float, *, worker: int = 0,
@@ -372,6 +381,14 @@ def run_slice(work: SliceWork, device, deadline: float, *, worker: int = 0,
     def careful(shape) -> bool:   # a job whose state no hand-off file can hold
         return last and state_size(shape) > HANDOFF_FILE_BYTES
     planner = Planner(rates, graphs and cuda, share, careful)
+    # open-ended jobs (runs.planner) start while the states this worker would hand on fit in
+    # its part of the hand-off: the sizes of those it has left unfinished so far are counted
+    open_bytes = HANDOFF_BYTES * OPEN_HANDOFF_SHARE / max(1, share)
+    left_bytes: dict = {}   # job name -> the size of its unfinished state
+
+    def open_ended(job, available: int) -> int:
+        return planner.open_ended(job, available, open_bytes - sum(left_bytes.values()),
+                                  HANDOFF_FILE_BYTES)
     shared = Shared(work.shared_key, work.label, trained, device, say)
 
     def take(name: str) -> bool:   # a claim that cannot be written stops the slice
@@ -441,8 +458,9 @@ def run_slice(work: SliceWork, device, deadline: float, *, worker: int = 0,
             counts["stored_left"] = max(counts.get("stored_left", 0), len(waiting))
             pending = [s for s in pending if s.name not in waiting]
         left = deadline - time.time() + (chain_s if states is not None else 0.0)
-        chosen, first, refused = _choose(pending, jobs, resumable, worker, left, planner,
-                                         max_group, until_step, take_to_train)
+        chosen, first, refused, opened = _choose(pending, jobs, resumable, worker, left,
+                                                 planner, max_group, until_step,
+                                                 take_to_train, open_ended)
         if writes.failed:
             break
         if not chosen:
@@ -464,8 +482,9 @@ def run_slice(work: SliceWork, device, deadline: float, *, worker: int = 0,
             host_s = time.perf_counter() - t0
             outcomes = train_jobs([jobs[s.name] for s in chosen], device,
                                   sampler=work.sampler, until_step=until_step, resume=resume,
-                                  deadline=Deadline(time.perf_counter()
-                                                    + (deadline - time.time()), stop),
+                                  deadline=Deadline(time.perf_counter() + min(
+                                      deadline - time.time(),
+                                      OPEN_GROUP_S if opened else math.inf), stop),
                                   max_group=max_group, graphs=graphs, compile=compile)
         except Exception as e:   # one failed group costs its jobs, not the slice's other work
             counts["failed_groups"] = counts.get("failed_groups", 0) + 1
@@ -499,6 +518,9 @@ def run_slice(work: SliceWork, device, deadline: float, *, worker: int = 0,
             counts["unfinished"] += 1
             if outcome.state is not None:
                 unfinished[spec.name] = {**outcome.state, "job": spec.params()}
+                if opened:
+                    left_bytes[spec.name] = serialized_size(unfinished[spec.name])
+                    counts["open_ended_left"] = len(left_bytes)
                 if states is not None:
                     writes.attempt(f"the state of {spec.name} into {states}",
                                    lambda spec=spec: keep_state(states, spec.name,
