@@ -13,7 +13,7 @@ import pytest
 import torch
 
 from lengthgen.engine.jobs import Job
-from lengthgen.runs import allotment, planned, rates, slices
+from lengthgen.runs import allotment, rates, slices
 from lengthgen.runs.planner import OPEN_HANDOFF_SHARE, Planner, state_estimate
 from lengthgen.runs.registry import experiment
 
