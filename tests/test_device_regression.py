@@ -301,8 +301,8 @@ def test_a_pool_is_bounded_in_tokens():
 
 # --- training -----------------------------------------------------------------------------------
 
-def _job(task, seed, **model):
-    cfg = TrainConfig(steps=80, eval_every=20, eval_samples=256, batch_size=64, lr=1e-2,
+def _job(task, seed, steps=80, **model):
+    cfg = TrainConfig(steps=steps, eval_every=20, eval_samples=256, batch_size=64, lr=1e-2,
                       weight_decay=0.0, grad_clip=None, stop_accuracy=None,
                       min_len=task.min_len, max_len=task.train_range[1], seed=seed,
                       group_lr={"hidden": 1e-2 / 8, "readout": 1e-2 / 8})
@@ -320,6 +320,24 @@ def test_a_stacked_group_learns_from_device_batches_on_the_cpu():
         history = outcome.result.history
         assert outcome.result.steps == 80 and "accuracy" not in history[-1]
         assert history[-1]["loss"] < 0.7 * history[0]["loss"], history
+
+
+def test_a_job_resumed_in_another_group_sees_the_batches_it_would_have_seen():
+    """Device batches are keyed by (seed, step, row): a job stopped at step 13 and resumed
+    without its former group mates ends where one unbroken run ends."""
+    def jobs():
+        return [_job(ModPTask(2, 0, train_max=8), 0, pe="periodic", period=2, steps=30),
+                _job(KGramTask(3, 2, train_max=8), 1, pe="nope", local_tau=1, steps=30)]
+    whole = train_jobs(jobs(), sampler="device")
+    first = train_jobs(jobs(), sampler="device", until_step=13)
+    assert all(o.result is None and o.state["step"] == 13 for o in first)
+    (resumed,) = train_jobs(jobs()[1:], sampler="device", resume={0: first[1].state})
+    a, b = whole[1].result, resumed.result
+    assert [h["step"] for h in a.history] == [h["step"] for h in b.history]
+    for x, y in zip(a.history, b.history):
+        assert math.isclose(x["loss"], y["loss"], rel_tol=1e-4, abs_tol=1e-7)
+    for p, q in zip(whole[1].model.parameters(), resumed.model.parameters()):
+        torch.testing.assert_close(p, q, atol=1e-5, rtol=1e-4)
 
 
 def test_auto_picks_the_host_on_a_cpu_and_the_device_on_cuda():
