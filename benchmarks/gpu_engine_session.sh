@@ -9,8 +9,9 @@
 #
 # The first call: 1. correctness on the card (tests/test_engine_cuda.py, the samplers' CUDA
 # tests, Izzo's regression samplers' too; CUDA graphs are used only where their own test
-# passes); 2. benchmarks/bench_engine.py and profile_engine.py (skipped with BENCH_SECONDS=0: the slice then plans with the built-in
-# H200 rates, lengthgen.runs.rates); 3. the queue of planned figures (`budget queue`): the
+# passes); 2. benchmarks/bench_engine.py and profile_engine.py (skipped with
+# BENCH_SECONDS=0: the slice then plans with the built-in H200 rates,
+# lengthgen.runs.rates); 3. the queue of planned figures (`budget queue`): the
 # paper-budget sweep first, then the other planned figures cheapest per reproduced id first
 # (`budget queue --list` prints the order), each starting a job only if it can finish in this
 # call's time left plus NEXT_SECONDS of the chained call, at the rates just measured, so the
