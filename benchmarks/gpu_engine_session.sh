@@ -8,9 +8,10 @@
 #                     [TOTAL_SECONDS] [WORKERS]
 #
 # The first call: 1. correctness on the card (tests/test_engine_cuda.py, the samplers' CUDA
-# tests; CUDA graphs are used only where their own test passes); 2. benchmarks/bench_engine.py
-# and profile_engine.py (skipped with BENCH_SECONDS=0: the slice then plans with the built-in
-# H200 rates, lengthgen.runs.rates); 3. the queue of planned figures (`budget queue`): the
+# tests, Izzo's regression samplers' too; CUDA graphs are used only where their own test
+# passes); 2. benchmarks/bench_engine.py and profile_engine.py (skipped with
+# BENCH_SECONDS=0: the slice then plans with the built-in H200 rates,
+# lengthgen.runs.rates); 3. the queue of planned figures (`budget queue`): the
 # paper-budget sweep first, then the other planned figures cheapest per reproduced id first
 # (`budget queue --list` prints the order), each starting a job only if it can finish in this
 # call's time left plus NEXT_SECONDS of the chained call, at the rates just measured, so the
@@ -72,7 +73,8 @@ if [ "$CONTINUE" = 0 ]; then
   echo "== 1. correctness on the card" | tee -a "$LOG"
   # --noconftest: the repository's conftest.py imports the notebook tools, absent on the card
   timeout 150 $PY -m pytest -q -x -p no:cacheprovider --noconftest tests/test_engine_cuda.py \
-    tests/test_engine_sampling.py -k "(cuda or card) and not graph" 2>&1 | tail -15 \
+    tests/test_engine_sampling.py tests/test_device_regression.py \
+    -k "(cuda or card) and not graph" 2>&1 | tail -15 \
     | tee -a "$LOG"
   if [ "${PIPESTATUS[0]}" != 0 ]; then
     echo "correctness check failed: nothing measured" | tee -a "$LOG"; exit 1

@@ -24,6 +24,7 @@ from lengthgen.engine.device_data import (DeviceBatch, DeviceSampler, LanguageSa
 from lengthgen.errors import LengthgenError
 from lengthgen.tasks import get_task, task_ids
 from lengthgen.tasks.algorithmic import TASKS, AlgorithmicTask
+from lengthgen.tasks.izzo import RegressionTask
 from lengthgen.tasks.languages import Language
 from lengthgen.tasks.metadata import language_ids
 from test_languages_dfa import ORACLES
@@ -157,10 +158,11 @@ def test_uniform_and_below():
 # --- which tasks have a sampler -----------------------------------------------------------------
 
 def test_every_algorithmic_task_and_language_has_a_sampler_and_no_other_task():
+    # (and Izzo et al.'s regression tasks: tests/test_device_regression.py)
     for task_id in task_ids():
         task = get_task(task_id)
         sampler = device_sampler(task)
-        if isinstance(task, (AlgorithmicTask, Language)):
+        if isinstance(task, (AlgorithmicTask, Language, RegressionTask)):
             assert isinstance(sampler, DeviceSampler), task_id
         else:
             assert sampler is None, task_id

@@ -13,6 +13,7 @@
     compiled.py    a stacked step through torch.compile (fused kernels), eager where that fails
     feeds.py       training batches from the host's samplers or made on the device
     device_data.py the device samplers of the Huang et al. tasks (exactly the host's law)
+    device_regression.py  those of Izzo et al.'s regression tasks (real-valued targets)
     rng.py         a counter-based generator: the same numbers on any device
     kinds.py       the model kinds a Job trains (decoder, limit-style, dyck, token-mlp), each
                    with its typed config, built by one function

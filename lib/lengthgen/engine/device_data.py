@@ -22,11 +22,15 @@ device). Nothing else is approximated: tie-free bit strings
 draw their number of ones from its exact conditional law, majority strings are drawn by
 rejection like the host's, language members by the exact completion counts of the DFA.
 
+The regression tasks of Izzo et al. have their samplers in `engine.device_regression`
+(real-valued targets, one per string), registered in the same lookup (`device_sampler`).
+
 Public: DeviceBatch, DeviceSampler (sample, real_lengths), real_lengths, device_sampler.
 """
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from fractions import Fraction
+from importlib import import_module
 from math import comb
 
 import torch
@@ -46,7 +50,8 @@ BOS_ID, SEP_ID, EOS_ID = 1, 2, 3  # ids of <bos>, <sep>, <eos> in every algorith
 @dataclass
 class DeviceBatch:
     inputs: torch.Tensor   # int64 [N, B, W] token ids, PAD (0) after each sequence
-    targets: torch.Tensor  # int64 [N, B, W] the class to predict at each position, 0 past the end
+    targets: torch.Tensor  # int64 [N, B, W] the class to predict at each position, 0 past the end;
+    #                        a regression task's: float32 [N, B, W] or [N, B, W, C] real values
     mask: torch.Tensor     # bool  [N, B, W] positions that count for loss and accuracy
     lengths: torch.Tensor  # int64 [N, B]    the task's Len of each example
 
@@ -60,7 +65,11 @@ class DeviceSampler(ABC):
     """Draws batches of one task on the device of the `seeds` tensor.
 
     sample(seeds, steps, batch_size, lo, hi, width): seeds and steps are int64 [N]; item n gets
-    batch_size rows; row b is a function of (seeds[n], steps[n], b) (and of lo, hi, width)."""
+    batch_size rows; row b is a function of (seeds[n], steps[n], b) (and of lo, hi, width).
+    target_dtype and target_shape: the dtype of the batches' targets and their shape past
+    [N, B, W] (() for class ids and for one real value per position, (C,) for C of them)."""
+    target_dtype = torch.int64
+    target_shape: tuple = ()
 
     def __init__(self, task: Task):
         self.task = task
@@ -74,7 +83,7 @@ class DeviceSampler(ABC):
             raise LengthgenError("seeds and steps must be 1-D tensors of one shape, one device")
         if batch_size < 1:
             raise LengthgenError(f"{self.task.id}: batch_size must be >= 1, got {batch_size}")
-        feasible = self.task.feasible_lengths(lo, hi)  # raises on an empty or invalid range
+        feasible = self._feasible_lengths(lo, hi)  # raises on an empty or invalid range
         if width < self.task.max_tokens(hi):
             raise LengthgenError(f"{self.task.id}: width {width} is below the "
                                  f"{self.task.max_tokens(hi)} tokens of Len {hi}")
@@ -86,6 +95,9 @@ class DeviceSampler(ABC):
         key = rng.bits32(seeds.to(torch.int64)[:, None], steps.to(torch.int64)[:, None], rows)
         lengths = choices[rng.below(len(feasible), key, rng.STREAM_LENGTH)]
         return self._build(key, lengths, max(feasible), width)
+
+    def _feasible_lengths(self, lo: int, hi: int) -> list[int]:
+        return self.task.feasible_lengths(lo, hi)
 
     @abstractmethod
     def _build(self, key: torch.Tensor, lengths: torch.Tensor, longest: int,
@@ -436,6 +448,10 @@ class LanguageSampler(DeviceSampler):
 
 def device_sampler(task: Task) -> DeviceSampler | None:
     """The device sampler of a task (by its exact class: a subclass may change the law), or
-    None for tasks that have none (Dyck, Boolean expressions, Izzo's tasks ...)."""
+    None for tasks that have none (Dyck, Boolean expressions, C-RASP programs ...)."""
     sampler_class = _SAMPLERS.get(type(task))
     return None if sampler_class is None else sampler_class(task)
+
+
+# the regression samplers register themselves in _SAMPLERS (imported last: they build on this)
+import_module("lengthgen.engine.device_regression")

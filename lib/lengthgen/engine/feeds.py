@@ -15,7 +15,10 @@ Two feeds, one interface (`batch(step)` -> inputs, targets, mask [S, B, T] and A
   depend only on its run and the step, so they are the same in any group, after a resume and
   on any device (the step is its whole state). No host work per step and a fixed width
   (static shapes). It draws the same
-  law as the host samplers (tests/test_engine_sampling.py), not the same stream.
+  law as the host samplers (tests/test_engine_sampling.py, tests/test_device_regression.py),
+  not the same stream. A regression group's targets are real values, padded across members
+  as `stack_targets` pads the host's; a pool holds at most POOL_TOKENS tokens per tensor (a
+  group of many members at batch 1024 draws fewer steps at a time; the values are the same).
 
 The fixed in-distribution evaluation sets are drawn once, on the host, exactly as `evaluate`
 draws them, so a member's evaluation numbers mean what a single run's mean.
@@ -29,6 +32,10 @@ from lengthgen.evaluate import EVAL_BATCH_SIZE, bin_batches
 
 # the random stream of APE offsets (the data streams of lengthgen.engine.rng are 0x1000-0x1fff)
 STREAM_OFFSETS = 0x2001
+# the most tokens (members x steps x rows x width) a device pool draws at once: 2**28 int64
+# inputs are 2 GiB, and a sampler's work tensors a few times that. Huang et al.'s sweep (256
+# members, batch 64, width 203) keeps its 64 steps; 256 Izzo members at batch 1024 draw a few
+POOL_TOKENS = 2 ** 28
 
 
 def _pad(array: np.ndarray, width: int) -> np.ndarray:
@@ -123,7 +130,17 @@ class DeviceFeed:
             self.samplers.append(sampler)
         self.ranges = [c.length_range(t) for t, c in zip(self.tasks, self.configs)]
         self.device = torch.device(device)
-        self.width, self.pool_steps = width, pool
+        self.width = width
+        # the values do not depend on the pool's size (rows are keyed by step): memory only
+        tokens = len(self.configs) * self.configs[0].batch_size * width
+        self.pool_steps = max(1, min(pool, POOL_TOKENS // max(tokens, 1)))
+        self.target_dtype = self.samplers[0].target_dtype
+        if any(s.target_dtype != self.target_dtype for s in self.samplers):
+            raise LengthgenError("the members of a group must share an objective")
+        # targets past [B, W]: members with different numbers of outputs are padded to the most
+        shapes = {s.target_shape for s in self.samplers}
+        self.target_shape = shapes.pop() if len(shapes) == 1 else \
+            (max(s.target_shape[0] if s.target_shape else 1 for s in self.samplers),)
         self.seeds = torch.tensor([c.seed for c in self.configs], device=self.device)
         self.n_positions = torch.tensor(list(n_positions), device=self.device)
         self.half = torch.tensor([c.ape_offsets == "half" for c in self.configs],
@@ -140,7 +157,9 @@ class DeviceFeed:
         k, s, b, w = self.pool_steps, len(self.configs), self.batch_size, self.width
         steps = torch.arange(start, start + k, device=self.device)
         inputs = torch.zeros(s, k, b, w, dtype=torch.long, device=self.device)
-        targets, mask = torch.zeros_like(inputs), torch.zeros_like(inputs, dtype=torch.bool)
+        targets = torch.zeros(*inputs.shape, *self.target_shape, dtype=self.target_dtype,
+                              device=self.device)
+        mask = torch.zeros_like(inputs, dtype=torch.bool)
         groups: dict = {}
         for i, (lo, hi) in enumerate(self.ranges):
             groups.setdefault((self.tasks[i].id, lo, hi), []).append(i)
@@ -151,7 +170,13 @@ class DeviceFeed:
             seeds = self.seeds[index].repeat_interleave(k)
             batch = self.samplers[i].sample(seeds, steps.repeat(len(members)), b, lo, hi, w)
             inputs[index] = batch.inputs.view(len(members), k, b, w)
-            targets[index] = batch.targets.view(len(members), k, b, w)
+            own = batch.targets.view(len(members), k, b, w, *self.samplers[i].target_shape)
+            if own.dim() < targets.dim():     # one value among members of several: column 0
+                own = own[..., None]
+            if own.shape[4:] == targets.shape[4:]:
+                targets[index] = own
+            else:                             # fewer outputs than the group's most: padded
+                targets[index, ..., :own.shape[-1]] = own
             mask[index] = batch.mask.view(len(members), k, b, w)
         offsets = None
         if any(self.absolute):

@@ -44,6 +44,7 @@ STREAM_COUNT = 0x1004       # a count drawn from a tabulated law (number of ones
 STREAM_SPLIT = 0x1005       # a split position (addition's "+")
 STREAM_ROUND = 0x1006       # rejection sampling: draws of round r
 STREAM_PATH = 0x1007        # languages: the next symbol at each position
+STREAM_WEIGHTS = 0x1008     # a string's own law (Izzo's tasks: its mixture, rates, chain)
 
 
 def _as_tensor(k, device=None) -> torch.Tensor:
