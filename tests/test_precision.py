@@ -68,7 +68,6 @@ def _asked_only(seen, expected, path):
     seen.clear()
 
 
-@pytest.mark.filterwarnings("ignore:.*bf16.*")
 @pytest.mark.parametrize("precision, expected", [("auto", BF16), ("fp32", FP32)])
 def test_train_and_its_evaluations_compute_in_the_runs_precision(card, precision, expected):
     task = get_task("copy_repeat")
