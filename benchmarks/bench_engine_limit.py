@@ -4,7 +4,8 @@
         [--device cpu] [--seconds 0.5]
 
 The protocol's one-layer model (d = 16, MLP 256, muP, per-role Adam rates, readout at the last
-token) on ModPTask (p = 5, train length 20), at batch 64 and 1024:
+token) on ModPTask (p = 5, train length 20), at batch 64 and 1024, in the protocol's fp32 (both
+rows: `TrainConfig.precision`):
 
 * `engine`: S members (seeds 0..S-1) as one `StackedGroup` (lengthgen.engine.stacked_limit),
   one full training step (forward, backward, per-member clipping and AdamW) on a fixed batch
@@ -65,7 +66,8 @@ def train_rate(batch: int, device, seconds: float) -> float:
     objective = objective_of(task)
     inputs = to_tensors(task.sample(np.random.default_rng(0), batch, task.min_len, N), device,
                         objective.target_dtype)
-    measurement = steady(lambda: training_step(model, optimizer, *inputs, objective=objective),
+    measurement = steady(lambda: training_step(model, optimizer, *inputs, objective=objective,
+                                               precision=run.train.precision),
                          seconds, warmup=1, label="bench_engine_limit",
                          sub_label=f"batch {batch}", description="train()")
     return per_second(measurement)

@@ -91,7 +91,7 @@ def test_a_compiled_step_under_bf16_autocast_traces_whole(monkeypatch):
     eager step does. CPU autocast stands in for the card's here."""
     import lengthgen.engine.groups as groups
     monkeypatch.setattr(groups, "autocast",
-                        lambda device: torch.autocast("cpu", dtype=torch.bfloat16))
+                        lambda device, precision: torch.autocast("cpu", dtype=torch.bfloat16))
     eager, feed_a = _group(False, chunks=1)
     compiled, feed_b = _group("aot_eager", chunks=1)
     for a, b in zip(_train(eager, feed_a, 3, None), _train(compiled, feed_b, 3, None)):

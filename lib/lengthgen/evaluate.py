@@ -14,7 +14,8 @@ import contextlib
 import numpy as np
 import torch
 
-from lengthgen.errors import LengthgenError
+from lengthgen.engine.settings import PRECISIONS
+from lengthgen.errors import LengthgenError, check_choice
 from lengthgen.objectives import objective_of
 from lengthgen.tasks.base import Batch, Task, bin_name
 
@@ -24,14 +25,28 @@ from lengthgen.tasks.base import Batch, Task, bin_name
 EVAL_BATCH_SIZE = 256
 
 
-def autocast(device) -> contextlib.AbstractContextManager:
-    """bf16 autocast on a CUDA card that has bf16 (fast, and safe for these small models); full
-    precision elsewhere. A card without bf16 (a Colab T4) trains in fp32: fp16 would need loss
-    scaling, and these models are small enough that fp32 costs little."""
+def low_precision(device, precision: str = "auto") -> torch.dtype | None:
+    """The dtype a run of this precision (`TrainConfig.precision`) autocasts to on `device`:
+    bf16 under "auto" on a CUDA card that has bf16 (fast, and safe for these small models),
+    None (full precision) otherwise. A card without bf16 (a Colab T4) trains in fp32: fp16
+    would need loss scaling, and these models are small enough that fp32 costs little. "fp32"
+    never autocasts: bf16 keeps 8 bits of mantissa, about 0.4% per rounding, too coarse for a
+    regression read at a mean squared error of 1e-5 (Izzo et al.'s stop rule)."""
+    check_choice("autocast", "precision", precision, PRECISIONS)
     device = torch.device(device)
-    if device.type == "cuda" and bf16_supported(device):
-        return torch.autocast("cuda", dtype=torch.bfloat16)
-    return contextlib.nullcontext()
+    if precision == "auto" and device.type == "cuda" and bf16_supported(device):
+        return torch.bfloat16
+    return None
+
+
+def autocast(device, precision: str = "auto") -> contextlib.AbstractContextManager:
+    """The context every training step and evaluation of a run computes in: autocast to
+    `low_precision`'s dtype, or nothing (full precision). The one place the library enters
+    autocast: each trainer passes its run's precision."""
+    dtype = low_precision(device, precision)
+    if dtype is None:
+        return contextlib.nullcontext()
+    return torch.autocast(torch.device(device).type, dtype=dtype)
 
 
 def bf16_supported(device) -> bool:
@@ -93,13 +108,15 @@ def bin_batches(task: Task, lo: int, hi: int, samples_per_bin: int, seed: int,
 
 @torch.no_grad()
 def evaluate(model, task: Task, bins=None, samples_per_bin: int = 2000, seed: int = 0,
-             device="cpu", batch_size: int = EVAL_BATCH_SIZE, offset: int = 0) -> dict:
+             device="cpu", batch_size: int = EVAL_BATCH_SIZE, offset: int = 0,
+             precision: str = "auto") -> dict:
     """{"lo-hi": {"accuracy", "loss", "n"}} for each bin (default: the task's test bins).
 
     accuracy: fraction of sequences right at every masked position (teacher-forced argmax);
     loss: mean cross-entropy over all masked positions of the bin. For a regression task there
     is no accuracy and the loss is the mean squared error over the masked positions. APE models
-    see positions from `offset` on (0 unless asked).
+    see positions from `offset` on (0 unless asked). precision: the run's
+    (`TrainConfig.precision`, `autocast`).
     """
     bins = _check_bins(task, bins, samples_per_bin)
     objective = objective_of(task)
@@ -111,7 +128,7 @@ def evaluate(model, task: Task, bins=None, samples_per_bin: int = 2000, seed: in
             positions = torch.zeros((), device=device)
             for size, batch in bin_batches(task, lo, hi, samples_per_bin, seed, batch_size):
                 inputs, targets, mask = to_tensors(batch, device, objective.target_dtype)
-                with autocast(device):
+                with autocast(device, precision):
                     logits = model(inputs, _offsets(model, size, offset, device))
                 if objective.metric == "accuracy":
                     correct += objective.correct(logits, targets, mask).sum()
@@ -126,7 +143,8 @@ def evaluate(model, task: Task, bins=None, samples_per_bin: int = 2000, seed: in
 
 @torch.no_grad()
 def greedy_predictions(model, inputs: torch.Tensor, prompt_lengths: torch.Tensor,
-                       offsets: torch.Tensor | None = None) -> torch.Tensor:
+                       offsets: torch.Tensor | None = None, precision: str = "auto"
+                       ) -> torch.Tensor:
     """Free-running greedy decoding: the argmax prediction at every position [B,T], where each
     sequence reads its own prompt and then its own earlier predictions (never the reference
     answer). Runs one forward pass per generated position: slow, but exact and simple."""
@@ -137,10 +155,10 @@ def greedy_predictions(model, inputs: torch.Tensor, prompt_lengths: torch.Tensor
     if start < 0:
         raise LengthgenError("every sequence needs a prompt of at least one token")
     if start > 0:  # the prompt part of every sequence is read as given
-        with autocast(inputs.device):
+        with autocast(inputs.device, precision):
             predictions[:, :start] = model(tokens[:, :start], offsets).argmax(-1)
     for p in range(start, t):
-        with autocast(inputs.device):
+        with autocast(inputs.device, precision):
             predicted = model(tokens[:, : p + 1], offsets)[:, p].argmax(-1)
         predictions[:, p] = predicted
         if p + 1 < t:
@@ -152,10 +170,10 @@ def greedy_predictions(model, inputs: torch.Tensor, prompt_lengths: torch.Tensor
 @torch.no_grad()
 def generation_accuracy(model, task: Task, bins=None, samples_per_bin: int = 2000,
                         seed: int = 0, device="cpu", batch_size: int = EVAL_BATCH_SIZE,
-                        offset: int = 0) -> dict:
+                        offset: int = 0, precision: str = "auto") -> dict:
     """{"lo-hi": {"accuracy", "n"}}: the fraction of sequences whose greedily generated answer
     (after the prompt) matches the reference at every masked position. Same examples as
-    evaluate() for the same seed. Sequence-to-sequence tasks only."""
+    evaluate() for the same seed (and precision). Sequence-to-sequence tasks only."""
     bins = _check_bins(task, bins, samples_per_bin)
     results = {}
     with _eval_mode(model):
@@ -169,7 +187,7 @@ def generation_accuracy(model, task: Task, bins=None, samples_per_bin: int = 200
                 prompts = torch.as_tensor(batch.prompt_lengths, dtype=torch.long).to(device)
                 offsets = _offsets(model, size, offset, device)
                 model.check_positions(inputs, offsets)
-                predicted = greedy_predictions(model, inputs, prompts, offsets)
+                predicted = greedy_predictions(model, inputs, prompts, offsets, precision)
                 correct += ((predicted == targets) | ~mask).all(dim=1).sum()
             results[bin_name(lo, hi)] = {"accuracy": correct.item() / samples_per_bin,
                                          "n": samples_per_bin}

@@ -150,7 +150,8 @@ def train_and_evaluate(task: Task | str, train_cfg: TrainConfig, device="cpu", *
     result = train(model, task, train_cfg, device, progress=progress)
     test_seed = train_cfg.seed + 2 * EVAL_SEED_OFFSET
     metrics = {
-        "bins": evaluate(model, task, bins, samples_per_bin, test_seed, device),
+        "bins": evaluate(model, task, bins, samples_per_bin, test_seed, device,
+                         precision=train_cfg.precision),
         "steps": result.steps,
         "stopped_early": result.stopped_early,
         "train_accuracy": result.final_accuracy,
@@ -161,5 +162,6 @@ def train_and_evaluate(task: Task | str, train_cfg: TrainConfig, device="cpu", *
     }
     if generation:
         metrics["generation"] = generation_accuracy(model, task, bins, samples_per_bin,
-                                                    test_seed, device)
+                                                    test_seed, device,
+                                                    precision=train_cfg.precision)
     return metrics

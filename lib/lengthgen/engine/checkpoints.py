@@ -227,6 +227,8 @@ def _resumable_fields(cfg: TrainConfig) -> dict:
     """The settings a checkpoint must share with the run resuming it (not where it is saved)."""
     fields = cfg.to_dict()
     del fields["checkpoint_path"], fields["checkpoint_every"]
-    if fields["ape_offsets"] == "table":   # the rule before the field existed: old checkpoints
-        del fields["ape_offsets"]          # (saved without it) still resume
+    # the rules before these fields existed: old checkpoints (saved without them) still resume
+    for name, default in (("ape_offsets", "table"), ("precision", "auto")):
+        if fields[name] == default:
+            del fields[name]
     return fields

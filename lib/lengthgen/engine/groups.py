@@ -55,12 +55,13 @@ class ModuleGroup:
     def train_step(self, inputs, targets, mask, offsets) -> torch.Tensor:
         loss = training_step(self.model, self.optimizer, inputs[0], targets[0], mask[0],
                              offsets[0] if self.absolute else None, self.cfg.grad_clip,
-                             self.cfg.length_chunks, self.objective)
+                             self.cfg.length_chunks, self.objective, self.cfg.precision)
         return loss[None]
 
     def evaluate(self) -> list[dict]:
         return [evaluate(self.model, self.task, [(self.lo, self.hi)], self.cfg.eval_samples,
-                         self.cfg.seed + EVAL_SEED_OFFSET, self.device)[bin_name(self.lo, self.hi)]]
+                         self.cfg.seed + EVAL_SEED_OFFSET, self.device,
+                         precision=self.cfg.precision)[bin_name(self.lo, self.hi)]]
 
     def retain(self, keep: list[int]) -> None:
         if keep != [0]:
@@ -125,6 +126,11 @@ class StackedGroup:
         self.graphs = bool(graphs) and self.device.type == "cuda"
         self._graph = None
         self.tasks, self.configs = list(tasks), list(configs)
+        precisions = {c.precision for c in self.configs}
+        if len(precisions) != 1:   # one autocast context holds the whole batched forward
+            raise LengthgenError(f"the members of a group must share a precision, not "
+                                 f"{', '.join(sorted(precisions))}")
+        self.precision = self.configs[0].precision   # TrainConfig.precision, every member's
         objectives = {objective_of(t).name for t in tasks}
         if len(objectives) != 1:
             raise LengthgenError("the members of a group must share an objective")
@@ -211,7 +217,7 @@ class StackedGroup:
 
     def _chunk_losses(self, inputs, targets, mask, offsets, total) -> torch.Tensor:
         """Each member's loss on one length chunk, over its positions in the whole batch."""
-        with autocast(self.device):
+        with autocast(self.device, self.precision):
             logits = self.stack.forward(inputs, offsets)
         return self._position_losses(logits, targets, mask) / total
 
@@ -232,7 +238,7 @@ class StackedGroup:
         loss_sum = torch.zeros(s, device=self.device)
         for start in range(0, e, chunk):
             rows = slice(start, start + chunk)
-            with autocast(self.device):
+            with autocast(self.device, self.precision):
                 logits = self.stack.forward(inputs[:, rows], None)
             m = mask[:, rows]
             flat = lambda t: t.flatten(0, 1)

@@ -9,8 +9,8 @@ the evaluation set). `train()` trains the model of any kind (`Job.build`); `trai
 the jobs of the kinds that stack (decoders and Izzo et al.'s limit-style models:
 `engine.kinds`) and Dyck models, each alone ("Alone" below), any list of them: jobs whose
 models are of one kind and share its shape key (`engine.stacked.shape_key`,
-`engine.stacked_limit.shape_key`), batch size and evaluation period train together in one
-stacked group, whatever their tasks, encodings, seeds, learning rates, schedules, step caps and
+`engine.stacked_limit.shape_key`), batch size, evaluation period and precision train together
+in one stacked group, whatever their tasks, encodings, seeds, learning rates, schedules, step caps and
 stop rules; groups run one after another.
 
 `sampler` chooses where batches are made: "host" (each task's numpy sampler, the streams
@@ -145,8 +145,9 @@ def use_device_sampler(sampler: str, device, tasks) -> bool:
 
 def group_key(job: Job, model_config=None) -> tuple:
     """Jobs with equal keys train in one group: same kind and shape (the kind's `shape_key`),
-    batch size, evaluation period and size, length chunks and objective. A job that trains
-    alone shares its key with no other."""
+    batch size, evaluation period and size, length chunks, objective and precision (one
+    autocast context holds a group's batched forward). A job that trains alone shares its key
+    with no other."""
     if job.alone:
         return ("alone", id(job))
     cfg = job.train
@@ -155,7 +156,8 @@ def group_key(job: Job, model_config=None) -> tuple:
         raise LengthgenError(f"{job.name or 'a job'}: a {job.kind} model does not stack")
     model_config = model_config or job.model_config()
     return (job.kind, shape_key(model_config), cfg.batch_size, cfg.eval_every,
-            cfg.eval_samples, cfg.length_chunks, objective_of(job.get_task()).name)
+            cfg.eval_samples, cfg.length_chunks, objective_of(job.get_task()).name,
+            cfg.precision)
 
 
 def train_jobs(jobs: list[Job], device="cpu", *, sampler: str = "auto", deadline=None,

@@ -10,8 +10,8 @@ rule (`abandon_below`). Members that finish leave the group at once, so a group 
 for them; the loop ends when none is left, or at a deadline (slices), when the caller keeps
 the state of the unfinished members.
 
-Members of one group share the step counter, the batch size and the evaluation period; each
-has its own step cap and rules.
+Members of one group share the step counter, the batch size, the evaluation period and the
+precision (`TrainConfig.precision`); each has its own step cap and rules.
 """
 import time
 from dataclasses import dataclass, field
@@ -32,7 +32,7 @@ class MemberState:
 
 
 def check_group(configs) -> None:
-    for name in ("eval_every", "batch_size", "length_chunks"):
+    for name in ("eval_every", "batch_size", "length_chunks", "precision"):
         if len({getattr(c, name) for c in configs}) > 1:
             raise LengthgenError(f"the members of a group must share {name}")
 

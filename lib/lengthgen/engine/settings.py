@@ -15,6 +15,13 @@ SCHEDULES = ("constant", "linear", "cosine")
 # "half": a shift uniform in [0, n_positions // 2) whatever T, in a table at least twice the
 # longest sequence (their languages' code), so short and long sequences see the same shifts.
 APE_OFFSETS = ("table", "half")
+# What a run's steps and evaluations compute in (`lengthgen.evaluate.autocast`, the one place
+# that reads it). "auto": bf16 autocast on a CUDA card that has bf16, full precision elsewhere
+# (every run before the field existed). "fp32": full precision on every device, never
+# autocast: for a run whose numbers must be finer than bf16's 8 bits of mantissa (Izzo et al.'s
+# regression, trained until its MSE is below 1e-5). Torch's float32 matmul precision is left at
+# its default ("highest", no TF32), which the library never changes.
+PRECISIONS = ("auto", "fp32")
 # Registered configs that call a training setting by another name. Their keys stay as they are
 # (a record's config digest depends on them), so the one translation reads both names.
 CONFIG_ALIASES = {"max_steps": "steps"}
@@ -55,6 +62,7 @@ class TrainConfig:
     # a CPU sweep. None: never give up.
     abandon_below: float | None = None
     ape_offsets: str = "table"      # APE_OFFSETS: how training shifts APE positions
+    precision: str = "auto"         # PRECISIONS: bf16 autocast on a card ("auto") or "fp32"
 
     def __post_init__(self):
         for name in ("steps", "batch_size", "eval_every", "eval_samples", "checkpoint_every",
@@ -65,6 +73,7 @@ class TrainConfig:
                                      f"got {value!r}")
         check_choice("train config", "ape_offsets", self.ape_offsets, APE_OFFSETS)
         check_choice("train config", "schedule", self.schedule, SCHEDULES)
+        check_choice("train config", "precision", self.precision, PRECISIONS)
         for name in ("lr", "weight_decay"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) \

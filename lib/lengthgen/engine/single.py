@@ -133,16 +133,18 @@ def length_chunks(inputs, targets, mask, offsets=None, chunks: int = 1):
 
 def training_step(model, optimizer, inputs, targets, mask, offsets=None,
                   grad_clip: float | None = None, chunks: int = 1,
-                  objective: Objective = OBJECTIVES["classification"]) -> torch.Tensor:
+                  objective: Objective = OBJECTIVES["classification"],
+                  precision: str = "auto") -> torch.Tensor:
     """One AdamW step on the objective's mean masked loss; returns the detached loss (no sync).
 
     With chunks > 1 the batch is cut into length-sorted, trimmed chunks whose gradients are
-    accumulated (see `length_chunks`): the same step, with less work spent on padding."""
+    accumulated (see `length_chunks`): the same step, with less work spent on padding.
+    precision: the run's (`TrainConfig.precision`; `lengthgen.evaluate.autocast`)."""
     optimizer.zero_grad(set_to_none=True)
     total = mask.sum().clamp(min=1)
     loss = torch.zeros((), device=inputs.device)
     for part in length_chunks(inputs, targets, mask, offsets, chunks):
-        with autocast(inputs.device):
+        with autocast(inputs.device, precision):
             logits = model(part[0], part[3], check=False)
         part_loss = objective.losses(logits, part[1], part[2]).sum() / total
         part_loss.backward()

@@ -243,7 +243,8 @@ class StackedDecoders(FlatStack):
     # parameter per step, most of the 376 copies of a 12-layer step on an H200. With
     # `cast_once` the forward instead casts the columns of `flat` from the first product's
     # weight on in one kernel and hands the products bf16 views of it (the backward: one cast
-    # back). The numbers are autocast's own (tests/test_engine_compile.py: bit for bit).
+    # back). The numbers are autocast's own (tests/test_engine_compile.py: bit for bit). A run
+    # of precision "fp32" enters no autocast (`lengthgen.evaluate.autocast`), so none of this.
     cast_once = True
     PRODUCTS = ("attn.in_proj.weight", "attn.in_proj.bias", "attn.out_proj.weight",
                 "attn.out_proj.bias", "mlp.up.weight", "mlp.up.bias", "mlp.down.weight",
