@@ -8,11 +8,11 @@
 #                     [TOTAL_SECONDS] [WORKERS]
 #
 # The first call: 1. correctness on the card (tests/test_engine_cuda.py, the samplers' CUDA
-# tests; CUDA graphs are used only where their own test passes; where Izzo's regression
-# samplers' CUDA test fails, the Izzo figures leave the queue); 2. benchmarks/bench_engine.py and profile_engine.py (skipped with
-# BENCH_SECONDS=0: the slice then plans with the built-in H200 rates,
-# lengthgen.runs.rates); 3. the queue of planned figures (`budget queue`): the
-# paper-budget sweep first, then the other planned figures cheapest per reproduced id first
+# tests; CUDA graphs are used only where their own test passes; where the CUDA tests of
+# Izzo's regression samplers or limit-style step fail, the Izzo figures leave the queue);
+# 2. benchmarks/bench_engine.py and profile_engine.py (skipped with BENCH_SECONDS=0: the
+# slice then plans with the built-in H200 rates, lengthgen.runs.rates); 3. the queue of
+# planned figures (`budget queue`): the paper-budget sweep first, then the other planned figures cheapest per reproduced id first
 # (`budget queue --list` prints the order), each starting a job only if it can finish in this
 # call's time left plus NEXT_SECONDS of the chained call, at the rates just measured, so the
 # figures after the first fill the tail of the slice. The chained call (`--continue`,
@@ -60,12 +60,16 @@ else
   # the queue's figures, in its order (the chained call runs the same ones)
   $PY -m lengthgen budget queue --scale "$SCALE" ${QUEUE:+--figures "$QUEUE"} --list \
     > "$LOCAL/queue.tsv" 2>> "$LOG" || { echo "no queue" | tee -a "$LOG"; exit 1; }
+  # the whole queue, for the tar and the packs (queue.tsv may lose figures, step 1)
+  cp "$LOCAL/queue.tsv" "$LOCAL/queue-all.tsv"
   # the committed records, and any a call on this machine wrote before (never overwritten)
   for id in $(cut -f1 "$LOCAL/queue.tsv"); do
     cp -rn "results/$id" "$LOCAL/results/" 2>/dev/null || true
   done
 fi
 FIGURES=$(cut -f1 "$LOCAL/queue.tsv" | paste -sd, -)
+ALL_FIGURES=$(cut -f1 "$LOCAL/queue-all.tsv" 2>/dev/null | paste -sd, -)
+ALL_FIGURES=${ALL_FIGURES:-$FIGURES}
 { nvidia-smi -L; $PY -c "import torch; print('torch', torch.__version__, torch.version.cuda)"; } \
   2>&1 | tee -a "$LOG"
 
@@ -78,14 +82,15 @@ if [ "$CONTINUE" = 0 ]; then
   if [ "${PIPESTATUS[0]}" != 0 ]; then
     echo "correctness check failed: nothing measured" | tee -a "$LOG"; exit 1
   fi
-  # Izzo's regression samplers on the card (new, never yet run on one): where their test
-  # fails, the Izzo figures leave this allotment's queue (the chained call's too), and the
-  # rest of the session goes on
-  timeout 90 $PY -m pytest -q -x -p no:cacheprovider --noconftest \
-    tests/test_device_regression.py -k cuda 2>&1 | tail -15 | tee -a "$LOG"
+  # Izzo's regression samplers and its stacked limit-style step as a CUDA graph, in fp32
+  # (new, never yet run on a card): where either test fails, the Izzo figures leave this
+  # allotment's queue (the chained call's too), and the rest of the session goes on
+  timeout 120 $PY -m pytest -q -p no:cacheprovider --noconftest \
+    tests/test_device_regression.py tests/test_engine_cuda.py -k "cuda or limit_style" \
+    2>&1 | tail -15 | tee -a "$LOG"
   if [ "${PIPESTATUS[0]}" != 0 ]; then
-    echo "Izzo's device samplers failed on the card: the izzo-* figures are left out" \
-      | tee -a "$LOG"
+    echo "Izzo's samplers or limit-style step failed on the card: the izzo-* figures are" \
+      "left out" | tee -a "$LOG"
     grep -v '^izzo-' "$LOCAL/queue.tsv" > "$LOCAL/queue.tsv.new" || true
     mv "$LOCAL/queue.tsv.new" "$LOCAL/queue.tsv"
     FIGURES=$(cut -f1 "$LOCAL/queue.tsv" | paste -sd, -)
@@ -93,7 +98,7 @@ if [ "$CONTINUE" = 0 ]; then
   # CUDA graphs: the slice replays its steps as graphs only where they give the eager steps
   rm -f "$LOCAL/graphs"
   timeout 120 $PY -m pytest -q -x -p no:cacheprovider --noconftest tests/test_engine_cuda.py \
-    -k graph 2>&1 | tail -15 | tee -a "$LOG"
+    -k "graph and not limit_style" 2>&1 | tail -15 | tee -a "$LOG"
   if [ "${PIPESTATUS[0]}" = 0 ]; then touch "$LOCAL/graphs"; fi
   # torch.compile of the step (COMPILE=1, opt-in until a card has measured it: each group's
   # first step compiles, 30-90 s on a CPU): used only where the card's compile tests pass
@@ -134,23 +139,29 @@ echo "== 3. queue slice ($SLICE_MINUTES min, then $THEN_MINUTES min chained," \
   "$WORKERS workers): $FIGURES" | tee -a "$LOG"
 # timeout sends SIGTERM: the queue stops its workers at their next step, records what they
 # finished and keeps the unfinished states; -k: SIGKILL a minute later if it has not ended
-timeout -k 60 $(( left + 60 )) $PY -m lengthgen budget queue --scale "$SCALE" \
-  --figures "$FIGURES" --minutes "$SLICE_MINUTES" --then-minutes "$THEN_MINUTES" \
-  --workers "$WORKERS" --root "$LOCAL/results" $GRAPHS $COMPILE_FLAG $RATES \
-  --states-in .slice-states --states "$LOCAL/states" \
-  > "$SLICE_LOG" 2>&1
-echo "queue rc $? after $(( $(date +%s) - start )) s" | tee -a "$LOG"
-tail -3 "$SLICE_LOG" | tee -a "$LOG"
-FOLDERS=$(cd "$LOCAL/results" && for id in ${FIGURES//,/ }; do [ -d "$id" ] && echo "$id"; done)
+if [ -n "$FIGURES" ]; then
+  timeout -k 60 $(( left + 60 )) $PY -m lengthgen budget queue --scale "$SCALE" \
+    --figures "$FIGURES" --minutes "$SLICE_MINUTES" --then-minutes "$THEN_MINUTES" \
+    --workers "$WORKERS" --root "$LOCAL/results" $GRAPHS $COMPILE_FLAG $RATES \
+    --states-in .slice-states --states "$LOCAL/states" \
+    > "$SLICE_LOG" 2>&1
+  echo "queue rc $? after $(( $(date +%s) - start )) s" | tee -a "$LOG"
+  tail -3 "$SLICE_LOG" | tee -a "$LOG"
+else
+  echo "no figure left in the queue: nothing trained" | tee -a "$LOG"
+fi
+# the records and states of every figure of the whole queue (one left out of this call's
+# queue keeps what an earlier allotment handed on)
+FOLDERS=$(cd "$LOCAL/results" && for id in ${ALL_FIGURES//,/ }; do [ -d "$id" ] && echo "$id"; done)
 tar -C "$LOCAL/results" --exclude .claims --exclude .lock --exclude '.tmp-*' \
   -cf "$OUT/budget-records.tar" $FOLDERS
 while IFS=$'\t' read -r id scale _; do
   n=$(ls "$LOCAL/results/$id/$scale" 2>/dev/null | grep -c '\.json$')
   echo "records of $id/$scale: $n" | tee -a "$LOG"
-done < "$LOCAL/queue.tsv"
+done < "$LOCAL/queue-all.tsv"
 find "$LOCAL/states" -name '*.pt' | wc -l | sed 's/^/unfinished states on this machine: /' \
   | tee -a "$LOG"
 # last: the states, smallest first, into the files $OUT has left (counted by `budget pack`)
-$PY -m lengthgen budget pack --queue --scale "$SCALE" --figures "$FIGURES" \
+$PY -m lengthgen budget pack --queue --scale "$SCALE" --figures "$ALL_FIGURES" \
   --root "$LOCAL/results" --states .slice-states --states "$LOCAL/states" --out "$OUT" 2>&1 \
   | tail -c 2000 >> "$LOG"

@@ -14,7 +14,8 @@ import torch
 
 from lengthgen.engine.jobs import Job
 from lengthgen.runs import allotment, rates, slices
-from lengthgen.runs.planner import OPEN_HANDOFF_SHARE, Planner, state_estimate
+from lengthgen.runs import planner as planner_module
+from lengthgen.runs.planner import OPEN_HANDOFF_SHARE, OpenBudget, Planner, state_estimate
 from lengthgen.runs.registry import experiment
 
 CPU = torch.device("cpu")
@@ -62,9 +63,9 @@ def test_choose_opens_a_group_only_where_nothing_can_finish():
     def choose(jobs, pending, left, open_ended):
         return slices._choose(pending, jobs, {}, 0, left, planner, 256, None,
                               lambda name: True, open_ended)
-    never = lambda job, available: 0   # noqa: E731  (the planner before open-ended jobs)
+    never = lambda job, available, resumed: 0   # noqa: E731  (before open-ended jobs)
     assert choose(jobs, pending, 600.0, never)[0] == []
-    opened = lambda job, available: planner.open_ended(   # noqa: E731
+    opened = lambda job, available, resumed: planner.open_ended(   # noqa: E731
         job, available, SHARE, slices.HANDOFF_FILE_BYTES)
     chosen, first, refused, is_open = choose(jobs, pending, 600.0, opened)
     assert is_open and first == 0 and len(chosen) == min(len(jobs), 256, int(SHARE // each))
@@ -99,19 +100,34 @@ def _izzo_jobs(count: int, stop_loss: float) -> dict:
 def test_open_ended_jobs_that_meet_their_rule_are_recorded_in_the_slice(tmp_path):
     jobs = _izzo_jobs(3, stop_loss=1e9)   # met at the first evaluation
     recorded: list = []
-    lines: list = []
     counts = slices.run_slice(_work(tmp_path, jobs, recorded), CPU, time.time() + 120,
-                              rates=rates.H200, log=lambda line, **k: lines.append(line))
+                              rates=rates.H200, states=tmp_path / "states",
+                              log=lambda *a, **k: None)
     assert sorted(recorded) == [(n, 5, True) for n in sorted(jobs)]
     assert counts["recorded"] == 3 and counts["not_started"] == 0 and counts["groups"] == 1
     assert "open_ended_left" not in counts
 
 
+def test_no_open_ended_job_starts_where_the_call_keeps_no_state(tmp_path):
+    """Without `states` or `states_out` an unfinished job's training would be lost (and its
+    claim start it again from nothing next time): none starts. Nor with less than OPEN_MIN_S
+    left, where a new group would train next to nothing."""
+    jobs = _izzo_jobs(2, stop_loss=1e9)
+    recorded: list = []
+    counts = slices.run_slice(_work(tmp_path, jobs, recorded), CPU, time.time() + 120,
+                              rates=rates.H200, log=lambda *a, **k: None)
+    assert recorded == [] and counts["groups"] == 0 and counts["not_started"] == 2
+    counts = slices.run_slice(_work(tmp_path, jobs, recorded), CPU,
+                              time.time() + slices.OPEN_MIN_S - 5, rates=rates.H200,
+                              states=tmp_path / "states", log=lambda *a, **k: None)
+    assert recorded == [] and counts["groups"] == 0 and counts["not_started"] == 2
+
+
 def test_open_ended_jobs_that_never_meet_it_are_handed_on_after_their_groups_time(
         tmp_path, monkeypatch):
     """A group whose members never meet their rule trains OPEN_GROUP_S (2 s here), then its
-    states are kept, in the slice's share of the hand-off, and a later call resumes them from
-    the step they reached."""
+    states are kept, in the call's share of the hand-off, and a later call resumes them from
+    the step they reached, even with its budget for new ones spent."""
     monkeypatch.setattr(slices, "OPEN_GROUP_S", 2.0)
     jobs = _izzo_jobs(2, stop_loss=1e-30)
     recorded: list = []
@@ -126,19 +142,22 @@ def test_open_ended_jobs_that_never_meet_it_are_handed_on_after_their_groups_tim
     kept = {p.stem: torch.load(p, weights_only=False)["step"] for p in out.glob("*.pt")}
     assert set(kept) == set(jobs) and all(step > 0 for step in kept.values())
     slices.clear_claims(tmp_path / "records")
+    spent = OpenBudget(total=1.0, found=10.0 ** 9)
     again = slices.run_slice(_work(tmp_path, jobs, recorded), CPU, time.time() + 300,
-                             rates=rates.H200, states_in=out, log=lambda *a, **k: None)
-    assert again["resumed"] == 2
+                             rates=rates.H200, states_in=out, states=tmp_path / "states2",
+                             open_budget=spent, log=lambda *a, **k: None)
+    assert again["resumed"] == 2 and spent.kept == {}   # found states are counted already
 
 
 def test_no_open_ended_job_starts_once_the_share_is_spent(tmp_path, monkeypatch):
     """With a share that holds one state at its cap, one never-stopping job starts, and once
-    its state is kept the other is not started: what the slice would hand on never exceeds its
-    part of the hand-off (a kept state counts at its real size, a new job at its cap's)."""
+    its state is kept the other is not started: what the call would hand on never exceeds its
+    part of the hand-off (a kept state counts at its estimate at the cap, or its size where
+    larger, so that a shrinking series of small groups never follows)."""
     monkeypatch.setattr(slices, "OPEN_GROUP_S", 1.0)
     jobs = _izzo_jobs(2, stop_loss=1e-30)
     each = state_estimate(jobs["j0"])
-    monkeypatch.setattr(slices, "OPEN_HANDOFF_SHARE", (each + 1) / slices.HANDOFF_BYTES)
+    monkeypatch.setattr(planner_module, "OPEN_HANDOFF_SHARE", 1.9 * each / slices.HANDOFF_BYTES)
     recorded: list = []
     lines: list = []
     counts = slices.run_slice(_work(tmp_path, jobs, recorded), CPU, time.time() + 300,
@@ -148,6 +167,40 @@ def test_no_open_ended_job_starts_once_the_share_is_spent(tmp_path, monkeypatch)
     assert counts["not_started"] == 1
     assert any("not started" in json.loads(line).get("note", "") for line in lines
                if line.startswith("{"))
+
+
+def test_a_calls_budget_counts_the_states_it_found_and_its_workers(tmp_path):
+    """Every state file found on coming in (packs and per-figure folders alike) is counted,
+    and the rest is divided among the workers; a call that keeps no state has none; one with
+    only the old hand-off has at most its `state_bytes`."""
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "slice-states-0.pt").write_bytes(b"x" * 3000)
+    (tmp_path / "states" / "izzo-kgram").mkdir(parents=True)
+    (tmp_path / "states" / "izzo-kgram" / "j.pt").write_bytes(b"x" * 1000)
+    (tmp_path / "states" / "izzo-kgram" / ".tmp-j.pt").write_bytes(b"x" * 5000)
+    total = slices.HANDOFF_BYTES * planner_module.OPEN_HANDOFF_SHARE
+    budget = OpenBudget.of_call(tmp_path / "states", tmp_path / "in", None, 10, share=2)
+    assert budget.total == total / 2 and budget.found == 2000 and budget.left() == total / 2 - 2000
+    budget.keep(("f", "j"), 500)
+    assert budget.left() == total / 2 - 2500
+    assert OpenBudget.of_call(None, tmp_path / "in", None, 10, share=1).total == 0
+    assert OpenBudget.of_call(None, None, tmp_path / "out", 10_000, share=1).total == 10_000
+
+
+def test_a_queues_figures_share_one_budget(tmp_path, monkeypatch):
+    """run_queue hands one OpenBudget to every figure's slice (and a given one through)."""
+    from lengthgen.runs import planned, queue
+    seen = []
+    monkeypatch.setattr(planned, "run_slice", lambda figure_id, *a, **options: seen.append(
+        options["open_budget"]) or {"recorded": 0})
+    rows = [{"figure_id": f, "scale": "test"} for f in ("izzo-fig3-hardmax", "izzo-kgram")]
+    queue.run_queue(rows, tmp_path, CPU, time.time() + 60, states=tmp_path / "s",
+                    log=lambda *a, **k: None)
+    assert len(seen) == 2 and seen[0] is seen[1] and seen[0].total > 0
+    given = OpenBudget(5.0)
+    queue.run_queue(rows, tmp_path, CPU, time.time() + 60, states=tmp_path / "s",
+                    open_budget=given, log=lambda *a, **k: None)
+    assert seen[2] is given and seen[3] is given
 
 
 @pytest.mark.parametrize("figure_id", ["izzo-fig3-hardmax", "izzo-kgram"])

@@ -10,3 +10,8 @@ ALLOTMENT_S = 15 * 60     # device time lent to a task, every command together
 COMMAND_S = 10 * 60       # the most one command may run
 USABLE_S = 13 * 60        # one job's card time in two chained commands
 USABLE_MIN = USABLE_S / 60
+# what comes back from a GPU machine to hand on to the next allotment: 8 files of at most
+# 16 MiB each, 64 MiB in all (runs.slices packs unfinished states into them)
+HANDOFF_FILES = 8
+HANDOFF_FILE_BYTES = 16 * 2 ** 20
+HANDOFF_BYTES = 64 * 2 ** 20

@@ -29,12 +29,14 @@ MARGIN, GROUP_OVERHEAD_S = 1.05, 30.0
 # planned at its step cap, which may be longer than any allotment: such a job would never
 # start. So where no allotment could hold its cap, it starts all the same when its state is
 # small, and what it has trained when the time runs out is handed on (`Planner.open_ended`),
-# never thrown away: a slice starts such jobs only while the states it would hand on fit in
-# OPEN_HANDOFF_SHARE of the hand-off, divided among its workers (a chained call's states stay
-# on the machine's disk, so two calls hand on at most twice that), and a group of them trains
-# at most OPEN_GROUP_S a call before its unfinished members are handed on, so that one group
-# whose members never meet their rule cannot hold a worker for the rest of the allotment.
-OPEN_HANDOFF_SHARE, OPEN_GROUP_S = 0.25, 180.0
+# never thrown away. New ones start only while the states the call would hand on fit in its
+# `OpenBudget` (OPEN_HANDOFF_SHARE of the hand-off, less every state the call found on coming
+# in, divided among its workers and shared by a queue's figures; none where the call keeps no
+# states), with at least OPEN_MIN_S left; unfinished ones found on coming in go on whatever
+# the budget. A group of them trains at most OPEN_GROUP_S a call before its unfinished
+# members are handed on, so that one whose members never meet their rule cannot hold a
+# worker for the rest of the allotment.
+OPEN_HANDOFF_SHARE, OPEN_GROUP_S, OPEN_MIN_S = 0.25, 180.0, 60.0
 HISTORY_POINT_BYTES = 64   # a state's history holds one point an evaluation (torch.save: ~53)
 
 
@@ -112,7 +114,7 @@ class Planner:
         job has a stop rule, its cap is longer than an allotment (USABLE_S, at the rates
         here: a shorter job waits for a slice that can finish it) and its state fits in
         `file_bytes`; then as many as `bytes_left` of hand-off holds their states (a job
-        alone: one)."""
+        alone: one; infinite `bytes_left`: a resumed group, whose states are held already)."""
         train = job.train
         if train.stop_loss is None and train.stop_accuracy is None:
             return 0
@@ -123,7 +125,8 @@ class Planner:
         each = state_estimate(job)
         if each > file_bytes:
             return 0
-        return max(0, min(available, 1 if job.alone else available, int(bytes_left // each)))
+        held = available if bytes_left == float("inf") else int(bytes_left // each)
+        return max(0, min(available, 1 if job.alone else available, held))
 
     def largest(self, shape, remaining: list[int], left: float, cap: int,
                 alone: bool = False, host_s: float = 0.0, flops: float | None = None) -> int:
@@ -142,3 +145,49 @@ def state_estimate(job) -> float:
     moments (4 bytes each) and its history's points (one an evaluation)."""
     points = job.train.steps // max(1, job.train.eval_every) + 1
     return 12 * job_training(job).n_params + HISTORY_POINT_BYTES * points
+
+
+class OpenBudget:
+    """The hand-off bytes new open-ended jobs of one worker's call may fill (OPEN_HANDOFF_SHARE
+    above): `total` less the states found on coming in (`found`, counted whole until the call
+    ends, though some finish) and those its open-ended jobs leave (`keep`, each at its real
+    size or its estimate at the cap, the larger: a state grows as its history does). One
+    budget serves every figure of a queue."""
+
+    def __init__(self, total: float, found: float = 0.0):
+        self.total, self.found = total, found
+        self.kept: dict = {}   # (figure, job name) -> bytes
+
+    @classmethod
+    def of_call(cls, states, states_in, states_out, state_bytes: float, share: int,
+                folders=()) -> "OpenBudget":
+        """A call's budget: none where it keeps no unfinished state (no `states`, no
+        `states_out`), at most `state_bytes` where only the old hand-off `states_out` takes
+        them; less the states (files) found in `states_in`, `states` and `folders`."""
+        from lengthgen.runs.allotment import HANDOFF_BYTES
+        if states is None and states_out is None:
+            return cls(0.0)
+        total = HANDOFF_BYTES * OPEN_HANDOFF_SHARE
+        if states is None:
+            total = min(total, state_bytes)
+        found = sum(_file_bytes(f) for f in (states_in, states, *folders) if f is not None)
+        return cls(total / max(1, share), found / max(1, share))
+
+    def left(self) -> float:
+        return self.total - self.found - sum(self.kept.values())
+
+    def keep(self, key, size: float) -> None:
+        self.kept[key] = size
+
+
+def _file_bytes(folder) -> int:
+    """The bytes of the state files (`*.pt`, packs too) under a folder, temp files apart."""
+    from pathlib import Path
+    total = 0
+    for path in Path(folder).rglob("*.pt"):
+        if not path.name.startswith(".tmp-"):
+            try:
+                total += path.stat().st_size if path.is_file() else 0
+            except OSError:
+                pass
+    return total

@@ -141,11 +141,19 @@ def run_queue(rows: list[dict], root, device, deadline: float, *, states: Path |
     """Train the queue's figures (rows of `order`) one after another until `deadline` (a
     time.time() value) or a stop, each through `planned.run_slice` (its options pass
     through: worker, workers, graphs, compile, states_in, max_group, state_bytes, chain_s,
-    rates, until_step). `lock_fd`: the queue's parent holds every figure's lock (workers);
+    rates, until_step, open_budget: by default one `runs.planner.OpenBudget` for the call's
+    figures). `lock_fd`: the queue's parent holds every figure's lock (workers);
     without it each figure's slice takes its own. Returns {figure id: counts}."""
-    from lengthgen.runs.slices import Stop
+    from lengthgen.runs.planner import OpenBudget
+    from lengthgen.runs.slices import STATE_BYTES, Stop
     stop = stop or Stop()
     done = {}
+    # one hand-off budget for the open-ended jobs of every figure (runs.planner), less every
+    # state this call found on coming in
+    if options.get("open_budget") is None:
+        options["open_budget"] = OpenBudget.of_call(
+            states, options.get("states_in"), states_out,
+            options.get("state_bytes", STATE_BYTES), options.get("workers", 1))
     for row in rows:
         if stop.requested or time.time() >= deadline:
             break

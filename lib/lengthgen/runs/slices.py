@@ -19,7 +19,7 @@ recorded from nothing.
   states stay on the local disk), at the measured rates of `runs.rates`, or at the rate this
   slice measured on the shape; with neither, it starts (the old behaviour). The exception:
   a job with a stop rule whose cap no allotment holds starts open-ended while its small state
-  fits in the slice's part of the hand-off (`runs.planner`, OPEN_HANDOFF_SHARE).
+  fits in the call's part of the hand-off (`runs.planner.OpenBudget`).
 - SIGTERM or SIGINT stops a slice at the next step: finished jobs are recorded and unfinished
   states kept. A parent forwards them to its workers, which die with it (PR_SET_PDEATHSIG) and
   write nothing once it is gone.
@@ -41,13 +41,13 @@ from typing import Callable
 
 from lengthgen.errors import LengthgenError
 from lengthgen.runs.cost import job_flops, job_shape
-from lengthgen.runs.planner import OPEN_GROUP_S, OPEN_HANDOFF_SHARE, Planner
+# what comes back from a GPU machine (runs.allotment): 8 files of 16 MiB, 64 MiB in all
+from lengthgen.runs.allotment import HANDOFF_BYTES, HANDOFF_FILE_BYTES, HANDOFF_FILES
+from lengthgen.runs.planner import (OPEN_GROUP_S, OPEN_MIN_S, OpenBudget, Planner,
+                                    state_estimate)
 from lengthgen.runs.rates import state_bytes as state_size
 
 STATE_BYTES = 15 * 2 ** 20       # the old hand-off of `--states-out`, in all
-HANDOFF_FILES = 8                # what comes back from a GPU machine: 8 files,
-HANDOFF_FILE_BYTES = 16 * 2 ** 20   # of at most 16 MiB each,
-HANDOFF_BYTES = 64 * 2 ** 20        # 64 MiB in all
 PACK_KEY = "lengthgen_slice_states"  # a file holding several states (`pack_states`)
 MAX_STATE_FILE = 8 * 2 ** 30
 PARENT_ENV = "LENGTHGEN_SLICE_PARENT"
@@ -298,14 +298,14 @@ def _score_state(spec, job, state):
 
 
 def _choose(pending, jobs, resumable, worker, left, planner, max_group, until_step, take,
-            open_ended=lambda job, available: 0):
+            open_ended=lambda job, available, resumed: 0):
     """The next group this worker trains: (its specs, the step it starts at, how many planned
     jobs were refused as unable to finish in `left` seconds, whether the group is open-ended).
     Jobs group by the engine's key and their start step; resumed groups come first (their work
     is half done), then fresh ones cheapest first from this worker's own shape; of a group, the
     most jobs (fewest steps first) that finish together, each taken by a claim (`take`), or,
-    where none can, as many as `open_ended(job, available)` allows (runs.planner: jobs with a
-    stop rule whose cap no allotment holds, their states handed on)."""
+    where none can, as many as `open_ended(job, available, resumed)` allows (runs.planner:
+    jobs with a stop rule whose cap no allotment holds, their states handed on)."""
     from lengthgen.engine.jobs import group_key
     groups: dict = {}
     for spec in pending:
@@ -332,9 +332,9 @@ def _choose(pending, jobs, resumable, worker, left, planner, max_group, until_st
         flops = max(job_flops(jobs[s.name]) for s in specs)   # a group pads to its longest
         n = planner.largest(job_shape(head), remaining, left, max_group, head.alone,
                             planner.host_seconds(head), flops)
-        opened = n == 0 and left > 0
+        opened = n == 0
         if opened:
-            n = open_ended(head, min(len(specs), max_group))
+            n = open_ended(head, min(len(specs), max_group), first > 0)
         refused += len(specs) - n
         chosen = [spec for spec in specs[:n] if take(spec.name)]
         if chosen:
@@ -348,7 +348,8 @@ def run_slice(work: SliceWork, device, deadline: float, *, worker: int = 0,
               states_in: Path | None = None, states_out: Path | None = None,
               state_bytes: int = STATE_BYTES, chain_s: float = 0.0, rates=None,
               until_step: int | None = None, share: int = 1, stop: Stop | None = None,
-              trained: Path | None = None, log=print) -> dict:
+              trained: Path | None = None, open_budget: OpenBudget | None = None,
+              log=print) -> dict:
     """Train the work's jobs until `deadline` (a time.time() value), a stop, or nothing is
     left; record each finished job at once. states: the local folder of every unfinished
     state (read, and written without a size limit); states_in: states handed on from an
@@ -358,7 +359,9 @@ def run_slice(work: SliceWork, device, deadline: float, *, worker: int = 0,
     step (tests). compile: each step through torch.compile (`engine.compiled`; the prepared
     GPU script passes it only where the card's compile tests pass). trained: the folder of
     the store of trained weights (`runs.trained`; by default its `default_folder`), for work
-    with a `shared_key`. Returns counts."""
+    with a `shared_key`. open_budget: the hand-off bytes open-ended jobs may fill
+    (`runs.planner.OpenBudget`; a queue passes one to all its figures; by default this call's
+    own). Returns counts."""
     import torch
 
     from lengthgen.engine.jobs import train_jobs
@@ -382,13 +385,15 @@ def run_slice(work: SliceWork, device, deadline: float, *, worker: int = 0,
         return last and state_size(shape) > HANDOFF_FILE_BYTES
     planner = Planner(rates, graphs and cuda, share, careful)
     # open-ended jobs (runs.planner) start while the states this worker would hand on fit in
-    # its part of the hand-off: the sizes of those it has left unfinished so far are counted
-    open_bytes = HANDOFF_BYTES * OPEN_HANDOFF_SHARE / max(1, share)
-    left_bytes: dict = {}   # job name -> the size of its unfinished state
+    # its part of the hand-off (a queue's figures share one budget); resumed ones go on
+    budget = open_budget if open_budget is not None else OpenBudget.of_call(
+        states, states_in, states_out, state_bytes, share)
 
-    def open_ended(job, available: int) -> int:
-        return planner.open_ended(job, available, open_bytes - sum(left_bytes.values()),
-                                  HANDOFF_FILE_BYTES)
+    def open_ended(job, available: int, resumed: bool) -> int:
+        if deadline - time.time() < OPEN_MIN_S:   # a new group would train next to nothing
+            return 0
+        return planner.open_ended(job, available, math.inf if resumed else budget.left(),
+                                  HANDOFF_FILE_BYTES if budget.total > 0 else 0)
     shared = Shared(work.shared_key, work.label, trained, device, say)
 
     def take(name: str) -> bool:   # a claim that cannot be written stops the slice
@@ -470,6 +475,7 @@ def run_slice(work: SliceWork, device, deadline: float, *, worker: int = 0,
                     f"{max(left, 0):.0f} s left at the measured rates")
             break   # every planned job is taken by another worker, or cannot finish
         resume = {i: resumable[s.name] for i, s in enumerate(chosen) if s.name in resumable}
+        resume_names = {s.name for s in chosen if s.name in resumable}
         counts["resumed"] += len(resume)
         started = run_started(str(device), torch.get_num_threads())
         t0 = time.perf_counter()
@@ -519,8 +525,11 @@ def run_slice(work: SliceWork, device, deadline: float, *, worker: int = 0,
             if outcome.state is not None:
                 unfinished[spec.name] = {**outcome.state, "job": spec.params()}
                 if opened:
-                    left_bytes[spec.name] = serialized_size(unfinished[spec.name])
-                    counts["open_ended_left"] = len(left_bytes)
+                    counts["open_ended_left"] = counts.get("open_ended_left", 0) + 1
+                    if spec.name not in resume_names:   # a found state is counted already
+                        budget.keep((work.label, spec.name), max(
+                            serialized_size(unfinished[spec.name]),
+                            state_estimate(jobs[spec.name])))
                 if states is not None:
                     writes.attempt(f"the state of {spec.name} into {states}",
                                    lambda spec=spec: keep_state(states, spec.name,
