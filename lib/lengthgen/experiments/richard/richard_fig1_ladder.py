@@ -28,9 +28,10 @@ record of the figure. A run no slice can train is `deferred`, by one rule
 (`runs.planner.in_an_allotment`, on the run's Job): alone at the built-in H200 rates it takes
 longer than one allotment's 13 usable minutes, and it has no stop rule whose open-ended start
 could hand it on (its state would not fit the 16 MiB hand-off file anyway). At paper scale
-rungs 0 and 1 (about 4 and 5 H200 minutes, with the pools' host minutes) are planned, rungs 2
-to 4 (23 to 157 minutes) deferred, so the figure is not complete after a GPU queue; a queue
-bills only the rungs it can train (`Training.deferred`), `figure cost` all five.
+rungs 0 and 1 are planned (4.3 and 4.6 H200 minutes of steps by `figure cost`; 5.8 and 7.6 as
+the planner counts them, with its margin and the pools' drawing), rungs 2 to 4 (23 to 157
+minutes of steps) deferred, so the figure is not complete after a GPU queue; a queue bills only
+the rungs it can train (`Training.deferred`), `figure cost` all five.
 
 Feeds: book/dyck_appendix.ipynb, {numref}`fig-dyck-boolean-ladder`
 """
