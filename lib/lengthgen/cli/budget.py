@@ -257,6 +257,9 @@ def _queue(args):
             elif row["minutes"] is not None and row["minutes"] < row["own_minutes"]:
                 cost += (f" ({row['own_minutes']:.1f} alone: figures before it train some of "
                          f"its models)")
+            if row["deferred"]:   # too long for any slice: left, and not billed
+                cost += (f"; {row['deferred']} run(s) deferred, too long for a slice "
+                         f"({row['deferred_minutes']:.1f} H200 min, not billed)")
             print(f"{row['figure_id']}\t{row['scale']}\t{'first' if row['first'] else cost}"
                   f"\treproduces {', '.join(row['reproduces'])}")
         return 0

@@ -96,6 +96,8 @@ class Training:
                               # stacked forward cannot hold), at train()'s rate
     host_s: float = 0.0       # host seconds before training, in all (drawing the training
                               # words: engine.jobs.Job.host_seconds), the same on any card
+    deferred: bool = False    # no slice can train it (its figure's `deferred`): `figure cost`
+                              # counts it, a GPU queue does not bill it (runs.queue)
 
     @property
     def dims(self) -> tuple | None:

@@ -140,6 +140,26 @@ class Planner:
         return best
 
 
+def in_an_allotment(job, table=None) -> bool:
+    """Whether some slice can ever train a job: alone it finishes within one allotment's usable
+    time (USABLE_S) at the rates of `table` (a `runs.rates` table; the built-in H200 table by
+    default, steps as CUDA graphs: `figure cost`'s rates, with `Planner.seconds`' margin, group
+    start and host work), or it has a stop rule and its state fits one hand-off file, so that
+    it starts open-ended and is handed on (`Planner.open_ended`). A job that is neither is
+    never started by a slice (`runs.slices` starts a job of a fixed budget only where it can
+    finish, and hands on only open-ended jobs' states from one allotment to the next): its
+    figure lists it as `deferred` (the figure contract), left, not done."""
+    from lengthgen.runs.allotment import HANDOFF_FILE_BYTES
+    from lengthgen.runs.rates import H200
+    planner = Planner(table if table is not None else H200, graphs=True)
+    whole = planner.seconds(job_shape(job), 1, job.train.steps, job.alone, job.host_seconds,
+                            job_flops(job))
+    if whole <= USABLE_S:
+        return True
+    stops = job.train.stop_loss is not None or job.train.stop_accuracy is not None
+    return stops and state_estimate(job) <= HANDOFF_FILE_BYTES
+
+
 def state_estimate(job) -> float:
     """About the bytes of a job's state once handed on at its cap: weights and two AdamW
     moments (4 bytes each) and its history's points (one an evaluation)."""

@@ -18,7 +18,10 @@ Fig. 4, Fig. 5 and Table 1 study the same two models: 5.8 H200 minutes for three
 id, the three adjacent, so that the store is warm for the second and third. Without shared
 trainings it is the order of each figure's own minutes per id. A row's "minutes" is what the
 queue spends on the figure in that order (the sum of the rows is `figure cost`'s total,
-shared runs once), "own_minutes" the figure's own estimate (`figure cost`'s row).
+shared runs once), "own_minutes" the figure's own estimate (`figure cost`'s row, less the
+trainings no slice can train: a figure's `deferred` jobs, marked `Training.deferred` in its
+trainings, are left by every slice, so the queue neither bills nor ranks the figure by them;
+richard-fig1-ladder's three long rungs).
 
 A queue's slice runs figure after figure until its deadline (`run_queue`). Each figure's slice
 starts only jobs that can finish by then (`runs.slices`: at the measured rates), so once the
@@ -78,7 +81,10 @@ class _Candidate:
                                  f"{', '.join(planned_figures())}")
         self.figure_id, self.ids = figure_id, reproduced_ids(figure_id)
         self.first = bool(getattr(module, "QUEUE_FIRST", False))
-        self.trainings = _trainings(figure_id, scale)
+        trainings = _trainings(figure_id, scale)
+        # those no slice can train (`Training.deferred`) are not the queue's to bill
+        self.trainings = None if trainings is None else [t for t in trainings if not t.deferred]
+        self.deferred = [t for t in trainings or () if t.deferred]
         shares = callable(getattr(module, "shared_key", None)) and self.trainings is not None
         self.shared = {t.key for t in self.trainings if t.key} if shares else set()
 
@@ -90,6 +96,11 @@ class _Candidate:
         left = [t for t in self.trainings if not (t.key in self.shared and t.key in trained)]
         return cost.estimate(self.figure_id, left).minutes() if left else 0.0
 
+    def deferred_minutes(self) -> float:
+        """H200 engine minutes of the trainings no slice can train (not billed)."""
+        from lengthgen.runs import cost
+        return cost.estimate(self.figure_id, self.deferred).minutes() if self.deferred else 0.0
+
     def completes(self, trained: set) -> bool:
         """Whether `trained` holds every training it has (all shared): it only scores."""
         return bool(self.shared) and all(t.key in trained for t in self.trainings)
@@ -99,7 +110,8 @@ def order(figure_ids: list[str], scale: str) -> list[dict]:
     """The queue's rows in the order it runs them (the module docstring): figure id, its
     scale, whether it goes first, the minutes the queue spends on it there and its own
     estimate, the ids it reproduces, the minutes per id, and the figure whose trainings it
-    scores ("scores_for": None where it trains its own)."""
+    scores ("scores_for": None where it trains its own), and the runs it defers (no slice can
+    train them: "deferred", and their "deferred_minutes", not billed)."""
     left = [_Candidate(f, scale) for f in dict.fromkeys(figure_ids)]
     rows: list[dict] = []
     trained: set = set()
@@ -107,7 +119,9 @@ def order(figure_ids: list[str], scale: str) -> list[dict]:
     def row(c, spent, per_id, scores_for=None):
         return {"figure_id": c.figure_id, "scale": figure_scale(c.figure_id, scale),
                 "first": c.first, "minutes": spent, "own_minutes": c.minutes(set()),
-                "reproduces": c.ids, "per_id": per_id, "scores_for": scores_for}
+                "reproduces": c.ids, "per_id": per_id, "scores_for": scores_for,
+                "deferred": sum(t.count for t in c.deferred),
+                "deferred_minutes": c.deferred_minutes()}
 
     def weigh(c):   # (minutes per id, the figures it completes, its minutes)
         spent = c.minutes(trained)

@@ -6,9 +6,20 @@ rule, sympy's grading, the trivial predictors, and one training scored on every 
 `train_and_score(params, config, device)` reads a flat config: the task (clauses, window,
 test_depths, test_pool, held_out, test_examples, seed), the model (d, layers, heads), the
 training pool's size (pool) and the training settings (steps, batch_size, lr); params give
-the run's train_depth and seed. `job` is its one training as the engine's typed Job. torch is imported inside the functions that need it, so a
-figure's runs() and data() (what `figure data` calls) import none.
+the run's train_depth and seed. `job` is its one training as the engine's typed Job, and
+`score_trained` scores a trained model (a slice's too: richard-fig1-ladder is a planned figure).
+torch is imported inside the functions that need it, so a figure's runs() and data() (what
+`figure data` calls) import none.
+
+Host work. The pools are sympy's work on the host (`simplify_logic` per expression: about 1.2 ms
+a 5-clause expression at depth 3, `DRAW_SECONDS_PER_CLAUSE`), 2 minutes for 1e5 expressions: a
+Job states it (`host_seconds`, `host_key`, `host_work`) so that the slices' planner counts it,
+and its task draws its training pool at the first batch, not when the Job is built (a slice
+builds the Job of every pending run to choose among them). The test pools and each training pool
+are drawn once per process (the last HOST_KEYS_KEPT of each are kept), so a slice's training
+and the scoring of its model share one draw, as `run_one`'s training and scoring do.
 """
+import functools
 from collections import Counter
 
 import numpy as np
@@ -16,8 +27,15 @@ import numpy as np
 from lengthgen.experiments import spread
 from lengthgen.experiments.richard.rows import SPLITS
 from lengthgen.experiments.richard.protocol import decoder_sizes
+from lengthgen.runs.cost import HOST_KEYS_KEPT
 from lengthgen.tasks.boolean import (END, EQUALS, START, TOKEN_ID, VOCAB, BooleanWindowTask,
                                      equivalent, make_pool, paper_answer)
+
+# host seconds of `make_pool` per expression and clause at depth 3: 1.10 to 1.12 ms a 5-clause
+# expression (0.22 a clause) in three draws of 2,000, 0.55 to 0.58 ms a 2-clause one, 0.32 ms a
+# 1-clause one (this library's CPU machine, 2026-11-28, one thread, time.process_time:
+# benchmarks/bench_boolean_pool.py); an order of magnitude for other depths and cards' hosts
+DRAW_SECONDS_PER_CLAUSE = 2.3e-4
 
 CONSTANTS = (("true",), ("false",))
 
@@ -30,17 +48,50 @@ def decoder(config, n_positions: int) -> dict:
             **decoder_sizes(config)}
 
 
-def job(params, config, train_pool, n_positions: int):
-    """One training as the engine's typed Job: the `decoder` of the config on windows of
-    config["window"] tokens cut from train_pool, a fixed budget with a cosine decay,
-    evaluated once at the end (no early stop), seeded by the run."""
+def job(params, config, name: str = ""):
+    """One training as the engine's typed Job: the `decoder` of the config (a position table of
+    `table_rows`) on windows of config["window"] tokens cut from the run's training pool
+    (`training_pool`, drawn at the first batch), a fixed budget with a cosine decay, evaluated
+    once at the end (no early stop), seeded by the run; its host work is drawing the pools
+    (`drawing_seconds`, once per process and pool: `host_key`)."""
     from lengthgen.engine.jobs import Job
     from lengthgen.train import TrainConfig
-    return Job(BooleanWindowTask(train_pool, config["window"]), decoder(config, n_positions),
+    key = _pool_key(params, config)
+    return Job(_PoolAtFirstBatch(key, config["window"], params["train_depth"]),
+               decoder(config, table_rows(config)),
                TrainConfig.from_config(config, warmup_steps=config["steps"] // 10,
                                        schedule="cosine", eval_every=config["steps"],
                                        eval_samples=16, stop_accuracy=None,
-                                       seed=params["seed"]))
+                                       seed=params["seed"]),
+               name=name, host_seconds=drawing_seconds(config), host_key=key,
+               host_work=functools.partial(_training_pool, key))
+
+
+def drawing_seconds(config) -> float:
+    """About the host seconds drawing a run's pools takes (its training pool and the test pools,
+    at DRAW_SECONDS_PER_CLAUSE): an order of magnitude, for the planners."""
+    count = config["pool"] + config["test_pool"] * len(config["test_depths"])
+    return count * config["clauses"] * DRAW_SECONDS_PER_CLAUSE
+
+
+def longest_expression(clauses: int, depth: int) -> int:
+    """The most tokens an expression of `clauses` clauses of depth at most `depth` can have
+    (`tasks.boolean.random_expression`): a clause of depth q is a literal (at most 2 tokens,
+    a negated variable) or ( clause op clause ) of depth q - 1, 5 x 2^q - 3 tokens at most,
+    and the clauses are joined by one token each."""
+    return clauses * (5 * 2 ** depth - 3) + clauses - 1
+
+
+def table_rows(config) -> int:
+    """The decoder's position table: the window, or room for the longest test prompt plus as
+    many generated tokens as its expression has where that is longer. Without drawing the
+    test pools where no expression of the test depths could outgrow the window (every config
+    of the ladder): the bound above decides; otherwise the drawn pools' longest."""
+    bound = 2 * longest_expression(config["clauses"], max(config["test_depths"])) + 2
+    if bound <= config["window"]:
+        return config["window"]
+    pools, _ = test_pools(config)
+    return max(config["window"], max(2 * len(e) + 2 for pool in pools.values() for e, _ in pool))
 
 
 def training(config, count: int):
@@ -58,13 +109,63 @@ def training(config, count: int):
 
 
 def test_pools(config) -> tuple[dict, set]:
-    """Test examples per depth and the held-out answers (the same for every training depth)."""
-    rng = np.random.default_rng([config["seed"], 1])
-    pools = {q: make_pool(rng, config["test_pool"], config["clauses"], q)
-             for q in config["test_depths"]}
+    """Test examples per depth and the held-out answers (the same for every training depth),
+    drawn once per process (read them, do not change them)."""
+    return _test_pools(_test_key(config))
+
+
+def _test_key(config) -> tuple:
+    return (config["seed"], tuple(config["test_depths"]), config["test_pool"],
+            config["clauses"], config["held_out"])
+
+
+@functools.lru_cache(maxsize=HOST_KEYS_KEPT)
+def _test_pools(key: tuple) -> tuple[dict, set]:
+    seed, depths, size, clauses, held_out = key
+    rng = np.random.default_rng([seed, 1])
+    pools = {q: make_pool(rng, size, clauses, q) for q in depths}
     answers = sorted({tuple(a) for pool in pools.values() for _, a in pool} - set(CONSTANTS))
-    picks = rng.choice(len(answers), min(config["held_out"], len(answers)), replace=False)
+    picks = rng.choice(len(answers), min(held_out, len(answers)), replace=False)
     return pools, {answers[i] for i in picks}
+
+
+def training_pool(params, config) -> list:
+    """The run's training expressions: config["pool"] drawn at its depth and seed, less those
+    whose answer is held out; drawn once per process (read it, do not change it)."""
+    return _training_pool(_pool_key(params, config))
+
+
+def _pool_key(params, config) -> tuple:
+    """What names a run's training pool (`Job.host_key`: runs of one key share one draw)."""
+    return (_test_key(config), params["seed"], params["train_depth"], config["pool"])
+
+
+@functools.lru_cache(maxsize=HOST_KEYS_KEPT)
+def _training_pool(key: tuple) -> list:
+    test_key, seed, depth, size = key
+    _, held_out = _test_pools(test_key)
+    rng = np.random.default_rng([seed, depth])
+    return [ex for ex in make_pool(rng, size, test_key[3], depth)
+            if tuple(ex[1]) not in held_out]
+
+
+class _PoolAtFirstBatch(BooleanWindowTask):
+    """The windows task of a run, its training pool drawn when first read (at the first batch)
+    rather than when the Job is built: what sizes and groups a Job (the window, the vocabulary,
+    the depth it trains at) is known without the pool."""
+    _DRAWN = ("pool", "depths", "sequences", "longest")
+
+    def __init__(self, key: tuple, window: int, depth: int):
+        self._key, self.window = key, window
+        self.id, self.vocab, self.n_classes = "boolean-windows", VOCAB, len(VOCAB)
+        self.train_range = (depth, depth)   # every expression of the pool has its run's depth
+        self.test_bins = (self.train_range,)
+
+    def __getattr__(self, name):   # only for what is not set yet: the pool and its views
+        if name not in _PoolAtFirstBatch._DRAWN or "_key" not in self.__dict__:
+            raise AttributeError(name)
+        BooleanWindowTask.__init__(self, _training_pool(self._key), self.window)
+        return self.__dict__[name]
 
 
 def in_split(split: str, answer: tuple, held_out: set) -> bool:
@@ -123,18 +224,20 @@ def baseline_answers(train_pool) -> dict:
 
 
 def train_and_score(params, config, device):
-    """Train one decoder at params' depth and seed as the paper does, and score it and the
-    trivial predictors on every test depth and split (the metrics of one record)."""
+    """Train one decoder at params' depth and seed as the paper does (`job`, by `train()`), and
+    score it (`score_trained`)."""
     from lengthgen.train import train
-    pools, held_out = test_pools(config)
-    rng = np.random.default_rng([params["seed"], params["train_depth"]])
-    train_pool = [ex for ex in make_pool(rng, config["pool"], config["clauses"],
-                                         params["train_depth"]) if tuple(ex[1]) not in held_out]
-    # room for the longest test prompt plus as many generated tokens as its expression has
-    longest = max(2 * len(e) + 2 for pool in pools.values() for e, _ in pool)
-    run = job(params, config, train_pool, max(longest, config["window"]))
+    run = job(params, config)
     task, model = run.build()
-    result = train(model, task, run.train, device)
+    return score_trained(model, train(model, task, run.train, device), params, config, device)
+
+
+def score_trained(model, result, params, config, device) -> dict:
+    """The metrics of one record: a model trained on the run's pool (by `train_and_score`, or
+    by a slice) and the trivial predictors, scored on every test depth and split."""
+    pools, held_out = test_pools(config)
+    train_pool = training_pool(params, config)
+    model = model.to(device)   # a slice hands back its models on the CPU
     baselines = baseline_answers(train_pool)
     metrics = {"train_depth": params["train_depth"], "train_examples": len(train_pool),
                "n_params": model.num_parameters(), "held_out_answers": len(held_out),

@@ -21,13 +21,29 @@ against a gap of about 1e5 to the paper's: it shows the direction of the trend a
 end, not the paper's result. The `paper` config continues the ladder on a GPU at the paper's task (5 clauses,
 windows of 1024 tokens, 16 a batch): five rungs up to the paper's model, one seed each.
 
+A planned figure too (lengthgen.runs.planned): its runs train in GPU slices and queues as the
+engine's stacked decoders (`boolean_protocol.job`, the pools drawn as the Job's host work), each
+scored as `run_one` scores its model (`boolean_protocol.score_trained`), its record an ordinary
+record of the figure. A run no slice can train is `deferred`, by one rule
+(`runs.planner.in_an_allotment`, on the run's Job): alone at the built-in H200 rates it takes
+longer than one allotment's 13 usable minutes, and it has no stop rule whose open-ended start
+could hand it on (its state would not fit the 16 MiB hand-off file anyway). At paper scale
+rungs 0 and 1 are planned (4.3 and 4.6 H200 minutes of steps by `figure cost`; 5.8 and 7.6 as
+the planner counts them, with its margin and the pools' drawing), rungs 2 to 4 (23 to 157
+minutes of steps) deferred, so the figure is not complete after a GPU queue; a queue bills only
+the rungs it can train (`Training.deferred`), `figure cost` all five.
+
 Feeds: book/dyck_appendix.ipynb, {numref}`fig-dyck-boolean-ladder`
 """
+from dataclasses import replace
+
 from lengthgen.experiments import spread
-from lengthgen.experiments.richard.boolean_protocol import (RUNG_KEYS, ladder_trainings,
-                                                            rung_config, rung_flops,
+from lengthgen.experiments.richard.boolean_protocol import (RUNG_KEYS, job as _job,
+                                                            ladder_trainings, rung_config,
+                                                            rung_flops, score_trained,
                                                             train_and_score)
 from lengthgen.experiments.richard.rows import PAPER, SPLITS
+from lengthgen.runs.planned import Run as spec
 
 FIGURE_ID = "richard-fig1-ladder"
 TITLE = "Boolean simplification at depth 3: accuracy along a ladder of training compute"
@@ -72,16 +88,53 @@ def runs(config):
 
 
 def trainings(config):
-    """For `figure cost`: one decoder per rung and seed."""
-    return ladder_trainings(config)
+    """For `figure cost`: one decoder per rung and seed; those no slice can train are marked
+    `deferred` (a GPU queue does not bill them)."""
+    fits = [_in_a_slice({"rung": i, "train_depth": config["train_depth"], "seed": 0}, config)
+            for i in range(len(config["rungs"]))]
+    return [t if fit else replace(t, deferred=True)
+            for t, fit in zip(ladder_trainings(config), fits)]
 
 
 def run_one(params, config, device):
+    return _with_rung(train_and_score(params, rung_config(config, params["rung"]), device),
+                      params, config)
+
+
+def _with_rung(metrics: dict, params: dict, config: dict) -> dict:
+    """A rung's metrics with what the rung is: its model, steps, pool, FLOPs and tokens."""
     flat = rung_config(config, params["rung"])
-    metrics = train_and_score(params, flat, device)
     return {**metrics, "rung": params["rung"], **{k: flat[k] for k in RUNG_KEYS},
             "train_flops": rung_flops(config)[params["rung"]],
             "train_tokens": flat["steps"] * flat["batch_size"] * flat["window"]}
+
+
+# a planned figure too (lengthgen.runs.planned): the runs a slice can train, the rest deferred
+def _in_a_slice(params: dict, config: dict) -> bool:
+    from lengthgen.runs.planner import in_an_allotment
+    return in_an_allotment(_job(params, rung_config(config, params["rung"])))
+
+
+def plan(config, records):
+    return [spec(p) for p in runs(config)
+            if p["name"] not in records and _in_a_slice(p, config)]
+
+
+def deferred(config, records):
+    return [spec(p) for p in runs(config)
+            if p["name"] not in records and not _in_a_slice(p, config)]
+
+
+def engine_job(job, config):
+    params = job.params()
+    return _job(params, rung_config(config, params["rung"]), job.name)
+
+
+def score(model, job, result, config, device, group_size):
+    """A run trained in a slice, scored as `run_one` scores its model."""
+    params = job.params()
+    return _with_rung(score_trained(model, result, params, rung_config(config, params["rung"]),
+                                    device), params, config)
 
 
 _LABELS = {"in_sample": "in-sample", "out_of_sample": "out-of-sample",
