@@ -169,22 +169,30 @@ def test_no_open_ended_job_starts_once_the_share_is_spent(tmp_path, monkeypatch)
                if line.startswith("{"))
 
 
-def test_a_calls_budget_counts_the_states_it_found_and_its_workers(tmp_path):
-    """Every state file found on coming in (packs and per-figure folders alike) is counted,
-    and the rest is divided among the workers; a call that keeps no state has none; one with
-    only the old hand-off has at most its `state_bytes`."""
+def test_a_calls_budget_counts_the_states_of_pending_jobs_it_found_once(tmp_path):
+    """The states found on coming in that the call may hand on again are counted: a pending
+    job's newest copy once (a pack's and the local folder's are one state), not a finished
+    job's stale copy, nor one too large for a hand-off file; the rest is divided among the
+    workers. A call that keeps no state has no budget; one with only the old hand-off has at
+    most its `state_bytes`, which is already a worker's."""
+    small = {"w": torch.zeros(1000)}
+    large = {"w": torch.zeros(5 * 2 ** 20)}   # 20 MiB: no hand-off file holds it
     (tmp_path / "in").mkdir()
-    (tmp_path / "in" / "slice-states-0.pt").write_bytes(b"x" * 3000)
-    (tmp_path / "states" / "izzo-kgram").mkdir(parents=True)
-    (tmp_path / "states" / "izzo-kgram" / "j.pt").write_bytes(b"x" * 1000)
-    (tmp_path / "states" / "izzo-kgram" / ".tmp-j.pt").write_bytes(b"x" * 5000)
+    slices.pack_states({"a": small, "done": small}, tmp_path / "in")
+    (tmp_path / "states").mkdir()
+    slices.keep_state(tmp_path / "states", "a", small)
+    slices.keep_state(tmp_path / "states", "big", large)
+    found = slices.read_states([tmp_path / "in", tmp_path / "states"])
+    assert set(found) == {"a", "done", "big"}
+    held = slices.held_bytes(found, {"a", "big"})
+    assert held == slices.serialized_size(small)
     total = slices.HANDOFF_BYTES * planner_module.OPEN_HANDOFF_SHARE
-    budget = OpenBudget.of_call(tmp_path / "states", tmp_path / "in", None, 10, share=2)
-    assert budget.total == total / 2 and budget.found == 2000 and budget.left() == total / 2 - 2000
+    budget = OpenBudget.of_call(tmp_path / "states", None, 10, 2, held)
+    assert budget.total == total / 2 and budget.found == held / 2
     budget.keep(("f", "j"), 500)
-    assert budget.left() == total / 2 - 2500
-    assert OpenBudget.of_call(None, tmp_path / "in", None, 10, share=1).total == 0
-    assert OpenBudget.of_call(None, None, tmp_path / "out", 10_000, share=1).total == 10_000
+    assert budget.left() == total / 2 - held / 2 - 500
+    assert OpenBudget.of_call(None, None, 10, 1).total == 0
+    assert OpenBudget.of_call(None, tmp_path / "out", 10_000, 3).total == 10_000
 
 
 def test_a_queues_figures_share_one_budget(tmp_path, monkeypatch):
@@ -208,3 +216,52 @@ def test_every_izzo_figure_has_open_ended_paper_jobs(figure_id):
     planner = Planner(rates.H200)
     job = next(iter(_paper_jobs(figure_id).values()))
     assert planner.open_ended(job, 64, SHARE, slices.HANDOFF_FILE_BYTES) > 0
+
+
+def test_every_izzo_paper_job_fits_a_slice_or_starts_open_ended():
+    """No Izzo paper job falls between the two (planned longer than a slice gives a job, yet
+    not open-ended): it would never start. Before, the open-ended cut was the allotment's 13
+    minutes, longer than a slice's 9, and 32 jobs of Fig. 1 lay between."""
+    planner = Planner(rates.H200)
+    for figure_id in ("izzo-fig3-hardmax", "izzo-fig2-modp", "izzo-fig1-simpletask",
+                      "izzo-kgram"):
+        for name, job in _paper_jobs(figure_id).items():
+            whole = planner.seconds(slices.job_shape(job), 1, job.train.steps, False, 0.0,
+                                    slices.job_flops(job))
+            assert whole <= allotment.SLICE_S or planner.open_ended(
+                job, 1, SHARE, slices.HANDOFF_FILE_BYTES) == 1, (figure_id, name, whole)
+
+
+def _ladder_rung1():
+    ladder = experiment("richard-fig1-ladder")
+    config = ladder.CONFIGS["paper"]
+    from lengthgen.runs.planned import Run
+    return ladder.engine_job(Run({"name": "rung1", "rung": 1, "train_depth":
+                                  config["train_depth"], "seed": 0}), config)
+
+
+@pytest.mark.parametrize("chain_s, starts", [(135.0, False), (500.0, True)])
+def test_a_job_whose_state_cannot_be_handed_on_counts_the_chained_call_less_its_restart(
+        tmp_path, monkeypatch, chain_s, starts):
+    """The ladder's rung 1 (a state of about 39 MiB, over a hand-off file; about 7.6 planned
+    minutes with its pools' drawing): a first call with 6 minutes left counts a chained call
+    only less what that new process must redo before it resumes the job (the drawing and a
+    group's start), so 135 s of chained call do not make it start (before, they did, and its
+    training was lost when the chained call could not finish it); 500 s do."""
+    job = _ladder_rung1()
+    assert slices.state_size(slices.job_shape(job)) > slices.HANDOFF_FILE_BYTES
+    trained = []
+
+    def fake_train_jobs(jobs, *a, **k):   # never trains: what was started is all we need
+        trained.extend(j.name for j in jobs)
+        raise RuntimeError("not trained in this test")
+    monkeypatch.setattr("lengthgen.engine.jobs.train_jobs", fake_train_jobs)
+    job.host_work = None   # the pools are not drawn here (minutes of sympy); still counted
+    recorded: list = []
+    work = _work(tmp_path, {"rung1": job}, recorded)
+    counts = slices.run_slice(work, CPU, time.time() + 360, rates=rates.H200,
+                              states=tmp_path / "states", chain_s=chain_s,
+                              log=lambda *a, **k: None)
+    assert bool(trained) == starts
+    if not starts:
+        assert counts["not_started"] == 1 and "failed_groups" not in counts

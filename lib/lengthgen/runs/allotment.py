@@ -10,6 +10,13 @@ ALLOTMENT_S = 15 * 60     # device time lent to a task, every command together
 COMMAND_S = 10 * 60       # the most one command may run
 USABLE_S = 13 * 60        # one job's card time in two chained commands
 USABLE_MIN = USABLE_S / 60
+# the most one slice of the prepared GPU script (benchmarks/gpu_engine_session.sh) gives a job:
+# its first call's queue (the call's 9 minutes, less the card's tests and the last minute kept
+# for the records and packs) and the chained call's (about 2 minutes, in a new process); and
+# the workers it runs. A job that needs more never finishes in a slice: the planner starts it
+# only open-ended (runs.planner), or a figure defers it.
+SLICE_S = 9 * 60
+WORKERS = 3
 # what comes back from a GPU machine to hand on to the next allotment: 8 files of at most
 # 16 MiB each, 64 MiB in all (runs.slices packs unfinished states into them)
 HANDOFF_FILES = 8

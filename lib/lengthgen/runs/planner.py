@@ -10,7 +10,7 @@ added here, and so is the host's work before a job's first step (`Job.host_secon
 from __future__ import annotations
 
 from lengthgen.errors import LengthgenError
-from lengthgen.runs.allotment import USABLE_S
+from lengthgen.runs.allotment import HANDOFF_FILE_BYTES, SLICE_S, WORKERS
 from lengthgen.runs.cost import (HOST_KEYS_KEPT, group_steps_per_s, job_flops, job_shape,
                                  job_training, one_model_steps_per_s)
 
@@ -30,9 +30,9 @@ MARGIN, GROUP_OVERHEAD_S = 1.05, 30.0
 # start. So where no allotment could hold its cap, it starts all the same when its state is
 # small, and what it has trained when the time runs out is handed on (`Planner.open_ended`),
 # never thrown away. New ones start only while the states the call would hand on fit in its
-# `OpenBudget` (OPEN_HANDOFF_SHARE of the hand-off, less every state the call found on coming
-# in, divided among its workers and shared by a queue's figures; none where the call keeps no
-# states), with at least OPEN_MIN_S left; unfinished ones found on coming in go on whatever
+# `OpenBudget` (OPEN_HANDOFF_SHARE of the hand-off, less the states of pending jobs the call
+# found on coming in, divided among its workers and shared by a queue's figures; none where
+# the call keeps no states), with at least OPEN_MIN_S left; unfinished ones found on coming in go on whatever
 # the budget. A group of them trains at most OPEN_GROUP_S a call before its unfinished
 # members are handed on, so that one whose members never meet their rule cannot hold a
 # worker for the rest of the allotment.
@@ -111,8 +111,8 @@ class Planner:
     def open_ended(self, job, available: int, bytes_left: float, file_bytes: float) -> int:
         """How many of `available` jobs like `job` (a group none of which can finish in the
         time left) start all the same as open-ended jobs (OPEN_HANDOFF_SHARE): none unless the
-        job has a stop rule, its cap is longer than an allotment (USABLE_S, at the rates
-        here: a shorter job waits for a slice that can finish it) and its state fits in
+        job has a stop rule, its cap is longer than any slice gives a job (SLICE_S, at the
+        rates here: a shorter job waits for a slice that can finish it) and its state fits in
         `file_bytes`; then as many as `bytes_left` of hand-off holds their states (a job
         alone: one; infinite `bytes_left`: a resumed group, whose states are held already)."""
         train = job.train
@@ -120,7 +120,7 @@ class Planner:
             return 0
         whole = self.seconds(job_shape(job), 1, train.steps, job.alone, job.host_seconds,
                              job_flops(job))
-        if whole is None or whole <= USABLE_S:
+        if whole is None or whole <= SLICE_S:
             return 0
         each = state_estimate(job)
         if each > file_bytes:
@@ -140,21 +140,21 @@ class Planner:
         return best
 
 
-def in_an_allotment(job, table=None) -> bool:
-    """Whether some slice can ever train a job: alone it finishes within one allotment's usable
-    time (USABLE_S) at the rates of `table` (a `runs.rates` table; the built-in H200 table by
-    default, steps as CUDA graphs: `figure cost`'s rates, with `Planner.seconds`' margin, group
-    start and host work), or it has a stop rule and its state fits one hand-off file, so that
-    it starts open-ended and is handed on (`Planner.open_ended`). A job that is neither is
-    never started by a slice (`runs.slices` starts a job of a fixed budget only where it can
-    finish, and hands on only open-ended jobs' states from one allotment to the next): its
-    figure lists it as `deferred` (the figure contract), left, not done."""
-    from lengthgen.runs.allotment import HANDOFF_FILE_BYTES
-    from lengthgen.runs.rates import H200
-    planner = Planner(table if table is not None else H200, graphs=True)
+def in_an_allotment(job, table=None, workers: int = WORKERS) -> bool:
+    """Whether some slice can ever train a job, as the slices plan it: alone it finishes within
+    the most a slice gives a job (SLICE_S) at the rates of `table` (a `runs.rates` table; the
+    built-in H200 table by default, steps as CUDA graphs: `figure cost`'s rates, with
+    `Planner.seconds`' margin, group start and host work), at the rate divided among the
+    prepared script's `workers` where its state is too large for a hand-off file (`careful`,
+    as every call plans it); or it has a stop rule and its small state lets it start
+    open-ended (`Planner.open_ended`). A job that is neither is never started by a slice:
+    its figure lists it as `deferred` (the figure contract), left, not done."""
+    from lengthgen.runs.rates import H200, state_bytes
+    planner = Planner(table if table is not None else H200, graphs=True, share=workers,
+                      careful=lambda shape: state_bytes(shape) > HANDOFF_FILE_BYTES)
     whole = planner.seconds(job_shape(job), 1, job.train.steps, job.alone, job.host_seconds,
                             job_flops(job))
-    if whole <= USABLE_S:
+    if whole <= SLICE_S:
         return True
     stops = job.train.stop_loss is not None or job.train.stop_accuracy is not None
     return stops and state_estimate(job) <= HANDOFF_FILE_BYTES
@@ -179,19 +179,19 @@ class OpenBudget:
         self.kept: dict = {}   # (figure, job name) -> bytes
 
     @classmethod
-    def of_call(cls, states, states_in, states_out, state_bytes: float, share: int,
-                folders=()) -> "OpenBudget":
-        """A call's budget: none where it keeps no unfinished state (no `states`, no
-        `states_out`), at most `state_bytes` where only the old hand-off `states_out` takes
-        them; less the states (files) found in `states_in`, `states` and `folders`."""
+    def of_call(cls, states, states_out, state_bytes: float, share: int,
+                found: float = 0.0) -> "OpenBudget":
+        """A call's budget for one of its `share` workers: none where it keeps no unfinished
+        state (no `states`, no `states_out`); at most `state_bytes` (the old hand-off's, given
+        per worker) where only `states_out` takes them; less `found`, the bytes of the states
+        found on coming in that the call may hand on again (`runs.slices.held_bytes`)."""
         from lengthgen.runs.allotment import HANDOFF_BYTES
         if states is None and states_out is None:
             return cls(0.0)
-        total = HANDOFF_BYTES * OPEN_HANDOFF_SHARE
+        total = HANDOFF_BYTES * OPEN_HANDOFF_SHARE / max(1, share)
         if states is None:
             total = min(total, state_bytes)
-        found = sum(_file_bytes(f) for f in (states_in, states, *folders) if f is not None)
-        return cls(total / max(1, share), found / max(1, share))
+        return cls(total, found / max(1, share))
 
     def left(self) -> float:
         return self.total - self.found - sum(self.kept.values())
@@ -199,15 +199,3 @@ class OpenBudget:
     def keep(self, key, size: float) -> None:
         self.kept[key] = size
 
-
-def _file_bytes(folder) -> int:
-    """The bytes of the state files (`*.pt`, packs too) under a folder, temp files apart."""
-    from pathlib import Path
-    total = 0
-    for path in Path(folder).rglob("*.pt"):
-        if not path.name.startswith(".tmp-"):
-            try:
-                total += path.stat().st_size if path.is_file() else 0
-            except OSError:
-                pass
-    return total

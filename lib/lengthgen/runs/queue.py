@@ -159,15 +159,20 @@ def run_queue(rows: list[dict], root, device, deadline: float, *, states: Path |
     figures). `lock_fd`: the queue's parent holds every figure's lock (workers);
     without it each figure's slice takes its own. Returns {figure id: counts}."""
     from lengthgen.runs.planner import OpenBudget
-    from lengthgen.runs.slices import STATE_BYTES, Stop
+    from lengthgen.runs.slices import STATE_BYTES, Stop, held_bytes, read_states
     stop = stop or Stop()
     done = {}
-    # one hand-off budget for the open-ended jobs of every figure (runs.planner), less every
-    # state this call found on coming in
+    # one hand-off budget for the open-ended jobs of every figure (runs.planner), less the
+    # states of their pending jobs this call found on coming in
     if options.get("open_budget") is None:
+        found = read_states([options.get("states_in")]
+                            + [states_of(states, row["figure_id"]) for row in rows],
+                            say=lambda *a, **k: None)
+        names = {job.name for row in rows
+                 for job in planned.pending(row["figure_id"], row["scale"], root)}
         options["open_budget"] = OpenBudget.of_call(
-            states, options.get("states_in"), states_out,
-            options.get("state_bytes", STATE_BYTES), options.get("workers", 1))
+            states, states_out, options.get("state_bytes", STATE_BYTES),
+            options.get("workers", 1), held_bytes(found, names))
     for row in rows:
         if stop.requested or time.time() >= deadline:
             break

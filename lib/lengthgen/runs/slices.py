@@ -43,8 +43,8 @@ from lengthgen.errors import LengthgenError
 from lengthgen.runs.cost import job_flops, job_shape
 # what comes back from a GPU machine (runs.allotment): 8 files of 16 MiB, 64 MiB in all
 from lengthgen.runs.allotment import HANDOFF_BYTES, HANDOFF_FILE_BYTES, HANDOFF_FILES
-from lengthgen.runs.planner import (OPEN_GROUP_S, OPEN_MIN_S, OpenBudget, Planner,
-                                    state_estimate)
+from lengthgen.runs.planner import (GROUP_OVERHEAD_S, OPEN_GROUP_S, OPEN_MIN_S, OpenBudget,
+                                    Planner, state_estimate)
 from lengthgen.runs.rates import state_bytes as state_size
 
 STATE_BYTES = 15 * 2 ** 20       # the old hand-off of `--states-out`, in all
@@ -190,6 +190,14 @@ def serialized_size(state) -> int:
     return buffer.tell()
 
 
+def held_bytes(found: dict, names) -> int:
+    """The bytes of the states found (`read_states`) that a call may hand on again: those of
+    the jobs `names` still calls for, each once (its newest copy), small enough for a hand-off
+    file (`runs.planner.OpenBudget`)."""
+    sizes = (serialized_size(state) for name, (state, _) in found.items() if name in names)
+    return sum(size for size in sizes if size <= HANDOFF_FILE_BYTES)
+
+
 def save_states(folder: Path, states: dict, budget_bytes: int) -> list[str]:
     """Write unfinished jobs' states as `<job name>.pt`, smallest first, while the total stays
     within `budget_bytes`. Returns the names written."""
@@ -300,7 +308,8 @@ def _score_state(spec, job, state):
 def _choose(pending, jobs, resumable, worker, left, planner, max_group, until_step, take,
             open_ended=lambda job, available, resumed: 0):
     """The next group this worker trains: (its specs, the step it starts at, how many planned
-    jobs were refused as unable to finish in `left` seconds, whether the group is open-ended).
+    jobs were refused as unable to finish in `left` seconds (or `left(job)`, by the group's
+    first job), whether the group is open-ended).
     Jobs group by the engine's key and their start step; resumed groups come first (their work
     is half done), then fresh ones cheapest first from this worker's own shape; of a group, the
     most jobs (fewest steps first) that finish together, each taken by a claim (`take`), or,
@@ -330,7 +339,8 @@ def _choose(pending, jobs, resumable, worker, left, planner, max_group, until_st
         # draws again)
         head = jobs[specs[0].name]
         flops = max(job_flops(jobs[s.name]) for s in specs)   # a group pads to its longest
-        n = planner.largest(job_shape(head), remaining, left, max_group, head.alone,
+        room = left(head) if callable(left) else left
+        n = planner.largest(job_shape(head), remaining, room, max_group, head.alone,
                             planner.host_seconds(head), flops)
         opened = n == 0
         if opened:
@@ -381,13 +391,25 @@ def run_slice(work: SliceWork, device, deadline: float, *, worker: int = 0,
     cuda = torch.device(device).type == "cuda"
     last = states is None or chain_s <= 0   # no chained call after this one
 
-    def careful(shape) -> bool:   # a job whose state no hand-off file can hold
-        return last and state_size(shape) > HANDOFF_FILE_BYTES
+    # a job whose state no hand-off file can hold must finish in this allotment: every call
+    # plans it at the rate divided among the workers (a chained call plans it so too)
+    def careful(shape) -> bool:
+        return state_size(shape) > HANDOFF_FILE_BYTES
+
+    def left_for(head) -> float:   # the seconds a group of this first job may train
+        here = deadline - time.time()
+        if last:
+            return here
+        if careful(job_shape(head)):   # the chained call, a new process, draws its host work
+            #                            and starts its group again before it resumes it
+            return here + max(0.0, chain_s - head.host_seconds - GROUP_OVERHEAD_S)
+        return here + chain_s
     planner = Planner(rates, graphs and cuda, share, careful)
     # open-ended jobs (runs.planner) start while the states this worker would hand on fit in
     # its part of the hand-off (a queue's figures share one budget); resumed ones go on
     budget = open_budget if open_budget is not None else OpenBudget.of_call(
-        states, states_in, states_out, state_bytes, share)
+        states, states_out, state_bytes, share,
+        held_bytes(found, {s.name for s in work.pending()}))
 
     def open_ended(job, available: int, resumed: bool) -> int:
         if deadline - time.time() < OPEN_MIN_S:   # a new group would train next to nothing
@@ -463,7 +485,7 @@ def run_slice(work: SliceWork, device, deadline: float, *, worker: int = 0,
             counts["stored_left"] = max(counts.get("stored_left", 0), len(waiting))
             pending = [s for s in pending if s.name not in waiting]
         left = deadline - time.time() + (chain_s if states is not None else 0.0)
-        chosen, first, refused, opened = _choose(pending, jobs, resumable, worker, left,
+        chosen, first, refused, opened = _choose(pending, jobs, resumable, worker, left_for,
                                                  planner, max_group, until_step,
                                                  take_to_train, open_ended)
         if writes.failed:

@@ -25,13 +25,15 @@ A planned figure too (lengthgen.runs.planned): its runs train in GPU slices and 
 engine's stacked decoders (`boolean_protocol.job`, the pools drawn as the Job's host work), each
 scored as `run_one` scores its model (`boolean_protocol.score_trained`), its record an ordinary
 record of the figure. A run no slice can train is `deferred`, by one rule
-(`runs.planner.in_an_allotment`, on the run's Job): alone at the built-in H200 rates it takes
-longer than one allotment's 13 usable minutes, and it has no stop rule whose open-ended start
-could hand it on (its state would not fit the 16 MiB hand-off file anyway). At paper scale
-rungs 0 and 1 are planned (4.3 and 4.6 H200 minutes of steps by `figure cost`; 5.8 and 7.6 as
-the planner counts them, with its margin and the pools' drawing), rungs 2 to 4 (23 to 157
-minutes of steps) deferred, so the figure is not complete after a GPU queue; a queue bills only
-the rungs it can train (`Training.deferred`), `figure cost` all five.
+(`runs.planner.in_an_allotment`, on the run's Job, as the slices plan it): alone at the
+built-in H200 rates it takes longer than a slice gives a job (9 minutes; at the rate shared by
+the prepared script's 3 workers where its state is over the 16 MiB hand-off file), and it has
+no stop rule whose open-ended start could hand it on. At paper scale rung 0 is planned (4.3
+H200 minutes of steps by `figure cost`, 5.8 as the planner counts them with its margin and the
+pools' drawing, a 10.6 MiB state); rungs 1 to 4 are deferred (rung 1: 4.6 minutes of steps, but
+a 39 MiB state, so about 23 minutes shared by 3 workers; rungs 2 to 4: 23 to 157 minutes), so
+the figure is not complete after a GPU queue; a queue bills only the rung it can train
+(`Training.deferred`), `figure cost` all five.
 
 Feeds: book/dyck_appendix.ipynb, {numref}`fig-dyck-boolean-ladder`
 """
