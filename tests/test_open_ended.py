@@ -125,10 +125,10 @@ def test_no_open_ended_job_starts_where_the_call_keeps_no_state(tmp_path):
 
 def test_open_ended_jobs_that_never_meet_it_are_handed_on_after_their_groups_time(
         tmp_path, monkeypatch):
-    """A group whose members never meet their rule trains OPEN_GROUP_S (2 s here), then its
+    """A group whose members never meet their rule trains OPEN_GROUP_S (1 s here), then its
     states are kept, in the call's share of the hand-off, and a later call resumes them from
     the step they reached, even with its budget for new ones spent."""
-    monkeypatch.setattr(slices, "OPEN_GROUP_S", 2.0)
+    monkeypatch.setattr(slices, "OPEN_GROUP_S", 1.0)
     jobs = _izzo_jobs(2, stop_loss=1e-30)
     recorded: list = []
     states, out = tmp_path / "states", tmp_path / "out"
@@ -136,7 +136,7 @@ def test_open_ended_jobs_that_never_meet_it_are_handed_on_after_their_groups_tim
     counts = slices.run_slice(_work(tmp_path, jobs, recorded), CPU, time.time() + 300,
                               rates=rates.H200, states=states, states_out=out,
                               log=lambda *a, **k: None)
-    assert time.time() - started < 60, "the open group stopped after its 2 s, not the slice's"
+    assert time.time() - started < 60, "the open group stopped after its 1 s, not the slice's"
     assert recorded == [] and counts["unfinished"] == 2 and counts["open_ended_left"] == 2
     assert counts["states_kept"] == 2
     kept = {p.stem: torch.load(p, weights_only=False)["step"] for p in out.glob("*.pt")}

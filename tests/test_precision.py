@@ -108,7 +108,10 @@ def test_a_stacked_decoder_group_steps_and_evaluates_in_its_precision(card, monk
     _asked_only(card, expected, "StackedGroup.evaluate")
 
 
-@pytest.mark.parametrize("precision, expected", [("auto", BF16), ("fp32", FP32)])
+# fp32 only: the compiled step runs the eager step's `_chunk_losses` through torch.compile, whose
+# "auto" path (bf16 on a card) the stacked decoder group's eager test above covers; compiling
+# costs about 6-10 s a case on a CPU
+@pytest.mark.parametrize("precision, expected", [("fp32", FP32)])
 def test_a_compiled_step_computes_in_its_precision(card, precision, expected):
     from lengthgen.engine.feeds import DeviceFeed
     task = get_task("binary_majority")
