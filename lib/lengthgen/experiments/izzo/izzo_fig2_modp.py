@@ -23,7 +23,7 @@ Feeds: book/quantitative_bounds.ipynb, {numref}`fig-izzo-fig2-modp`
 from lengthgen.experiments.izzo.analysis import curve_rows
 from lengthgen.experiments.izzo.drawing import curves_figure
 from lengthgen.experiments.izzo.protocol import (PAPER_PROTOCOL, PAPER_SCALE,  # noqa: F401
-                                                 job, measure, train_and_test)
+                                                 job, planned_hooks)
 from lengthgen.experiments.izzo.rows import modp_train_length as _length  # N = N/p * p
 from lengthgen.runs.planned import Run as spec, plan_runs  # noqa: F401
 from lengthgen.tasks.izzo import ModPTask
@@ -71,21 +71,10 @@ def _job(params, config):
                period=params["period"], logit_scaling=scaling)
 
 
-def run_one(params, config, device):
-    return train_and_test(_job(params, config), config, device)[0]
-
-
-# a planned figure too (lengthgen.runs.planned): its runs train in GPU slices and queues
+# a planned figure too (lengthgen.runs.planned): its runs train in GPU slices and queues, each
+# record measured as `run_one`'s is (protocol.planned_hooks)
 plan = plan_runs(runs)
-
-
-def engine_job(job, config):
-    return _job(job.params(), config)
-
-
-def score(model, job, result, config, device, group_size):
-    """A run trained in a slice, measured as `run_one` measures its model."""
-    return measure(_job(job.params(), config), model, result, config, device)
+engine_job, score, run_one = planned_hooks(_job)
 
 
 def data(records):

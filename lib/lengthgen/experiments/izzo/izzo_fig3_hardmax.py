@@ -16,7 +16,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from lengthgen.experiments.izzo.protocol import (PAPER_PROTOCOL, PAPER_SCALE,  # noqa: F401
-                                                 job, measure, train_and_test)
+                                                 job, planned_hooks)
 from lengthgen.runs.planned import Run as spec, plan_runs  # noqa: F401
 from lengthgen.tasks.izzo import ModPTask
 
@@ -50,26 +50,6 @@ def _job(params, config):
                period=config["period"])
 
 
-# a planned figure too (lengthgen.runs.planned): its runs train in GPU slices and queues
-plan = plan_runs(runs)
-
-
-def engine_job(job, config):
-    return _job(job.params(), config)
-
-
-def score(model, job, result, config, device, group_size):
-    """A run trained in a slice, measured as `run_one` measures its model."""
-    run = _job(job.params(), config)
-    return _attention(measure(run, model, result, config, device), run, model, config, device)
-
-
-def run_one(params, config, device):
-    run = _job(params, config)
-    metrics, model = train_and_test(run, config, device)
-    return _attention(metrics, run, model, config, device)
-
-
 def _attention(metrics, run, model, config, device):
     """The metrics with the last token's attention on length-n strings, mean and std over
     the strings."""
@@ -84,6 +64,12 @@ def _attention(metrics, run, model, config, device):
     metrics["attention_mean"] = weights.mean(axis=0).tolist()
     metrics["attention_std"] = weights.std(axis=0).tolist()
     return metrics
+
+
+# a planned figure too (lengthgen.runs.planned): its runs train in GPU slices and queues, each
+# record measured as `run_one`'s is, the attention read after (protocol.planned_hooks)
+plan = plan_runs(runs)
+engine_job, score, run_one = planned_hooks(_job, _attention)
 
 
 def data(records):

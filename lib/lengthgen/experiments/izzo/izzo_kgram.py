@@ -29,7 +29,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from lengthgen.experiments.izzo.drawing import loss_band, name_two_and_five
-from lengthgen.experiments.izzo.protocol import PAPER_PROTOCOL, job, measure, train_and_test
+from lengthgen.experiments.izzo.protocol import PAPER_PROTOCOL, job, planned_hooks
 from lengthgen.experiments.izzo.rows import kgram_data
 from lengthgen.runs.planned import Run as spec, plan_runs  # noqa: F401
 from lengthgen.tasks.izzo import KGramTask
@@ -70,26 +70,6 @@ def _job(params, config):
                local_tau=params["k"] - 1)
 
 
-# a planned figure too (lengthgen.runs.planned): its runs train in GPU slices and queues
-plan = plan_runs(runs)
-
-
-def engine_job(job, config):
-    return _job(job.params(), config)
-
-
-def score(model, job, result, config, device, group_size):
-    """A run trained in a slice, measured as `run_one` measures its model."""
-    run = _job(job.params(), config)
-    return _readings(measure(run, model, result, config, device), run, model, config, device)
-
-
-def run_one(params, config, device):
-    run = _job(params, config)
-    metrics, model = train_and_test(run, config, device)
-    return _readings(metrics, run, model, config, device)
-
-
 def _readings(metrics, run, model, config, device):
     """The metrics with each layer's phi and where the two layers look."""
     model = model.to(device)
@@ -99,6 +79,12 @@ def _readings(metrics, run, model, config, device):
     metrics["attention"] = _attention_shares(model, task, config["test_lengths"],
                                             config["attention_samples"], run.seed, device)
     return metrics
+
+
+# a planned figure too (lengthgen.runs.planned): its runs train in GPU slices and queues, each
+# record measured as `run_one`'s is, phi and the attention read after (protocol.planned_hooks)
+plan = plan_runs(runs)
+engine_job, score, run_one = planned_hooks(_job, _readings)
 
 
 def _attention_shares(model, task, lengths, samples: int, seed: int, device) -> dict:

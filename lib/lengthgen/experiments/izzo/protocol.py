@@ -99,6 +99,30 @@ def train_and_test(run: Job, config: dict, device) -> tuple[dict, LimitStyleTran
     return measure(run, model, result, config, device), model
 
 
+def planned_hooks(job_of, readings=None):
+    """(engine_job, score, run_one) of an Izzo figure, which a figure module assigns at its top
+    level (lengthgen.runs.planned), built from its `job_of(params, config)` (its `_job`) and,
+    where its records hold more than `measure` gives, `readings(metrics, run, model, config,
+    device)` (its own readings of the model, added to the metrics). `run_one` trains the run
+    alone with train(); `score` measures a model a slice trained in a stacked group, the same
+    way: a slice's record is `run_one`'s."""
+    def add(metrics, run, model, config, device):
+        return metrics if readings is None else readings(metrics, run, model, config, device)
+
+    def engine_job(planned, config):
+        return job_of(planned.params(), config)
+
+    def score(model, planned, result, config, device, group_size):
+        run = job_of(planned.params(), config)
+        return add(measure(run, model, result, config, device), run, model, config, device)
+
+    def run_one(params, config, device):
+        run = job_of(params, config)
+        metrics, model = train_and_test(run, config, device)
+        return add(metrics, run, model, config, device)
+    return engine_job, score, run_one
+
+
 def measure(run: Job, model, result, config: dict, device) -> dict:
     """The metrics of a run's trained model, however it trained (train() alone, or a slice of
     the engine's stacked groups, which hands its models back on the CPU): the test MSE at each
