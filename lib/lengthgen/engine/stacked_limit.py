@@ -56,12 +56,6 @@ def shape_key(cfg: LimitStyleConfig) -> tuple:
     return tuple(getattr(cfg, name) for name in SHARED_FIELDS)
 
 
-def _table_rows(cfg: LimitStyleConfig) -> int:
-    """Rows of a member's own position table (0: none)."""
-    return {PositionalEncoding.NOPE: 0, PositionalEncoding.PERIODIC: cfg.period,
-            PositionalEncoding.APE: cfg.n_positions}[cfg.pe]
-
-
 class StackedLimitStyle(FlatStack):
     """The parameters of S limit-style transformers as one flat leaf (views by the model's own
     parameter names), and a forward over inputs [S, B, T]."""
@@ -86,7 +80,7 @@ class StackedLimitStyle(FlatStack):
         self.fill = 0.0 if regression else float("-inf")
         self.pad = {"token_embeddings.weight": max(c.vocab_size for c in self.configs),
                     "unembed.weight": max(c.n_outputs for c in self.configs),
-                    "position_embeddings.weight": max(_table_rows(c) for c in self.configs),
+                    "position_embeddings.weight": max(c.position_rows for c in self.configs),
                     "local_bias": max(c.local_tau if c.local_tau is not None else -1
                                       for c in self.configs) + 1}
         self._flatten(models, self._names())

@@ -79,6 +79,12 @@ class LimitStyleConfig:
     def to_dict(self) -> dict:
         return {**asdict(self), "pe": self.pe.value}
 
+    @property
+    def position_rows(self) -> int:
+        """Rows of the learned position table (0: none, NoPE)."""
+        return {PositionalEncoding.NOPE: 0, PositionalEncoding.PERIODIC: self.period,
+                PositionalEncoding.APE: self.n_positions}[self.pe]
+
 
 class LimitStyleLayer(nn.Module):
     def __init__(self, cfg: LimitStyleConfig):
@@ -132,8 +138,7 @@ class LimitStyleTransformer(nn.Module):
         self.cfg = cfg
         d = cfg.d_model
         self.token_embeddings = nn.Embedding(cfg.vocab_size, d)
-        rows = {PositionalEncoding.NOPE: 0, PositionalEncoding.PERIODIC: cfg.period,
-                PositionalEncoding.APE: cfg.n_positions}[cfg.pe]
+        rows = cfg.position_rows
         self.position_embeddings = nn.Embedding(rows, d) if rows else None
         self.layers = nn.ModuleList(LimitStyleLayer(cfg) for _ in range(cfg.n_layers))
         self.unembed = nn.Linear(d, cfg.n_outputs, bias=False)
